@@ -1,0 +1,16 @@
+// One registration function per `ember` subcommand, each defined in its own apps/cmd_<name>.cpp.
+// A command adds its subcommand, options and callback to the app; the callback does the work and
+// throws std::exception on failure (main prints it and exits non-zero).
+// To add one: declare it here, write apps/cmd_<name>.cpp, list it in apps/CMakeLists.txt and
+// call it from apps/main.cpp.
+#pragma once
+
+namespace CLI {
+class App;
+}
+
+namespace ember::app {
+
+void add_env_command(CLI::App& app);  // ember env: run LunarLander episodes with a fixed policy
+
+}  // namespace ember::app
