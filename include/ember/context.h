@@ -1,0 +1,37 @@
+// ember/context.h — run-time switches (DESIGN.md principle 8). Environment variables set the
+// defaults: DEBUG (0-4), EMBER_DEVICE (cpu | interp), EMBER_THREADS.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace ember {
+
+struct Context {
+  /// 1: one line per realize (kernels, cache hits, compile time); 2: one line per kernel (name,
+  /// launch shape, time, FLOPs, bytes, GFLOPS, GB/s); 3: + applied optimisations; 4: + source.
+  int debug = 0;
+  /// Device that runs kernels: "cpu" (generated C) or "interp" (reference evaluator).
+  std::string device = "cpu";
+
+  /// The process-wide context (defaults read from the environment on first use).
+  static Context& get();
+};
+
+/// Counters since process start (or the last reset), for tests and benchmarks.
+struct RuntimeStats {
+  int64_t realizes = 0;
+  int64_t kernels_launched = 0;
+  int64_t kernels_compiled = 0;   // programs built (memory-cache misses)
+  int64_t disk_cache_hits = 0;    // compiler runs avoided by the on-disk cache
+  int64_t compiler_runs = 0;
+  double compile_seconds = 0;
+  double kernel_seconds = 0;
+};
+RuntimeStats& runtime_stats();
+void reset_runtime_stats();
+
+/// Thread count of the kernel thread pool (default EMBER_THREADS or all hardware threads).
+void set_num_threads(int n);
+int get_num_threads();
+
+}  // namespace ember

@@ -1,0 +1,7 @@
+// ember/ember.h — the whole public API.
+#pragma once
+#include "ember/context.h"
+#include "ember/dtype.h"
+#include "ember/error.h"
+#include "ember/grad_mode.h"
+#include "ember/tensor.h"

@@ -1,0 +1,352 @@
+// ember/tensor.h — the lazy Tensor. Every operation builds graph (src/ir); nothing runs until data is
+// read or `realize()` is called, when the graph is scheduled into fused kernels, compiled and run.
+//
+// Names and semantics follow libtorch's C++ frontend (broadcasting, type promotion, dim/keepdim,
+// negative dims) so that one generic test body runs on ember and on libtorch.
+//
+// Errors: ShapeError (shapes do not broadcast / reshape count mismatch / matmul inner dims),
+// IndexError (dim or index out of range), DTypeError (dtype not accepted), ValueError (bad argument).
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <variant>
+#include <vector>
+
+#include "ember/dtype.h"
+#include "ember/error.h"
+
+namespace ember {
+
+namespace ir {
+struct Node;
+}
+struct TensorImpl;
+
+using Shape = std::vector<int64_t>;
+using IntList = std::vector<int64_t>;
+
+/// A number given where a tensor is expected (a "wrapped number" in PyTorch's promotion rules:
+/// it never widens a tensor's dtype within the same category).
+class Scalar {
+ public:
+  Scalar(bool v) : kind_(kBool), i_(v), d_(v) {}
+  Scalar(int v) : kind_(kInt64), i_(v), d_(v) {}
+  Scalar(long v) : kind_(kInt64), i_(v), d_(static_cast<double>(v)) {}
+  Scalar(long long v) : kind_(kInt64), i_(v), d_(static_cast<double>(v)) {}
+  Scalar(float v) : kind_(kFloat64), i_(static_cast<int64_t>(v)), d_(v) {}
+  Scalar(double v) : kind_(kFloat64), i_(static_cast<int64_t>(v)), d_(v) {}
+  /// kBool, kInt64 or kFloat64: the category of the value.
+  ScalarType kind() const { return kind_; }
+  double to_double() const { return d_; }
+  int64_t to_int() const { return i_; }
+
+ private:
+  ScalarType kind_;
+  int64_t i_;
+  double d_;
+};
+
+/// Creation options, as libtorch's TensorOptions (dtype and requires_grad; device is cpu).
+struct TensorOptions {
+  TensorOptions() = default;
+  TensorOptions(ScalarType t) : dtype_(t) {}
+  TensorOptions dtype(ScalarType t) const {
+    auto o = *this;
+    o.dtype_ = t;
+    return o;
+  }
+  TensorOptions requires_grad(bool r) const {
+    auto o = *this;
+    o.requires_grad_ = r;
+    return o;
+  }
+  std::optional<ScalarType> dtype_;
+  bool requires_grad_ = false;
+};
+
+/// A Python-style slice for `Tensor::index`; `None` bounds mean the ends of the dim.
+struct Slice {
+  Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt,
+        int64_t step = 1)
+      : start(start), stop(stop), step(step) {}
+  std::optional<int64_t> start, stop;
+  int64_t step;
+};
+/// One entry of `Tensor::index`: an integer (selects and drops the dim) or a Slice.
+using TensorIndex = std::variant<int64_t, Slice>;
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- metadata -------------------------------------------------------------------------------
+  bool defined() const { return impl_ != nullptr; }
+  const Shape& sizes() const;
+  Shape shape() const { return sizes(); }
+  int64_t size(int64_t dim) const;
+  int64_t dim() const;
+  int64_t numel() const;
+  ScalarType dtype() const;
+  ScalarType scalar_type() const { return dtype(); }
+  bool is_floating_point() const { return ember::is_floating_point(dtype()); }
+  /// The graph node this tensor currently evaluates to.
+  const std::shared_ptr<const ir::Node>& node() const;
+  TensorImpl* impl() const { return impl_.get(); }
+  /// True when both handles share one tensor (libtorch's is_same).
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+
+  // ---- evaluation and data (defined in the engine layer) ---------------------------------------
+  /// Computes this tensor now (one schedule); afterwards it is backed by a buffer.
+  const Tensor& realize() const;
+  /// Reads the single element of a one-element tensor, converted to T.
+  template <typename T>
+  T item() const;
+  /// All elements in row-major order, converted to T.
+  template <typename T>
+  std::vector<T> to_vector() const;
+  std::string toString() const;
+
+  // ---- copies and casts ------------------------------------------------------------------------
+  Tensor contiguous() const;
+  Tensor clone() const;
+  Tensor to(ScalarType t) const;
+  Tensor detach() const;
+
+  // ---- elementwise ----------------------------------------------------------------------------
+  Tensor neg() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor relu() const;
+  Tensor abs() const;
+  Tensor sign() const;
+  Tensor square() const;
+  Tensor reciprocal() const;
+  Tensor pow(const Tensor& e) const;
+  Tensor pow(const Scalar& e) const;
+  Tensor maximum(const Tensor& o) const;
+  Tensor minimum(const Tensor& o) const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max) const;
+  Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
+  Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
+  Tensor add(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor sub(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor mul(const Tensor& o) const;
+  Tensor div(const Tensor& o) const;
+  Tensor add(const Scalar& o) const;
+  Tensor sub(const Scalar& o) const;
+  Tensor mul(const Scalar& o) const;
+  Tensor div(const Scalar& o) const;
+  Tensor eq(const Tensor& o) const;
+  Tensor ne(const Tensor& o) const;
+  Tensor lt(const Tensor& o) const;
+  Tensor le(const Tensor& o) const;
+  Tensor gt(const Tensor& o) const;
+  Tensor ge(const Tensor& o) const;
+  Tensor eq(const Scalar& o) const;
+  Tensor ne(const Scalar& o) const;
+  Tensor lt(const Scalar& o) const;
+  Tensor le(const Scalar& o) const;
+  Tensor gt(const Scalar& o) const;
+  Tensor ge(const Scalar& o) const;
+  Tensor logical_not() const;
+  Tensor logical_and(const Tensor& o) const;
+  Tensor logical_or(const Tensor& o) const;
+  Tensor logical_xor(const Tensor& o) const;
+
+  // ---- reductions (dims may be negative; an empty dim list reduces every dim) -------------------
+  Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor sum(IntList dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean() const;
+  Tensor mean(IntList dims, bool keepdim = false) const;
+  Tensor prod() const;
+  Tensor prod(int64_t dim, bool keepdim = false) const;
+  /// Largest element (all dims).
+  Tensor max() const;
+  Tensor min() const;
+  /// (values, indices) along dim, as libtorch; indices are the first occurrence, int64.
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor amax(IntList dims, bool keepdim = false) const;
+  Tensor amin(IntList dims, bool keepdim = false) const;
+  /// Variance with Bessel's correction when unbiased (PyTorch's default).
+  Tensor var(bool unbiased = true) const;
+  Tensor var(IntList dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(bool unbiased = true) const;
+  Tensor std(IntList dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor logsumexp(IntList dims, bool keepdim = false) const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+
+  // ---- movement: views, never copies -----------------------------------------------------------
+  /// One dim may be -1 (inferred). Throws ShapeError when element counts differ.
+  Tensor reshape(IntList shape) const;
+  Tensor view(IntList shape) const { return reshape(std::move(shape)); }
+  Tensor permute(IntList dims) const;
+  Tensor transpose(int64_t d0, int64_t d1) const;
+  /// Transpose of a tensor of at most 2 dims.
+  Tensor t() const;
+  /// -1 keeps a dim; new leading dims may be added.
+  Tensor expand(IntList shape) const;
+  Tensor expand_as(const Tensor& o) const { return expand(o.sizes()); }
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+               int64_t step = 1) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor index(const std::vector<TensorIndex>& indices) const;
+  Tensor flip(IntList dims) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  /// out[i][j] = self[i][index[i][j]] (dim 1), as torch.gather; index is int64.
+  Tensor gather(int64_t dim, const Tensor& index) const;
+
+  // ---- linear algebra --------------------------------------------------------------------------
+  Tensor matmul(const Tensor& o) const;
+  Tensor mm(const Tensor& o) const;
+  Tensor bmm(const Tensor& o) const;
+
+  // ---- in-place (write into this tensor's buffer on realize; shape and dtype are kept) ---------
+  Tensor& copy_(const Tensor& src);
+  Tensor& zero_();
+  Tensor& fill_(const Scalar& v);
+  Tensor& add_(const Tensor& o, const Scalar& alpha = 1);
+  Tensor& sub_(const Tensor& o, const Scalar& alpha = 1);
+  Tensor& mul_(const Tensor& o);
+  Tensor& mul_(const Scalar& o);
+  Tensor& div_(const Tensor& o);
+
+  // ---- autograd (src/tensor/autograd) ----------------------------------------------------------
+  bool requires_grad() const;
+  Tensor& set_requires_grad(bool r);
+  Tensor& requires_grad_(bool r = true) { return set_requires_grad(r); }
+  /// Accumulated gradient (undefined until a backward pass reaches this tensor).
+  Tensor grad() const;
+  Tensor& mutable_grad();
+  void set_grad(const Tensor& g);
+  /// Gradients of this (scalar unless `gradient` is given) w.r.t. every tensor that requires grad.
+  void backward(const Tensor& gradient = Tensor()) const;
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// ---- operators ----------------------------------------------------------------------------------
+Tensor operator-(const Tensor& a);
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Scalar& b);
+Tensor operator-(const Tensor& a, const Scalar& b);
+Tensor operator*(const Tensor& a, const Scalar& b);
+Tensor operator/(const Tensor& a, const Scalar& b);
+Tensor operator+(const Scalar& a, const Tensor& b);
+Tensor operator-(const Scalar& a, const Tensor& b);
+Tensor operator*(const Scalar& a, const Tensor& b);
+Tensor operator/(const Scalar& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Scalar& b);
+Tensor operator<=(const Tensor& a, const Scalar& b);
+Tensor operator>(const Tensor& a, const Scalar& b);
+Tensor operator>=(const Tensor& a, const Scalar& b);
+Tensor operator==(const Tensor& a, const Scalar& b);
+Tensor operator!=(const Tensor& a, const Scalar& b);
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator~(const Tensor& a);
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Scalar& b);
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// ---- free functions (torch:: names) ------------------------------------------------------------
+Tensor empty(IntList shape, TensorOptions o = {});
+Tensor zeros(IntList shape, TensorOptions o = {});
+Tensor ones(IntList shape, TensorOptions o = {});
+Tensor full(IntList shape, const Scalar& value, TensorOptions o = {});
+Tensor zeros_like(const Tensor& t);
+Tensor ones_like(const Tensor& t);
+Tensor full_like(const Tensor& t, const Scalar& value);
+/// A 0-d tensor holding v (float values default to float32, integers to int64).
+Tensor scalar_tensor(const Scalar& v, TensorOptions o = {});
+/// [start, end) with step; int64 unless any bound is floating or a dtype is given.
+Tensor arange(const Scalar& end, TensorOptions o = {});
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1, TensorOptions o = {});
+Tensor eye(int64_t n, TensorOptions o = {});
+Tensor eye(int64_t n, int64_t m, TensorOptions o = {});
+/// Copies `numel(shape)` elements of dtype from data.
+Tensor from_blob(const void* data, IntList shape, ScalarType dtype);
+/// Copies values; shape defaults to {values.size()}.
+template <typename T>
+Tensor from_vector(const std::vector<T>& values, std::optional<IntList> shape = std::nullopt);
+/// Like libtorch's torch::tensor({...}) for 1-d float data.
+Tensor tensor(std::initializer_list<float> values);
+
+/// Seeds the global counter-based generator: results depend only on the seed and the order of
+/// random calls, never on thread count or device.
+void manual_seed(uint64_t seed);
+/// Uniform in [0, 1).
+Tensor rand(IntList shape, TensorOptions o = {});
+/// Standard normal (Box–Muller on two uniforms).
+Tensor randn(IntList shape, TensorOptions o = {});
+/// Integers uniform in [low, high), int64 by default.
+Tensor randint(int64_t low, int64_t high, IntList shape, TensorOptions o = {});
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, const Scalar& b);
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor cat(const std::vector<Tensor>& ts, int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& ts, int64_t dim = 0);
+/// Constant padding; `pad` lists (before, after) pairs starting from the LAST dim (PyTorch's
+/// F.pad / constant_pad_nd convention). Negative amounts crop.
+Tensor constant_pad_nd(const Tensor& t, IntList pad, const Scalar& value = 0);
+Tensor pad(const Tensor& t, IntList pad, const Scalar& value = 0);
+Tensor softmax(const Tensor& t, int64_t dim);
+Tensor log_softmax(const Tensor& t, int64_t dim);
+Tensor exp(const Tensor& t);
+Tensor log(const Tensor& t);
+Tensor tanh(const Tensor& t);
+Tensor sqrt(const Tensor& t);
+Tensor abs(const Tensor& t);
+Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max);
+
+/// Realizes several tensors in one schedule (shared subgraphs are computed once).
+void realize(const std::vector<Tensor>& ts);
+
+/// Result dtype of a binary op under PyTorch's promotion (dimensioned tensors > 0-d tensors >
+/// wrapped scalars, each only when of a higher category).
+ScalarType result_type(const Tensor& a, const Tensor& b);
+ScalarType result_type(const Tensor& a, const Scalar& b);
+
+}  // namespace ember

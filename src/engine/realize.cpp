@@ -1,0 +1,170 @@
+#include "engine/realize.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+#include "ember/context.h"
+#include "tensor/tensor_impl.h"
+
+namespace ember::engine {
+
+using ir::Op;
+
+namespace {
+
+LaunchHook g_hook;
+
+struct ProgramCache {
+  std::mutex mu;
+  std::unordered_map<std::string, std::shared_ptr<runtime::Program>> programs;
+};
+ProgramCache& program_cache() {
+  static ProgramCache c;
+  return c;
+}
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// A view of a buffer through movement ops (and DETACH) needs no kernel.
+bool is_buffer_view(const ir::Node* n) {
+  while (ir::is_movement(n->op) || n->op == Op::DETACH) n = n->src[0].get();
+  return n->op == Op::BUFFER;
+}
+
+std::string shape_text(const std::vector<int64_t>& s) {
+  std::string r;
+  for (size_t i = 0; i < s.size(); i++) r += (i ? "x" : "") + std::to_string(s[i]);
+  return r.empty() ? "1" : r;
+}
+
+}  // namespace
+
+void set_launch_hook(LaunchHook hook) { g_hook = std::move(hook); }
+bool capturing() { return static_cast<bool>(g_hook); }
+
+void run_launch(const Launch& l) {
+  std::vector<void*> ptrs;
+  ptrs.reserve(l.buffers.size());
+  for (auto& b : l.buffers) ptrs.push_back(b->data());
+  const Context& ctx = Context::get();
+  auto& stats = runtime_stats();
+  stats.kernels_launched++;
+  if (ctx.debug < 2) {
+    l.program->launch(ptrs.data());
+    return;
+  }
+  double t0 = now();
+  l.program->launch(ptrs.data());
+  double dt = now() - t0;
+  stats.kernel_seconds += dt;
+  const auto& k = l.program->kernel;
+  double fl = k.flops(), by = k.bytes();
+  std::fprintf(stderr, "  kernel %-28s %-18s %9.1f us %10.3g FLOP %10.3g B %8.2f GFLOPS %8.2f GB/s\n",
+               l.program->name.c_str(), shape_text(k.full_shape).c_str(), dt * 1e6, fl, by,
+               fl / dt * 1e-9, by / dt * 1e-9);
+  if (ctx.debug >= 3 && !l.program->opts.empty())
+    std::fprintf(stderr, "    opts: %s\n", l.program->opts.c_str());
+}
+
+void realize_tensors(const std::vector<Tensor>& ts) {
+  const Context& ctx = Context::get();
+  auto& stats = runtime_stats();
+  std::vector<schedule::Root> roots;
+  std::vector<std::pair<Tensor, size_t>> owners;  // tensor -> root index
+  std::unordered_map<const ir::Node*, size_t> seen;
+  for (auto& t : ts) {
+    if (!t.defined()) continue;
+    TensorImpl* impl = t.impl();
+    const ir::Node* n = impl->node.get();
+    if (!impl->assign_target && (n->op == Op::BUFFER || is_buffer_view(n))) continue;
+    auto it = seen.find(n);
+    if (it != seen.end() && roots[it->second].target == impl->assign_target) {
+      owners.push_back({t, it->second});
+      continue;
+    }
+    seen[n] = roots.size();
+    owners.push_back({t, roots.size()});
+    roots.push_back({impl->node, impl->assign_target});
+  }
+  if (roots.empty()) return;
+  stats.realizes++;
+  double t0 = now();
+  schedule::Schedule sched = schedule::create_schedule(roots);
+  double t_sched = now() - t0;
+
+  runtime::Device& dev = runtime::get_device(ctx.device);
+  std::vector<schedule::Kernel> simplified;
+  std::vector<std::string> keys;
+  for (auto& item : sched.items) {
+    simplified.push_back(schedule::simplify(item.kernel));
+    keys.push_back(dev.name() + ":" + simplified.back().key());
+  }
+  std::vector<std::shared_ptr<runtime::Program>> progs(sched.items.size());
+  std::vector<const schedule::Kernel*> missing;
+  std::vector<size_t> missing_idx;
+  size_t hits = 0;
+  {
+    auto& cache = program_cache();
+    std::lock_guard<std::mutex> l(cache.mu);
+    std::unordered_map<std::string, size_t> first_missing;
+    for (size_t i = 0; i < keys.size(); i++) {
+      auto it = cache.programs.find(keys[i]);
+      if (it != cache.programs.end()) {
+        progs[i] = it->second;
+        hits++;
+      } else if (!first_missing.count(keys[i])) {
+        first_missing[keys[i]] = i;
+        missing.push_back(&simplified[i]);
+        missing_idx.push_back(i);
+      }
+    }
+  }
+  double t_compile = 0;
+  if (!missing.empty()) {
+    double c0 = now();
+    auto built = dev.compile(missing);
+    t_compile = now() - c0;
+    stats.kernels_compiled += static_cast<int64_t>(built.size());
+    stats.compile_seconds += t_compile;
+    if (dev.name() == "cpu") stats.compiler_runs++;
+    auto& cache = program_cache();
+    std::lock_guard<std::mutex> l(cache.mu);
+    for (size_t j = 0; j < built.size(); j++) cache.programs[keys[missing_idx[j]]] = built[j];
+    for (size_t i = 0; i < keys.size(); i++)
+      if (!progs[i]) progs[i] = cache.programs.at(keys[i]);
+  }
+  if (ctx.debug >= 1)
+    std::fprintf(stderr,
+                 "realize: %zu kernels (%zu cached, %zu compiled in %.1f ms), %d extra "
+                 "materialised, schedule %.2f ms\n",
+                 sched.items.size(), hits, missing.size(), t_compile * 1e3,
+                 sched.materialised_extra, t_sched * 1e3);
+  if (ctx.debug >= 4)
+    for (auto& p : progs)
+      if (!p->source.empty()) std::fprintf(stderr, "%s\n", p->source.c_str());
+
+  for (size_t i = 0; i < sched.items.size(); i++) {
+    Launch l{progs[i], sched.items[i].buffers};
+    if (g_hook) g_hook(l);
+    run_launch(l);
+  }
+  for (auto& [src, dst] : sched.copies) std::memcpy(dst->data(), src->data(), dst->nbytes());
+
+  for (auto& [t, r] : owners) {
+    TensorImpl* impl = t.impl();
+    auto storage = sched.results[r];
+    if (impl->assign_target && impl->assign_target != storage) {
+      std::memcpy(impl->assign_target->data(), storage->data(), storage->nbytes());
+      storage = impl->assign_target;
+    }
+    impl->node = ir::make_buffer(storage, impl->node->shape);
+    impl->assign_target.reset();
+  }
+}
+
+}  // namespace ember::engine

@@ -1,0 +1,185 @@
+#include "ir/node.h"
+
+#include <functional>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace ember::ir {
+
+namespace {
+
+size_t mix(size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
+
+size_t hash_fields(Op op, ScalarType dt, const std::vector<NodeRef>& src, const Arg& arg,
+                   const Shape& shape) {
+  size_t h = mix(static_cast<size_t>(op), static_cast<size_t>(dt));
+  for (auto& s : src) h = mix(h, s->hash);
+  for (auto v : arg.ints) h = mix(h, std::hash<int64_t>{}(v));
+  h = mix(h, std::hash<double>{}(arg.f));
+  for (auto v : shape) h = mix(h, std::hash<int64_t>{}(v));
+  return h;
+}
+
+bool same_fields(const Node& n, Op op, ScalarType dt, const std::vector<NodeRef>& src,
+                 const Arg& arg, const Shape& shape) {
+  if (n.op != op || n.dtype != dt || !(n.arg == arg) || n.shape != shape) return false;
+  if (n.src.size() != src.size()) return false;
+  for (size_t i = 0; i < src.size(); i++)
+    if (n.src[i] != src[i]) return false;
+  return true;
+}
+
+// The interning table. Buckets hold weak references; expired entries are swept as buckets are
+// visited and in full sweeps every few thousand insertions.
+struct Table {
+  std::mutex mu;
+  std::unordered_map<size_t, std::vector<std::weak_ptr<const Node>>> buckets;
+  size_t inserts = 0;
+};
+Table& table() {
+  static Table* t = new Table();  // never destroyed: nodes may outlive static destruction order
+  return *t;
+}
+
+Shape infer_shape(Op op, const std::vector<NodeRef>& src, const Arg& arg) {
+  switch (op_category(op)) {
+    case OpCategory::Unary:
+    case OpCategory::Binary:
+    case OpCategory::Ternary:
+      return src.at(0)->shape;
+    case OpCategory::Reduce: {
+      Shape s = src.at(0)->shape;
+      for (auto a : arg.ints) s.at(a) = 1;
+      return s;
+    }
+    case OpCategory::Movement: {
+      const Shape& in = src.at(0)->shape;
+      switch (op) {
+        case Op::RESHAPE:
+        case Op::EXPAND:
+          return arg.ints;
+        case Op::PERMUTE: {
+          Shape s(in.size());
+          for (size_t i = 0; i < in.size(); i++) s[i] = in.at(arg.ints.at(i));
+          return s;
+        }
+        case Op::PAD: {
+          Shape s = in;
+          for (size_t i = 0; i < in.size(); i++) s[i] += arg.ints.at(2 * i) + arg.ints.at(2 * i + 1);
+          return s;
+        }
+        case Op::SHRINK: {
+          Shape s = in;
+          for (size_t i = 0; i < in.size(); i++) s[i] = arg.ints.at(2 * i + 1) - arg.ints.at(2 * i);
+          return s;
+        }
+        default:
+          return in;
+      }
+    }
+    case OpCategory::Buffer:
+      return src.empty() ? Shape{} : src[0]->shape;
+  }
+  return {};
+}
+
+}  // namespace
+
+int64_t shape_numel(const Shape& s) {
+  int64_t n = 1;
+  for (auto d : s) n *= d;
+  return n;
+}
+
+std::string shape_str(const Shape& s) {
+  std::ostringstream o;
+  o << "[";
+  for (size_t i = 0; i < s.size(); i++) o << (i ? ", " : "") << s[i];
+  o << "]";
+  return o.str();
+}
+
+int64_t Node::numel() const { return shape_numel(shape); }
+
+std::string Node::str() const {
+  std::ostringstream o;
+  o << op_name(op) << "<" << dtype_name(dtype) << shape_str(shape) << ">";
+  return o.str();
+}
+
+NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Shape shape) {
+  if (op != Op::BUFFER && op != Op::CONST && op != Op::RAND) shape = infer_shape(op, src, arg);
+  size_t h = hash_fields(op, dtype, src, arg, shape);
+  Table& t = table();
+  std::lock_guard<std::mutex> lock(t.mu);
+  auto& bucket = t.buckets[h];
+  for (size_t i = 0; i < bucket.size();) {
+    if (auto n = bucket[i].lock()) {
+      if (same_fields(*n, op, dtype, src, arg, shape)) return n;
+      i++;
+    } else {
+      bucket[i] = bucket.back();
+      bucket.pop_back();
+    }
+  }
+  auto n = std::make_shared<Node>();
+  n->op = op;
+  n->dtype = dtype;
+  n->src = std::move(src);
+  n->arg = std::move(arg);
+  n->shape = std::move(shape);
+  n->hash = h;
+  bucket.push_back(n);
+  if (++t.inserts % 4096 == 0) {
+    for (auto it = t.buckets.begin(); it != t.buckets.end();) {
+      auto& b = it->second;
+      std::erase_if(b, [](auto& w) { return w.expired(); });
+      it = b.empty() ? t.buckets.erase(it) : std::next(it);
+    }
+  }
+  return n;
+}
+
+NodeRef make_buffer(std::shared_ptr<Storage> storage, Shape shape) {
+  Arg a;
+  a.ints = {static_cast<int64_t>(storage->id())};
+  auto n = make_node(Op::BUFFER, storage->dtype(), {}, std::move(a), std::move(shape));
+  // The storage id is unique, so this node is new or already holds this storage.
+  if (!n->storage) const_cast<Node&>(*n).storage = std::move(storage);
+  return n;
+}
+
+NodeRef make_const(double v, ScalarType dtype) {
+  Arg a;
+  if (dtype == ScalarType::Bool) v = v != 0;
+  else if (!is_floating_point(dtype)) v = static_cast<double>(static_cast<int64_t>(v));
+  else if (dtype == ScalarType::Float32) v = static_cast<double>(static_cast<float>(v));
+  a.f = v;
+  return make_node(Op::CONST, dtype, {}, std::move(a), {});
+}
+
+std::vector<const Node*> toposort(const std::vector<const Node*>& roots) {
+  std::vector<const Node*> order;
+  std::unordered_set<const Node*> seen;
+  // Iterative DFS (graphs can be deep: long elementwise chains, optimizer updates).
+  std::vector<std::pair<const Node*, size_t>> stack;
+  for (auto* r : roots) {
+    if (!seen.insert(r).second) continue;
+    stack.push_back({r, 0});
+    while (!stack.empty()) {
+      auto& [n, i] = stack.back();
+      if (i < n->src.size()) {
+        const Node* s = n->src[i++].get();
+        if (seen.insert(s).second) stack.push_back({s, 0});
+      } else {
+        order.push_back(n);
+        stack.pop_back();
+      }
+    }
+  }
+  return order;
+}
+
+}  // namespace ember::ir

@@ -1,0 +1,56 @@
+// The graph IR: immutable, hash-consed nodes (DESIGN.md principle 2). A node is (op, dtype,
+// sources, argument, shape); structurally equal nodes are the same object, so pointer equality
+// is structural equality and `hash` names the whole computation below a node.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ember/dtype.h"
+#include "ir/op.h"
+#include "ir/storage.h"
+
+namespace ember::ir {
+
+using Shape = std::vector<int64_t>;
+struct Node;
+using NodeRef = std::shared_ptr<const Node>;
+
+/// Op argument: integer list (shape, axes, pads, storage id) and a floating value (constants).
+struct Arg {
+  std::vector<int64_t> ints;
+  double f = 0;
+  bool operator==(const Arg& o) const { return ints == o.ints && f == o.f; }
+};
+
+struct Node {
+  Op op;
+  ScalarType dtype;
+  std::vector<NodeRef> src;
+  Arg arg;
+  Shape shape;
+  size_t hash = 0;
+  std::shared_ptr<Storage> storage;  // BUFFER only
+
+  int64_t numel() const;
+  /// Constant value of a CONST node as double.
+  double const_value() const { return arg.f; }
+  std::string str() const;  // short description for errors and DEBUG
+};
+
+/// Returns the unique node with these fields (creating it if needed). Shape is derived from the op
+/// and sources for every op but BUFFER and CONST, which take `shape`.
+NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg = {}, Shape shape = {});
+/// A BUFFER node viewing `storage` with `shape` (numel must match).
+NodeRef make_buffer(std::shared_ptr<Storage> storage, Shape shape);
+/// A 0-d CONST node (integers are exact up to 2^53).
+NodeRef make_const(double v, ScalarType dtype);
+
+int64_t shape_numel(const Shape& s);
+std::string shape_str(const Shape& s);
+
+/// Nodes reachable from `roots`, sources before users.
+std::vector<const Node*> toposort(const std::vector<const Node*>& roots);
+
+}  // namespace ember::ir

@@ -1,0 +1,26 @@
+#include "ir/storage.h"
+
+#include <cstdlib>
+#include <new>
+
+namespace ember::ir {
+
+namespace {
+std::atomic<uint64_t> g_next_id{1};
+}
+
+Storage::Storage(ScalarType dtype, int64_t numel) : id_(g_next_id++), dtype_(dtype), numel_(numel) {}
+
+Storage::~Storage() { std::free(data_); }
+
+void* Storage::data() {
+  if (!data_) {
+    // Round up to whole cache lines so vector loads past a short tail stay inside the block.
+    size_t n = (nbytes() + 63) / 64 * 64;
+    data_ = std::aligned_alloc(64, n == 0 ? 64 : n);
+    if (!data_) throw std::bad_alloc();
+  }
+  return data_;
+}
+
+}  // namespace ember::ir

@@ -1,0 +1,32 @@
+// Run-time C compilation with an on-disk cache of shared objects keyed by content hash.
+//
+// Compiler: $EMBER_CC, else the first of cc, gcc, clang on PATH; none found -> CompileError.
+// Cache: $EMBER_CACHE_DIR, else $XDG_CACHE_HOME/ember, else ~/.cache/ember. The key hashes the
+// source, the compiler's identity, the flags and the CPU model, so a cached object is never reused
+// for a different program. A corrupt entry (fails to load) is rebuilt; an unwritable cache falls
+// back to a private temporary directory.
+#pragma once
+#include <string>
+
+namespace ember::runtime {
+
+struct CompilerInfo {
+  std::string path;     // compiler executable
+  std::string version;  // first line of `--version`
+  std::string flags;
+  std::string cpu;      // CPU model name
+};
+
+/// The compiler that will be used (found once); throws CompileError if there is none.
+const CompilerInfo& compiler_info();
+
+/// Compiles `source` into a shared object and dlopen()s it; returns the handle.
+/// `cache_hit` reports whether the object came from the disk cache.
+void* compile_and_load(const std::string& source, bool* cache_hit);
+
+/// Resolves a symbol; throws CompileError if it is missing.
+void* load_symbol(void* handle, const std::string& name);
+
+std::string cache_dir();
+
+}  // namespace ember::runtime

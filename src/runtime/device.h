@@ -1,0 +1,35 @@
+// The device interface (DESIGN.md principle 6): a device turns kernels into programs and launches
+// them on buffers. Memory is host memory for both devices here (ir::Storage).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "schedule/kernel.h"
+
+namespace ember::runtime {
+
+/// A kernel ready to launch on one device.
+struct Program {
+  virtual ~Program() = default;
+  std::string name;
+  schedule::Kernel kernel;  // simplified kernel (what both devices execute)
+  std::string opts;         // applied optimisations (DEBUG=3)
+  std::string source;       // generated source, if any (DEBUG=4)
+  /// Runs the whole kernel on `bufs` (slot order).
+  virtual void launch(void* const* bufs) const = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual std::string name() const = 0;
+  /// Builds programs for kernels (already simplified); one compiler run for the whole batch.
+  virtual std::vector<std::shared_ptr<Program>> compile(
+      const std::vector<const schedule::Kernel*>& kernels) = 0;
+};
+
+/// "cpu" (generated C, compiled and dlopen'ed) or "interp" (reference evaluator).
+Device& get_device(const std::string& name);
+
+}  // namespace ember::runtime

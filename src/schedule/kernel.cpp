@@ -1,0 +1,211 @@
+#include "schedule/kernel.h"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <sstream>
+#include <unordered_map>
+
+namespace ember::schedule {
+
+namespace {
+
+void view_key(std::ostringstream& o, const ir::View& v) {
+  o << "v(";
+  for (size_t i = 0; i < v.shape.size(); i++) o << v.shape[i] << ":" << v.strides[i] << ",";
+  o << "o" << v.offset;
+  for (auto& m : v.mask) o << "m" << m.first << "-" << m.second;
+  o << ")";
+}
+
+void expr_key(std::ostringstream& o, const Expr& e, std::unordered_map<const Expr*, int>& seen) {
+  auto it = seen.find(&e);
+  if (it != seen.end()) {
+    o << "@" << it->second;
+    return;
+  }
+  int id = static_cast<int>(seen.size());
+  seen[&e] = id;
+  o << "[" << static_cast<int>(e.kind) << " " << ir::op_name(e.op) << " " << dtype_name(e.dtype);
+  switch (e.kind) {
+    case Expr::Kind::Load:
+    case Expr::Kind::Rand:
+      o << " b" << e.buf;
+      view_key(o, e.view);
+      break;
+    case Expr::Kind::Const:
+      o.precision(17);
+      o << " c" << e.value;
+      if (e.view.has_mask()) view_key(o, e.view);
+      break;
+    case Expr::Kind::Reduce:
+      for (auto a : e.axes) o << " r" << a;
+      break;
+    default:
+      break;
+  }
+  for (auto& s : e.src) expr_key(o, *s, seen);
+  o << "]";
+}
+
+using ViewFn = std::function<ir::View(const ir::View&)>;
+using AxesFn = std::function<std::vector<int64_t>(const std::vector<int64_t>&)>;
+
+ExprRef map_expr(const ExprRef& e, const ViewFn& fv, const AxesFn& fa,
+                 std::unordered_map<const Expr*, ExprRef>& memo) {
+  auto it = memo.find(e.get());
+  if (it != memo.end()) return it->second;
+  auto n = std::make_shared<Expr>(*e);
+  for (auto& s : n->src) s = map_expr(s, fv, fa, memo);
+  if (e->kind == Expr::Kind::Load || e->kind == Expr::Kind::Rand ||
+      (e->kind == Expr::Kind::Const && e->view.shape.size()))
+    n->view = fv(e->view);
+  if (e->kind == Expr::Kind::Reduce) n->axes = fa(e->axes);
+  memo[e.get()] = n;
+  return n;
+}
+
+Kernel map_kernel(const Kernel& k, const ViewFn& fv, const AxesFn& fa) {
+  Kernel r = k;
+  std::unordered_map<const Expr*, ExprRef> memo;
+  r.value = map_expr(k.value, fv, fa, memo);
+  r.out_view = fv(k.out_view);
+  r.reduce_axes = fa(k.reduce_axes);
+  return r;
+}
+
+void for_each_view(const Expr& e, const std::function<void(const ir::View&)>& f) {
+  if (e.kind == Expr::Kind::Load || e.kind == Expr::Kind::Rand ||
+      (e.kind == Expr::Kind::Const && e.view.shape.size()))
+    f(e.view);
+  for (auto& s : e.src) for_each_view(*s, f);
+}
+
+void count_ops(const Expr& e, double& flops, std::unordered_map<const Expr*, bool>& seen) {
+  if (seen[&e]) return;
+  seen[&e] = true;
+  if (e.kind == Expr::Kind::Alu && e.op != ir::Op::CAST) flops += 1;
+  if (e.kind == Expr::Kind::Reduce) flops += 1;
+  for (auto& s : e.src) count_ops(*s, flops, seen);
+}
+
+bool mask_free(const ir::View& v, size_t d) {
+  return v.mask.empty() || (v.mask[d].first == 0 && v.mask[d].second == v.shape[d]);
+}
+
+}  // namespace
+
+std::string Kernel::key() const {
+  std::ostringstream o;
+  o << "K";
+  for (auto d : full_shape) o << d << ",";
+  o << "|";
+  for (auto a : reduce_axes) o << a << ",";
+  for (auto& b : buffers) o << dtype_name(b.dtype) << ";";
+  view_key(o, out_view);
+  std::unordered_map<const Expr*, int> seen;
+  expr_key(o, *value, seen);
+  return o.str();
+}
+
+std::string Kernel::name() const {
+  std::ostringstream o;
+  o << (reduce_axes.empty() ? "E" : "r");
+  for (size_t i = 0; i < full_shape.size(); i++) o << "_" << full_shape[i];
+  return o.str();
+}
+
+double Kernel::flops() const {
+  double per = 0;
+  std::unordered_map<const Expr*, bool> seen;
+  count_ops(*value, per, seen);
+  return per * static_cast<double>(ir::shape_numel(full_shape));
+}
+
+double Kernel::bytes() const {
+  double b = 0;
+  for (auto& buf : buffers) b += static_cast<double>(buf.numel) * element_size(buf.dtype);
+  return b;
+}
+
+Kernel simplify(const Kernel& in) {
+  Kernel k = in;
+  const size_t n = k.full_shape.size();
+  auto is_red = [&](size_t d) {
+    return std::find(k.reduce_axes.begin(), k.reduce_axes.end(), static_cast<int64_t>(d)) !=
+           k.reduce_axes.end();
+  };
+  // 1. Output axes first, reduce axes last.
+  std::vector<int64_t> order;
+  for (size_t d = 0; d < n; d++)
+    if (!is_red(d)) order.push_back(static_cast<int64_t>(d));
+  for (size_t d = 0; d < n; d++)
+    if (is_red(d)) order.push_back(static_cast<int64_t>(d));
+  std::vector<int64_t> inv(n);
+  for (size_t i = 0; i < n; i++) inv[order[i]] = static_cast<int64_t>(i);
+  auto remap = [&](const std::vector<int64_t>& axes) {
+    std::vector<int64_t> r;
+    for (auto a : axes) r.push_back(inv[a]);
+    std::sort(r.begin(), r.end());
+    return r;
+  };
+  k = map_kernel(k, [&](const ir::View& v) { return v.permute(order); }, remap);
+  ir::Shape fs;
+  for (auto o : order) fs.push_back(in.full_shape[o]);
+  k.full_shape = fs;
+
+  // 2. Drop size-1 axes and merge neighbours that every access walks contiguously.
+  std::vector<ir::View> views;
+  for_each_view(*k.value, [&](const ir::View& v) { views.push_back(v); });
+  views.push_back(k.out_view);
+  size_t nred = k.reduce_axes.size();
+  size_t nglob = n - nred;
+  // Groups of consecutive original axes that become one axis.
+  std::vector<std::vector<size_t>> groups;
+  for (size_t d = 0; d < n; d++) {
+    bool drop = k.full_shape[d] == 1;
+    for (auto& v : views)
+      if (!mask_free(v, d)) drop = false;
+    if (drop) continue;
+    bool merge = !groups.empty() && (groups.back().back() < nglob) == (d < nglob);
+    if (merge) {
+      size_t p = groups.back().back();
+      for (auto& v : views)
+        if (!mask_free(v, p) || !mask_free(v, d) || v.strides[p] != v.strides[d] * v.shape[d])
+          merge = false;
+    }
+    if (merge) groups.back().push_back(d);
+    else groups.push_back({d});
+  }
+  auto regroup = [&](const ir::View& v) {
+    ir::View r;
+    r.offset = v.offset;
+    bool masked = v.has_mask();
+    for (auto& g : groups) {
+      int64_t size = 1;
+      for (auto d : g) size *= v.shape[d];
+      r.shape.push_back(size);
+      r.strides.push_back(size == 1 ? 0 : v.strides[g.back()]);
+      if (masked) {
+        if (g.size() == 1) r.mask.push_back(v.mask[g[0]]);
+        else r.mask.push_back({0, size});
+      }
+    }
+    // Size-1 dims that were dropped had index 0 only: nothing to add to the offset.
+    return r;
+  };
+  std::vector<int64_t> new_red;
+  for (size_t i = 0; i < groups.size(); i++)
+    if (groups[i][0] >= nglob) new_red.push_back(static_cast<int64_t>(i));
+  k = map_kernel(k, regroup, [&](const std::vector<int64_t>&) { return new_red; });
+  ir::Shape nfs;
+  for (auto& g : groups) {
+    int64_t s = 1;
+    for (auto d : g) s *= fs[d];
+    nfs.push_back(s);
+  }
+  k.full_shape = nfs;
+  return k;
+}
+
+}  // namespace ember::schedule

@@ -1,0 +1,272 @@
+#include "schedule/schedule.h"
+
+#include <map>
+#include <unordered_set>
+
+#include "ember/error.h"
+
+namespace ember::schedule {
+
+using ir::Node;
+using ir::Op;
+using ir::View;
+
+namespace {
+
+// A request to materialise `node` and schedule again.
+struct Materialise {
+  const Node* node;
+};
+
+bool size1_reshape(const Node& m) {
+  if (m.op != Op::RESHAPE) return false;
+  std::vector<int64_t> a, b;
+  for (auto d : m.src[0]->shape)
+    if (d != 1) a.push_back(d);
+  for (auto d : m.shape)
+    if (d != 1) b.push_back(d);
+  return a == b;
+}
+
+class Lowerer {
+ public:
+  Lowerer(const Node* root, const std::unordered_set<const Node*>& mat,
+          const std::unordered_map<const Node*, int>& users,
+          const std::unordered_map<const Node*, std::shared_ptr<ir::Storage>>& storage)
+      : root_(root), mat_(mat), users_(users), storage_(storage) {}
+
+  ScheduleItem lower() {
+    ScheduleItem item;
+    std::vector<const Node*> stack;
+    ExprRef value = visit(root_, stack, false, false);
+    Kernel& k = item.kernel;
+    if (reduce_) {
+      k.full_shape = reduce_->src[0]->shape;
+      k.reduce_axes = reduce_->arg.ints;
+      value = to_out_space(value, reduce_->shape);
+      k.out_view = *View::contiguous(root_->shape).reshape(reduce_->shape);
+    } else {
+      k.full_shape = root_->shape;
+      k.out_view = View::contiguous(root_->shape);
+    }
+    k.value = value;
+    k.buffers.push_back({root_->dtype, root_->numel()});
+    item.buffers.push_back(storage_.at(root_));
+    for (auto& s : inputs_) {
+      k.buffers.push_back({s->dtype(), s->numel()});
+      item.buffers.push_back(s);
+    }
+    return item;
+  }
+
+ private:
+  int slot(const std::shared_ptr<ir::Storage>& s) {
+    for (size_t i = 0; i < inputs_.size(); i++)
+      if (inputs_[i] == s) return static_cast<int>(i) + 1;
+    inputs_.push_back(s);
+    return static_cast<int>(inputs_.size());
+  }
+
+  // The view of a leaf of shape `shape` seen through the movement ops on the stack (top first).
+  View leaf_view(const Node* leaf, const std::vector<const Node*>& stack) {
+    View v = View::contiguous(leaf->shape);
+    for (size_t j = stack.size(); j-- > 0;) {
+      auto nv = v.apply(*stack[j]);
+      if (!nv) throw Materialise{j + 1 < stack.size() ? stack[j + 1] : leaf};
+      v = *nv;
+    }
+    return v;
+  }
+
+  ExprRef visit(const Node* n, std::vector<const Node*>& stack, bool below, bool shared) {
+    auto key = std::make_pair(n, std::make_pair(stack, below));
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    ExprRef e = visit_uncached(n, stack, below, shared);
+    memo_[key] = e;
+    return e;
+  }
+
+  ExprRef visit_uncached(const Node* n, std::vector<const Node*>& stack, bool below, bool shared) {
+    auto e = std::make_shared<Expr>();
+    e->dtype = n->dtype;
+    if (n != root_ && (n->op == Op::BUFFER || mat_.count(n))) {
+      e->kind = Expr::Kind::Load;
+      e->buf = slot(n->op == Op::BUFFER ? n->storage : storage_.at(n));
+      e->view = leaf_view(n, stack);
+      return e;
+    }
+    switch (ir::op_category(n->op)) {
+      case ir::OpCategory::Movement: {
+        stack.push_back(n);
+        ExprRef r = visit(n->src[0].get(), stack, below, shared || (n != root_ && users_.at(n) > 1));
+        stack.pop_back();
+        return r;
+      }
+      case ir::OpCategory::Unary:
+      case ir::OpCategory::Binary:
+      case ir::OpCategory::Ternary: {
+        e->kind = Expr::Kind::Alu;
+        e->op = n->op;
+        bool sh = shared || (n != root_ && users_.at(n) > 1);
+        for (auto& s : n->src) e->src.push_back(visit(s.get(), stack, below, sh));
+        return e;
+      }
+      case ir::OpCategory::Reduce:
+        return visit_reduce(n, stack, below, shared);
+      case ir::OpCategory::Buffer:
+        break;
+    }
+    switch (n->op) {
+      case Op::CONST: {
+        e->kind = Expr::Kind::Const;
+        e->value = n->arg.f;
+        View v = leaf_view(n, stack);
+        if (v.has_mask()) e->view = v;
+        return e;
+      }
+      case Op::RAND:
+        e->kind = Expr::Kind::Rand;
+        e->buf = slot(n->src[0]->storage);
+        e->view = leaf_view(n, stack);
+        return e;
+      case Op::DETACH:
+      case Op::CONTIGUOUS:  // only the root itself reaches here
+        return visit(n->src[0].get(), stack, below, shared);
+      default:
+        throw Error(std::string("scheduler: unexpected op ") + ir::op_name(n->op));
+    }
+  }
+
+  ExprRef visit_reduce(const Node* n, std::vector<const Node*>& stack, bool below, bool shared) {
+    bool fusable = !below && !reduce_ && !shared && (n == root_ || users_.at(n) == 1);
+    for (auto* m : stack) fusable = fusable && size1_reshape(*m);
+    if (!fusable) {
+      if (n == root_) throw Error("scheduler: root reduce cannot fuse");
+      throw Materialise{n};
+    }
+    reduce_ = n;
+    auto e = std::make_shared<Expr>();
+    e->kind = Expr::Kind::Reduce;
+    e->op = n->op;
+    e->dtype = n->dtype;
+    e->axes = n->arg.ints;
+    std::vector<const Node*> inner;
+    e->src.push_back(visit(n->src[0].get(), inner, true, false));
+    return e;
+  }
+
+  // Re-expresses the views above the reduce in the kernel's output space (full shape with the
+  // reduce axes as 1): only size-1 dims differ, which a view can always absorb.
+  ExprRef to_out_space(const ExprRef& e, const ir::Shape& out_shape) {
+    if (e->kind == Expr::Kind::Reduce) return e;
+    auto n = std::make_shared<Expr>(*e);
+    for (auto& s : n->src) s = to_out_space(s, out_shape);
+    if (e->kind == Expr::Kind::Load || e->kind == Expr::Kind::Rand ||
+        (e->kind == Expr::Kind::Const && e->view.shape.size())) {
+      auto v = e->view.reshape(out_shape);
+      if (!v) throw Error("scheduler: view does not fit the output space");
+      n->view = *v;
+    }
+    return n;
+  }
+
+  const Node* root_;
+  const std::unordered_set<const Node*>& mat_;
+  const std::unordered_map<const Node*, int>& users_;
+  const std::unordered_map<const Node*, std::shared_ptr<ir::Storage>>& storage_;
+  const Node* reduce_ = nullptr;
+  std::vector<std::shared_ptr<ir::Storage>> inputs_;
+  std::map<std::pair<const Node*, std::pair<std::vector<const Node*>, bool>>, ExprRef> memo_;
+};
+
+bool reads_storage(const Expr& e, int slot) {
+  if ((e.kind == Expr::Kind::Load) && e.buf == slot) return true;
+  for (auto& s : e.src)
+    if (reads_storage(*s, slot)) return true;
+  return false;
+}
+
+// True when every load of `slot` uses the same index as the store (a safe in-place update).
+bool reads_only_at_store_index(const Expr& e, int slot, const View& out) {
+  if (e.kind == Expr::Kind::Load && e.buf == slot && !(e.view == out)) return false;
+  for (auto& s : e.src)
+    if (!reads_only_at_store_index(*s, slot, out)) return false;
+  return true;
+}
+
+}  // namespace
+
+Schedule create_schedule(const std::vector<Root>& roots) {
+  std::vector<const Node*> root_nodes;
+  for (auto& r : roots) root_nodes.push_back(r.node.get());
+  auto order = ir::toposort(root_nodes);
+  std::unordered_map<const Node*, int> users;
+  for (auto* n : order) {
+    users.emplace(n, 0);
+    std::unordered_set<const Node*> distinct;
+    for (auto& s : n->src) distinct.insert(s.get());
+    for (auto* s : distinct) users[s]++;
+  }
+  std::unordered_set<const Node*> mat(root_nodes.begin(), root_nodes.end());
+  for (auto* n : order) {
+    if (n->op == Op::CONTIGUOUS) mat.insert(n);
+    if (ir::is_reduce(n->op) && users[n] > 1) mat.insert(n);
+  }
+  int initial = static_cast<int>(mat.size());
+
+  for (;;) {
+    Schedule s;
+    std::unordered_map<const Node*, std::shared_ptr<ir::Storage>> storage;
+    std::unordered_map<const Node*, std::shared_ptr<ir::Storage>> targets;
+    for (auto& r : roots)
+      if (r.target) targets[r.node.get()] = r.target;
+    for (auto* n : order) {
+      if (!mat.count(n) || n->op == Op::BUFFER) continue;
+      auto t = targets.find(n);
+      storage[n] = t != targets.end() ? t->second
+                                      : std::make_shared<ir::Storage>(n->dtype, n->numel());
+    }
+    try {
+      for (auto* n : order) {
+        if (!mat.count(n) || n->op == Op::BUFFER) continue;
+        Lowerer l(n, mat, users, storage);
+        auto item = l.lower();
+        item.node = n;
+        s.items.push_back(std::move(item));
+      }
+    } catch (const Materialise& m) {
+      if (mat.count(m.node)) throw Error("scheduler: cannot lower " + m.node->str());
+      mat.insert(m.node);
+      continue;
+    }
+    // In-place targets read by any other kernel (or at another index) are written via a temporary.
+    for (auto& [node, target] : targets) {
+      size_t writer = 0;
+      for (size_t i = 0; i < s.items.size(); i++)
+        if (s.items[i].buffers[0] == target) writer = i;
+      bool safe = true;
+      for (size_t i = 0; i < s.items.size(); i++) {
+        auto& it = s.items[i];
+        for (size_t b = 1; b < it.buffers.size(); b++) {
+          if (it.buffers[b] != target) continue;
+          if (i != writer ||
+              !reads_only_at_store_index(*it.kernel.value, static_cast<int>(b), it.kernel.out_view) ||
+              it.kernel.value->kind == Expr::Kind::Reduce || !it.kernel.reduce_axes.empty())
+            safe = false;
+        }
+      }
+      if (!safe) {
+        auto tmp = std::make_shared<ir::Storage>(target->dtype(), target->numel());
+        s.items[writer].buffers[0] = tmp;
+        s.copies.push_back({tmp, target});
+      }
+    }
+    for (auto& r : roots)
+      s.results.push_back(r.node->op == Op::BUFFER ? r.node->storage : storage.at(r.node.get()));
+    s.materialised_extra = static_cast<int>(mat.size()) - initial;
+    return s;
+  }
+}
+
+}  // namespace ember::schedule

@@ -1,0 +1,44 @@
+// The scheduler: turns the lazy graph below a set of roots into an ordered list of fused kernels
+// (DESIGN.md principle 3).
+//
+// Fusion rules:
+//  - elementwise ops, movement ops and constants always fuse into their consumer;
+//  - an elementwise producer fuses into a reduce's input;
+//  - a reduce fuses into the elementwise consumer that follows it when the consumer reads it at the
+//    same index (only size-1 reshapes in between), it has a single user, and the kernel has no
+//    other reduce;
+// A value is materialised (gets a buffer) when it is a root, a CONTIGUOUS, a reduce that cannot
+// fuse as above, or the source of a reshape that no single strided view can express.
+#pragma once
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/node.h"
+#include "schedule/kernel.h"
+
+namespace ember::schedule {
+
+struct ScheduleItem {
+  Kernel kernel;
+  std::vector<std::shared_ptr<ir::Storage>> buffers;  // slot 0 = output
+  const ir::Node* node = nullptr;  // the value computed (alive while the roots are)
+};
+
+struct Root {
+  ir::NodeRef node;
+  std::shared_ptr<ir::Storage> target;  // write here (in-place assign); null: a new buffer
+};
+
+struct Schedule {
+  std::vector<ScheduleItem> items;
+  /// Copies to make after all kernels ran (assign targets that were read by other kernels).
+  std::vector<std::pair<std::shared_ptr<ir::Storage>, std::shared_ptr<ir::Storage>>> copies;
+  /// Storage holding each root's value afterwards (index-aligned with the roots).
+  std::vector<std::shared_ptr<ir::Storage>> results;
+  int materialised_extra = 0;  // values materialised beyond the roots (for DEBUG=1)
+};
+
+Schedule create_schedule(const std::vector<Root>& roots);
+
+}  // namespace ember::schedule

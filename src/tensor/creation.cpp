@@ -1,0 +1,210 @@
+// Creation: constants (lazy, broadcast views of one CONST), host-filled buffers (arange, eye, data
+// copied in), and the counter-based random ops.
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+
+#include "tensor/tensor_impl.h"
+
+namespace ember {
+
+using detail::make_tensor;
+using detail::node_of;
+using ir::NodeRef;
+using ir::Op;
+
+namespace {
+
+void check_shape(const IntList& shape, const char* name) {
+  for (auto d : shape)
+    if (d < 0)
+      throw ValueError(std::string(name) + ": negative dimension " + std::to_string(d) + " in shape " +
+                       ir::shape_str(shape));
+}
+
+Tensor with_grad(Tensor t, const TensorOptions& o) {
+  if (o.requires_grad_) t.set_requires_grad(true);
+  return t;
+}
+
+template <typename T>
+void fill_range(void* dst, double start, double step, int64_t n) {
+  T* p = static_cast<T*>(dst);
+  for (int64_t i = 0; i < n; i++) p[i] = static_cast<T>(start + step * static_cast<double>(i));
+}
+
+void fill_from_doubles(void* dst, ScalarType t, const std::vector<double>& v) {
+  for (size_t i = 0; i < v.size(); i++) {
+    switch (t) {
+      case kBool: static_cast<uint8_t*>(dst)[i] = v[i] != 0; break;
+      case kUInt8: static_cast<uint8_t*>(dst)[i] = static_cast<uint8_t>(v[i]); break;
+      case kInt32: static_cast<int32_t*>(dst)[i] = static_cast<int32_t>(v[i]); break;
+      case kInt64: static_cast<int64_t*>(dst)[i] = static_cast<int64_t>(v[i]); break;
+      case kFloat32: static_cast<float*>(dst)[i] = static_cast<float>(v[i]); break;
+      case kFloat64: static_cast<double*>(dst)[i] = v[i]; break;
+    }
+  }
+}
+
+// Global generator state: the seed and a counter that advances by the numel of every draw.
+struct Generator {
+  std::mutex mu;
+  uint64_t seed = 0x853c49e6748fea9bULL;
+  uint64_t counter = 0;
+};
+Generator& generator() {
+  static Generator g;
+  return g;
+}
+
+}  // namespace
+
+Tensor from_blob(const void* data, IntList shape, ScalarType dtype) {
+  check_shape(shape, "from_blob");
+  auto st = std::make_shared<ir::Storage>(dtype, ir::shape_numel(shape));
+  if (st->nbytes()) std::memcpy(st->data(), data, st->nbytes());
+  return make_tensor(ir::make_buffer(st, shape));
+}
+
+template <typename T>
+Tensor from_vector(const std::vector<T>& values, std::optional<IntList> shape) {
+  IntList s = shape ? *shape : IntList{static_cast<int64_t>(values.size())};
+  if (ir::shape_numel(s) != static_cast<int64_t>(values.size()))
+    throw ShapeError("from_vector: " + std::to_string(values.size()) + " values do not fill shape " +
+                     ir::shape_str(s));
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<uint8_t> b(values.begin(), values.end());
+    return from_blob(b.data(), s, kBool);
+  } else {
+    return from_blob(values.data(), s, dtype_of<T>());
+  }
+}
+template Tensor from_vector<float>(const std::vector<float>&, std::optional<IntList>);
+template Tensor from_vector<double>(const std::vector<double>&, std::optional<IntList>);
+template Tensor from_vector<int32_t>(const std::vector<int32_t>&, std::optional<IntList>);
+template Tensor from_vector<int64_t>(const std::vector<int64_t>&, std::optional<IntList>);
+template Tensor from_vector<uint8_t>(const std::vector<uint8_t>&, std::optional<IntList>);
+template Tensor from_vector<bool>(const std::vector<bool>&, std::optional<IntList>);
+
+Tensor tensor(std::initializer_list<float> values) { return from_vector(std::vector<float>(values)); }
+
+Tensor full(IntList shape, const Scalar& value, TensorOptions o) {
+  check_shape(shape, "full");
+  ScalarType t = o.dtype_.value_or(detail::scalar_default_dtype(value));
+  return with_grad(make_tensor(detail::scalar_node(value, t, shape)), o);
+}
+Tensor zeros(IntList shape, TensorOptions o) {
+  return full(std::move(shape), 0.0, o.dtype_ ? o : o.dtype(kDefaultFloat));
+}
+Tensor ones(IntList shape, TensorOptions o) {
+  return full(std::move(shape), 1.0, o.dtype_ ? o : o.dtype(kDefaultFloat));
+}
+Tensor empty(IntList shape, TensorOptions o) { return zeros(std::move(shape), o); }
+Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), t.dtype()); }
+Tensor ones_like(const Tensor& t) { return ones(t.sizes(), t.dtype()); }
+Tensor full_like(const Tensor& t, const Scalar& value) { return full(t.sizes(), value, t.dtype()); }
+Tensor scalar_tensor(const Scalar& v, TensorOptions o) { return full({}, v, o); }
+
+Tensor arange(const Scalar& end, TensorOptions o) { return arange(0, end, 1, o); }
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions o) {
+  bool floating = start.kind() == kFloat64 || end.kind() == kFloat64 || step.kind() == kFloat64;
+  ScalarType t = o.dtype_.value_or(floating ? kDefaultFloat : kInt64);
+  double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  if (st == 0) throw ValueError("arange: step must be nonzero");
+  if ((st > 0 && e < s) || (st < 0 && e > s))
+    throw ValueError("arange: upper bound and larger bound inconsistent with step sign");
+  auto n = static_cast<int64_t>(std::ceil((e - s) / st));
+  auto storage = std::make_shared<ir::Storage>(t, n);
+  void* p = storage->data();
+  switch (t) {
+    case kFloat32: fill_range<float>(p, s, st, n); break;
+    case kFloat64: fill_range<double>(p, s, st, n); break;
+    case kInt32: fill_range<int32_t>(p, s, st, n); break;
+    case kInt64: fill_range<int64_t>(p, s, st, n); break;
+    default: fill_range<uint8_t>(p, s, st, n); break;
+  }
+  return with_grad(make_tensor(ir::make_buffer(storage, {n})), o);
+}
+
+Tensor eye(int64_t n, TensorOptions o) { return eye(n, n, o); }
+Tensor eye(int64_t n, int64_t m, TensorOptions o) {
+  check_shape({n, m}, "eye");
+  ScalarType t = o.dtype_.value_or(kDefaultFloat);
+  std::vector<double> v(static_cast<size_t>(n * m), 0.0);
+  for (int64_t i = 0; i < std::min(n, m); i++) v[i * m + i] = 1;
+  auto storage = std::make_shared<ir::Storage>(t, n * m);
+  fill_from_doubles(storage->data(), t, v);
+  return with_grad(make_tensor(ir::make_buffer(storage, {n, m})), o);
+}
+
+void manual_seed(uint64_t seed) {
+  auto& g = generator();
+  std::lock_guard<std::mutex> l(g.mu);
+  g.seed = seed;
+  g.counter = 0;
+}
+
+Tensor rand(IntList shape, TensorOptions o) {
+  check_shape(shape, "rand");
+  ScalarType t = o.dtype_.value_or(kDefaultFloat);
+  if (!is_floating_point(t)) throw DTypeError("rand: dtype must be floating point");
+  int64_t n = ir::shape_numel(shape);
+  // The key buffer {seed, counter} is data, not code: a replayed kernel reads a fresh key.
+  auto key = std::make_shared<ir::Storage>(kInt64, 2);
+  key->is_rng_key = true;
+  {
+    auto& g = generator();
+    std::lock_guard<std::mutex> l(g.mu);
+    auto* k = static_cast<int64_t*>(key->data());
+    k[0] = static_cast<int64_t>(g.seed);
+    k[1] = static_cast<int64_t>(g.counter);
+    g.counter += static_cast<uint64_t>(n);
+  }
+  NodeRef r = ir::make_node(Op::RAND, kFloat32, {ir::make_buffer(key, {2})}, {}, shape);
+  return with_grad(make_tensor(detail::cast(r, t)), o);
+}
+
+Tensor randn(IntList shape, TensorOptions o) {
+  ScalarType t = o.dtype_.value_or(kDefaultFloat);
+  IntList two = shape;
+  two.insert(two.begin(), 2);
+  Tensor u = rand(two, t);
+  // Box-Muller: u1 in (0, 1] keeps the log finite.
+  Tensor u1 = Scalar(1.0) - u.select(0, 0), u2 = u.select(0, 1);
+  Tensor r = (u1.log() * -2.0).sqrt() * (u2 * (2 * M_PI)).cos();
+  return with_grad(r.contiguous(), o);
+}
+
+Tensor randint(int64_t low, int64_t high, IntList shape, TensorOptions o) {
+  if (high <= low)
+    throw ValueError("randint: expected low < high, got low=" + std::to_string(low) +
+                     ", high=" + std::to_string(high));
+  ScalarType t = o.dtype_.value_or(kInt64);
+  Tensor u = rand(shape, kFloat64);
+  return (u * static_cast<double>(high - low)).to(kInt64).add(Scalar(low)).to(t);
+}
+
+// ---- copies -------------------------------------------------------------------------------------
+Tensor Tensor::contiguous() const {
+  const NodeRef& n = node_of(*this);
+  if (n->op == Op::BUFFER) return *this;
+  return make_tensor(ir::make_node(Op::CONTIGUOUS, n->dtype, {n}), {this});
+}
+
+Tensor Tensor::clone() const {
+  static std::atomic<int64_t> next{1};
+  ir::Arg a;
+  a.ints = {next++};  // unique: a clone never shares a buffer
+  return make_tensor(ir::make_node(Op::CONTIGUOUS, dtype(), {node_of(*this)}, a), {this});
+}
+
+Tensor Tensor::detach() const {
+  // Always a DETACH node, even over a buffer: gradients are found by walking the graph, so a
+  // detached parameter must not be the parameter's own node.
+  const NodeRef& n = node_of(*this);
+  if (n->op == Op::DETACH) return detail::make_tensor_rg(n, false);
+  return detail::make_tensor_rg(ir::make_node(Op::DETACH, n->dtype, {n}), false);
+}
+
+}  // namespace ember

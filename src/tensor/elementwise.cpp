@@ -1,0 +1,276 @@
+// Elementwise math: primitives with PyTorch's broadcasting and type promotion, and the composites
+// built from them (sigmoid, relu, abs, clamp, ...).
+#include <cmath>
+
+#include "tensor/tensor_impl.h"
+
+namespace ember {
+
+using detail::binary;
+using detail::cast;
+using detail::make_tensor;
+using detail::node_of;
+using ir::NodeRef;
+using ir::Op;
+
+namespace {
+
+NodeRef un(Op op, const NodeRef& x) { return ir::make_node(op, x->dtype, {x}); }
+
+// Floating unary ops promote integer and bool inputs to the default float type (torch.exp(int)).
+Tensor float_unary(const Tensor& t, Op op) {
+  NodeRef x = node_of(t);
+  if (!is_floating_point(x->dtype)) x = cast(x, kDefaultFloat);
+  return make_tensor(un(op, x), {&t});
+}
+
+void require_not_bool(const Tensor& t, const char* name) {
+  if (t.dtype() == kBool)
+    throw DTypeError(std::string(name) + ": not supported for bool tensors");
+}
+
+// Arithmetic on two tensors with promotion; bool + bool is logical or, bool * bool logical and.
+Tensor arith(const Tensor& a, const Tensor& b, Op op, const char* name) {
+  ScalarType t = result_type(a, b);
+  NodeRef x = cast(node_of(a), t), y = cast(node_of(b), t);
+  if (t == kBool) {
+    if (op == Op::ADD) op = Op::OR;
+    else if (op == Op::MUL) op = Op::AND;
+    else if (op == Op::SUB)
+      throw DTypeError(std::string(name) + ": subtraction of two bool tensors is not supported");
+  }
+  return make_tensor(binary(op, x, y, t, name), {&a, &b});
+}
+
+Tensor arith_s(const Tensor& a, const Scalar& s, Op op, const char* name, bool scalar_first) {
+  ScalarType t = result_type(a, s);
+  NodeRef x = cast(node_of(a), t);
+  NodeRef c = detail::scalar_node(s, t, {});
+  if (t == kBool) {
+    if (op == Op::ADD) op = Op::OR;
+    else if (op == Op::MUL) op = Op::AND;
+    else if (op == Op::SUB) throw DTypeError(std::string(name) + ": bool subtraction");
+  }
+  return make_tensor(scalar_first ? binary(op, c, x, t, name) : binary(op, x, c, t, name), {&a});
+}
+
+Tensor scalar_tensor_like(const Scalar& s, const Tensor& like) {
+  ScalarType t = result_type(like, s);
+  return make_tensor(detail::scalar_node(s, t, {}));
+}
+
+Tensor compare(const Tensor& a, const Tensor& b, Op op, bool swap, bool negate, const char* name) {
+  ScalarType t = result_type(a, b);
+  NodeRef x = cast(node_of(a), t), y = cast(node_of(b), t);
+  NodeRef r = swap ? binary(op, y, x, kBool, name) : binary(op, x, y, kBool, name);
+  if (negate) r = un(Op::NOT, r);
+  return make_tensor(r);
+}
+
+Tensor compare_s(const Tensor& a, const Scalar& s, Op op, bool swap, bool negate,
+                 const char* name) {
+  ScalarType t = result_type(a, s);
+  NodeRef x = cast(node_of(a), t), y = detail::scalar_node(s, t, {});
+  NodeRef r = swap ? binary(op, y, x, kBool, name) : binary(op, x, y, kBool, name);
+  if (negate) r = un(Op::NOT, r);
+  return make_tensor(r);
+}
+
+Tensor logical(const Tensor& a, const Tensor& b, Op op, const char* name) {
+  NodeRef x = cast(node_of(a), kBool), y = cast(node_of(b), kBool);
+  return make_tensor(binary(op, x, y, kBool, name));
+}
+
+}  // namespace
+
+Tensor Tensor::neg() const {
+  require_not_bool(*this, "neg");
+  return make_tensor(un(Op::NEG, node_of(*this)), {this});
+}
+Tensor Tensor::exp() const { return float_unary(*this, Op::EXP); }
+Tensor Tensor::log() const { return float_unary(*this, Op::LOG); }
+Tensor Tensor::sqrt() const { return float_unary(*this, Op::SQRT); }
+Tensor Tensor::sin() const { return float_unary(*this, Op::SIN); }
+Tensor Tensor::tanh() const { return float_unary(*this, Op::TANH); }
+Tensor Tensor::rsqrt() const { return sqrt().reciprocal(); }
+Tensor Tensor::cos() const {
+  // cos(x) = sin(pi/2 - x): one transcendental primitive serves both.
+  Tensor x = is_floating_point() ? *this : to(kDefaultFloat);
+  return (Scalar(M_PI / 2) - x).sin();
+}
+Tensor Tensor::reciprocal() const { return float_unary(*this, Op::RECIP); }
+Tensor Tensor::sigmoid() const {
+  Tensor x = is_floating_point() ? *this : to(kDefaultFloat);
+  return ((-x).exp() + 1).reciprocal();
+}
+Tensor Tensor::relu() const {
+  require_not_bool(*this, "relu");
+  return where(*this > 0, *this, zeros_like(*this));
+}
+Tensor Tensor::abs() const {
+  if (dtype() == kBool) return *this;
+  return maximum(neg());
+}
+Tensor Tensor::sign() const {
+  if (dtype() == kBool) return *this;
+  return (*this > 0).to(dtype()) - (*this < 0).to(dtype());
+}
+Tensor Tensor::square() const { return *this * *this; }
+
+Tensor Tensor::pow(const Tensor& e) const {
+  ScalarType t = result_type(*this, e);
+  if (t == kBool) t = kInt64;
+  return make_tensor(binary(Op::POW, cast(node_of(*this), t), cast(node_of(e), t), t, "pow"),
+                     {this, &e});
+}
+Tensor Tensor::pow(const Scalar& e) const {
+  double v = e.to_double();
+  // Small integer powers as multiplies: exact for negative bases and cheaper than powf.
+  if (e.kind() != kBool && v == 2.0) return to(result_type(*this, e)).square();
+  if (v == 1.0) return to(result_type(*this, e));
+  if (v == 0.5 && is_floating_point()) return sqrt();
+  return pow(scalar_tensor_like(e, *this));
+}
+
+Tensor Tensor::maximum(const Tensor& o) const { return arith(*this, o, Op::MAX, "maximum"); }
+Tensor Tensor::minimum(const Tensor& o) const {
+  if (result_type(*this, o) == kBool) return logical_and(o);
+  ScalarType t = result_type(*this, o);
+  return -(to(t).neg().maximum(o.to(t).neg()));
+}
+
+Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  if (!min && !max) throw ValueError("clamp: at least one of min and max must be given");
+  Tensor r = *this;
+  ScalarType t = dtype();
+  if (min) t = result_type(r, *min);
+  if (max) t = promote_types(t, result_type(r, *max));
+  r = r.to(t);
+  // where() rather than max/min: the gradient passes wherever min <= x <= max, as in PyTorch.
+  if (min) r = where(r < *min, full_like(r, *min), r);
+  if (max) r = where(r > *max, full_like(r, *max), r);
+  return r;
+}
+
+Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {
+  if (alpha.to_double() == 1.0) return arith(*this, o, Op::ADD, "add");
+  return arith(*this, o * alpha, Op::ADD, "add");
+}
+Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const {
+  if (alpha.to_double() == 1.0) return arith(*this, o, Op::SUB, "sub");
+  return arith(*this, o * alpha, Op::SUB, "sub");
+}
+Tensor Tensor::mul(const Tensor& o) const { return arith(*this, o, Op::MUL, "mul"); }
+Tensor Tensor::div(const Tensor& o) const {
+  ScalarType t = result_type(*this, o);
+  if (!ember::is_floating_point(t)) t = kDefaultFloat;  // true division
+  return make_tensor(binary(Op::DIV, cast(node_of(*this), t), cast(node_of(o), t), t, "div"),
+                     {this, &o});
+}
+Tensor Tensor::add(const Scalar& o) const { return arith_s(*this, o, Op::ADD, "add", false); }
+Tensor Tensor::sub(const Scalar& o) const { return arith_s(*this, o, Op::SUB, "sub", false); }
+Tensor Tensor::mul(const Scalar& o) const { return arith_s(*this, o, Op::MUL, "mul", false); }
+Tensor Tensor::div(const Scalar& o) const {
+  ScalarType t = result_type(*this, o);
+  if (!ember::is_floating_point(t)) t = kDefaultFloat;
+  return make_tensor(
+      binary(Op::DIV, cast(node_of(*this), t), detail::scalar_node(o, t, {}), t, "div"), {this});
+}
+
+Tensor Tensor::eq(const Tensor& o) const { return compare(*this, o, Op::CMPEQ, false, false, "eq"); }
+Tensor Tensor::ne(const Tensor& o) const { return compare(*this, o, Op::CMPEQ, false, true, "ne"); }
+Tensor Tensor::lt(const Tensor& o) const { return compare(*this, o, Op::CMPLT, false, false, "lt"); }
+Tensor Tensor::gt(const Tensor& o) const { return compare(*this, o, Op::CMPLT, true, false, "gt"); }
+Tensor Tensor::le(const Tensor& o) const { return compare(*this, o, Op::CMPLT, true, true, "le"); }
+Tensor Tensor::ge(const Tensor& o) const { return compare(*this, o, Op::CMPLT, false, true, "ge"); }
+Tensor Tensor::eq(const Scalar& o) const { return compare_s(*this, o, Op::CMPEQ, false, false, "eq"); }
+Tensor Tensor::ne(const Scalar& o) const { return compare_s(*this, o, Op::CMPEQ, false, true, "ne"); }
+Tensor Tensor::lt(const Scalar& o) const { return compare_s(*this, o, Op::CMPLT, false, false, "lt"); }
+Tensor Tensor::gt(const Scalar& o) const { return compare_s(*this, o, Op::CMPLT, true, false, "gt"); }
+Tensor Tensor::le(const Scalar& o) const { return compare_s(*this, o, Op::CMPLT, true, true, "le"); }
+Tensor Tensor::ge(const Scalar& o) const { return compare_s(*this, o, Op::CMPLT, false, true, "ge"); }
+
+Tensor Tensor::logical_not() const { return make_tensor(un(Op::NOT, cast(node_of(*this), kBool))); }
+Tensor Tensor::logical_and(const Tensor& o) const { return logical(*this, o, Op::AND, "logical_and"); }
+Tensor Tensor::logical_or(const Tensor& o) const { return logical(*this, o, Op::OR, "logical_or"); }
+Tensor Tensor::logical_xor(const Tensor& o) const { return logical(*this, o, Op::XOR, "logical_xor"); }
+
+Tensor Tensor::to(ScalarType t) const {
+  if (dtype() == t) return *this;
+  return make_tensor(cast(node_of(*this), t), ember::is_floating_point(t) ? std::initializer_list<const Tensor*>{this} : std::initializer_list<const Tensor*>{});
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  ScalarType t = result_type(a, b);
+  NodeRef c = cast(node_of(cond), kBool), x = cast(node_of(a), t), y = cast(node_of(b), t);
+  Shape s = detail::broadcast_shapes(detail::broadcast_shapes(c->shape, x->shape, "where"),
+                                     y->shape, "where");
+  return make_tensor(ir::make_node(Op::WHERE, t,
+                                   {detail::broadcast_to(c, s), detail::broadcast_to(x, s),
+                                    detail::broadcast_to(y, s)}),
+                     {&a, &b});
+}
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
+  return where(cond, scalar_tensor_like(a, b), b);
+}
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
+  return where(cond, a, scalar_tensor_like(b, a));
+}
+
+Tensor maximum(const Tensor& a, const Tensor& b) { return a.maximum(b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return a.minimum(b); }
+Tensor pow(const Tensor& a, const Tensor& b) { return a.pow(b); }
+Tensor pow(const Tensor& a, const Scalar& b) { return a.pow(b); }
+Tensor exp(const Tensor& t) { return t.exp(); }
+Tensor log(const Tensor& t) { return t.log(); }
+Tensor tanh(const Tensor& t) { return t.tanh(); }
+Tensor sqrt(const Tensor& t) { return t.sqrt(); }
+Tensor abs(const Tensor& t) { return t.abs(); }
+Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
+  return t.clamp(min, max);
+}
+
+// ---- operators ------------------------------------------------------------------------------------
+Tensor operator-(const Tensor& a) { return a.neg(); }
+Tensor operator+(const Tensor& a, const Tensor& b) { return a.add(b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return a.sub(b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return a.mul(b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return a.div(b); }
+Tensor operator+(const Tensor& a, const Scalar& b) { return a.add(b); }
+Tensor operator-(const Tensor& a, const Scalar& b) { return a.sub(b); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return a.mul(b); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return a.div(b); }
+Tensor operator+(const Scalar& a, const Tensor& b) { return b.add(a); }
+Tensor operator-(const Scalar& a, const Tensor& b) { return arith_s(b, a, Op::SUB, "sub", true); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return b.mul(a); }
+Tensor operator/(const Scalar& a, const Tensor& b) { return scalar_tensor_like(a, b).div(b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return a.lt(b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return a.le(b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return a.gt(b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return a.ge(b); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return a.eq(b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return a.ne(b); }
+Tensor operator<(const Tensor& a, const Scalar& b) { return a.lt(b); }
+Tensor operator<=(const Tensor& a, const Scalar& b) { return a.le(b); }
+Tensor operator>(const Tensor& a, const Scalar& b) { return a.gt(b); }
+Tensor operator>=(const Tensor& a, const Scalar& b) { return a.ge(b); }
+Tensor operator==(const Tensor& a, const Scalar& b) { return a.eq(b); }
+Tensor operator!=(const Tensor& a, const Scalar& b) { return a.ne(b); }
+Tensor operator&(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != kBool || b.dtype() != kBool) throw DTypeError("&: only bool tensors supported");
+  return a.logical_and(b);
+}
+Tensor operator|(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != kBool || b.dtype() != kBool) throw DTypeError("|: only bool tensors supported");
+  return a.logical_or(b);
+}
+Tensor operator^(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != kBool || b.dtype() != kBool) throw DTypeError("^: only bool tensors supported");
+  return a.logical_xor(b);
+}
+Tensor operator~(const Tensor& a) {
+  if (a.dtype() != kBool) throw DTypeError("~: only bool tensors supported");
+  return a.logical_not();
+}
+
+}  // namespace ember

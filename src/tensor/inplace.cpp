@@ -1,0 +1,78 @@
+// In-place ops. A realized tensor keeps its buffer: the new value is computed lazily and written
+// into the same storage on realize, so parameters keep their identity (optimizer steps, checkpoint
+// loads, jit captures that bound the buffer).
+#include "tensor/tensor_impl.h"
+
+namespace ember {
+
+using detail::node_of;
+using ir::NodeRef;
+using ir::Op;
+
+namespace {
+
+void assign(Tensor& self, const Tensor& value, const char* name) {
+  TensorImpl* impl = self.impl();
+  if (!impl) throw ValueError(std::string(name) + ": undefined tensor");
+  if (impl->requires_grad && detail::grad_mode_enabled())
+    throw Error(std::string(name) +
+                ": a leaf tensor that requires grad is being used in an in-place operation "
+                "(wrap it in NoGradGuard)");
+  NodeRef v = detail::cast(node_of(value), self.dtype());
+  if (v->shape != self.sizes()) {
+    Shape s = detail::broadcast_shapes(v->shape, self.sizes(), name);
+    if (s != self.sizes())
+      throw ShapeError(std::string(name) + ": value of shape " + ir::shape_str(v->shape) +
+                       " does not broadcast to the tensor's shape " + ir::shape_str(self.sizes()));
+    v = detail::broadcast_to(v, s);
+  }
+  const NodeRef& cur = impl->node;
+  if (!impl->assign_target && cur->op == Op::BUFFER) {
+    impl->assign_target = cur->storage;
+  } else if (!impl->assign_target && ir::is_movement(cur->op)) {
+    throw Error(std::string(name) + ": in-place operations on views are not supported; "
+                "call contiguous() or clone() first");
+  }
+  impl->node = v;
+}
+
+}  // namespace
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  assign(*this, src, "copy_");
+  return *this;
+}
+Tensor& Tensor::zero_() {
+  assign(*this, zeros({}, dtype()), "zero_");
+  return *this;
+}
+Tensor& Tensor::fill_(const Scalar& v) {
+  assign(*this, full({}, v, dtype()), "fill_");
+  return *this;
+}
+Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
+  assign(*this, add(o, alpha), "add_");
+  return *this;
+}
+Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
+  assign(*this, sub(o, alpha), "sub_");
+  return *this;
+}
+Tensor& Tensor::mul_(const Tensor& o) {
+  assign(*this, mul(o), "mul_");
+  return *this;
+}
+Tensor& Tensor::mul_(const Scalar& o) {
+  assign(*this, mul(o), "mul_");
+  return *this;
+}
+Tensor& Tensor::div_(const Tensor& o) {
+  assign(*this, div(o), "div_");
+  return *this;
+}
+Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
+
+}  // namespace ember

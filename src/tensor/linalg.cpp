@@ -1,0 +1,68 @@
+// Matrix products as broadcast multiply + sum over the shared dim (one fused reduce kernel; the
+// codegen's heuristic register-tiles it).
+#include "tensor/tensor_impl.h"
+
+namespace ember {
+
+namespace {
+std::string dims_str(const Tensor& t) {
+  std::string s;
+  for (int64_t i = 0; i < t.dim(); i++) s += (i ? "x" : "") + std::to_string(t.sizes()[i]);
+  return s;
+}
+
+// a: [..., n, k], b: [..., k, m] (batch dims broadcast) -> [..., n, m].
+Tensor batched_matmul(const Tensor& a, const Tensor& b) {
+  int64_t n = a.size(-2), k = a.size(-1), m = b.size(-1);
+  if (b.size(-2) != k)
+    throw ShapeError("mat1 and mat2 shapes cannot be multiplied (" + dims_str(a) + " and " +
+                     dims_str(b) + ")");
+  ScalarType t = result_type(a, b);
+  Shape ba(a.sizes().begin(), a.sizes().end() - 2), bb(b.sizes().begin(), b.sizes().end() - 2);
+  Shape batch = detail::broadcast_shapes(ba, bb, "matmul");
+  Shape full = batch;
+  full.insert(full.end(), {n, m, k});
+  Tensor x = a.to(t).unsqueeze(-2);                 // [..., n, 1, k]
+  Tensor y = b.to(t).transpose(-1, -2).unsqueeze(-3);  // [..., 1, m, k]
+  Tensor prod = x.expand(full) * y.expand(full);
+  return prod.sum({-1}, false, t);
+}
+}  // namespace
+
+Tensor Tensor::matmul(const Tensor& o) const {
+  if (dim() == 0 || o.dim() == 0)
+    throw ShapeError("matmul: both arguments need at least 1 dimension, got " +
+                     ir::shape_str(sizes()) + " and " + ir::shape_str(o.sizes()));
+  if (dim() == 1 && o.dim() == 1) {
+    if (size(0) != o.size(0))
+      throw ShapeError("inconsistent tensor size, expected tensor [" + std::to_string(size(0)) +
+                       "] and src [" + std::to_string(o.size(0)) + "] to have the same number of elements");
+    ScalarType t = result_type(*this, o);
+    return (to(t) * o.to(t)).sum({0}, false, t);
+  }
+  if (dim() == 1) return batched_matmul(unsqueeze(0), o).squeeze(-2);
+  if (o.dim() == 1) return batched_matmul(*this, o.unsqueeze(-1)).squeeze(-1);
+  return batched_matmul(*this, o);
+}
+
+Tensor Tensor::mm(const Tensor& o) const {
+  if (dim() != 2 || o.dim() != 2)
+    throw ShapeError("mm: expected 2-D tensors, got " + ir::shape_str(sizes()) + " and " +
+                     ir::shape_str(o.sizes()));
+  return batched_matmul(*this, o);
+}
+
+Tensor Tensor::bmm(const Tensor& o) const {
+  if (dim() != 3 || o.dim() != 3)
+    throw ShapeError("bmm: expected 3-D tensors, got " + ir::shape_str(sizes()) + " and " +
+                     ir::shape_str(o.sizes()));
+  if (size(0) != o.size(0))
+    throw ShapeError("bmm: batch sizes differ (" + dims_str(*this) + " and " + dims_str(o) + ")");
+  return batched_matmul(*this, o);
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) { return a.matmul(b); }
+Tensor mm(const Tensor& a, const Tensor& b) { return a.mm(b); }
+Tensor bmm(const Tensor& a, const Tensor& b) { return a.bmm(b); }
+
+}  // namespace ember

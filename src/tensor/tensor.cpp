@@ -1,0 +1,168 @@
+// Tensor metadata, type promotion and the shared graph-building helpers.
+#include <sstream>
+
+#include "ember/grad_mode.h"
+#include "tensor/tensor_impl.h"
+
+namespace ember {
+
+using ir::NodeRef;
+using ir::Op;
+
+namespace {
+thread_local bool g_grad_enabled = true;
+}
+
+NoGradGuard::NoGradGuard() : prev_(g_grad_enabled) { g_grad_enabled = false; }
+NoGradGuard::~NoGradGuard() { g_grad_enabled = prev_; }
+
+namespace detail {
+
+bool grad_mode_enabled() { return g_grad_enabled; }
+
+bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
+  if (!g_grad_enabled) return false;
+  for (auto* t : inputs)
+    if (t && t->defined() && t->impl()->requires_grad) return true;
+  return false;
+}
+
+Tensor make_tensor_rg(NodeRef node, bool requires_grad) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->node = std::move(node);
+  impl->requires_grad = requires_grad;
+  return Tensor(std::move(impl));
+}
+
+Tensor make_tensor(NodeRef node, std::initializer_list<const Tensor*> inputs) {
+  return make_tensor_rg(std::move(node), any_requires_grad(inputs));
+}
+
+const NodeRef& node_of(const Tensor& t) {
+  if (!t.defined()) throw ValueError("ember: operation on an undefined tensor");
+  return t.impl()->node;
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim) {
+  int64_t n = ndim == 0 ? 1 : ndim;  // 0-d tensors accept dim 0 and -1, as in PyTorch
+  if (dim < -n || dim >= n)
+    throw IndexError("Dimension out of range (expected to be in range of [" + std::to_string(-n) +
+                     ", " + std::to_string(n - 1) + "], but got " + std::to_string(dim) + ")");
+  return dim < 0 ? dim + n : dim;
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
+  size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (size_t i = 0; i < n; i++) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1)
+      throw ShapeError(std::string(op) + ": shapes " + ir::shape_str(a) + " and " +
+                       ir::shape_str(b) + " do not broadcast (dim " + std::to_string(i) + ": " +
+                       std::to_string(da) + " vs " + std::to_string(db) + ")");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+NodeRef cast(const NodeRef& n, ScalarType t) {
+  if (n->dtype == t) return n;
+  if (n->op == Op::CONST) {
+    auto c = ir::make_const(n->arg.f, t);
+    return c;
+  }
+  return ir::make_node(Op::CAST, t, {n});
+}
+
+NodeRef reshape_node(const NodeRef& n, const Shape& shape) {
+  if (n->shape == shape) return n;
+  ir::Arg a;
+  a.ints = shape;
+  return ir::make_node(Op::RESHAPE, n->dtype, {n}, a);
+}
+
+NodeRef broadcast_to(const NodeRef& n, const Shape& shape) {
+  if (n->shape == shape) return n;
+  Shape s(shape.size() - n->shape.size(), 1);
+  s.insert(s.end(), n->shape.begin(), n->shape.end());
+  NodeRef r = reshape_node(n, s);
+  if (s == shape) return r;
+  ir::Arg a;
+  a.ints = shape;
+  return ir::make_node(Op::EXPAND, n->dtype, {r}, a);
+}
+
+NodeRef const_node(double v, ScalarType t, const Shape& shape) {
+  return broadcast_to(ir::make_const(v, t), shape);
+}
+
+NodeRef scalar_node(const Scalar& s, ScalarType t, const Shape& shape) {
+  double v = is_floating_point(t) ? s.to_double() : static_cast<double>(s.to_int());
+  if (t == kBool) v = s.to_double() != 0;
+  return const_node(v, t, shape);
+}
+
+ScalarType scalar_default_dtype(const Scalar& s) {
+  if (s.kind() == kFloat64) return kDefaultFloat;
+  return s.kind();
+}
+
+NodeRef binary(Op op, NodeRef a, NodeRef b, ScalarType out_dtype, const char* name) {
+  Shape s = broadcast_shapes(a->shape, b->shape, name);
+  return ir::make_node(op, out_dtype, {broadcast_to(a, s), broadcast_to(b, s)});
+}
+
+}  // namespace detail
+
+// ---- promotion (PyTorch's ResultTypeState) --------------------------------------------------------
+namespace {
+struct PromoState {
+  std::optional<ScalarType> dim, zero, wrapped;
+};
+void add_tensor(PromoState& s, const Tensor& t) {
+  auto& slot = t.dim() > 0 ? s.dim : s.zero;
+  slot = slot ? promote_types(*slot, t.dtype()) : t.dtype();
+}
+void add_scalar(PromoState& s, const Scalar& v) {
+  ScalarType t = detail::scalar_default_dtype(v);
+  s.wrapped = s.wrapped ? promote_types(*s.wrapped, t) : t;
+}
+std::optional<ScalarType> combine(std::optional<ScalarType> higher,
+                                  std::optional<ScalarType> lower) {
+  if (!higher) return lower;
+  if (!lower) return higher;
+  if (is_floating_point(*higher)) return higher;
+  if (*higher == kBool || is_floating_point(*lower)) return promote_types(*higher, *lower);
+  return higher;
+}
+ScalarType finish(const PromoState& s) { return *combine(s.dim, combine(s.zero, s.wrapped)); }
+}  // namespace
+
+ScalarType result_type(const Tensor& a, const Tensor& b) {
+  PromoState s;
+  add_tensor(s, a);
+  add_tensor(s, b);
+  return finish(s);
+}
+
+ScalarType result_type(const Tensor& a, const Scalar& b) {
+  PromoState s;
+  add_tensor(s, a);
+  add_scalar(s, b);
+  return finish(s);
+}
+
+// ---- metadata -------------------------------------------------------------------------------------
+const Shape& Tensor::sizes() const { return detail::node_of(*this)->shape; }
+int64_t Tensor::dim() const { return static_cast<int64_t>(sizes().size()); }
+int64_t Tensor::numel() const { return ir::shape_numel(sizes()); }
+ScalarType Tensor::dtype() const { return detail::node_of(*this)->dtype; }
+const std::shared_ptr<const ir::Node>& Tensor::node() const { return detail::node_of(*this); }
+
+int64_t Tensor::size(int64_t d) const {
+  if (dim() == 0) throw IndexError("size(): a 0-d tensor has no dims");
+  return sizes()[detail::wrap_dim(d, dim())];
+}
+
+}  // namespace ember

@@ -1,0 +1,42 @@
+// TensorImpl and the helpers every frontend file uses to build graph.
+#pragma once
+#include <memory>
+
+#include "ember/tensor.h"
+#include "ir/node.h"
+
+namespace ember {
+
+struct TensorImpl {
+  ir::NodeRef node;
+  bool requires_grad = false;
+  Tensor grad;
+  /// Set by in-place ops on a realized tensor: realize() writes the result into this storage so that
+  /// every holder of the buffer (optimizer, jit captures) sees the new values.
+  std::shared_ptr<ir::Storage> assign_target;
+};
+
+namespace detail {
+
+/// Wraps a node in a new tensor; requires_grad is set when any input requires grad and grad mode
+/// is enabled.
+Tensor make_tensor(ir::NodeRef node, std::initializer_list<const Tensor*> inputs = {});
+Tensor make_tensor_rg(ir::NodeRef node, bool requires_grad);
+bool any_requires_grad(std::initializer_list<const Tensor*> inputs);
+bool grad_mode_enabled();
+
+const ir::NodeRef& node_of(const Tensor& t);
+/// Wraps a dim into [0, ndim); throws IndexError naming the dim and the rank.
+int64_t wrap_dim(int64_t dim, int64_t ndim);
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
+ir::NodeRef cast(const ir::NodeRef& n, ScalarType t);
+ir::NodeRef broadcast_to(const ir::NodeRef& n, const Shape& shape);
+ir::NodeRef reshape_node(const ir::NodeRef& n, const Shape& shape);
+ir::NodeRef const_node(double v, ScalarType t, const Shape& shape);
+ir::NodeRef scalar_node(const Scalar& s, ScalarType t, const Shape& shape);
+/// Applies a binary primitive after broadcasting both sides to a common shape.
+ir::NodeRef binary(ir::Op op, ir::NodeRef a, ir::NodeRef b, ScalarType out_dtype, const char* name);
+ScalarType scalar_default_dtype(const Scalar& s);
+
+}  // namespace detail
+}  // namespace ember
