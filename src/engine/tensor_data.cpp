@@ -1,5 +1,6 @@
 // Reading tensor data: realize, item, to_vector, printing. These are the points where the lazy
 // graph is forced.
+#include <functional>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -36,6 +37,12 @@ T convert(const void* p, ScalarType t, int64_t i) {
   }
   return T{};
 }
+
+// Installs the engine's realize for the tensor layer (autograd realizes gradients).
+const bool g_realizer_installed = [] {
+  detail::realizer() = &engine::realize_tensors;
+  return true;
+}();
 
 }  // namespace
 

@@ -24,6 +24,12 @@ void spin_while(Pred still_waiting) {
   }
 }
 
+constexpr int kIndexBits = 20;
+constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
+constexpr uint64_t generation_of(uint64_t claim) { return claim >> (2 * kIndexBits); }
+constexpr int64_t size_of(uint64_t claim) { return (claim >> kIndexBits) & kIndexMask; }
+constexpr int64_t index_of(uint64_t claim) { return claim & kIndexMask; }
+
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
@@ -31,58 +37,70 @@ ThreadPool::ThreadPool(int threads) {
     throw std::invalid_argument("ThreadPool: threads = " + std::to_string(threads) + " < 1");
   }
   workers_.reserve(threads - 1);
-  for (int c = 1; c < threads; ++c) workers_.emplace_back([this, c] { worker_loop(c); });
+  for (int c = 1; c < threads; ++c) workers_.emplace_back([this] { worker_loop(); });
 }
 
 ThreadPool::~ThreadPool() {
   stop_.store(true, std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_release);
-  generation_.notify_all();
+  epoch_.fetch_add(1, std::memory_order_release);
+  epoch_.notify_all();
   for (auto& w : workers_) w.join();
 }
 
-void ThreadPool::run_chunk(int chunk) {
-  const int64_t t = size();
-  const int64_t begin = n_ * chunk / t, end = n_ * (chunk + 1) / t;
-  if (begin == end) return;
-  try {
-    (*task_)(begin, end);
-  } catch (...) {
-    std::lock_guard lock(error_mutex_);
-    if (!error_) error_ = std::current_exception();
+void ThreadPool::drain(uint64_t generation) {
+  for (;;) {
+    uint64_t claim = claim_.load(std::memory_order_acquire);
+    const int64_t n = size_of(claim);
+    if (generation_of(claim) != generation || index_of(claim) >= n) return;
+    if (!claim_.compare_exchange_weak(claim, claim + 1, std::memory_order_acq_rel)) continue;
+    // The claimed index keeps the caller waiting, so the task is still alive.
+    try {
+      (*task_.load(std::memory_order_acquire))(index_of(claim));
+    } catch (...) {
+      std::lock_guard lock(error_mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
+    if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == n) done_.notify_all();
   }
 }
 
-void ThreadPool::worker_loop(int chunk) {
-  uint64_t seen = 0;
+void ThreadPool::worker_loop() {
+  uint32_t seen = 0;
   for (;;) {
-    spin_while([&] { return generation_.load(std::memory_order_acquire) == seen; });
-    generation_.wait(seen, std::memory_order_acquire);
-    seen = generation_.load(std::memory_order_acquire);
+    spin_while([&] { return epoch_.load(std::memory_order_acquire) == seen; });
+    epoch_.wait(seen, std::memory_order_acquire);
+    seen = epoch_.load(std::memory_order_acquire);
     if (stop_.load(std::memory_order_relaxed)) return;
-    run_chunk(chunk);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+    drain(generation_of(claim_.load(std::memory_order_acquire)));
   }
 }
 
 void ThreadPool::parallel_for(int64_t n, const Task& task) {
+  if (n <= 0) return;
   if (workers_.empty()) {
-    if (n > 0) task(0, n);
+    for (int64_t i = 0; i < n; ++i) task(i);
     return;
   }
-  task_ = &task;
-  n_ = n;
-  error_ = nullptr;
-  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_release);
-  generation_.notify_all();
-  run_chunk(0);
-  spin_while([&] { return pending_.load(std::memory_order_acquire) != 0; });
-  for (int p = pending_.load(std::memory_order_acquire); p != 0;
-       p = pending_.load(std::memory_order_acquire)) {
-    pending_.wait(p, std::memory_order_acquire);
+  if (n > static_cast<int64_t>(kIndexMask)) {
+    throw std::invalid_argument("ThreadPool: n = " + std::to_string(n) + " >= 2^20");
   }
-  task_ = nullptr;
+  task_.store(&task, std::memory_order_relaxed);
+  done_.store(0, std::memory_order_relaxed);
+  error_ = nullptr;
+  // Opening the new generation publishes the task (release; claims acquire).
+  const uint64_t generation = (generation_of(claim_.load(std::memory_order_relaxed)) + 1) &
+                              ((uint64_t{1} << (64 - 2 * kIndexBits)) - 1);
+  claim_.store((generation << (2 * kIndexBits)) | (static_cast<uint64_t>(n) << kIndexBits),
+               std::memory_order_release);
+  epoch_.fetch_add(1, std::memory_order_release);
+  epoch_.notify_all();
+
+  drain(generation);
+  spin_while([&] { return done_.load(std::memory_order_acquire) != n; });
+  for (int64_t d = done_.load(std::memory_order_acquire); d != n;
+       d = done_.load(std::memory_order_acquire)) {
+    done_.wait(d, std::memory_order_acquire);
+  }
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 

@@ -14,7 +14,7 @@ namespace ember::rl {
 
 class ThreadPool {
  public:
-  using Task = std::function<void(int64_t begin, int64_t end)>;
+  using Task = std::function<void(int64_t index)>;
 
   explicit ThreadPool(int threads);  // threads >= 1, the caller included
   ~ThreadPool();
@@ -23,21 +23,28 @@ class ThreadPool {
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 
-  // Splits [0, n) into size() contiguous chunks (chunk c = [n*c/T, n*(c+1)/T)) and runs `task` on
-  // each, chunk 0 on the caller; returns when all are done. The first exception is rethrown.
-  // Not re-entrant: one parallel_for at a time.
+  // Runs task(i) once for every i in [0, n), each on exactly one thread, and returns when all are
+  // done. Threads claim indices one at a time, so a worker the OS has not scheduled yet never
+  // holds up the caller: the caller then runs the rest itself. The first exception is rethrown
+  // after all indices ran. Not re-entrant: one parallel_for at a time.
+  // n must be < 2^20.
   void parallel_for(int64_t n, const Task& task);
 
  private:
-  void worker_loop(int chunk);
-  void run_chunk(int chunk);
+  void worker_loop();
+  // Claims and runs indices of the task published as `generation` until none are left or a newer
+  // task replaced it.
+  void drain(uint64_t generation);
 
   std::vector<std::thread> workers_;
-  std::atomic<uint64_t> generation_{0};  // bumped to publish a task (C++20 atomic wait/notify)
-  std::atomic<int> pending_{0};          // workers still running the current task
+  // generation (24 bits) | task size n (20 bits) | next unclaimed index (20 bits), in one word:
+  // a claim is a CAS on it, so a late worker's claim on a finished task fails instead of
+  // touching the next one.
+  std::atomic<uint64_t> claim_{0};
+  std::atomic<uint32_t> epoch_{0};  // bumped to wake workers (C++20 atomic wait/notify)
+  std::atomic<int64_t> done_{0};    // indices of the current task finished
+  std::atomic<const Task*> task_{nullptr};
   std::atomic<bool> stop_{false};
-  const Task* task_ = nullptr;
-  int64_t n_ = 0;
   std::mutex error_mutex_;
   std::exception_ptr error_;
 };

@@ -31,6 +31,10 @@ VectorStepOutput VectorBuffers::view() {
 
 VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs, int threads) : envs_(std::move(envs)) {
   if (envs_.empty()) throw std::invalid_argument("VectorEnv: no environments");
+  if (envs_.size() >= (size_t{1} << 20)) {
+    throw std::invalid_argument("VectorEnv: " + std::to_string(envs_.size()) +
+                                " environments, at most 2^20 - 1");
+  }
   obs_dim_ = envs_[0]->observation_space().flat_size();
   act_dim_ = envs_[0]->action_space().flat_size();
   for (size_t i = 0; i < envs_.size(); ++i) {
@@ -54,12 +58,10 @@ int VectorEnv::threads() const { return pool_->size(); }
 
 void VectorEnv::reset(std::optional<uint64_t> seed, std::span<float> observations) {
   check_size("observations", observations.size(), num_envs() * obs_dim_);
-  pool_->parallel_for(num_envs(), [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      std::optional<uint64_t> s;
-      if (seed) s = *seed + static_cast<uint64_t>(i);
-      envs_[i]->reset_into(s, observations.subspan(i * obs_dim_, obs_dim_));
-    }
+  pool_->parallel_for(num_envs(), [&](int64_t i) {
+    std::optional<uint64_t> s;
+    if (seed) s = *seed + static_cast<uint64_t>(i);
+    envs_[i]->reset_into(s, observations.subspan(i * obs_dim_, obs_dim_));
   });
   was_reset_ = true;
 }
@@ -84,25 +86,21 @@ void VectorEnv::step(std::span<const float> actions, const VectorStepOutput& out
   check_size("rewards", out.rewards.size(), num_envs());
   check_size("terminated", out.terminated.size(), num_envs());
   check_size("truncated", out.truncated.size(), num_envs());
-  pool_->parallel_for(num_envs(),
-                      [&](int64_t begin, int64_t end) { step_range(begin, end, actions, out); });
+  pool_->parallel_for(num_envs(), [&](int64_t i) { step_one(i, actions, out); });
 }
 
-void VectorEnv::step_range(int64_t begin, int64_t end, std::span<const float> actions,
-                           const VectorStepOutput& out) {
-  for (int64_t i = begin; i < end; ++i) {
-    Env& env = *envs_[i];
-    const auto final_obs = out.final_observations.subspan(i * obs_dim_, obs_dim_);
-    const StepInfo info = env.step_into(actions.subspan(i * act_dim_, act_dim_), final_obs);
-    out.rewards[i] = static_cast<float>(info.reward);
-    out.terminated[i] = info.terminated;
-    out.truncated[i] = info.truncated;
-    const auto obs = out.observations.subspan(i * obs_dim_, obs_dim_);
-    if (info.done()) {
-      env.reset_into(std::nullopt, obs);
-    } else {
-      std::copy(final_obs.begin(), final_obs.end(), obs.begin());
-    }
+void VectorEnv::step_one(int64_t i, std::span<const float> actions, const VectorStepOutput& out) {
+  Env& env = *envs_[i];
+  const auto final_obs = out.final_observations.subspan(i * obs_dim_, obs_dim_);
+  const StepInfo info = env.step_into(actions.subspan(i * act_dim_, act_dim_), final_obs);
+  out.rewards[i] = static_cast<float>(info.reward);
+  out.terminated[i] = info.terminated;
+  out.truncated[i] = info.truncated;
+  const auto obs = out.observations.subspan(i * obs_dim_, obs_dim_);
+  if (info.done()) {
+    env.reset_into(std::nullopt, obs);
+  } else {
+    std::copy(final_obs.begin(), final_obs.end(), obs.begin());
   }
 }
 

@@ -220,12 +220,12 @@ Schedule create_schedule(const std::vector<Root>& roots) {
     std::unordered_map<const Node*, std::shared_ptr<ir::Storage>> storage;
     std::unordered_map<const Node*, std::shared_ptr<ir::Storage>> targets;
     for (auto& r : roots)
-      if (r.target) targets[r.node.get()] = r.target;
+      if (r.target && r.node->op != Op::BUFFER) targets[r.node.get()] = r.target;
+    // Every value (in-place roots too) first gets a fresh buffer; in-place roots are redirected
+    // to their target below when that is safe.
     for (auto* n : order) {
       if (!mat.count(n) || n->op == Op::BUFFER) continue;
-      auto t = targets.find(n);
-      storage[n] = t != targets.end() ? t->second
-                                      : std::make_shared<ir::Storage>(n->dtype, n->numel());
+      storage[n] = std::make_shared<ir::Storage>(n->dtype, n->numel());
     }
     try {
       for (auto* n : order) {
@@ -240,30 +240,38 @@ Schedule create_schedule(const std::vector<Root>& roots) {
       mat.insert(m.node);
       continue;
     }
-    // In-place targets read by any other kernel (or at another index) are written via a temporary.
+    // An in-place root writes its target directly when no other kernel reads the target's old
+    // contents and its own kernel reads them only at the index it stores (a pure elementwise
+    // update). Otherwise the new value stays in its own buffer (which its readers use) and is
+    // copied into the target after all kernels ran.
     for (auto& [node, target] : targets) {
+      auto fresh = storage.at(node);
       size_t writer = 0;
       for (size_t i = 0; i < s.items.size(); i++)
-        if (s.items[i].buffers[0] == target) writer = i;
+        if (s.items[i].buffers[0] == fresh) writer = i;
       bool safe = true;
       for (size_t i = 0; i < s.items.size(); i++) {
         auto& it = s.items[i];
         for (size_t b = 1; b < it.buffers.size(); b++) {
           if (it.buffers[b] != target) continue;
-          if (i != writer ||
-              !reads_only_at_store_index(*it.kernel.value, static_cast<int>(b), it.kernel.out_view) ||
-              it.kernel.value->kind == Expr::Kind::Reduce || !it.kernel.reduce_axes.empty())
+          if (i != writer || !it.kernel.reduce_axes.empty() ||
+              !reads_only_at_store_index(*it.kernel.value, static_cast<int>(b), it.kernel.out_view))
             safe = false;
         }
       }
-      if (!safe) {
-        auto tmp = std::make_shared<ir::Storage>(target->dtype(), target->numel());
-        s.items[writer].buffers[0] = tmp;
-        s.copies.push_back({tmp, target});
+      if (safe) {
+        for (auto& it : s.items)
+          for (auto& b : it.buffers)
+            if (b == fresh) b = target;
+        storage[node] = target;
+      } else {
+        s.copies.push_back({fresh, target});
       }
     }
     for (auto& r : roots)
-      s.results.push_back(r.node->op == Op::BUFFER ? r.node->storage : storage.at(r.node.get()));
+      s.results.push_back(r.node->op == Op::BUFFER ? r.node->storage
+                          : r.target                 ? r.target
+                                                     : storage.at(r.node.get()));
     s.materialised_extra = static_cast<int>(mat.size()) - initial;
     return s;
   }

@@ -38,5 +38,10 @@ ir::NodeRef scalar_node(const Scalar& s, ScalarType t, const Shape& shape);
 ir::NodeRef binary(ir::Op op, ir::NodeRef a, ir::NodeRef b, ScalarType out_dtype, const char* name);
 ScalarType scalar_default_dtype(const Scalar& s);
 
+/// The engine's realize, installed by the engine layer at start-up (the tensor layer cannot call
+/// upwards directly).
+using Realizer = void (*)(const std::vector<Tensor>&);
+Realizer& realizer();
+
 }  // namespace detail
 }  // namespace ember

@@ -14,7 +14,8 @@
 // final_observations[i]. So a learner bootstraps a truncated episode from final_observations[i].
 //
 // Seeding: reset(seed) seeds sub-env i with seed + i; auto-resets continue each sub-env's stream.
-// Sub-env i is always stepped by exactly one thread, so results do not depend on the thread count.
+// Each sub-env step runs wholly on one thread (threads claim sub-envs one at a time), so results
+// do not depend on the thread count.
 // Errors: InvalidActionError (wrong action count or NaN, checked for the whole batch before any
 // sub-env is stepped), EnvStateError (step before reset), std::invalid_argument (buffer sizes).
 #pragma once
@@ -51,8 +52,9 @@ struct VectorBuffers {
 
 class VectorEnv {
  public:
-  // All envs must share observation and action space sizes. `threads` >= 1 counts the caller.
-  // Throws std::invalid_argument on an empty list, mismatched spaces or threads < 1.
+  // All envs must share observation and action space sizes. `threads` >= 1 counts the caller
+  // (more threads than envs are not started). Throws std::invalid_argument on an empty list, more
+  // than 2^20 - 1 envs, mismatched spaces or threads < 1.
   VectorEnv(std::vector<std::unique_ptr<Env>> envs, int threads = 1);
   ~VectorEnv();
   VectorEnv(const VectorEnv&) = delete;
@@ -72,8 +74,7 @@ class VectorEnv {
   void step(std::span<const float> actions, const VectorStepOutput& out);
 
  private:
-  void step_range(int64_t begin, int64_t end, std::span<const float> actions,
-                  const VectorStepOutput& out);
+  void step_one(int64_t i, std::span<const float> actions, const VectorStepOutput& out);
 
   std::vector<std::unique_ptr<Env>> envs_;
   int64_t obs_dim_ = 0, act_dim_ = 0;

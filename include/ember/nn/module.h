@@ -1,0 +1,80 @@
+// ember/nn/module.h — the Module base class and ModuleHolder handle (libtorch's names).
+//
+// Parameters are realized leaf tensors that require grad; their buffers keep their identity for
+// the module's lifetime (optimizer steps and checkpoint loads write into them in place), which is
+// what lets jit replays bind them by buffer identity.
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ember/tensor.h"
+
+namespace ember::nn {
+
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+class Module {
+ public:
+  virtual ~Module() = default;
+
+  /// Parameters in registration order; children's names are prefixed "child.".
+  NamedTensors named_parameters(bool recurse = true) const;
+  std::vector<Tensor> parameters(bool recurse = true) const;
+  /// Non-trainable state (e.g. running statistics), same naming.
+  NamedTensors named_buffers(bool recurse = true) const;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const {
+    return children_;
+  }
+
+  /// Registers (and realizes) a parameter; returns the stored handle.
+  Tensor& register_parameter(std::string name, Tensor t, bool requires_grad = true);
+  Tensor& register_buffer(std::string name, Tensor t);
+  template <typename M>
+  std::shared_ptr<M> register_module(std::string name, std::shared_ptr<M> m) {
+    children_.emplace_back(std::move(name), m);
+    return m;
+  }
+  template <typename H>
+  H register_module(std::string name, H holder)
+    requires requires { holder.ptr(); }
+  {
+    register_module(std::move(name), holder.ptr());
+    return holder;
+  }
+
+  virtual void train(bool on = true);
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+  /// Drops every parameter's gradient (libtorch's set_to_none behaviour).
+  void zero_grad();
+
+ private:
+  NamedTensors params_, buffers_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  bool training_ = true;
+};
+
+/// A shared handle to a module implementation: `Linear l(8, 128); l->forward(x)`.
+template <typename Impl>
+class ModuleHolder {
+ public:
+  ModuleHolder() = default;
+  explicit ModuleHolder(std::shared_ptr<Impl> p) : impl_(std::move(p)) {}
+  template <typename... Args>
+  explicit ModuleHolder(Args&&... args) : impl_(std::make_shared<Impl>(std::forward<Args>(args)...)) {}
+  Impl* operator->() const { return impl_.get(); }
+  Impl& operator*() const { return *impl_; }
+  const std::shared_ptr<Impl>& ptr() const { return impl_; }
+  bool is_empty() const { return !impl_; }
+  template <typename... Args>
+  auto operator()(Args&&... args) const {
+    return impl_->forward(std::forward<Args>(args)...);
+  }
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace ember::nn

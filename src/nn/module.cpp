@@ -1,0 +1,65 @@
+#include "ember/nn/module.h"
+
+#include "ember/grad_mode.h"
+#include "ir/node.h"
+
+namespace ember::nn {
+
+namespace {
+void collect(const Module& m, const std::string& prefix, bool recurse, bool buffers,
+             const NamedTensors& own, NamedTensors& out) {
+  for (auto& [n, t] : own) out.emplace_back(prefix + n, t);
+  if (!recurse) return;
+  for (auto& [name, child] : m.named_children()) {
+    NamedTensors sub = buffers ? child->named_buffers(true) : child->named_parameters(true);
+    for (auto& [n, t] : sub) out.emplace_back(prefix + name + "." + n, t);
+  }
+}
+}  // namespace
+
+NamedTensors Module::named_parameters(bool recurse) const {
+  NamedTensors out;
+  collect(*this, "", recurse, false, params_, out);
+  return out;
+}
+
+std::vector<Tensor> Module::parameters(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& [n, t] : named_parameters(recurse)) out.push_back(t);
+  return out;
+}
+
+NamedTensors Module::named_buffers(bool recurse) const {
+  NamedTensors out;
+  collect(*this, "", recurse, true, buffers_, out);
+  return out;
+}
+
+Tensor& Module::register_parameter(std::string name, Tensor t, bool requires_grad) {
+  for (auto& [n, p] : params_)
+    if (n == name) throw ValueError("register_parameter: parameter '" + name + "' already exists");
+  // Parameters own a contiguous buffer of their own.
+  Tensor p = t.node()->op == ir::Op::BUFFER ? t : t.detach().clone();
+  p.realize();
+  if (requires_grad) p.set_requires_grad(true);
+  params_.emplace_back(std::move(name), p);
+  return params_.back().second;
+}
+
+Tensor& Module::register_buffer(std::string name, Tensor t) {
+  Tensor b = t.node()->op == ir::Op::BUFFER ? t : t.detach().clone();
+  b.realize();
+  buffers_.emplace_back(std::move(name), b);
+  return buffers_.back().second;
+}
+
+void Module::train(bool on) {
+  training_ = on;
+  for (auto& [n, c] : children_) c->train(on);
+}
+
+void Module::zero_grad() {
+  for (auto& p : parameters()) p.set_grad(Tensor());
+}
+
+}  // namespace ember::nn

@@ -1,0 +1,173 @@
+// The backward pass: a reverse topological walk that applies one gradient rule per primitive op.
+// Gradients are graph nodes, so the backward pass is scheduled and fused like any other graph.
+#include "tensor/backward.h"
+
+#include <cmath>
+
+#include "ember/error.h"
+
+namespace ember::detail {
+
+using ir::make_node;
+using ir::NodeRef;
+using ir::Op;
+
+namespace {
+
+NodeRef c(double v, const NodeRef& like) {
+  NodeRef k = ir::make_const(v, like->dtype);
+  if (like->shape.empty()) return k;
+  ir::Arg r;
+  r.ints = ir::Shape(like->shape.size(), 1);
+  NodeRef rk = make_node(Op::RESHAPE, like->dtype, {k}, r);
+  ir::Arg e;
+  e.ints = like->shape;
+  return make_node(Op::EXPAND, like->dtype, {rk}, e);
+}
+NodeRef un(Op op, const NodeRef& a) { return make_node(op, a->dtype, {a}); }
+NodeRef bin(Op op, const NodeRef& a, const NodeRef& b) { return make_node(op, a->dtype, {a, b}); }
+NodeRef mul(const NodeRef& a, const NodeRef& b) { return bin(Op::MUL, a, b); }
+NodeRef add(const NodeRef& a, const NodeRef& b) { return bin(Op::ADD, a, b); }
+NodeRef sub(const NodeRef& a, const NodeRef& b) { return bin(Op::SUB, a, b); }
+NodeRef div(const NodeRef& a, const NodeRef& b) { return bin(Op::DIV, a, b); }
+NodeRef neg(const NodeRef& a) { return un(Op::NEG, a); }
+NodeRef cast(const NodeRef& a, ScalarType t) { return a->dtype == t ? a : make_node(Op::CAST, t, {a}); }
+NodeRef eq(const NodeRef& a, const NodeRef& b) { return make_node(Op::CMPEQ, kBool, {a, b}); }
+NodeRef lt(const NodeRef& a, const NodeRef& b) { return make_node(Op::CMPLT, kBool, {a, b}); }
+NodeRef where(const NodeRef& cnd, const NodeRef& a, const NodeRef& b) {
+  return make_node(Op::WHERE, a->dtype, {cnd, a, b});
+}
+NodeRef movement(Op op, const NodeRef& a, std::vector<int64_t> ints) {
+  ir::Arg arg;
+  arg.ints = std::move(ints);
+  return make_node(op, a->dtype, {a}, arg);
+}
+NodeRef expand_to(const NodeRef& a, const ir::Shape& s) {
+  return a->shape == s ? a : movement(Op::EXPAND, a, s);
+}
+// Sums g back to `shape` over the dims that an EXPAND broadcast (same rank).
+NodeRef unexpand(const NodeRef& g, const ir::Shape& shape) {
+  std::vector<int64_t> axes;
+  for (size_t i = 0; i < shape.size(); i++)
+    if (shape[i] != g->shape[i]) axes.push_back(static_cast<int64_t>(i));
+  if (axes.empty()) return g;
+  ir::Arg a;
+  a.ints = axes;
+  return make_node(Op::SUM, g->dtype, {g}, a);
+}
+
+bool differentiable(const ir::Node* n) { return is_floating_point(n->dtype); }
+
+// Contributions to each source's gradient given the output gradient g of node n.
+std::vector<NodeRef> rule(const ir::Node& n, const NodeRef& self, const NodeRef& g) {
+  const auto& s = n.src;
+  switch (n.op) {
+    case Op::NEG: return {neg(g)};
+    case Op::EXP: return {mul(g, self)};
+    case Op::LOG: return {div(g, s[0])};
+    case Op::SIN: return {mul(g, un(Op::SIN, sub(c(M_PI / 2, s[0]), s[0])))};
+    case Op::SQRT: return {div(g, mul(c(2, self), self))};
+    case Op::RECIP: return {neg(mul(g, mul(self, self)))};
+    case Op::TANH: return {mul(g, sub(c(1, self), mul(self, self)))};
+    case Op::CAST: return {differentiable(s[0].get()) ? cast(g, s[0]->dtype) : nullptr};
+    case Op::ADD: return {g, g};
+    case Op::SUB: return {g, neg(g)};
+    case Op::MUL: return {mul(g, s[1]), mul(g, s[0])};
+    case Op::DIV: return {div(g, s[1]), neg(div(mul(g, self), s[1]))};
+    case Op::MAX: {
+      // Ties split the gradient in half (torch.maximum).
+      NodeRef half = c(0.5, g), zero = c(0, g);
+      NodeRef tie = eq(s[0], s[1]);
+      NodeRef ga = where(lt(s[1], s[0]), g, where(tie, mul(g, half), zero));
+      NodeRef gb = where(lt(s[0], s[1]), g, where(tie, mul(g, half), zero));
+      return {ga, gb};
+    }
+    case Op::POW: {
+      NodeRef gx = mul(g, mul(s[1], bin(Op::POW, s[0], sub(s[1], c(1, s[1])))));
+      // d/dy x^y = x^y log x; defined as 0 where x == 0 (PyTorch's convention for y > 0).
+      NodeRef lx = un(Op::LOG, s[0]);
+      NodeRef gy = where(eq(s[0], c(0, s[0])), c(0, g), mul(g, mul(self, lx)));
+      return {gx, gy};
+    }
+    case Op::WHERE: {
+      NodeRef zero = c(0, g);
+      return {nullptr, where(s[0], g, zero), where(s[0], zero, g)};
+    }
+    case Op::SUM: return {expand_to(g, s[0]->shape)};
+    case Op::RMAX: {
+      // Evenly split among the maxima (torch.amax).
+      NodeRef hit = cast(eq(s[0], expand_to(self, s[0]->shape)), g->dtype);
+      NodeRef count = make_node(Op::SUM, g->dtype, {hit}, n.arg);
+      return {mul(hit, expand_to(div(g, count), s[0]->shape))};
+    }
+    case Op::PROD: return {div(mul(expand_to(g, s[0]->shape), expand_to(self, s[0]->shape)), s[0])};
+    case Op::RESHAPE: return {movement(Op::RESHAPE, g, s[0]->shape)};
+    case Op::PERMUTE: {
+      std::vector<int64_t> inv(n.arg.ints.size());
+      for (size_t i = 0; i < inv.size(); i++) inv[n.arg.ints[i]] = static_cast<int64_t>(i);
+      return {movement(Op::PERMUTE, g, inv)};
+    }
+    case Op::EXPAND: return {unexpand(g, s[0]->shape)};
+    case Op::PAD: {
+      std::vector<int64_t> b;
+      for (size_t i = 0; i < s[0]->shape.size(); i++) {
+        b.push_back(n.arg.ints[2 * i]);
+        b.push_back(n.arg.ints[2 * i] + s[0]->shape[i]);
+      }
+      return {movement(Op::SHRINK, g, b)};
+    }
+    case Op::SHRINK: {
+      std::vector<int64_t> p;
+      for (size_t i = 0; i < s[0]->shape.size(); i++) {
+        p.push_back(n.arg.ints[2 * i]);
+        p.push_back(s[0]->shape[i] - n.arg.ints[2 * i + 1]);
+      }
+      return {movement(Op::PAD, g, p)};
+    }
+    case Op::FLIP: return {movement(Op::FLIP, g, n.arg.ints)};
+    case Op::CONTIGUOUS: return {g};
+    default: return std::vector<NodeRef>(s.size(), nullptr);
+  }
+}
+
+}  // namespace
+
+std::unordered_map<const ir::Node*, NodeRef> backward_graph(
+    const NodeRef& root, const NodeRef& seed, const std::unordered_set<const ir::Node*>& targets) {
+  auto order = ir::toposort({root.get()});
+  // Which nodes lead to a target (gradients flow only along those paths).
+  std::unordered_map<const ir::Node*, bool> live;
+  std::unordered_map<const ir::Node*, NodeRef> self;
+  for (auto* n : order) {
+    bool l = targets.count(n) > 0;
+    if (n->op != Op::DETACH && differentiable(n))
+      for (auto& s : n->src) {
+        l = l || live[s.get()];
+        self[s.get()] = s;
+      }
+    live[n] = l;
+  }
+  self[root.get()] = root;
+  std::unordered_map<const ir::Node*, NodeRef> grads;
+  grads[root.get()] = seed;
+  std::unordered_map<const ir::Node*, NodeRef> out;
+  for (size_t i = order.size(); i-- > 0;) {
+    const ir::Node* n = order[i];
+    auto it = grads.find(n);
+    if (it == grads.end() || !live[n]) continue;
+    NodeRef g = it->second;
+    if (targets.count(n)) out[n] = g;
+    if (n->src.empty() || n->op == Op::DETACH) continue;
+    auto contrib = rule(*n, self.at(n), g);
+    for (size_t j = 0; j < n->src.size(); j++) {
+      const ir::Node* s = n->src[j].get();
+      if (!contrib[j] || !live[s] || !differentiable(s)) continue;
+      NodeRef cg = cast(contrib[j], s->dtype);
+      auto [gi, inserted] = grads.emplace(s, cg);
+      if (!inserted) gi->second = add(gi->second, cg);
+    }
+  }
+  return out;
+}
+
+}  // namespace ember::detail
