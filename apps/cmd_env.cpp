@@ -142,11 +142,11 @@ void add_env_command(CLI::App& app) {
       ->check(CLI::IsMember({"heuristic", "random"}))
       ->capture_default_str();
   cmd->add_option("--episodes", args->episodes, "Episodes to play")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000000}))
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed; sub-env i is seeded seed+i")->capture_default_str();
   cmd->add_option("--envs", args->envs, "Environments in the vector env")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+      ->check(CLI::Range(int64_t{1}, int64_t{65536}))
       ->capture_default_str();
   cmd->add_option("--threads", args->threads, "Threads stepping the envs (the caller included)")
       ->check(CLI::Range(1, 1024))
