@@ -4,6 +4,7 @@
 #include "ember/dtype.h"
 #include "ember/error.h"
 #include "ember/grad_mode.h"
+#include "ember/jit.h"
 #include "ember/nn.h"
 #include "ember/optim.h"
 #include "ember/autograd.h"

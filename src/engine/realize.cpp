@@ -48,6 +48,11 @@ void set_launch_hook(LaunchHook hook) { g_hook = std::move(hook); }
 bool capturing() { return static_cast<bool>(g_hook); }
 
 void run_launch(const Launch& l) {
+  if (!l.program) {  // a copy between buffers (in-place results that went through a temporary)
+    if (g_hook) g_hook(l);
+    std::memcpy(l.buffers[0]->data(), l.buffers[1]->data(), l.buffers[0]->nbytes());
+    return;
+  }
   std::vector<void*> ptrs;
   ptrs.reserve(l.buffers.size());
   for (auto& b : l.buffers) ptrs.push_back(b->data());
@@ -153,13 +158,13 @@ void realize_tensors(const std::vector<Tensor>& ts) {
     if (g_hook) g_hook(l);
     run_launch(l);
   }
-  for (auto& [src, dst] : sched.copies) std::memcpy(dst->data(), src->data(), dst->nbytes());
+  for (auto& [src, dst] : sched.copies) run_launch(Launch{nullptr, {dst, src}});
 
   for (auto& [t, r] : owners) {
     TensorImpl* impl = t.impl();
     auto storage = sched.results[r];
     if (impl->assign_target && impl->assign_target != storage) {
-      std::memcpy(impl->assign_target->data(), storage->data(), storage->nbytes());
+      run_launch(Launch{nullptr, {impl->assign_target, storage}});
       storage = impl->assign_target;
     }
     impl->node = ir::make_buffer(storage, impl->node->shape);

@@ -10,7 +10,8 @@
 
 namespace ember::engine {
 
-/// One launched kernel: the program and its buffers (what a jit capture records).
+/// One launched kernel: the program and its buffers (what a jit capture records). A launch
+/// without a program is a copy of buffers[1] into buffers[0].
 struct Launch {
   std::shared_ptr<runtime::Program> program;
   std::vector<std::shared_ptr<ir::Storage>> buffers;

@@ -13,6 +13,8 @@ Storage::Storage(ScalarType dtype, int64_t numel) : id_(g_next_id++), dtype_(dty
 
 Storage::~Storage() { std::free(data_); }
 
+uint64_t Storage::next_id() { return g_next_id.load(); }
+
 void* Storage::data() {
   if (!data_) {
     // Round up to whole cache lines so vector loads past a short tail stay inside the block.

@@ -25,6 +25,10 @@ class Storage {
   void* data();
   /// True for the small key buffers of random ops (the jit refreshes them on replay).
   bool is_rng_key = false;
+  /// Random numbers drawn with this key (the counter advance a replay must make).
+  int64_t rng_draws = 0;
+  /// The id the next Storage will get (storages created after this point have ids >= it).
+  static uint64_t next_id();
 
  private:
   uint64_t id_;

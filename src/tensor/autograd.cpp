@@ -55,6 +55,9 @@ Tensor& Tensor::set_requires_grad(bool r) {
     impl_->node = ir::make_node(Op::CONTIGUOUS, dtype(), {impl_->node}, a);
   }
   if (r && !impl_->requires_grad) {
+    // Leaves are concrete buffers (as in PyTorch): optimizers, checkpoints and jit captures bind
+    // them by buffer identity.
+    if (detail::realizer()) detail::realizer()({*this});
     auto& reg = registry();
     std::lock_guard<std::mutex> l(reg.mu);
     std::erase_if(reg.leaves, [](auto& w) { return w.expired(); });

@@ -138,6 +138,16 @@ Tensor eye(int64_t n, int64_t m, TensorOptions o) {
   return with_grad(make_tensor(ir::make_buffer(storage, {n, m})), o);
 }
 
+namespace detail {
+void next_rng_key(int64_t n, int64_t* key) {
+  auto& g = generator();
+  std::lock_guard<std::mutex> l(g.mu);
+  key[0] = static_cast<int64_t>(g.seed);
+  key[1] = static_cast<int64_t>(g.counter);
+  g.counter += static_cast<uint64_t>(n);
+}
+}  // namespace detail
+
 void manual_seed(uint64_t seed) {
   auto& g = generator();
   std::lock_guard<std::mutex> l(g.mu);
@@ -153,14 +163,8 @@ Tensor rand(IntList shape, TensorOptions o) {
   // The key buffer {seed, counter} is data, not code: a replayed kernel reads a fresh key.
   auto key = std::make_shared<ir::Storage>(kInt64, 2);
   key->is_rng_key = true;
-  {
-    auto& g = generator();
-    std::lock_guard<std::mutex> l(g.mu);
-    auto* k = static_cast<int64_t*>(key->data());
-    k[0] = static_cast<int64_t>(g.seed);
-    k[1] = static_cast<int64_t>(g.counter);
-    g.counter += static_cast<uint64_t>(n);
-  }
+  key->rng_draws = n;
+  detail::next_rng_key(n, static_cast<int64_t*>(key->data()));
   NodeRef r = ir::make_node(Op::RAND, kFloat32, {ir::make_buffer(key, {2})}, {}, shape);
   return with_grad(make_tensor(detail::cast(r, t)), o);
 }

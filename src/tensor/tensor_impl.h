@@ -41,6 +41,8 @@ ScalarType scalar_default_dtype(const Scalar& s);
 /// The engine's realize, installed by the engine layer at start-up (the tensor layer cannot call
 /// upwards directly).
 using Realizer = void (*)(const std::vector<Tensor>&);
+/// Reserves n random numbers from the global generator: key = {seed, first counter}.
+void next_rng_key(int64_t n, int64_t* key);
 Realizer& realizer();
 
 }  // namespace detail
