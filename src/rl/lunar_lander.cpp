@@ -122,8 +122,8 @@ StepInfo LunarLander::step_into(std::span<const float> action, std::span<float> 
   if (!world_) throw EnvStateError("LunarLander: step() called before reset()");
   if (done_) {
     throw EnvStateError(std::string("LunarLander: step() called after the episode ended (") +
-                        (trace_.game_over || !trace_.awake ? "terminated" : "truncated") +
-                        " at step " + std::to_string(elapsed_) + ") without reset()");
+                        (last_terminated_ ? "terminated" : "truncated") + " at step " +
+                        std::to_string(elapsed_) + ") without reset()");
   }
   validate_action(action_space_, action);
   check_observation_buffer(observation);
@@ -134,6 +134,7 @@ StepInfo LunarLander::step_into(std::span<const float> action, std::span<float> 
       advance(command.main_power, command.side_power, command.side_direction, observation);
   info.truncated = elapsed_ >= options_.max_episode_steps;
   done_ = info.done();
+  last_terminated_ = info.terminated;
   return info;
 }
 

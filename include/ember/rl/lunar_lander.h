@@ -140,6 +140,7 @@ class LunarLander final : public Env {
   double prev_shaping_ = 0;
   int elapsed_ = 0;
   bool done_ = false;
+  bool last_terminated_ = false;
   LanderStepTrace trace_;
   int last_side_direction_ = 0;
 };
