@@ -1,0 +1,109 @@
+// Golden kernel counts after fusion (DESIGN.md, Testing: Schedule).
+#include <gtest/gtest.h>
+
+#include "ember/ember.h"
+
+namespace {
+
+using namespace ember;
+
+// Kernels launched by realizing `t` (inputs are realized beforehand).
+int64_t kernels_for(const std::vector<Tensor>& ts) {
+  auto before = runtime_stats().kernels_launched;
+  realize(ts);
+  return runtime_stats().kernels_launched - before;
+}
+
+Tensor input(IntList shape, float scale = 1.0f) {
+  Tensor t = rand(shape) * scale;
+  t.realize();
+  return t;
+}
+
+TEST(KernelCounts, MulAddIsOneKernel) {
+  auto a = input({64, 32}), b = input({64, 32}), c = input({64, 32});
+  Tensor r = a * b + c;
+  EXPECT_EQ(kernels_for({r}), 1);
+  auto av = a.to_vector<float>(), bv = b.to_vector<float>(), cv = c.to_vector<float>();
+  auto rv = r.to_vector<float>();
+  for (size_t i = 0; i < rv.size(); i++) ASSERT_FLOAT_EQ(rv[i], av[i] * bv[i] + cv[i]);
+}
+
+TEST(KernelCounts, BroadcastMulAddIsOneKernel) {
+  auto a = input({64, 32}), b = input({32}), c = input({64, 1});
+  EXPECT_EQ(kernels_for({a * b + c}), 1);
+}
+
+TEST(KernelCounts, ProductSumIsOneKernel) {
+  auto a = input({16, 40}), b = input({16, 40});
+  Tensor r = (a * b).sum({1});
+  EXPECT_EQ(kernels_for({r}), 1);
+  auto av = a.to_vector<float>(), bv = b.to_vector<float>(), rv = r.to_vector<float>();
+  for (int i = 0; i < 16; i++) {
+    float s = 0;
+    for (int j = 0; j < 40; j++) s += av[i * 40 + j] * bv[i * 40 + j];
+    ASSERT_NEAR(rv[i], s, 1e-4);
+  }
+}
+
+TEST(KernelCounts, ReduceFusesIntoElementwiseEpilogue) {
+  auto a = input({16, 40});
+  EXPECT_EQ(kernels_for({(a.sum({1}) * 2.0 + 1.0).sqrt()}), 1);
+}
+
+TEST(KernelCounts, SoftmaxIsAtMostThreeKernels) {
+  auto x = input({32, 10}, 4.0f);
+  Tensor m = x.amax({1}, true);
+  Tensor e = (x - m).exp();
+  Tensor s = e / e.sum({1}, true);
+  EXPECT_LE(kernels_for({s}), 3);
+  EXPECT_LE(kernels_for({x.softmax(1)}), 3);
+  auto rows = s.sum({1}).to_vector<float>();
+  for (float r : rows) EXPECT_NEAR(r, 1.0f, 1e-5);
+}
+
+TEST(KernelCounts, SixElementwiseOpsOnThreeInputsIsOneKernel) {
+  auto a = input({100}), b = input({100}), c = input({100});
+  Tensor r = ((a * b + c).exp() - a).tanh() * c / (b + 1.0);
+  EXPECT_EQ(kernels_for({r}), 1);
+}
+
+TEST(KernelCounts, MatmulIsOneKernel) {
+  auto a = input({64, 32}), b = input({32, 16});
+  EXPECT_EQ(kernels_for({a.matmul(b)}), 1);
+  EXPECT_EQ(kernels_for({a.t().t().matmul(b.t().t())}), 1);
+}
+
+TEST(KernelCounts, LinearTanhIsOneKernel) {
+  auto x = input({8, 32}), w = input({16, 32}), bias = input({16});
+  EXPECT_EQ(kernels_for({(x.matmul(w.t()) + bias).tanh()}), 1);
+}
+
+TEST(KernelCounts, ViewsAreNotCopies) {
+  auto a = input({4, 6});
+  // Movement ops chained into one elementwise kernel: no copy kernels.
+  Tensor r = a.t().reshape({6, 4}).flip({0}).narrow(1, 1, 2) + 1.0;
+  EXPECT_EQ(kernels_for({r}), 1);
+  // A pure view of a realized tensor needs no kernel at all.
+  EXPECT_EQ(kernels_for({a.permute({1, 0})}), 0);
+}
+
+TEST(KernelCounts, AdamStepOverMlpIsBounded) {
+  // 8 -> 4x128 tanh -> 2: 5 Linear layers, 10 parameters. The step realizes the step counter
+  // plus exp_avg, exp_avg_sq and the parameter for each: 1 + 3 * 10 = 31 kernels.
+  nn::Sequential net;
+  net->push_back(nn::Linear(8, 128));
+  for (int i = 0; i < 3; i++) {
+    net->push_back(nn::Tanh());
+    net->push_back(nn::Linear(128, 128));
+  }
+  net->push_back(nn::Tanh());
+  net->push_back(nn::Linear(128, 2));
+  optim::Adam opt(net->parameters(), optim::AdamOptions(1e-3));
+  net->forward(input({16, 8})).square().mean().backward();
+  auto before = runtime_stats().kernels_launched;
+  opt.step();
+  EXPECT_EQ(runtime_stats().kernels_launched - before, 31);
+}
+
+}  // namespace
