@@ -1,22 +1,33 @@
 // LunarLander on Box2D 2.4: a port of Gymnasium 1.4's LunarLander-v3 written from
 // shared/spec/lunar_lander.md (section names below refer to it).
 //
-// Observation: float32[8] (spec "Step" 8): x, y of the lander relative to the pad, normalised by
-// half the viewport; vx, vy scaled by (viewport/2)/FPS; angle in radians (not wrapped);
-// 20*omega/FPS; left and right leg contact as 1.0/0.0. Bounds low (-2.5,-2.5,-10,-10,-2pi,-10,0,0),
-// high (2.5,2.5,10,10,2pi,10,1,1); values are not clipped to them. Action, continuous: float32[2]
-// in [-1, 1] (clipped): a0 > 0 fires the main engine at (clip(a0,0,1)+1)/2 power; |a1| > 0.5 fires
-// the side engine on side sign(a1) at clip(|a1|,.5,1). Action, discrete: one float holding 0
-// (noop), 1 (left engine), 2 (main), 3 (right engine). Reward (spec "Step" 9-10): shaping
-// difference minus 0.3*main power and 0.03*side power per step; -100 on crash or leaving the
-// screen, +100 when the lander comes to rest (sleeps). Episodes truncate after max_episode_steps
-// steps (the internal reset step does not count).
+// Observation: float32[8] (spec "Step" 8):
+//   [0] x relative to the pad centre / (W/2)    [1] y relative to pad height + LEG_DOWN / (H/2)
+//   [2] vx * (W/2) / FPS                         [3] vy * (H/2) / FPS
+//   [4] angle, radians, not wrapped              [5] 20 * angular velocity / FPS
+//   [6] left leg touching (1.0/0.0)              [7] right leg touching
+//   Bounds low (-2.5,-2.5,-10,-10,-2pi,-10,0,0), high (2.5,2.5,10,10,2pi,10,1,1); not clipped.
+//
+// Action, continuous: float32[2], clipped to [-1, 1] (spec "Step" 2, 5, 6).
+//   a0 > 0 fires the main engine at power (clip(a0,0,1)+1)/2;
+//   |a1| > 0.5 fires the side engine in direction sign(a1) at power clip(|a1|,0.5,1).
+// Action, discrete: one float holding 0 (noop), 1 (left engine), 2 (main), 3 (right engine).
+//
+// Reward (spec "Step" 9-10): shaping difference minus 0.3 * main power and 0.03 * side power;
+// -100 on a crash or leaving the screen, +100 when the lander comes to rest (sleeps).
+// Episodes truncate after max_episode_steps steps (the internal reset step does not count).
 //
 // Randomness: an Xoshiro256 (random.h) per env, reseeded by reset(seed); reset() without a seed
 // continues the stream (an env never seeded is seeded from std::random_device). Same seed, same
 // build -> bit-identical trajectories. set_random_source() replaces the generator (for tests).
 // Draws per reset: 12 terrain heights, 2 force components, 2 wind offsets if wind is on, then 2
 // dispersions per step (including the internal reset step).
+//
+// Errors: the constructor throws InvalidOptionError (gravity outside (-12, 0), wind_power outside
+// [0, 20], turbulence_power outside [0, 2], max_episode_steps < 1); step throws InvalidActionError
+// (length, NaN, discrete index) and EnvStateError (before reset or after the episode ended);
+// reset/step throw EnvError for an observation buffer that is not 8 floats, and pass on EnvError
+// from an injected RandomSource that runs out.
 #pragma once
 
 #include <array>
