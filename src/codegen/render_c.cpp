@@ -248,7 +248,10 @@ class Renderer {
         break;
       }
       case Expr::Kind::Reduce:
-        throw Error("render: nested reduce");
+        // simplify() drops size-1 reduce axes: a reduce over one element is one update of init.
+        if (!e.axes.empty()) throw Error("render: nested reduce");
+        x = reduce_update(e.op, e.dtype, reduce_init(e.op, e.dtype), a[0]);
+        break;
       case Expr::Kind::Alu:
         x = alu(e, a, f32, fl, T);
         break;
