@@ -12,6 +12,8 @@ struct Context {
   int debug = 0;
   /// Device that runs kernels: "cpu" (generated C) or "interp" (reference evaluator).
   std::string device = "cpu";
+  /// Time every kernel launch into RuntimeStats::kernel_seconds without printing (benchmarks).
+  bool profile_kernels = false;
 
   /// The process-wide context (defaults read from the environment on first use).
   static Context& get();

@@ -200,7 +200,7 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
     }
     ptrs.clear();
     for (int bi : l.bindings) ptrs.push_back(storage_of(bi)->data());
-    if (ctx.debug >= 2) {
+    if (ctx.debug >= 2 || ctx.profile_kernels) {
       engine::Launch el{l.program, {}};
       for (int bi : l.bindings) el.buffers.push_back(storage_of(bi));
       engine::run_launch(el);

@@ -59,7 +59,7 @@ void run_launch(const Launch& l) {
   const Context& ctx = Context::get();
   auto& stats = runtime_stats();
   stats.kernels_launched++;
-  if (ctx.debug < 2) {
+  if (ctx.debug < 2 && !ctx.profile_kernels) {
     l.program->launch(ptrs.data());
     return;
   }
@@ -67,6 +67,7 @@ void run_launch(const Launch& l) {
   l.program->launch(ptrs.data());
   double dt = now() - t0;
   stats.kernel_seconds += dt;
+  if (ctx.debug < 2) return;
   const auto& k = l.program->kernel;
   double fl = k.flops(), by = k.bytes();
   std::fprintf(stderr, "  kernel %-28s %-18s %9.1f us %10.3g FLOP %10.3g B %8.2f GFLOPS %8.2f GB/s\n",
