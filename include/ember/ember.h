@@ -7,5 +7,6 @@
 #include "ember/jit.h"
 #include "ember/nn.h"
 #include "ember/optim.h"
+#include "ember/serialize.h"
 #include "ember/autograd.h"
 #include "ember/tensor.h"
