@@ -12,5 +12,7 @@ class App;
 namespace ember::app {
 
 void add_env_command(CLI::App& app);  // ember env: run LunarLander episodes with a fixed policy
+// ember inspect: list a safetensors file's tensors (name, dtype, shape, min, max, mean)
+void add_inspect_command(CLI::App& app);
 
 }  // namespace ember::app

@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   CLI::App app{"ember: a lazy, fusing tensor library and the PPO agent that trains with it"};
   app.require_subcommand(1);
   ember::app::add_env_command(app);
+  ember::app::add_inspect_command(app);
 
   try {
     app.parse(argc, argv);
