@@ -1,16 +1,28 @@
 #include "codegen/opt.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <sstream>
+
+#include "codegen/render_tile.h"
 
 namespace ember::codegen {
 
 using schedule::Expr;
 
 std::string Opts::str() const {
+  static const char* names[] = {"UPCAST", "UNROLL",       "VECTORIZE",
+                                "PACK",   "BLOCK_REDUCE", "BLOCK_OUTER"};
   std::ostringstream o;
   for (auto& a : actions)
-    o << (a.kind == ActionKind::Upcast ? "UPCAST" : "UNROLL") << "(" << a.axis << "," << a.amount << ") ";
+    o << names[static_cast<int>(a.kind)] << "(" << a.axis << "," << a.amount << ") ";
   return o.str();
+}
+
+const Action* Opts::find(ActionKind kind) const {
+  for (auto& a : actions)
+    if (a.kind == kind) return &a;
+  return nullptr;
 }
 
 std::vector<int64_t> Opts::upcasts(size_t rank) const {
@@ -42,9 +54,54 @@ int pick(int64_t size, std::initializer_list<int> choices) {
 
 }  // namespace
 
+// The register-tiled reduce (matrix products): a TN x TM accumulator tile of 64-byte vectors
+// (~24 of AVX-512's 32 registers), packing when the column operand is not contiguous or the tile
+// does not divide the columns, reduce-axis blocks that keep operands in L2, and row blocks that
+// give the thread pool enough, but not too small, pieces of work.
+static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p) {
+  Opts o;
+  bool f32 = p.reduce->dtype == kFloat32;
+  int64_t w = f32 ? 16 : 8, es = f32 ? 4 : 8;
+  int64_t n = k.full_shape[p.row], m = k.full_shape[p.col], kk = k.full_shape[p.red];
+  int64_t nv = std::min<int64_t>(4, (m + w - 1) / w);
+  int64_t tn = std::min<int64_t>({n, 24 / nv, 8});
+  int64_t kc = 0, nc = 0;
+  bool pack = !p.direct || m % (nv * w) != 0;
+  if (const char* e = std::getenv("EMBER_TILE")) {  // tuning: "TN,NV,KC,NC,PACK"
+    long a[5] = {tn, nv, 0, 0, pack};
+    std::sscanf(e, "%ld,%ld,%ld,%ld,%ld", &a[0], &a[1], &a[2], &a[3], &a[4]);
+    tn = std::min<int64_t>(a[0], n), nv = a[1], kc = a[2], nc = a[3], pack = a[4] || !p.direct;
+    pack = pack || m % (nv * w) != 0;
+  }
+  int64_t tm = nv * w, mpad = (m + tm - 1) / tm * tm;
+  int64_t ncols = static_cast<int64_t>(p.cols.size());
+  if (kc == 0) {
+    // One block when the whole reduce fits; otherwise blocks whose operand panels stay in L2.
+    int64_t cap = pack ? std::max<int64_t>(16, (256 << 10) / (mpad * es * ncols)) : 512;
+    kc = kk <= cap ? kk : std::min<int64_t>(cap, 256);
+  }
+  int64_t tiles = (n + tn - 1) / tn;
+  if (nc == 0) {
+    // Blocked reduce: few, large row blocks (each re-reads the column operand), accumulators
+    // within 128 KiB. Single block: ~16 tiles per unit of work.
+    int64_t per = kc < kk ? std::min<int64_t>((tiles + 1) / 2,
+                                              std::max<int64_t>(1, (128 << 10) / (tn * mpad * es)))
+                          : std::min<int64_t>(tiles, 16);
+    nc = tn * std::max<int64_t>(1, per);
+  }
+  o.actions.push_back({ActionKind::Upcast, p.row, static_cast<int>(tn)});
+  o.actions.push_back({ActionKind::Upcast, p.col, static_cast<int>(tm)});
+  o.actions.push_back({ActionKind::Vectorize, p.col, static_cast<int>(w)});
+  if (pack) o.actions.push_back({ActionKind::Pack, p.col, 1});
+  if (kc < kk) o.actions.push_back({ActionKind::BlockReduce, p.red, static_cast<int>(kc)});
+  o.actions.push_back({ActionKind::BlockOuter, p.row, static_cast<int>(nc)});
+  return o;
+}
+
 Opts heuristic(const schedule::Kernel& k) {
   Opts o;
   if (k.reduce_axes.empty()) return o;  // elementwise: a plain inner loop vectorises well
+  if (auto p = plan_tile(k)) return tile_heuristic(k, *p);
   size_t rank = k.full_shape.size();
   size_t nglob = rank - k.reduce_axes.size();
   std::vector<const Expr*> ls;

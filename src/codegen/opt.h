@@ -8,10 +8,20 @@
 
 namespace ember::codegen {
 
-enum class ActionKind { Upcast, Unroll };
+enum class ActionKind { Upcast, Unroll, Vectorize, Pack, BlockReduce, BlockOuter };
 
 /// Upcast: compute `amount` consecutive indices of output axis `axis` in registers (a register
 /// tile). Unroll: split the last reduce axis into `amount` independent accumulators.
+///
+/// The register-tiled reduce (render_tile.cpp; matrix products and their fused epilogues) adds:
+///  - Vectorize(axis, lanes): compute output axis `axis` in explicit SIMD vectors of `lanes`
+///    (16 floats = one AVX-512 register); the tile is Upcast(row) x Upcast(axis) accumulators.
+///  - Pack(axis, 1): stage the operand that varies along `axis` (and not along the row axis) in a
+///    local zero-padded panel before the tile loop (transposed or computed operands, odd sizes).
+///  - BlockReduce(axis, amount): walk the reduce axis in cache blocks of `amount`; accumulators
+///    persist in a local buffer between blocks.
+///  - BlockOuter(axis, amount): the thread pool's unit of work is `amount` indices of row axis
+///    `axis` (a multiple of its upcast).
 struct Action {
   ActionKind kind;
   int axis;
@@ -24,6 +34,8 @@ struct Opts {
   /// Register-tile factor of each axis (1 when not upcast).
   std::vector<int64_t> upcasts(size_t rank) const;
   int unroll() const;
+  /// The first action of `kind`, or nullptr.
+  const Action* find(ActionKind kind) const;
 };
 
 /// Default optimisation list for a (simplified) kernel.

@@ -1,0 +1,37 @@
+// Scalar C for kernel expressions, shared by the loop renderer (render_c.cpp) and the
+// register-tiled reduce renderer (render_tile.cpp). Internal to codegen.
+#pragma once
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "schedule/kernel.h"
+
+namespace ember::codegen {
+
+const char* ctype(ScalarType t);
+/// A C literal of type t (NaN and infinities included).
+std::string literal(double v, ScalarType t);
+std::string reduce_init(ir::Op op, ScalarType t);
+/// The reduce step `acc (op) v` as a C expression (NaN-propagating max, bool or/and).
+std::string reduce_update(ir::Op op, ScalarType t, const std::string& acc, const std::string& v);
+
+/// Emits one `T vN = ...;` statement per expression node, memoised per node. Index expressions come
+/// from `idx`: idx[d] is the C expression of loop-space axis d's index.
+class ExprEmitter {
+ public:
+  using Memo = std::unordered_map<const schedule::Expr*, std::string>;
+  /// Returns the C variable (or memoised name) holding e's value.
+  std::string emit(const schedule::Expr& e, std::ostringstream& s, const std::string& ind,
+                   Memo& memo, const std::vector<std::string>& idx);
+  /// Buffer offset of a view's element (axes of size 1 or stride 0 contribute nothing).
+  static std::string index(const ir::View& v, const std::vector<std::string>& idx);
+  /// The view's validity condition ("" when unmasked, "0" when empty).
+  static std::string valid(const ir::View& v, const std::vector<std::string>& idx);
+
+ private:
+  int next_ = 0;
+};
+
+}  // namespace ember::codegen

@@ -1,0 +1,361 @@
+#include "codegen/render_tile.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+#include "codegen/c_expr.h"
+#include "ember/error.h"
+
+// GCC 12 warns falsely on `"literal" + std::to_string(...)` chains (GCC bug 105329).
+#pragma GCC diagnostic ignored "-Wrestrict"
+
+namespace ember::codegen {
+
+using ir::Op;
+using schedule::Expr;
+using schedule::Kernel;
+
+namespace {
+
+uint64_t view_deps(const ir::View& v) {
+  uint64_t m = 0;
+  for (size_t d = 0; d < v.shape.size(); d++) {
+    if (v.shape[d] <= 1) continue;
+    bool masked = v.has_mask() && !(v.mask[d].first == 0 && v.mask[d].second == v.shape[d]);
+    if (v.strides[d] != 0 || masked) m |= uint64_t{1} << d;
+  }
+  return m;
+}
+
+// The loop axes an expression's value depends on, as a bit set (memoised).
+class Deps {
+ public:
+  uint64_t operator()(const Expr& e) {
+    auto it = memo_.find(&e);
+    if (it != memo_.end()) return it->second;
+    uint64_t m = 0;
+    if (e.kind == Expr::Kind::Load || e.kind == Expr::Kind::Rand ||
+        (e.kind == Expr::Kind::Const && !e.view.shape.empty()))
+      m = view_deps(e.view);
+    for (auto& s : e.src) m |= (*this)(*s);
+    memo_[&e] = m;
+    return m;
+  }
+
+ private:
+  std::unordered_map<const Expr*, uint64_t> memo_;
+};
+
+const Expr* find_reduce(const Expr& e) {
+  if (e.kind == Expr::Kind::Reduce) return &e;
+  for (auto& s : e.src)
+    if (auto* r = find_reduce(*s)) return r;
+  return nullptr;
+}
+
+bool vector_op(const Expr& e, ScalarType t) {
+  return e.kind == Expr::Kind::Alu && e.dtype == t &&
+         (e.op == Op::ADD || e.op == Op::SUB || e.op == Op::MUL || e.op == Op::NEG);
+}
+
+// Walks the part of the reduce term that varies along both row and col; collects the column-only
+// operands. False when a node there has no vector form.
+bool classify(const Expr& e, uint64_t rowb, uint64_t colb, Deps& deps, ScalarType t,
+              std::vector<const Expr*>& cols) {
+  uint64_t d = deps(e);
+  if (!(d & colb)) return true;  // row-only or constant along both: a scalar per row
+  if (!(d & rowb)) {
+    if (e.dtype != t) return false;
+    if (std::find(cols.begin(), cols.end(), &e) == cols.end()) cols.push_back(&e);
+    return true;
+  }
+  if (!vector_op(e, t)) return false;
+  for (auto& s : e.src)
+    if (!classify(*s, rowb, colb, deps, t, cols)) return false;
+  return true;
+}
+
+class TileRenderer {
+ public:
+  TileRenderer(const Kernel& k, const Opts& o, const TilePlan& p) : k_(k), p_(p) {
+    size_t rank = k.full_shape.size();
+    auto up = o.upcasts(rank);
+    N_ = k.full_shape[p.row];
+    M_ = k.full_shape[p.col];
+    K_ = k.full_shape[p.red];
+    TN_ = up[p.row];
+    TM_ = up[p.col];
+    const Action* vec = o.find(ActionKind::Vectorize);
+    W_ = vec ? vec->amount : 16;
+    const Action* kb = o.find(ActionKind::BlockReduce);
+    KC_ = kb ? std::min<int64_t>(kb->amount, K_) : K_;
+    const Action* ob = o.find(ActionKind::BlockOuter);
+    NC_ = ob ? ob->amount : (N_ + TN_ - 1) / TN_ * TN_;
+    pack_ = o.find(ActionKind::Pack) != nullptr;
+    if (TM_ % W_ || NC_ % TN_ || KC_ < 1 || (!pack_ && (!p.direct || M_ % TM_)))
+      throw Error("render_tile: inconsistent tile options " + o.str());
+    MPAD_ = (M_ + TM_ - 1) / TM_ * TM_;
+    f32_ = p.reduce->dtype == kFloat32;
+    T_ = ctype(p.reduce->dtype);
+    VT_ = f32_ ? "ember_vf" : "ember_vd";
+    for (size_t d = 0; d < static_cast<size_t>(p.row); d++)
+      base_.push_back("x" + std::to_string(d));
+    base_.resize(rank, "0");
+  }
+
+  std::string render(const std::string& fn) {
+    std::ostringstream s;
+    s << "void " << fn << "(void* const* restrict bufs, int64_t start, int64_t end) {\n";
+    for (size_t i = 0; i < k_.buffers.size(); i++)
+      s << "  " << (i ? "const " : "") << ctype(k_.buffers[i].dtype) << "* restrict b" << i
+        << " = (" << ctype(k_.buffers[i].dtype) << "*)bufs[" << i << "];\n";
+    if (pack_) {
+      for (size_t j = 0; j < p_.cols.size(); j++)
+        s << "  " << T_ << " pk" << j << "[" << KC_ * MPAD_ << "] __attribute__((aligned(64)));\n";
+      if (KC_ == K_) s << "  int64_t pk_t = -1;\n";
+    }
+    if (KC_ < K_) s << "  " << T_ << " cacc[" << NC_ * MPAD_ << "] __attribute__((aligned(64)));\n";
+    int64_t nb = (N_ + NC_ - 1) / NC_;
+    s << "  for (int64_t o = start; o < end; o++) {\n";
+    s << "    const int64_t rb = o % " << nb << ", bt = o / " << nb << ";\n";
+    if (p_.row > 0) {
+      s << "    int64_t t_ = bt;\n";
+      for (int d = p_.row - 1; d >= 0; d--)
+        s << "    const int64_t x" << d << " = t_ % " << k_.full_shape[d]
+          << "; t_ /= " << k_.full_shape[d] << ";\n";
+    }
+    s << "    const int64_t n_lo = rb * " << NC_ << ", n_hi = n_lo + " << NC_ << " < " << N_
+      << " ? n_lo + " << NC_ << " : " << N_ << ";\n";
+    s << "    for (int64_t kc = 0; kc < " << K_ << "; kc += " << KC_ << ") {\n";
+    s << "      const int64_t ke = kc + " << KC_ << " < " << K_ << " ? kc + " << KC_ << " : " << K_
+      << ";\n";
+    if (pack_) render_pack(s);
+    s << "      for (int64_t n0 = n_lo; n0 < n_hi; n0 += " << TN_ << ") {\n";
+    for (int64_t i = 0; i < TN_; i++)
+      s << "        const int64_t r" << i << " = n0 + " << i << " < n_hi ? n0 + " << i
+        << " : n_hi - 1;\n";
+    s << "        for (int64_t m0 = 0; m0 < " << MPAD_ << "; m0 += " << TM_ << ") {\n";
+    render_micro(s, "          ");
+    s << "        }\n      }\n    }\n  }\n}\n";
+    return s.str();
+  }
+
+ private:
+  std::string vload(const std::string& addr) {
+    return std::string(f32_ ? "ember_ldf(" : "ember_ldd(") + addr + ")";
+  }
+  std::string vstore(const std::string& addr, const std::string& v) {
+    return std::string(f32_ ? "ember_stf(" : "ember_std(") + addr + ", " + v + ");";
+  }
+  std::string acc(int64_t i, int64_t v) {
+    return "c" + std::to_string(i) + "_" + std::to_string(v);
+  }
+
+  // Stages every column operand for k in [kc, ke) into pk{j}[(k - kc) * MPAD + m], zero-padded.
+  void render_pack(std::ostringstream& s) {
+    s << "      if (" << (KC_ < K_ ? "1" : "bt != pk_t") << ") {\n";
+    if (KC_ == K_) s << "        pk_t = bt;\n";
+    // Walk memory in order: k innermost when the (single) operand is contiguous along k.
+    const Expr* c0 = p_.cols[0];
+    bool k_inner = p_.cols.size() == 1 && c0->kind == Expr::Kind::Load &&
+                   c0->view.strides[p_.red] == 1 && c0->view.strides[p_.col] != 1;
+    std::string ind = "          ";
+    std::vector<std::string> idx = base_;
+    idx[p_.col] = "m";
+    idx[p_.red] = "k";
+    if (k_inner) {
+      s << "        for (int64_t m = 0; m < " << M_ << "; m++) {\n";
+      s << ind << "for (int64_t k = kc; k < ke; k++) {\n";
+    } else {
+      s << "        for (int64_t k = kc; k < ke; k++) {\n";
+      s << ind << "for (int64_t m = 0; m < " << M_ << "; m++) {\n";
+    }
+    ExprEmitter::Memo memo;
+    for (size_t j = 0; j < p_.cols.size(); j++) {
+      std::string v = em_.emit(*p_.cols[j], s, ind + "  ", memo, idx);
+      s << ind << "  pk" << j << "[(k - kc) * " << MPAD_ << " + m] = " << v << ";\n";
+    }
+    s << ind << "}\n        }\n";
+    if (MPAD_ > M_) {
+      s << "        for (int64_t k = kc; k < ke; k++)\n";
+      s << "          for (int64_t m = " << M_ << "; m < " << MPAD_ << "; m++) {\n";
+      for (size_t j = 0; j < p_.cols.size(); j++)
+        s << "            pk" << j << "[(k - kc) * " << MPAD_ << " + m] = 0;\n";
+      s << "          }\n";
+    }
+    s << "      }\n";
+  }
+
+  // The vector form of a both-varying term for tile row i, vector v.
+  std::string vexpr(const Expr& e, int64_t i, int64_t v) {
+    auto c = std::find(p_.cols.begin(), p_.cols.end(), &e);
+    if (c != p_.cols.end())
+      return "q" + std::to_string(c - p_.cols.begin()) + "_" + std::to_string(v);
+    if (!(deps_(e) & (uint64_t{1} << p_.col))) return scal_.at({&e, i});
+    std::vector<std::string> a;
+    for (auto& s : e.src) a.push_back(vexpr(*s, i, v));
+    switch (e.op) {
+      case Op::ADD:
+        return "(" + a[0] + " + " + a[1] + ")";
+      case Op::SUB:
+        return "(" + a[0] + " - " + a[1] + ")";
+      case Op::MUL:
+        return "(" + a[0] + " * " + a[1] + ")";
+      default:
+        return "(-" + a[0] + ")";
+    }
+  }
+
+  // Row-only operands of the both-varying part, emitted as scalars for tile row i.
+  void emit_scalars(const Expr& e, int64_t i, std::ostringstream& s, const std::string& ind,
+                    ExprEmitter::Memo& memo, const std::vector<std::string>& idx) {
+    if (std::find(p_.cols.begin(), p_.cols.end(), &e) != p_.cols.end()) return;
+    if (!(deps_(e) & (uint64_t{1} << p_.col))) {
+      scal_[{&e, i}] = em_.emit(e, s, ind, memo, idx);
+      return;
+    }
+    for (auto& src : e.src) emit_scalars(*src, i, s, ind, memo, idx);
+  }
+
+  void render_micro(std::ostringstream& s, const std::string& ind) {
+    int64_t nv = TM_ / W_;
+    for (int64_t i = 0; i < TN_; i++)
+      for (int64_t v = 0; v < nv; v++) s << ind << VT_ << " " << acc(i, v) << " = {0};\n";
+    if (KC_ < K_) {
+      s << ind << "if (kc > 0) {\n";
+      for (int64_t i = 0; i < TN_; i++)
+        for (int64_t v = 0; v < nv; v++)
+          s << ind << "  " << acc(i, v) << " = "
+            << vload("cacc + (n0 - n_lo + " + std::to_string(i) + ") * " + std::to_string(MPAD_) +
+                     " + m0 + " + std::to_string(v * W_))
+            << ";\n";
+      s << ind << "}\n";
+    }
+    s << ind << "for (int64_t k = kc; k < ke; k++) {\n";
+    std::string in = ind + "  ";
+    for (size_t j = 0; j < p_.cols.size(); j++)
+      for (int64_t v = 0; v < nv; v++) {
+        std::string addr;
+        if (pack_) {
+          addr = "pk" + std::to_string(j) + " + (k - kc) * " + std::to_string(MPAD_) + " + m0 + " +
+                 std::to_string(v * W_);
+        } else {
+          std::vector<std::string> idx = base_;
+          idx[p_.col] = "(m0 + " + std::to_string(v * W_) + ")";
+          idx[p_.red] = "k";
+          addr = "b" + std::to_string(p_.cols[j]->buf) + " + " +
+                 ExprEmitter::index(p_.cols[j]->view, idx);
+        }
+        s << in << "const " << VT_ << " q" << j << "_" << v << " = " << vload(addr) << ";\n";
+      }
+    const Expr& term = *p_.reduce->src[0];
+    for (int64_t i = 0; i < TN_; i++) {
+      std::vector<std::string> idx = base_;
+      idx[p_.row] = "r" + std::to_string(i);
+      idx[p_.red] = "k";
+      ExprEmitter::Memo memo;
+      emit_scalars(term, i, s, in, memo, idx);
+    }
+    for (int64_t i = 0; i < TN_; i++)
+      for (int64_t v = 0; v < nv; v++) s << in << acc(i, v) << " += " << vexpr(term, i, v) << ";\n";
+    s << ind << "}\n";
+    if (KC_ < K_) {
+      s << ind << "if (ke < " << K_ << ") {\n";
+      for (int64_t i = 0; i < TN_; i++)
+        for (int64_t v = 0; v < nv; v++)
+          s << ind << "  "
+            << vstore("cacc + (n0 - n_lo + " + std::to_string(i) + ") * " + std::to_string(MPAD_) +
+                          " + m0 + " + std::to_string(v * W_),
+                      acc(i, v))
+            << "\n";
+      s << ind << "  continue;\n" << ind << "}\n";
+    }
+    render_epilogue(s, ind);
+  }
+
+  // Accumulators -> a local tile -> the elementwise ops after the reduce, stored per element.
+  void render_epilogue(std::ostringstream& s, const std::string& ind) {
+    int64_t nv = TM_ / W_;
+    s << ind << T_ << " tl[" << TN_ * TM_ << "] __attribute__((aligned(64)));\n";
+    for (int64_t i = 0; i < TN_; i++)
+      for (int64_t v = 0; v < nv; v++)
+        s << ind << vstore("tl + " + std::to_string(i * TM_ + v * W_), acc(i, v)) << "\n";
+    s << ind << "const int64_t mv = " << M_ << " - m0 < " << TM_ << " ? " << M_ << " - m0 : " << TM_
+      << ";\n";
+    s << ind << "for (int64_t i = 0; i < " << TN_ << " && n0 + i < n_hi; i++) {\n";
+    s << ind << "  #pragma GCC ivdep\n";
+    s << ind << "  for (int64_t j = 0; j < mv; j++) {\n";
+    std::string in = ind + "    ";
+    s << in << T_ << " red = tl[i * " << TM_ << " + j];\n";
+    std::vector<std::string> idx = base_;
+    idx[p_.row] = "(n0 + i)";
+    idx[p_.col] = "(m0 + j)";
+    ExprEmitter::Memo memo;
+    memo[p_.reduce] = "red";
+    std::string out = em_.emit(*k_.value, s, in, memo, idx);
+    s << in << "b0[" << ExprEmitter::index(k_.out_view, idx) << "] = " << out << ";\n";
+    s << ind << "  }\n" << ind << "}\n";
+  }
+
+  const Kernel& k_;
+  const TilePlan& p_;
+  int64_t N_, M_, K_, TN_, TM_, W_, KC_, NC_, MPAD_;
+  bool pack_, f32_;
+  const char* T_;
+  const char* VT_;
+  std::vector<std::string> base_;
+  ExprEmitter em_;
+  Deps deps_;
+  std::map<std::pair<const Expr*, int64_t>, std::string> scal_;
+};
+
+}  // namespace
+
+std::optional<TilePlan> plan_tile(const Kernel& k) {
+  size_t rank = k.full_shape.size();
+  if (rank < 3 || rank > 64 || k.reduce_axes.size() != 1 ||
+      k.reduce_axes[0] != static_cast<int64_t>(rank) - 1)
+    return std::nullopt;
+  const Expr* red = find_reduce(*k.value);
+  if (!red || red->op != Op::SUM || red->axes.size() != 1 ||
+      (red->dtype != kFloat32 && red->dtype != kFloat64))
+    return std::nullopt;
+  TilePlan p;
+  p.row = static_cast<int>(rank) - 3;
+  p.col = static_cast<int>(rank) - 2;
+  p.red = static_cast<int>(rank) - 1;
+  p.reduce = red;
+  Deps deps;
+  uint64_t rowb = uint64_t{1} << p.row, colb = uint64_t{1} << p.col;
+  uint64_t d = deps(*red->src[0]);
+  if (!(d & rowb) || !(d & colb)) return std::nullopt;
+  if (!classify(*red->src[0], rowb, colb, deps, red->dtype, p.cols) || p.cols.empty())
+    return std::nullopt;
+  p.direct = true;
+  for (auto* c : p.cols)
+    if (c->kind != Expr::Kind::Load || c->view.has_mask() || c->view.strides[p.col] != 1)
+      p.direct = false;
+  return p;
+}
+
+std::string render_tile(const Kernel& k, const Opts& o, const std::string& fn) {
+  auto p = plan_tile(k);
+  if (!p) throw Error("render_tile: kernel " + k.name() + " does not fit the tiled reduce");
+  return TileRenderer(k, o, *p).render(fn);
+}
+
+int64_t tile_outer_extent(const Kernel& k, const Opts& o) {
+  size_t rank = k.full_shape.size();
+  int row = static_cast<int>(rank) - 3;
+  int64_t n = k.full_shape[row];
+  int64_t tn = o.upcasts(rank)[row];
+  const Action* ob = o.find(ActionKind::BlockOuter);
+  int64_t nc = ob ? ob->amount : (n + tn - 1) / tn * tn;
+  int64_t bt = 1;
+  for (int d = 0; d < row; d++) bt *= k.full_shape[d];
+  return bt * ((n + nc - 1) / nc);
+}
+
+}  // namespace ember::codegen

@@ -1,0 +1,35 @@
+// The register-tiled reduce renderer: matrix products (and any float SUM reduce whose term combines
+// a row-only part and a column-only part with + - *) as an explicit-SIMD micro-kernel with
+// accumulators in registers, optional packing, reduce-axis cache blocking and row blocks for the
+// thread pool. Selected by a Vectorize action (opt.h). Internal to codegen.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/opt.h"
+#include "schedule/kernel.h"
+
+namespace ember::codegen {
+
+/// How a kernel maps onto the tiled reduce. Loop space [outer..., row, col, red].
+struct TilePlan {
+  int row = -1, col = -1, red = -1;
+  const schedule::Expr* reduce = nullptr;
+  /// Maximal subterms that vary along col but not along row (the "B" operands): loaded as vectors.
+  std::vector<const schedule::Expr*> cols;
+  /// Every `cols` term is an unmasked load with unit stride along col (readable without packing
+  /// when the column count is a multiple of the tile).
+  bool direct = false;
+};
+
+/// The plan, or nullopt when the kernel does not fit: it must be a float32/float64 SUM over one
+/// (last) reduce axis with at least two output axes, whose term depends on both the row and the
+/// column axis only through + - * and negation of same-dtype operands.
+std::optional<TilePlan> plan_tile(const schedule::Kernel& k);
+
+std::string render_tile(const schedule::Kernel& k, const Opts& o, const std::string& fn);
+/// Units of work the thread pool splits (batch index x row block).
+int64_t tile_outer_extent(const schedule::Kernel& k, const Opts& o);
+
+}  // namespace ember::codegen
