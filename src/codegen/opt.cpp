@@ -63,8 +63,22 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p) {
   bool f32 = p.reduce->dtype == kFloat32;
   int64_t w = f32 ? 16 : 8, es = f32 ? 4 : 8;
   int64_t n = k.full_shape[p.row], m = k.full_shape[p.col], kk = k.full_shape[p.red];
-  int64_t nv = std::min<int64_t>(4, (m + w - 1) / w);
-  int64_t tn = std::min<int64_t>({n, 24 / nv, 8});
+  // Register tile TN rows x NV vectors: one reduce step costs about max(FMAs, loads) / 2 + 1
+  // cycles (two FMA and two load pipes, loop overhead); only real rows and columns count as work.
+  // TN*NV accumulators + NV column vectors + a broadcast must fit 32 registers (with slack), and
+  // TN <= 8 keeps the row pointers in general registers.
+  int64_t tn = 1, nv = 1;
+  double best = -1;
+  for (int64_t r = 1; r <= 8; r++)
+    for (int64_t v = 1; v <= 4; v++) {
+      if (r * v + v + 1 > 30) continue;
+      double rows = static_cast<double>(n) / static_cast<double>((n + r - 1) / r * r);
+      double cols = static_cast<double>(m) / static_cast<double>((m + v * w - 1) / (v * w) * v * w);
+      double score = rows * cols * static_cast<double>(r * v) /
+                     (static_cast<double>(std::max(r * v, r + v)) / 2 + 1);
+      if (!p.direct || m % (v * w)) score *= 0.97;  // packing costs a pass over the operand
+      if (score > best + 1e-9) best = score, tn = r, nv = v;
+    }
   int64_t kc = 0, nc = 0;
   bool pack = !p.direct || m % (nv * w) != 0;
   if (const char* e = std::getenv("EMBER_TILE")) {  // tuning: "TN,NV,KC,NC,PACK"

@@ -132,11 +132,13 @@ class TileRenderer {
     s << "      const int64_t ke = kc + " << KC_ << " < " << K_ << " ? kc + " << KC_ << " : " << K_
       << ";\n";
     if (pack_) render_pack(s);
-    s << "      for (int64_t n0 = n_lo; n0 < n_hi; n0 += " << TN_ << ") {\n";
+    std::string rows = "for (int64_t n0 = n_lo; n0 < n_hi; n0 += " + std::to_string(TN_) + ") {\n";
+    std::string cols = "for (int64_t m0 = 0; m0 < " + std::to_string(MPAD_) + "; m0 += " +
+                       std::to_string(TM_) + ") {\n";
+    s << "      " << rows << "        " << cols;
     for (int64_t i = 0; i < TN_; i++)
-      s << "        const int64_t r" << i << " = n0 + " << i << " < n_hi ? n0 + " << i
+      s << "          const int64_t r" << i << " = n0 + " << i << " < n_hi ? n0 + " << i
         << " : n_hi - 1;\n";
-    s << "        for (int64_t m0 = 0; m0 < " << MPAD_ << "; m0 += " << TM_ << ") {\n";
     render_micro(s, "          ");
     s << "        }\n      }\n    }\n  }\n}\n";
     return s.str();
@@ -275,9 +277,82 @@ class TileRenderer {
     render_epilogue(s, ind);
   }
 
-  // Accumulators -> a local tile -> the elementwise ops after the reduce, stored per element.
+  // Whether the ops after the reduce have a vector form: + - * / and negation of the reduce's
+  // dtype over unmasked constants and loads that are contiguous or constant along col.
+  bool vector_epilogue(const Expr& e) {
+    if (&e == p_.reduce) return true;
+    if (e.dtype != p_.reduce->dtype) return false;
+    switch (e.kind) {
+      case Expr::Kind::Load:
+        return !e.view.has_mask() &&
+               (e.view.strides[p_.col] == 1 || !(deps_(e) & (uint64_t{1} << p_.col)));
+      case Expr::Kind::Const:
+        return !e.view.has_mask();
+      case Expr::Kind::Alu:
+        if (e.op != Op::ADD && e.op != Op::SUB && e.op != Op::MUL && e.op != Op::DIV &&
+            e.op != Op::NEG)
+          return false;
+        for (auto& src : e.src)
+          if (!vector_epilogue(*src)) return false;
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  std::string vepi(const Expr& e, int64_t i, int64_t v) {
+    if (&e == p_.reduce) return acc(i, v);
+    std::vector<std::string> idx = base_;
+    idx[p_.row] = "(n0 + " + std::to_string(i) + ")";
+    idx[p_.col] = "(m0 + " + std::to_string(v * W_) + ")";
+    switch (e.kind) {
+      case Expr::Kind::Load: {
+        std::string b = "b" + std::to_string(e.buf);
+        if (deps_(e) & (uint64_t{1} << p_.col))
+          return vload(b + " + " + ExprEmitter::index(e.view, idx));
+        return b + "[" + ExprEmitter::index(e.view, idx) + "]";
+      }
+      case Expr::Kind::Const:
+        return literal(e.value, e.dtype);
+      default:
+        break;
+    }
+    std::vector<std::string> a;
+    for (auto& src : e.src) a.push_back(vepi(*src, i, v));
+    switch (e.op) {
+      case Op::ADD:
+        return "(" + a[0] + " + " + a[1] + ")";
+      case Op::SUB:
+        return "(" + a[0] + " - " + a[1] + ")";
+      case Op::MUL:
+        return "(" + a[0] + " * " + a[1] + ")";
+      case Op::DIV:
+        return "(" + a[0] + " / " + a[1] + ")";
+      default:
+        return "(-" + a[0] + ")";
+    }
+  }
+
+  // Accumulators -> the elementwise ops after the reduce -> the output. Whole tiles go straight
+  // from registers when the epilogue has a vector form; edges and other epilogues go through a
+  // local tile, element by element.
   void render_epilogue(std::ostringstream& s, const std::string& ind) {
     int64_t nv = TM_ / W_;
+    const ir::View& ov = k_.out_view;
+    bool vec = k_.buffers[0].dtype == p_.reduce->dtype && !ov.has_mask() &&
+               ov.strides[p_.col] == 1 && vector_epilogue(*k_.value);
+    if (vec) {
+      s << ind << "if (n0 + " << TN_ << " <= n_hi && m0 + " << TM_ << " <= " << M_ << ") {\n";
+      for (int64_t i = 0; i < TN_; i++)
+        for (int64_t v = 0; v < nv; v++) {
+          std::vector<std::string> idx = base_;
+          idx[p_.row] = "(n0 + " + std::to_string(i) + ")";
+          idx[p_.col] = "(m0 + " + std::to_string(v * W_) + ")";
+          s << ind << "  " << vstore("b0 + " + ExprEmitter::index(ov, idx), vepi(*k_.value, i, v))
+            << "\n";
+        }
+      s << ind << "  continue;\n" << ind << "}\n";
+    }
     s << ind << T_ << " tl[" << TN_ * TM_ << "] __attribute__((aligned(64)));\n";
     for (int64_t i = 0; i < TN_; i++)
       for (int64_t v = 0; v < nv; v++)
