@@ -1,0 +1,104 @@
+#include "ember/rl/evaluation.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "ember/rl/gaussian.h"
+
+namespace ember::rl {
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
+                    const EvalOptions& options) {
+  if (options.envs < 1 || options.episodes_per_env < 1)
+    throw std::invalid_argument("evaluate: envs (" + std::to_string(options.envs) +
+                                ") and episodes_per_env (" +
+                                std::to_string(options.episodes_per_env) + ") must be >= 1");
+  if (!options.env.continuous)
+    throw std::invalid_argument("evaluate: the Gaussian policy needs continuous actions");
+  const double t_start = now();
+  const size_t n = static_cast<size_t>(options.envs);
+  std::vector<std::unique_ptr<LunarLander>> envs;
+  for (size_t i = 0; i < n; ++i) envs.push_back(std::make_unique<LunarLander>(options.env));
+  const size_t o = static_cast<size_t>(envs[0]->observation_space().flat_size());
+  const Space& aspace = envs[0]->action_space();
+  const size_t a = static_cast<size_t>(aspace.flat_size());
+  if (log_std.size() != a)
+    throw std::invalid_argument("evaluate: log_std has " + std::to_string(log_std.size()) +
+                                " values for " + std::to_string(a) + " action dims");
+
+  std::vector<float> obs(n * o), means(n * a), actions(n * a);
+  std::vector<double> ep_return(n, 0.0);
+  std::vector<int64_t> ep_length(n, 0), done_count(n, 0);
+  std::vector<std::vector<double>> returns(n);
+  std::vector<std::vector<int64_t>> lengths(n);
+  for (size_t i = 0; i < n; ++i)
+    envs[i]->reset_into(options.seed + i, std::span<float>(obs).subspan(i * o, o));
+  GaussianSampler sampler(options.seed);
+  EvalResult r;
+  size_t active = n;
+  while (active > 0) {
+    double t0 = now();
+    actor(obs, means);
+    ++r.actor_calls;
+    double t1 = now();
+    r.inference_seconds += t1 - t0;
+    if (options.stochastic)
+      sampler.sample(means, log_std, actions);
+    else
+      std::copy(means.begin(), means.end(), actions.begin());
+    for (size_t k = 0; k < n * a; ++k)
+      actions[k] = std::clamp(actions[k], aspace.low[k % a], aspace.high[k % a]);
+    double t2 = now();
+    r.sampling_seconds += t2 - t1;
+    for (size_t i = 0; i < n; ++i) {
+      if (done_count[i] >= options.episodes_per_env) continue;
+      std::span<float> row = std::span<float>(obs).subspan(i * o, o);
+      const StepInfo s = envs[i]->step_into(std::span<const float>(actions).subspan(i * a, a), row);
+      ++r.env_steps;
+      ep_return[i] += s.reward;
+      ++ep_length[i];
+      if (s.done()) {
+        returns[i].push_back(ep_return[i]);
+        lengths[i].push_back(ep_length[i]);
+        ep_return[i] = 0.0;
+        ep_length[i] = 0;
+        if (++done_count[i] == options.episodes_per_env)
+          --active;
+        else
+          envs[i]->reset_into(std::nullopt, row);
+      }
+    }
+    r.env_seconds += now() - t2;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    r.returns.insert(r.returns.end(), returns[i].begin(), returns[i].end());
+    r.lengths.insert(r.lengths.end(), lengths[i].begin(), lengths[i].end());
+    r.episodes_per_env.push_back(done_count[i]);
+  }
+  double sum = 0, sq = 0;
+  r.min = r.returns.empty() ? 0 : r.returns[0];
+  r.max = r.min;
+  for (double x : r.returns) {
+    sum += x;
+    r.min = std::min(r.min, x);
+    r.max = std::max(r.max, x);
+  }
+  r.mean = sum / static_cast<double>(r.returns.size());
+  for (double x : r.returns) sq += (x - r.mean) * (x - r.mean);
+  r.std = std::sqrt(sq / static_cast<double>(r.returns.size()));
+  r.seconds = now() - t_start;
+  return r;
+}
+
+}  // namespace ember::rl

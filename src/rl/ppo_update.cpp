@@ -1,0 +1,147 @@
+#include "ember/rl/ppo_update.h"
+
+#include <chrono>
+#include <numeric>
+#include <string>
+
+#include "ember/autograd.h"
+#include "ember/grad_mode.h"
+#include "ember/rl/random.h"
+
+namespace ember::rl {
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+PpoLearner::PpoLearner(ActorCritic policy, const PpoUpdateOptions& options)
+    : policy_(std::move(policy)), options_(options) {
+  if (options.passes < 1 || options.minibatch < 1)
+    throw ValueError("PpoLearner: passes and minibatch must be >= 1");
+  if (!(options.loss.clip > 0)) throw ValueError("PpoLearner: clip must be > 0");
+  actor_params_ = policy_->actor_parameters();
+  critic_params_ = policy_->critic_parameters();
+  std::vector<Tensor> all = actor_params_;
+  all.insert(all.end(), critic_params_.begin(), critic_params_.end());
+  optim::AdamOptions ao(options.lr);
+  ao.eps = options.adam_eps;
+  ao.betas(options.adam_beta1, options.adam_beta2);
+  optimizer_ = std::make_unique<optim::Adam>(all, ao);
+  step_fn_ =
+      maybe_jit([this](const std::vector<Tensor>& in) { return train_step(in); }, options.jit);
+}
+
+std::vector<Tensor> PpoLearner::train_step(const std::vector<Tensor>& in) {
+  if (in.size() != 5)
+    throw ValueError(
+        "PpoLearner::train_step: expected 5 inputs (obs, actions, old_log_probs, "
+        "advantages, returns), got " +
+        std::to_string(in.size()));
+  const Tensor &obs = in[0], &actions = in[1], &old_logp = in[2], &adv = in[3], &ret = in[4];
+  optimizer_->zero_grad();
+  const std::vector<Tensor>& ap = actor_params_;
+  const std::vector<Tensor>& cp = critic_params_;
+  PpoLossTerms terms;
+  std::vector<Tensor> grads;  // actor params (incl. log_std last), then critic params
+  if (options_.backward == Backward::kAutograd) {
+    const Tensor means = policy_->means(obs), values = policy_->values(obs);
+    terms = ppo_loss(means, policy_->log_std, values, actions, old_logp, adv, ret, options_.loss);
+    std::vector<Tensor> all = ap;
+    all.insert(all.end(), cp.begin(), cp.end());
+    grads = autograd::grad({terms.loss}, all);
+  } else {
+    NoGradGuard no_grad;
+    std::vector<Tensor> a_in, c_in;
+    const Tensor means = policy_->actor->forward(obs, a_in);
+    const Tensor values = policy_->critic->forward(obs, c_in).reshape({-1});
+    terms = ppo_loss(means, policy_->log_std, values, actions, old_logp, adv, ret, options_.loss);
+    // Autograd over the loss head only: dL/dmeans [M, A], dL/dlog_std [A], dL/dvalues [M].
+    const std::vector<Tensor> head =
+        autograd::grad({terms.loss}, {means, policy_->log_std, values});
+    grads = policy_->actor->backward(a_in, head[0]);
+    grads.push_back(head[1]);
+    for (Tensor& g : policy_->critic->backward(c_in, head[2].reshape({-1, 1})))
+      grads.push_back(std::move(g));
+  }
+  // One schedule for the loss, the metrics and every gradient (shared forward work computed once).
+  std::vector<Tensor> to_realize = {terms.loss,    terms.policy_loss, terms.value_loss,
+                                    terms.entropy, terms.approx_kl,   terms.clip_fraction};
+  to_realize.insert(to_realize.end(), grads.begin(), grads.end());
+  realize(to_realize);
+  for (size_t i = 0; i < ap.size(); ++i) Tensor(ap[i]).set_grad(grads[i]);
+  for (size_t i = 0; i < cp.size(); ++i) Tensor(cp[i]).set_grad(grads[ap.size() + i]);
+
+  const double max_norm = options_.max_grad_norm > 0 ? options_.max_grad_norm : 1e30;
+  Tensor actor_norm, critic_norm;
+  if (options_.separate_grad_clip) {
+    actor_norm = nn::utils::clip_grad_norm_(ap, max_norm);
+    critic_norm = nn::utils::clip_grad_norm_(cp, max_norm);
+  } else {
+    std::vector<Tensor> all = ap;
+    all.insert(all.end(), cp.begin(), cp.end());
+    actor_norm = critic_norm = nn::utils::clip_grad_norm_(all, max_norm);
+  }
+  // The norms read the unclipped gradients; realize them before the step clips in place.
+  realize({actor_norm, critic_norm});
+  optimizer_->step();
+  return {terms.loss,      terms.policy_loss,   terms.value_loss, terms.entropy,
+          terms.approx_kl, terms.clip_fraction, actor_norm,       critic_norm};
+}
+
+UpdateStats PpoLearner::update(const RolloutBuffer& buffer, uint64_t shuffle_seed,
+                               const std::function<void(int64_t, int64_t)>& on_step) {
+  const int64_t n = buffer.size(), mb = options_.minibatch;
+  if (n % mb != 0)
+    throw ValueError("PpoLearner::update: minibatch " + std::to_string(mb) +
+                     " does not divide the " + std::to_string(n) + " transitions of an epoch");
+  UpdateStats st;
+  Xoshiro256 rng(shuffle_seed);
+  std::vector<int64_t> perm(static_cast<size_t>(n));
+  MiniBatch batch;
+  const int64_t o = buffer.obs_dim(), a = buffer.act_dim();
+  for (int64_t pass = 0; pass < options_.passes; ++pass) {
+    double t0 = now();
+    std::iota(perm.begin(), perm.end(), int64_t{0});
+    for (int64_t i = n - 1; i > 0; --i)  // Fisher-Yates
+      std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(rng.integers(0, i + 1))]);
+    st.gather_seconds += now() - t0;
+    for (int64_t start = 0; start < n; start += mb) {
+      t0 = now();
+      buffer.gather(std::span<const int64_t>(perm).subspan(static_cast<size_t>(start),
+                                                           static_cast<size_t>(mb)),
+                    batch);
+      const std::vector<Tensor> in = {from_blob(batch.observations.data(), {mb, o}, kFloat32),
+                                      from_blob(batch.actions.data(), {mb, a}, kFloat32),
+                                      from_blob(batch.log_probs.data(), {mb}, kFloat32),
+                                      from_blob(batch.advantages.data(), {mb}, kFloat32),
+                                      from_blob(batch.returns.data(), {mb}, kFloat32)};
+      const double t1 = now();
+      st.gather_seconds += t1 - t0;
+      const std::vector<Tensor> m = step_fn_(in);
+      double v[8];
+      for (int k = 0; k < 8; ++k) v[k] = m[static_cast<size_t>(k)].item<double>();
+      st.step_seconds += now() - t1;
+      st.loss += v[0];
+      st.policy_loss += v[1];
+      st.value_loss += v[2];
+      st.entropy += v[3];
+      st.approx_kl += v[4];
+      st.clip_fraction += v[5];
+      st.actor_grad_norm += v[6];
+      st.critic_grad_norm += v[7];
+      st.last_approx_kl = v[4];
+      ++st.optimizer_steps;
+      if (on_step) on_step(st.optimizer_steps, options_.passes * (n / mb));
+    }
+  }
+  const double k = static_cast<double>(std::max<int64_t>(st.optimizer_steps, 1));
+  for (double* f : {&st.loss, &st.policy_loss, &st.value_loss, &st.entropy, &st.approx_kl,
+                    &st.clip_fraction, &st.actor_grad_norm, &st.critic_grad_norm})
+    *f /= k;
+  return st;
+}
+
+}  // namespace ember::rl
