@@ -1,0 +1,75 @@
+// `ember train`: PPO on LunarLander under the study's protocol (spec/ppo.md), end to end.
+//
+// Epoch loop (epoch e = 0, 1, ...; the training envs are reset once and episodes continue across
+// epochs):
+//   1. collect T * N transitions (collector.h); transitions += T * N;
+//   2. if e % eval_every == 0: evaluate the current policy (evaluation.h: eval_envs x
+//      eval_episodes_per_env fresh episodes; at e = 0 before any update); if its mean >= target,
+//      STOP (the clock stops here);
+//   3. update: one batched forward pass for old log-probs and values (actor_inference.h), GAE
+//      (gae.h), then passes x (T*N / minibatch) optimizer steps (ppo_update.h);
+//   4. write the epoch's record; checkpoint every checkpoint_every epochs;
+//   5. if transitions >= max_transitions: STOP (target not reached).
+// The evaluation at epoch e therefore sees the policy after e updates and counts (e + 1) * T * N
+// transitions, which is how the study's numbers read (520,000 = the evaluation of epoch 25).
+// After the stop: save the policy (<out>/policy.safetensors), load it into a fresh model and
+// evaluate that on final_eval_episodes_per_env x eval_envs fresh episodes (the "saved-policy
+// evaluation"); write the summary.
+//
+// Seeds: everything derives from config.seed: the networks' init (manual_seed), the training envs
+// and action noise, each evaluation's envs and noise, the minibatch shuffles.
+//
+// Records (records.h) when config.out_dir is set. epochs.jsonl fields, per epoch: epoch,
+// transitions, elapsed_s (since process start), epoch_s, collect_s, collect_inference_s,
+// collect_sampling_s, collect_env_s, collect_buffer_s, update_s (= update_policy_outputs_s +
+// update_gae_s + update_gather_s + update_steps_s), eval_s, checkpoint_s, eval_mean / eval_std /
+// eval_min / eval_max / eval_episodes (null without an evaluation), loss, policy_loss, value_loss,
+// entropy, approx_kl, clip_fraction, explained_variance (of the pre-update values),
+// actor_grad_norm, critic_grad_norm (null for a stopping epoch without an update), action_std,
+// train_episodes, train_return_mean, truncations, reward_scale (sqrt of the running return
+// variance).
+//
+// Checkpoints: <out>/checkpoints/epoch_NNNN.json names the policy and optimizer safetensors files
+// next to it and holds the counters, the reward-scaling statistics and the learning curve so far;
+// config.resume = that .json continues training from it (the training envs start fresh episodes).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ember/rl/evaluation.h"
+#include "ember/rl/gaussian_policy.h"
+#include "ember/rl/records.h"
+#include "ember/rl/train_config.h"
+
+namespace ember::rl {
+
+struct TrainResult {
+  bool reached_target = false;
+  std::string stop_reason;  // "target" | "max_transitions"
+  int64_t epochs = 0;       // epochs started
+  int64_t transitions_at_stop = 0;
+  double seconds_to_stop = 0;  // from process start
+  double last_eval_mean = 0;
+  EvalResult saved_policy_eval;
+  std::vector<CurvePoint> curve;
+  std::string out_dir, policy_path, checkpoint_path, plot_path, records_path;
+};
+
+/// Seeds derived from a run seed: splitmix64 of (seed, purpose, index).
+uint64_t derive_seed(uint64_t seed, uint64_t purpose, uint64_t index = 0);
+
+class Trainer {
+ public:
+  /// Validates the config (ValueError) and sets the kernel thread count.
+  explicit Trainer(TrainConfig config);
+  /// Runs the whole job. Throws on I/O errors (IOError) and bad checkpoints.
+  TrainResult run();
+  const TrainConfig& config() const { return config_; }
+
+ private:
+  TrainConfig config_;
+};
+
+}  // namespace ember::rl

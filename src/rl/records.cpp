@@ -1,0 +1,213 @@
+#include "ember/rl/records.h"
+
+#include <box2d/b2_common.h>
+#include <png.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "ember/context.h"
+#include "ember/error.h"
+#include "ember/rl/plot.h"
+#include "runtime/cpu/compiler.h"  // the kernel compiler's identity (part of every cache key)
+
+#ifndef EMBER_SOURCE_DIR
+#define EMBER_SOURCE_DIR ""
+#endif
+#ifndef EMBER_VERSION
+#define EMBER_VERSION "unknown"
+#endif
+#ifndef EMBER_CXX_FLAGS
+#define EMBER_CXX_FLAGS "unknown"
+#endif
+#ifndef EMBER_BUILD_TYPE
+#define EMBER_BUILD_TYPE "unknown"
+#endif
+
+namespace ember::rl {
+namespace {
+
+const auto g_library_loaded = std::chrono::steady_clock::now();
+
+std::string run_capture(const std::string& cmd, int* status) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) {
+    *status = -1;
+    return out;
+  }
+  std::array<char, 512> buf;
+  while (fgets(buf.data(), static_cast<int>(buf.size()), p)) out += buf.data();
+  *status = pclose(p);
+  return out;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+nlohmann::json git_info() {
+  const std::string dir = EMBER_SOURCE_DIR;
+  if (dir.empty() || !std::filesystem::exists(dir + "/.git")) return "unknown";
+  int st = 0;
+  const std::string q = "'" + dir + "'";
+  const std::string rev = trim(run_capture("git -C " + q + " rev-parse HEAD 2>/dev/null", &st));
+  if (st != 0 || rev.empty()) return "unknown";
+  const std::string status =
+      run_capture("git -C " + q + " status --porcelain --untracked-files=no 2>/dev/null", &st);
+  if (st != 0) return {{"revision", rev}, {"dirty", "unknown"}};
+  return {{"revision", rev}, {"dirty", !trim(status).empty()}, {"source_dir", dir}};
+}
+
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+double seconds_since_process_start() {
+  // /proc/self/stat field 22: start time in clock ticks since boot; /proc/uptime: seconds since
+  // boot. Their difference includes exec and dynamic loading (10 ms resolution).
+  std::ifstream stat("/proc/self/stat"), up("/proc/uptime");
+  std::string s;
+  double uptime = 0;
+  if (std::getline(stat, s) && (up >> uptime)) {
+    const size_t close = s.rfind(')');
+    if (close != std::string::npos) {
+      std::istringstream rest(s.substr(close + 2));
+      std::string field;
+      for (int i = 3; i <= 22 && (rest >> field); ++i)
+        if (i == 22) {
+          const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+          const double start = std::stod(field) / ticks;
+          if (uptime >= start) return uptime - start;
+        }
+    }
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_library_loaded).count();
+}
+
+nlohmann::json provenance() {
+  nlohmann::json j;
+  j["git"] = git_info();
+  j["cpu"] = {{"model", cpu_model()},
+              {"logical_cores", std::thread::hardware_concurrency()},
+              {"online_cores", sysconf(_SC_NPROCESSORS_ONLN)}};
+#if defined(__clang__)
+  const std::string cxx = std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  const std::string cxx = std::string("g++ ") + __VERSION__;
+#else
+  const std::string cxx = "unknown";
+#endif
+  j["compiler"] = {{"cxx", cxx}, {"flags", EMBER_CXX_FLAGS}, {"build_type", EMBER_BUILD_TYPE}};
+  try {
+    const auto& cc = runtime::compiler_info();
+    j["kernel_compiler"] = {{"path", cc.path}, {"version", cc.version}, {"flags", cc.flags}};
+  } catch (const std::exception& e) {
+    j["kernel_compiler"] = {{"error", e.what()}};
+  }
+  j["libraries"] = {
+      {"ember", EMBER_VERSION},
+      {"box2d", std::to_string(b2_version.major) + "." + std::to_string(b2_version.minor) + "." +
+                    std::to_string(b2_version.revision)},
+      {"libpng", PNG_LIBPNG_VER_STRING},
+      {"nlohmann_json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +
+                            std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
+                            std::to_string(NLOHMANN_JSON_VERSION_PATCH)},
+  };
+  j["threads"] = {{"kernel", get_num_threads()}};
+  j["device"] = Context::get().device;
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  j["host"] = host;
+  j["started_at"] = utc_now();
+  j["pid"] = static_cast<int64_t>(getpid());
+  return j;
+}
+
+RunRecorder::RunRecorder(std::string dir, const nlohmann::json& config, const nlohmann::json& extra)
+    : dir_(std::move(dir)) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec) throw IOError("cannot create output directory '" + dir_ + "': " + ec.message());
+  run_ = {{"provenance", provenance()}, {"config", config}};
+  if (extra.is_object())
+    for (auto& [k, v] : extra.items()) run_[k] = v;
+  write_json("run.json", run_);
+  epochs_ = std::fopen(path("epochs.jsonl").c_str(), "a");
+  if (!epochs_) throw IOError("cannot open '" + path("epochs.jsonl") + "' for writing");
+}
+
+RunRecorder::~RunRecorder() {
+  if (epochs_) std::fclose(epochs_);
+}
+
+void RunRecorder::write_json(const std::string& name, const nlohmann::json& j) const {
+  const std::string p = path(name), tmp = p + ".tmp";
+  {
+    std::ofstream f(tmp);
+    f << j.dump(2) << "\n";
+    if (!f) throw IOError("cannot write '" + tmp + "'");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, p, ec);
+  if (ec) throw IOError("cannot rename '" + tmp + "' to '" + p + "': " + ec.message());
+}
+
+void RunRecorder::epoch(const nlohmann::json& record) {
+  const std::string line = record.dump() + "\n";
+  if (std::fputs(line.c_str(), epochs_) < 0 || std::fflush(epochs_) != 0)
+    throw IOError("cannot append to '" + path("epochs.jsonl") + "'");
+}
+
+void RunRecorder::eval_point(const CurvePoint& p, double target) {
+  curve_.push_back(p);
+  write_plot(nullptr, target);
+}
+
+void RunRecorder::write_plot(const CurvePoint* saved, double target) const {
+  PlotSeries s;
+  for (const auto& p : curve_) {
+    s.x.push_back(static_cast<double>(p.transitions));
+    s.y.push_back(p.mean);
+    s.err.push_back(p.std);
+  }
+  PlotOptions o;
+  o.target = target;
+  if (saved) o.marker = std::make_pair(static_cast<double>(saved->transitions), saved->mean);
+  const std::string p = path("learning_curve.svg");
+  std::ofstream f(p);
+  f << learning_curve_svg(s, o);
+  if (!f) throw IOError("cannot write '" + p + "'");
+}
+
+void RunRecorder::finish(const nlohmann::json& summary, const CurvePoint* saved_eval,
+                         double target) {
+  write_json("summary.json", summary);
+  run_["summary"] = summary;
+  write_json("run.json", run_);
+  write_plot(saved_eval, target);
+}
+
+}  // namespace ember::rl

@@ -1,0 +1,360 @@
+#include "ember/rl/trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+
+#include "ember/context.h"
+#include "ember/rl/actor_inference.h"
+#include "ember/rl/collector.h"
+#include "ember/rl/ppo_update.h"
+#include "ember/rl/progress.h"
+#include "ember/rl/rollout_buffer.h"
+#include "ember/rl/vector_env.h"
+#include "ember/serialize.h"
+
+namespace ember::rl {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+// Seed purposes.
+enum : uint64_t { kInit = 1, kTrainEnvs, kEval, kFinalEval, kShuffle, kResumeEnvs };
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+json nullable(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json curve_to_json(const std::vector<CurvePoint>& curve) {
+  json a = json::array();
+  for (const auto& p : curve)
+    a.push_back(
+        {{"epoch", p.epoch}, {"transitions", p.transitions}, {"mean", p.mean}, {"std", p.std}});
+  return a;
+}
+
+std::vector<CurvePoint> curve_from_json(const json& a) {
+  std::vector<CurvePoint> c;
+  for (const auto& p : a)
+    c.push_back({p.at("epoch").get<int64_t>(), p.at("transitions").get<int64_t>(),
+                 p.at("mean").get<double>(), p.at("std").get<double>()});
+  return c;
+}
+
+json eval_json(const EvalResult& r) {
+  return {{"mean", r.mean},
+          {"std", r.std},
+          {"min", r.min},
+          {"max", r.max},
+          {"episodes", r.returns.size()},
+          {"episodes_per_env", r.episodes_per_env},
+          {"env_steps", r.env_steps},
+          {"seconds", r.seconds},
+          {"inference_seconds", r.inference_seconds},
+          {"env_seconds", r.env_seconds},
+          {"returns", r.returns},
+          {"lengths", r.lengths}};
+}
+
+struct ResumeState {
+  int64_t epoch = 0, transitions = 0;
+  std::vector<CurvePoint> curve;
+  std::string from;
+};
+
+// Writes the policy, the optimizer state and a JSON manifest; returns the manifest's path.
+std::string write_checkpoint(const std::string& dir, const std::string& stem,
+                             const ActorCritic& policy, optim::Adam& opt,
+                             const RewardScaler& scaler, int64_t next_epoch, int64_t transitions,
+                             const std::vector<CurvePoint>& curve, const TrainConfig& config) {
+  fs::create_directories(dir);
+  const std::string policy_file = stem + ".policy.safetensors";
+  const std::string optim_file = stem + ".optimizer.safetensors";
+  save_policy(policy, dir + "/" + policy_file, {{"epoch", std::to_string(next_epoch)}});
+  ember::save(opt, dir + "/" + optim_file);
+  const json manifest = {
+      {"format", "ember.ppo.checkpoint/1"},
+      {"epoch", next_epoch},
+      {"transitions", transitions},
+      {"policy", policy_file},
+      {"optimizer", optim_file},
+      {"reward_scaler",
+       {{"mean", scaler.mean()}, {"var", scaler.var()}, {"count", scaler.count()}}},
+      {"curve", curve_to_json(curve)},
+      {"config", to_json(config)}};
+  const std::string path = dir + "/" + stem + ".json";
+  std::ofstream f(path);
+  f << manifest.dump(2) << "\n";
+  if (!f) throw IOError("cannot write checkpoint manifest '" + path + "'");
+  return path;
+}
+
+ResumeState load_checkpoint(const std::string& path, const ActorCritic& policy, optim::Adam& opt,
+                            RewardScaler& scaler) {
+  std::ifstream f(path);
+  if (!f) throw IOError("cannot open checkpoint '" + path + "'");
+  json m;
+  try {
+    m = json::parse(f);
+    if (m.value("format", "") != "ember.ppo.checkpoint/1")
+      throw IOError("checkpoint '" + path + "': not an ember.ppo.checkpoint/1 manifest");
+    const std::string dir = fs::path(path).parent_path().string();
+    const std::string base = dir.empty() ? "" : dir + "/";
+    ember::load(*policy, base + m.at("policy").get<std::string>());
+    ember::load(opt, base + m.at("optimizer").get<std::string>());
+    const json& rs = m.at("reward_scaler");
+    scaler.set_statistics(rs.at("mean").get<double>(), rs.at("var").get<double>(),
+                          rs.at("count").get<double>());
+    return {m.at("epoch").get<int64_t>(), m.at("transitions").get<int64_t>(),
+            curve_from_json(m.at("curve")), path};
+  } catch (const json::exception& e) {
+    throw IOError("checkpoint '" + path + "': malformed manifest (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+uint64_t derive_seed(uint64_t seed, uint64_t purpose, uint64_t index) {
+  uint64_t z = seed ^ (purpose * 0x9E3779B97F4A7C15ULL) ^ (index * 0xD1B54A32D192ED03ULL);
+  for (int i = 0; i < 2; ++i) {  // splitmix64 finaliser, twice
+    z += 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+  }
+  return z;
+}
+
+Trainer::Trainer(TrainConfig config) : config_(std::move(config)) {
+  config_.validate();
+  config_.update.jit = config_.jit;
+  if (config_.threads > 0) set_num_threads(config_.threads);
+}
+
+TrainResult Trainer::run() {
+  const TrainConfig& c = config_;
+  TrainResult result;
+  Progress progress(c.progress, c.max_transitions);
+
+  manual_seed(derive_seed(c.seed, kInit));
+  ActorCritic policy(c.policy);
+  PpoLearner learner(policy, c.update);
+
+  LunarLanderOptions env_options;
+  env_options.max_episode_steps = c.max_episode_steps;
+  auto venv = make_lunar_lander_vector(c.envs, env_options, c.env_threads);
+  if (venv->observation_dim() != c.policy.obs_dim || venv->action_dim() != c.policy.act_dim)
+    throw ValueError("policy dims do not match the env's");
+
+  ResumeState resume;
+  // Reward-scaling statistics live in the collector; build it after a possible resume so that
+  // the training envs' seed can depend on the resumed epoch.
+  RewardScaler resumed_scaler(c.envs, c.gamma);
+  if (!c.resume.empty())
+    resume = load_checkpoint(c.resume, policy, learner.optimizer(), resumed_scaler);
+  const uint64_t env_seed = resume.from.empty()
+                                ? derive_seed(c.seed, kTrainEnvs)
+                                : derive_seed(c.seed, kResumeEnvs, uint64_t(resume.epoch));
+  Collector collector(*venv, env_seed, c.gamma, c.reward_scaling);
+  if (!resume.from.empty())
+    collector.reward_scaler().set_statistics(resumed_scaler.mean(), resumed_scaler.var(),
+                                             resumed_scaler.count());
+
+  std::unique_ptr<RunRecorder> rec;
+  if (!c.out_dir.empty()) {
+    json extra = {{"jit", {{"requested", c.jit}, {"available", jit_available()}}},
+                  {"resumed_from", resume.from.empty() ? json(nullptr) : json(resume.from)}};
+    extra["provenance_threads"] = {{"kernel", get_num_threads()}, {"env", venv->threads()}};
+    rec = std::make_unique<RunRecorder>(c.out_dir, to_json(c), extra);
+    rec->set_curve(resume.curve);
+    result.out_dir = c.out_dir;
+    result.records_path = rec->path("epochs.jsonl");
+    result.plot_path = rec->path("learning_curve.svg");
+    progress.message("ember train: records in " + c.out_dir);
+  }
+  std::vector<CurvePoint> curve = resume.curve;
+
+  RolloutBuffer buffer(c.steps_per_env, c.envs, c.policy.obs_dim, c.policy.act_dim,
+                       c.envs * (c.steps_per_env / c.max_episode_steps + 2));
+  const MeansFn actor = make_means_fn(policy, c.jit);
+  EvalOptions eval_opts;
+  eval_opts.envs = c.eval_envs;
+  eval_opts.episodes_per_env = c.eval_episodes_per_env;
+  eval_opts.env = env_options;
+  // The evaluation's actor runs on eval_envs observations; share the jitted one when the batch
+  // sizes agree.
+  const MeansFn eval_actor = c.eval_envs == c.envs ? actor : make_means_fn(policy, c.jit);
+
+  int64_t epoch = resume.epoch, transitions = resume.transitions;
+  const int64_t per_epoch = c.transitions_per_epoch();
+  std::string checkpoint_path;
+  for (;; ++epoch) {
+    const double e0 = now();
+    json r = {{"epoch", epoch}};
+    // 1. Collection.
+    const std::vector<float> log_std = policy->log_std_values();
+    const CollectStats cs = collector.collect(actor, log_std, buffer, [&](int64_t t) {
+      progress.phase(epoch, transitions, "collect", t + 1, c.steps_per_env);
+    });
+    transitions += per_epoch;
+    r["transitions"] = transitions;
+    r["collect_s"] = cs.seconds;
+    r["collect_inference_s"] = cs.inference_seconds;
+    r["collect_sampling_s"] = cs.sampling_seconds;
+    r["collect_env_s"] = cs.env_seconds;
+    r["collect_buffer_s"] = cs.buffer_seconds;
+    r["train_episodes"] = cs.episode_returns.size();
+    double tr = 0;
+    for (double x : cs.episode_returns) tr += x;
+    r["train_return_mean"] =
+        cs.episode_returns.empty() ? json(nullptr) : json(tr / double(cs.episode_returns.size()));
+    r["truncations"] = buffer.truncations();
+    r["reward_scale"] = std::sqrt(collector.reward_scaler().var() + 1e-8);
+    r["action_std"] = {std::exp(log_std[0]), std::exp(log_std.size() > 1 ? log_std[1] : 0.f)};
+
+    // 2. Scheduled evaluation.
+    std::optional<EvalResult> ev;
+    if (epoch % c.eval_every == 0) {
+      progress.phase(epoch, transitions, "evaluate", 0, 0);
+      eval_opts.seed = derive_seed(c.seed, kEval, uint64_t(epoch));
+      ev = evaluate(eval_actor, log_std, eval_opts);
+      curve.push_back({epoch, transitions, ev->mean, ev->std});
+      progress.evaluation(epoch, transitions, ev->mean, ev->std, ev->seconds);
+      if (rec) rec->eval_point(curve.back(), c.target);
+    }
+    r["eval_s"] = ev ? ev->seconds : 0.0;
+    r["eval_mean"] = ev ? json(ev->mean) : json(nullptr);
+    r["eval_std"] = ev ? json(ev->std) : json(nullptr);
+    r["eval_min"] = ev ? json(ev->min) : json(nullptr);
+    r["eval_max"] = ev ? json(ev->max) : json(nullptr);
+    r["eval_episodes"] = ev ? json(ev->returns.size()) : json(nullptr);
+    const bool stop_target = ev && ev->mean >= c.target;
+    if (stop_target) {
+      result.seconds_to_stop = seconds_since_process_start();
+      result.reached_target = true;
+      result.stop_reason = "target";
+    }
+
+    // 3. Update (not after the stopping evaluation).
+    double update_s = 0;
+    if (!stop_target) {
+      progress.phase(epoch, transitions, "update", 0, 0);
+      double u0 = now();
+      compute_policy_outputs(policy, buffer);
+      const double u1 = now();
+      buffer.compute_advantages(c.gamma, c.gae_lambda);
+      const double u2 = now();
+      const UpdateStats us = learner.update(
+          buffer, derive_seed(c.seed, kShuffle, uint64_t(epoch)),
+          [&](int64_t d, int64_t t) { progress.phase(epoch, transitions, "update", d, t); });
+      update_s = now() - u0;
+      r["update_policy_outputs_s"] = u1 - u0;
+      r["update_gae_s"] = u2 - u1;
+      r["update_gather_s"] = us.gather_seconds;
+      r["update_steps_s"] = us.step_seconds;
+      r["optimizer_steps"] = us.optimizer_steps;
+      r["loss"] = us.loss;
+      r["policy_loss"] = us.policy_loss;
+      r["value_loss"] = us.value_loss;
+      r["entropy"] = us.entropy;
+      r["approx_kl"] = us.approx_kl;
+      r["clip_fraction"] = us.clip_fraction;
+      r["actor_grad_norm"] = us.actor_grad_norm;
+      r["critic_grad_norm"] = us.critic_grad_norm;
+      r["explained_variance"] = nullable(
+          std::isfinite(explained_variance(buffer.values(), buffer.returns()))
+              ? std::optional<double>(explained_variance(buffer.values(), buffer.returns()))
+              : std::nullopt);
+    } else {
+      for (const char* k :
+           {"loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction",
+            "actor_grad_norm", "critic_grad_norm", "explained_variance"})
+        r[k] = nullptr;
+    }
+    r["update_s"] = update_s;
+
+    // 4. Checkpoint and record.
+    const bool stop_max = !stop_target && transitions >= c.max_transitions;
+    double ck = 0;
+    if (rec && !stop_target && !stop_max && c.checkpoint_every > 0 &&
+        (epoch + 1) % c.checkpoint_every == 0) {
+      const double k0 = now();
+      char stem[32];
+      std::snprintf(stem, sizeof stem, "epoch_%04lld", static_cast<long long>(epoch + 1));
+      checkpoint_path =
+          write_checkpoint(rec->path("checkpoints"), stem, policy, learner.optimizer(),
+                           collector.reward_scaler(), epoch + 1, transitions, curve, c);
+      ck = now() - k0;
+    }
+    r["checkpoint_s"] = ck;
+    r["epoch_s"] = now() - e0;
+    r["elapsed_s"] = seconds_since_process_start();
+    if (rec) rec->epoch(r);
+    progress.epoch_done(epoch, transitions, cs.seconds, update_s, r["eval_s"].get<double>(),
+                        r["epoch_s"].get<double>());
+    if (stop_target || stop_max) {
+      if (stop_max) {
+        result.seconds_to_stop = seconds_since_process_start();
+        result.stop_reason = "max_transitions";
+      }
+      break;
+    }
+  }
+  result.epochs = epoch + 1;
+  result.transitions_at_stop = transitions;
+  result.curve = curve;
+  result.last_eval_mean = curve.empty() ? 0.0 : curve.back().mean;
+
+  // After the clock: save, reload into a fresh model, evaluate on fresh episodes.
+  progress.message(std::string(result.reached_target ? "target reached" : "stopped") + " at " +
+                   std::to_string(transitions) + " transitions, " +
+                   std::to_string(result.seconds_to_stop) + " s from process start");
+  std::optional<CurvePoint> saved_point;
+  if (rec) {
+    result.policy_path = rec->path("policy.safetensors");
+    save_policy(policy, result.policy_path,
+                {{"transitions", std::to_string(transitions)}, {"seed", std::to_string(c.seed)}});
+    result.checkpoint_path =
+        write_checkpoint(rec->path("checkpoints"), "final", policy, learner.optimizer(),
+                         collector.reward_scaler(), epoch + 1, transitions, curve, c);
+  }
+  progress.phase(epoch, transitions, "saved-policy evaluation", 0, 0);
+  const ActorCritic fresh = rec ? load_policy(result.policy_path) : policy;
+  EvalOptions final_opts = eval_opts;
+  final_opts.episodes_per_env = c.final_eval_episodes_per_env;
+  final_opts.seed = derive_seed(c.seed, kFinalEval);
+  result.saved_policy_eval =
+      evaluate(make_means_fn(fresh, false), fresh->log_std_values(), final_opts);
+  progress.message("saved-policy evaluation: mean " +
+                   std::to_string(result.saved_policy_eval.mean) + " over " +
+                   std::to_string(result.saved_policy_eval.returns.size()) + " episodes");
+  saved_point =
+      CurvePoint{epoch, transitions, result.saved_policy_eval.mean, result.saved_policy_eval.std};
+  if (rec) {
+    const json summary = {{"reached_target", result.reached_target},
+                          {"stop_reason", result.stop_reason},
+                          {"target", c.target},
+                          {"epochs", result.epochs},
+                          {"transitions_at_stop", result.transitions_at_stop},
+                          {"seconds_to_stop", result.seconds_to_stop},
+                          {"seconds_to_stop_measured_from", "process start"},
+                          {"last_eval_mean", result.last_eval_mean},
+                          {"saved_policy_eval", eval_json(result.saved_policy_eval)},
+                          {"policy", result.policy_path},
+                          {"checkpoint", result.checkpoint_path},
+                          {"curve", curve_to_json(curve)},
+                          {"seconds_total", seconds_since_process_start()}};
+    rec->finish(summary, &*saved_point, c.target);
+  }
+  progress.finish();
+  return result;
+}
+
+}  // namespace ember::rl
