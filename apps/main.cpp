@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   ember::app::add_env_command(app);
   ember::app::add_inspect_command(app);
+  ember::app::add_train_command(app);
+  ember::app::add_eval_command(app);
 
   try {
     app.parse(argc, argv);

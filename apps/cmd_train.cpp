@@ -1,0 +1,158 @@
+// `ember train`: PPO on LunarLander under the study's protocol (spec/ppo.md; src/rl/trainer.cpp).
+// With no options it runs the full default job: 4 envs, 20,000 transitions per epoch, 20 passes in
+// minibatches of 10,000, evaluation every 5th epoch on 100 episodes, stop at an evaluation mean of
+// 200 or 1,000,000 transitions, then the saved-policy evaluation; records go to runs/<timestamp>.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <string>
+
+#include "commands.h"
+#include "ember/rl/trainer.h"
+
+namespace ember::app {
+namespace {
+
+std::string timestamp_dir() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "runs/%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+struct TrainArgs {
+  rl::TrainConfig config;
+  std::string backward = "mlp";
+  bool no_jit = false, no_reward_scaling = false, no_adv_norm = false, global_clip = false;
+};
+
+void run_train(TrainArgs& a) {
+  rl::TrainConfig& c = a.config;
+  c.update.backward = rl::backward_from_name(a.backward);
+  c.jit = !a.no_jit;
+  c.reward_scaling = !a.no_reward_scaling;
+  c.update.loss.normalize_advantages = !a.no_adv_norm;
+  c.update.separate_grad_clip = !a.global_clip;
+  if (c.out_dir.empty()) c.out_dir = timestamp_dir();
+  rl::Trainer trainer(c);
+  const rl::TrainResult r = trainer.run();
+  const rl::EvalResult& s = r.saved_policy_eval;
+  std::printf("\n%s after %lld transitions (%lld epochs), %.2f s from process start\n",
+              r.reached_target ? "Reached the target" : "Stopped at --max-transitions",
+              static_cast<long long>(r.transitions_at_stop), static_cast<long long>(r.epochs),
+              r.seconds_to_stop);
+  std::printf(
+      "last scheduled evaluation: %.2f; saved-policy evaluation: %.2f +- %.2f over %zu "
+      "episodes\n",
+      r.last_eval_mean, s.mean, s.std, s.returns.size());
+  std::printf("records:    %s/run.json, %s/summary.json, %s\n", r.out_dir.c_str(),
+              r.out_dir.c_str(), r.records_path.c_str());
+  std::printf("policy:     %s\n", r.policy_path.c_str());
+  std::printf("checkpoint: %s (resume with --resume)\n", r.checkpoint_path.c_str());
+  std::printf("plot:       %s\n", r.plot_path.c_str());
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  auto a = std::make_shared<TrainArgs>();
+  rl::TrainConfig& c = a->config;
+  CLI::App* cmd = app.add_subcommand(
+      "train",
+      "Train a PPO agent on LunarLander (continuous) under the study's protocol (spec/ppo.md): "
+      "stops at a scheduled evaluation mean >= --target or at --max-transitions, then saves the "
+      "policy, reloads it and evaluates it on fresh episodes");
+  cmd->option_defaults()->always_capture_default();
+  // Run.
+  cmd->add_option("--seed", c.seed, "Seed of everything (init, envs, action noise, evaluations)");
+  cmd->add_option("--threads", c.threads,
+                  "Kernel threads (ember::set_num_threads); 0 = EMBER_THREADS or all cores")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_option("--env-threads", c.env_threads, "Threads stepping the training envs")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--out", c.out_dir,
+                  "Output directory for records, checkpoints and the plot (default "
+                  "runs/<timestamp>)");
+  cmd->add_option("--resume", c.resume,
+                  "Continue from a checkpoint manifest (<run>/checkpoints/epoch_NNNN.json or "
+                  "final.json)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--max-transitions", c.max_transitions,
+                  "Stop after this many training transitions if the target was not reached")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--target", c.target, "Stop when a scheduled evaluation mean reaches this");
+  cmd->add_option("--checkpoint-every", c.checkpoint_every,
+                  "Write a checkpoint every N epochs (0: only the final one)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--progress", c.progress,
+                  "Progress display: auto (a live line on a terminal, plain lines otherwise), "
+                  "tty, plain or none")
+      ->check(CLI::IsMember({"auto", "tty", "plain", "none"}));
+  cmd->add_flag("--no-jit", a->no_jit,
+                "Do not capture the actor's inference and the training step with ember::jit");
+  cmd->add_option("--backward", a->backward,
+                  "Gradients: mlp (autograd for the loss head, the MLPs' explicit chain rule) or "
+                  "autograd (autograd through everything); both give the same gradients")
+      ->check(CLI::IsMember({"mlp", "autograd"}));
+  // Workload.
+  cmd->add_option("--envs", c.envs, "Training environments (one vector env)")
+      ->check(CLI::Range(int64_t{1}, int64_t{4096}));
+  cmd->add_option("--steps-per-env", c.steps_per_env,
+                  "Vector steps per epoch (transitions per epoch = envs x steps-per-env)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-episode-steps", c.max_episode_steps,
+                  "LunarLander time limit (a truncation)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--eval-every", c.eval_every, "Evaluate every N epochs, epoch 0 included")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--eval-envs", c.eval_envs, "Separate evaluation envs")
+      ->check(CLI::Range(int64_t{1}, int64_t{4096}));
+  cmd->add_option("--eval-episodes-per-env", c.eval_episodes_per_env,
+                  "Complete episodes each evaluation env plays")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--final-eval-episodes-per-env", c.final_eval_episodes_per_env,
+                  "Complete episodes per env of the saved-policy evaluation")
+      ->check(CLI::PositiveNumber);
+  // Networks.
+  cmd->add_option("--hidden", c.policy.hidden, "Width of the hidden layers (actor and critic)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--layers", c.policy.layers, "Hidden layers (actor and critic)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--log-std-init", c.policy.log_std_init, "Initial log-std of the actor");
+  cmd->add_option("--hidden-gain", c.policy.hidden_gain, "Orthogonal init gain, hidden layers");
+  cmd->add_option("--actor-output-gain", c.policy.actor_output_gain,
+                  "Orthogonal init gain, actor output layer");
+  cmd->add_option("--critic-output-gain", c.policy.critic_output_gain,
+                  "Orthogonal init gain, critic output layer");
+  // Algorithm.
+  cmd->add_option("--lr", c.update.lr, "Adam learning rate")->check(CLI::PositiveNumber);
+  cmd->add_option("--adam-eps", c.update.adam_eps, "Adam epsilon")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--adam-beta1", c.update.adam_beta1, "Adam beta1")->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--adam-beta2", c.update.adam_beta2, "Adam beta2")->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--gamma", c.gamma, "Discount factor")->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--gae-lambda", c.gae_lambda, "GAE lambda")->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--clip", c.update.loss.clip, "PPO clip epsilon (PPO paper eq. 7)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--value-coef", c.update.loss.value_coef, "Value loss coefficient (eq. 9 c1)");
+  cmd->add_option("--entropy-coef", c.update.loss.entropy_coef,
+                  "Entropy bonus coefficient (eq. 9 c2)");
+  cmd->add_option("--max-grad-norm", c.update.max_grad_norm, "Gradient-norm clip (<= 0: none)");
+  cmd->add_flag("--global-grad-clip", a->global_clip,
+                "Clip one global gradient norm over actor and critic (default: separately)");
+  cmd->add_option("--passes", c.update.passes, "Passes over each epoch's transitions")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--minibatch", c.update.minibatch,
+                  "Minibatch size (must divide the transitions per epoch)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--no-reward-scaling", a->no_reward_scaling,
+                "Hand raw rewards to the learner (default: divide by the running std of the "
+                "discounted return)");
+  cmd->add_flag("--no-adv-norm", a->no_adv_norm, "Do not normalise advantages per minibatch");
+  cmd->callback([a] { run_train(*a); });
+}
+
+}  // namespace ember::app
