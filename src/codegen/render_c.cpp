@@ -9,6 +9,9 @@
 #include "codegen/render_tile.h"
 #include "ember/error.h"
 
+// GCC 12 warns falsely on `"literal" + std::to_string(...)` chains (GCC bug 105329).
+#pragma GCC diagnostic ignored "-Wrestrict"
+
 namespace ember::codegen {
 
 using ir::Op;
@@ -184,6 +187,15 @@ class Renderer {
 std::string c_prelude() {
   return R"(#include <math.h>
 #include <stdint.h>
+#ifdef EMBER_HAVE_MVEC
+// glibc's libmvec SIMD variants (<= 4 ulp, IEEE special values kept): loops calling these vectorise
+// without -ffast-math.
+#define EMBER_SIMD __attribute__((__simd__("notinbranch")))
+float expf(float) EMBER_SIMD; float logf(float) EMBER_SIMD; float sinf(float) EMBER_SIMD;
+float tanhf(float) EMBER_SIMD; float powf(float, float) EMBER_SIMD;
+double exp(double) EMBER_SIMD; double log(double) EMBER_SIMD; double sin(double) EMBER_SIMD;
+double tanh(double) EMBER_SIMD; double pow(double, double) EMBER_SIMD;
+#endif
 // Counter-based uniform [0,1): splitmix64 finaliser over (seed, counter); 24 random mantissa bits.
 static inline float ember_rand(uint64_t seed, uint64_t ctr) {
   uint64_t z = seed * 0x9E3779B97F4A7C15ULL + ctr * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL;

@@ -92,8 +92,10 @@ const CompilerInfo& compiler_info() {
   static CompilerInfo info = [] {
     CompilerInfo i;
     std::vector<std::string> candidates;
-    if (const char* e = std::getenv("EMBER_CC"); e && *e) candidates = {e};
-    else candidates = {"cc", "gcc", "clang"};
+    if (const char* e = std::getenv("EMBER_CC"); e && *e)
+      candidates = {e};
+    else
+      candidates = {"cc", "gcc", "clang"};
     for (auto& c : candidates) {
       i.path = find_in_path(c);
       if (!i.path.empty()) break;
@@ -103,6 +105,14 @@ const CompilerInfo& compiler_info() {
     i.version = v.substr(0, v.find('\n'));
     i.flags = "-O3 -march=native -fPIC -shared -fno-math-errno -std=gnu11 -w";
     if (cpu_has("avx512f")) i.flags += " -mprefer-vector-width=512";
+    // glibc's vector math library: with it, loops over exp/log/sin/tanh/pow vectorise (the
+    // kernel prelude declares the SIMD variants when EMBER_HAVE_MVEC is defined).
+    i.libs = " -lm";
+    std::string mvec = run_capture("'" + i.path + "' -print-file-name=libmvec.so 2>/dev/null");
+    if (mvec.find('/') != std::string::npos) {
+      i.flags += " -DEMBER_HAVE_MVEC";
+      i.libs += " -lmvec";
+    }
     i.cpu = cpu_model();
     return i;
   }();
@@ -116,7 +126,7 @@ const CompilerInfo& compiler_info() {
 void* compile_and_load(const std::string& source, bool* cache_hit) {
   const CompilerInfo& cc = compiler_info();
   std::string key = content_hash(source + "\n" + cc.path + "\n" + cc.version + "\n" + cc.flags +
-                                 "\n" + cc.cpu);
+                                 cc.libs + "\n" + cc.cpu);
   std::lock_guard<std::mutex> lock(g_mu);
   fs::path dir = cache_dir();
   if (!writable_dir(dir) && !fs::exists(dir / (key + ".so"))) {
@@ -151,7 +161,8 @@ void* compile_and_load(const std::string& source, bool* cache_hit) {
     f << source;
     if (!f) throw CompileError("ember: cannot write kernel source to " + src);
   }
-  std::string cmd = "'" + cc.path + "' " + cc.flags + " -o '" + obj + "' '" + src + "' -lm > '" + log + "' 2>&1";
+  std::string cmd = "'" + cc.path + "' " + cc.flags + " -o '" + obj + "' '" + src + "'" + cc.libs +
+                    " > '" + log + "' 2>&1";
   int rc = std::system(cmd.c_str());
   if (rc != 0) {
     std::ifstream lf(log);
@@ -159,7 +170,8 @@ void* compile_and_load(const std::string& source, bool* cache_hit) {
     msg << lf.rdbuf();
     fs::remove(src);
     fs::remove(log);
-    throw CompileError("ember: kernel compilation failed (" + cmd + "):\n" + msg.str().substr(0, 4000));
+    throw CompileError("ember: kernel compilation failed (" + cmd + "):\n" +
+                       msg.str().substr(0, 4000));
   }
   fs::remove(src);
   fs::remove(log);

@@ -14,7 +14,8 @@ struct CompilerInfo {
   std::string path;     // compiler executable
   std::string version;  // first line of `--version`
   std::string flags;
-  std::string cpu;      // CPU model name
+  std::string libs;  // libraries linked after the source (-lm, and -lmvec where available)
+  std::string cpu;   // CPU model name
 };
 
 /// The compiler that will be used (found once); throws CompileError if there is none.
