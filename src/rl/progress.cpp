@@ -1,5 +1,6 @@
 #include "ember/rl/progress.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -54,7 +55,7 @@ std::string Progress::eta_text() const {
 }
 
 void Progress::draw(bool force) {
-  if (mode_ != Mode::kTty) return;
+  if (mode_ != Mode::kTty || phase_.empty()) return;
   const auto t = std::chrono::steady_clock::now();
   if (!force && t - last_draw_ < std::chrono::milliseconds(200)) return;
   last_draw_ = t;
@@ -75,6 +76,10 @@ void Progress::draw(bool force) {
     line += buf;
   }
   line += " | " + duration_text(elapsed) + ", ETA<=" + eta_text();
+  // Keep the line within the terminal's width, or the carriage return cannot redraw it.
+  winsize ws{};
+  const size_t cols = ioctl(fileno(out_), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 160;
+  if (line.size() >= cols) line.resize(cols - 1);
   std::fprintf(out_, "\r\033[K%s", line.c_str());
   std::fflush(out_);
   line_open_ = true;

@@ -313,9 +313,11 @@ TrainResult Trainer::run() {
   result.last_eval_mean = curve.empty() ? 0.0 : curve.back().mean;
 
   // After the clock: save, reload into a fresh model, evaluate on fresh episodes.
-  progress.message(std::string(result.reached_target ? "target reached" : "stopped") + " at " +
-                   std::to_string(transitions) + " transitions, " +
-                   std::to_string(result.seconds_to_stop) + " s from process start");
+  char text[160];
+  std::snprintf(text, sizeof text, "%s at %lld transitions, %.2f s from process start",
+                result.reached_target ? "target reached" : "stopped (max transitions)",
+                static_cast<long long>(transitions), result.seconds_to_stop);
+  progress.message(text);
   std::optional<CurvePoint> saved_point;
   if (rec) {
     result.policy_path = rec->path("policy.safetensors");
@@ -332,9 +334,9 @@ TrainResult Trainer::run() {
   final_opts.seed = derive_seed(c.seed, kFinalEval);
   result.saved_policy_eval =
       evaluate(make_means_fn(fresh, false), fresh->log_std_values(), final_opts);
-  progress.message("saved-policy evaluation: mean " +
-                   std::to_string(result.saved_policy_eval.mean) + " over " +
-                   std::to_string(result.saved_policy_eval.returns.size()) + " episodes");
+  std::snprintf(text, sizeof text, "saved-policy evaluation: mean %.2f over %zu episodes",
+                result.saved_policy_eval.mean, result.saved_policy_eval.returns.size());
+  progress.message(text);
   saved_point =
       CurvePoint{epoch, transitions, result.saved_policy_eval.mean, result.saved_policy_eval.std};
   if (rec) {

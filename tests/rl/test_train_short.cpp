@@ -5,6 +5,7 @@
 // here; see the run's numbers in the test output). Also checks the records and a resume.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -82,6 +83,19 @@ TEST(TrainShort, EvaluationImprovesAndRecordsAreWritten) {
                         "collect_buffer_s", "update_s", "eval_s", "epoch_s", "eval_mean",
                         "approx_kl", "clip_fraction", "explained_variance", "entropy"})
     EXPECT_TRUE(e0.contains(k)) << k;
+
+  // `ember eval` on the saved policy, with a rendered episode.
+  const std::string cmd =
+      std::string(EMBER_CLI_PATH) + " eval --policy '" + (out / "policy.safetensors").string() +
+      "' --episodes 8 --render-every 100 --render '" + (out / "frames").string() + "' 2>&1";
+  std::string text;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[512];
+    while (fgets(buf, sizeof buf, p)) text += buf;
+    EXPECT_EQ(pclose(p), 0) << text;
+  }
+  EXPECT_NE(text.find("8 episodes (4 envs x 2)"), std::string::npos) << text;
+  EXPECT_TRUE(fs::exists(out / "frames" / "frame_00000.png")) << text;
 
   // Resume from the epoch-5 checkpoint for one more epoch.
   TrainConfig c = short_config((out / "resumed").string());
