@@ -7,6 +7,7 @@
 // Errors: ShapeError (shapes do not broadcast / reshape count mismatch / matmul inner dims),
 // IndexError (dim or index out of range), DTypeError (dtype not accepted), ValueError (bad argument).
 #pragma once
+#include <concepts>
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
@@ -180,10 +181,20 @@ class Tensor {
   std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
   Tensor amax(IntList dims, bool keepdim = false) const;
   Tensor amin(IntList dims, bool keepdim = false) const;
-  /// Variance with Bessel's correction when unbiased (PyTorch's default).
-  Tensor var(bool unbiased = true) const;
+  /// Variance with Bessel's correction when unbiased (PyTorch's default). The all-dims
+  /// `var(unbiased)` / `std(unbiased)` accept only a bool, so a dim list such as `var({1})` always
+  /// selects the dims overload (a plain `bool` parameter would win it by standard conversion).
+  Tensor var() const;
+  template <std::same_as<bool> B>
+  Tensor var(B unbiased) const {
+    return var(IntList{}, unbiased, false);
+  }
   Tensor var(IntList dims, bool unbiased = true, bool keepdim = false) const;
-  Tensor std(bool unbiased = true) const;
+  Tensor std() const;
+  template <std::same_as<bool> B>
+  Tensor std(B unbiased) const {
+    return std(IntList{}, unbiased, false);
+  }
   Tensor std(IntList dims, bool unbiased = true, bool keepdim = false) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;

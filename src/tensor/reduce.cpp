@@ -44,12 +44,13 @@ Shape reduced_shape(const Shape& in, const std::vector<int64_t>& dims, bool keep
 // A reduce primitive over `dims` of a tensor already in the output dtype.
 Tensor reduce(const Tensor& t, Op op, IntList dims_in, bool keepdim, const char* name) {
   auto dims = norm_dims(t, dims_in);
-  if (op != Op::SUM)
+  // SUM and PROD have an identity (0, 1) for an empty reduction; max has none.
+  if (op == Op::RMAX)
     for (auto d : dims)
       if (t.sizes()[d] == 0)
         throw IndexError(std::string(name) + "(): Expected reduction dim " + std::to_string(d) +
                          " to have non-zero size (input " + ir::shape_str(t.sizes()) + ")");
-  if (t.dim() > 0 && t.numel() == 0 && op != Op::SUM && dims.empty())
+  if (t.dim() > 0 && t.numel() == 0 && op == Op::RMAX && dims.empty())
     throw IndexError(std::string(name) + "(): cannot reduce an empty tensor");
   NodeRef n = node_of(t);
   if (!dims.empty()) {
@@ -96,9 +97,16 @@ Tensor Tensor::min() const { return amin({}, false); }
 Tensor Tensor::amax(IntList dims, bool keepdim) const {
   return reduce(*this, Op::RMAX, dims, keepdim, "max");
 }
+// Order-reversing map that turns min into max: logical not (bool), -x (floats: exact, keeps NaN
+// and the gradient path), -1 - x = ~x (integers: -x overflows at INT_MIN and wraps for unsigned).
+static Tensor reverse_order(const Tensor& t) {
+  if (t.dtype() == kBool) return t.logical_not();
+  if (t.is_floating_point()) return t.neg();
+  return Scalar(-1) - t;
+}
+
 Tensor Tensor::amin(IntList dims, bool keepdim) const {
-  if (dtype() == kBool) return logical_not().amax(dims, keepdim).logical_not();
-  return -(neg().amax(dims, keepdim));
+  return reverse_order(reverse_order(*this).amax(dims, keepdim));
 }
 
 std::tuple<Tensor, Tensor> Tensor::max(int64_t d, bool keepdim) const {
@@ -121,29 +129,35 @@ Tensor Tensor::argmax(std::optional<int64_t> d, bool keepdim) const {
   Shape idx_shape(dim(), 1);
   idx_shape[dd] = n;
   Tensor rev = (arange(n, 0, -1, kInt64)).reshape(idx_shape);
-  Tensor hit = where(detach() == m, rev, zeros({}, kInt64));
+  // NaN is the maximum (amax propagates it): a NaN position matches a NaN maximum.
+  Tensor x = detach(), at_max = x == m;
+  if (is_floating_point()) at_max = at_max.logical_or(x != x);
+  Tensor hit = where(at_max, rev, zeros({}, kInt64));
   return (Scalar(n) - hit.amax({dd}, keepdim)).to(kInt64);
 }
 Tensor Tensor::argmin(std::optional<int64_t> d, bool keepdim) const {
-  if (dtype() == kBool) return logical_not().argmax(d, keepdim);
-  return neg().argmax(d, keepdim);
+  return reverse_order(*this).argmax(d, keepdim);
 }
 
-Tensor Tensor::var(bool unbiased) const { return var({}, unbiased, false); }
+Tensor Tensor::var() const { return var(IntList{}, true, false); }
 Tensor Tensor::var(IntList dims, bool unbiased, bool keepdim) const {
-  if (!is_floating_point()) throw DTypeError("var(): input dtype must be floating point");
+  if (!is_floating_point())
+    throw DTypeError(std::string("var(): input dtype must be floating point, got ") +
+                     dtype_name(dtype()));
   int64_t n = reduced_count(*this, norm_dims(*this, dims));
   Tensor diff = *this - mean(dims, true);
   double denom = static_cast<double>(n) - (unbiased ? 1.0 : 0.0);
   return diff.square().sum(dims, keepdim) / (denom > 0 ? denom : std::numeric_limits<double>::quiet_NaN());
 }
-Tensor Tensor::std(bool unbiased) const { return var(unbiased).sqrt(); }
+Tensor Tensor::std() const { return var().sqrt(); }
 Tensor Tensor::std(IntList dims, bool unbiased, bool keepdim) const {
   return var(dims, unbiased, keepdim).sqrt();
 }
 
 Tensor Tensor::logsumexp(IntList dims, bool keepdim) const {
   Tensor x = is_floating_point() ? *this : to(kDefaultFloat);
+  // Over an empty dim the result is log(0) = -inf, and there is no maximum to shift by.
+  if (reduced_count(x, norm_dims(x, dims)) == 0) return x.exp().sum(dims, keepdim).log();
   Tensor m = x.amax(dims, true).detach();
   // A row of -inf keeps its -inf instead of producing nan from (-inf) - (-inf).
   Tensor safe_m = where(m.abs() == std::numeric_limits<double>::infinity(), zeros_like(m), m);
@@ -153,11 +167,15 @@ Tensor Tensor::logsumexp(IntList dims, bool keepdim) const {
 
 Tensor Tensor::softmax(int64_t d) const {
   Tensor x = is_floating_point() ? *this : to(kDefaultFloat);
+  detail::wrap_dim(d, x.dim());
+  if (x.numel() == 0) return x.exp();  // empty in, empty out (no maximum to shift by)
   Tensor e = (x - x.amax({d}, true).detach()).exp();
   return e / e.sum({d}, true);
 }
 Tensor Tensor::log_softmax(int64_t d) const {
   Tensor x = is_floating_point() ? *this : to(kDefaultFloat);
+  detail::wrap_dim(d, x.dim());
+  if (x.numel() == 0) return x.exp();
   Tensor s = x - x.amax({d}, true).detach();
   return s - s.exp().sum({d}, true).log();
 }
