@@ -1,6 +1,7 @@
 // Elementwise math: primitives with PyTorch's broadcasting and type promotion, and the composites
 // built from them (sigmoid, relu, abs, clamp, ...).
 #include <cmath>
+#include <utility>
 
 #include "tensor/tensor_impl.h"
 
@@ -59,21 +60,30 @@ Tensor scalar_tensor_like(const Scalar& s, const Tensor& like) {
   return make_tensor(detail::scalar_node(s, t, {}));
 }
 
+// x op y (operands swapped first when `swap`), negated when `negate`. NaN compares false with
+// everything, so for floats `le`/`ge` cannot be the negation of `gt`/`lt`: they are
+// (x < y) | (x == y) there (`not` is kept for integers: one op).
+NodeRef compare_nodes(NodeRef x, NodeRef y, ScalarType t, Op op, bool swap, bool negate,
+                      const char* name) {
+  if (swap) std::swap(x, y);
+  if (negate && op == Op::CMPLT && is_floating_point(t))
+    return binary(Op::OR, binary(Op::CMPLT, y, x, kBool, name),
+                  binary(Op::CMPEQ, x, y, kBool, name), kBool, name);
+  NodeRef r = binary(op, x, y, kBool, name);
+  return negate ? un(Op::NOT, r) : r;
+}
+
 Tensor compare(const Tensor& a, const Tensor& b, Op op, bool swap, bool negate, const char* name) {
   ScalarType t = result_type(a, b);
   NodeRef x = cast(node_of(a), t), y = cast(node_of(b), t);
-  NodeRef r = swap ? binary(op, y, x, kBool, name) : binary(op, x, y, kBool, name);
-  if (negate) r = un(Op::NOT, r);
-  return make_tensor(r);
+  return make_tensor(compare_nodes(x, y, t, op, swap, negate, name));
 }
 
 Tensor compare_s(const Tensor& a, const Scalar& s, Op op, bool swap, bool negate,
                  const char* name) {
   ScalarType t = result_type(a, s);
   NodeRef x = cast(node_of(a), t), y = detail::scalar_node(s, t, {});
-  NodeRef r = swap ? binary(op, y, x, kBool, name) : binary(op, x, y, kBool, name);
-  if (negate) r = un(Op::NOT, r);
-  return make_tensor(r);
+  return make_tensor(compare_nodes(x, y, t, op, swap, negate, name));
 }
 
 Tensor logical(const Tensor& a, const Tensor& b, Op op, const char* name) {
@@ -108,7 +118,7 @@ Tensor Tensor::relu() const {
   return where(*this > 0, *this, zeros_like(*this));
 }
 Tensor Tensor::abs() const {
-  if (dtype() == kBool) return *this;
+  if (dtype() == kBool || dtype() == kUInt8) return *this;  // unsigned: abs is the identity
   return maximum(neg());
 }
 Tensor Tensor::sign() const {
@@ -134,9 +144,14 @@ Tensor Tensor::pow(const Scalar& e) const {
 
 Tensor Tensor::maximum(const Tensor& o) const { return arith(*this, o, Op::MAX, "maximum"); }
 Tensor Tensor::minimum(const Tensor& o) const {
-  if (result_type(*this, o) == kBool) return logical_and(o);
   ScalarType t = result_type(*this, o);
-  return -(to(t).neg().maximum(o.to(t).neg()));
+  if (t == kBool) return logical_and(o);
+  // min(a, b) = r(max(r(a), r(b))) for an order-reversing r: -x for floats (exact; keeps NaN and
+  // the gradient path), -1 - x (= ~x) for integers, where -x overflows at INT_MIN and wraps for
+  // unsigned types.
+  if (ember::is_floating_point(t)) return -(to(t).neg().maximum(o.to(t).neg()));
+  auto r = [](const Tensor& x) { return Scalar(-1) - x; };
+  return r(r(to(t)).maximum(r(o.to(t))));
 }
 
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
@@ -256,20 +271,28 @@ Tensor operator>(const Tensor& a, const Scalar& b) { return a.gt(b); }
 Tensor operator>=(const Tensor& a, const Scalar& b) { return a.ge(b); }
 Tensor operator==(const Tensor& a, const Scalar& b) { return a.eq(b); }
 Tensor operator!=(const Tensor& a, const Scalar& b) { return a.ne(b); }
+namespace {
+void require_bool(const char* op, const Tensor& a, const Tensor* b = nullptr) {
+  if (a.dtype() == kBool && (!b || b->dtype() == kBool)) return;
+  std::string got = dtype_name(a.dtype());
+  if (b) got += std::string(" and ") + dtype_name(b->dtype());
+  throw DTypeError(std::string(op) + ": only bool tensors supported, got " + got);
+}
+}  // namespace
 Tensor operator&(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != kBool || b.dtype() != kBool) throw DTypeError("&: only bool tensors supported");
+  require_bool("&", a, &b);
   return a.logical_and(b);
 }
 Tensor operator|(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != kBool || b.dtype() != kBool) throw DTypeError("|: only bool tensors supported");
+  require_bool("|", a, &b);
   return a.logical_or(b);
 }
 Tensor operator^(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != kBool || b.dtype() != kBool) throw DTypeError("^: only bool tensors supported");
+  require_bool("^", a, &b);
   return a.logical_xor(b);
 }
 Tensor operator~(const Tensor& a) {
-  if (a.dtype() != kBool) throw DTypeError("~: only bool tensors supported");
+  require_bool("~", a);
   return a.logical_not();
 }
 
