@@ -158,7 +158,8 @@ void manual_seed(uint64_t seed) {
 Tensor rand(IntList shape, TensorOptions o) {
   check_shape(shape, "rand");
   ScalarType t = o.dtype_.value_or(kDefaultFloat);
-  if (!is_floating_point(t)) throw DTypeError("rand: dtype must be floating point");
+  if (!is_floating_point(t))
+    throw DTypeError(std::string("rand: dtype must be floating point, got ") + dtype_name(t));
   int64_t n = ir::shape_numel(shape);
   // The key buffer {seed, counter} is data, not code: a replayed kernel reads a fresh key.
   auto key = std::make_shared<ir::Storage>(kInt64, 2);

@@ -19,7 +19,13 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
                      dims_str(b) + ")");
   ScalarType t = result_type(a, b);
   Shape ba(a.sizes().begin(), a.sizes().end() - 2), bb(b.sizes().begin(), b.sizes().end() - 2);
-  Shape batch = detail::broadcast_shapes(ba, bb, "matmul");
+  Shape batch;
+  try {
+    batch = detail::broadcast_shapes(ba, bb, "matmul");
+  } catch (const ShapeError& e) {
+    throw ShapeError("matmul: batch dims of " + ir::shape_str(a.sizes()) + " and " +
+                     ir::shape_str(b.sizes()) + " do not broadcast (" + e.what() + ")");
+  }
   Shape full = batch;
   full.insert(full.end(), {n, m, k});
   Tensor x = a.to(t).unsqueeze(-2);                 // [..., n, 1, k]

@@ -235,6 +235,7 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
   if (chunks <= 0) throw ValueError("chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
   d = wrap_dim(d, dim());
   int64_t n = sizes()[d];
+  if (n == 0) return std::vector<Tensor>(static_cast<size_t>(chunks), *this);  // as libtorch
   return split(std::max<int64_t>(1, (n + chunks - 1) / chunks), d);
 }
 
@@ -319,7 +320,9 @@ Tensor stack(const std::vector<Tensor>& ts, int64_t d) {
 
 Tensor Tensor::gather(int64_t d, const Tensor& index) const {
   d = wrap_dim(d, dim());
-  if (index.dtype() != kInt64) throw DTypeError("gather(): Expected dtype int64 for index");
+  if (index.dtype() != kInt64)
+    throw DTypeError(std::string("gather(): Expected dtype int64 for index, got ") +
+                     dtype_name(index.dtype()));
   if (index.dim() != dim())
     throw ShapeError("gather: index " + list_str(index.sizes()) + " and input " + list_str(sizes()) +
                      " must have the same number of dimensions");
