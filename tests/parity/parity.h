@@ -1,0 +1,356 @@
+// Forward parity against libtorch (DESIGN.md, Testing): every case is ONE generic body, written
+// once as a template over a backend `b`, run on ember and on libtorch with identical seeded inputs;
+// the results must agree in shape, dtype and values.
+//
+//   PARITY_CASE(Unary, exp_2d, .tol = parity::kTranscendental) {
+//     auto x = b.randn({3, 4});          // same host data on both backends
+//     return x.exp();                    // a tensor, a vector/tuple of tensors, or a number (item)
+//   }
+//
+// Inside a body only the backend `b` differs: b.randn/b.rand/b.randint/b.randbool/b.values make
+// inputs from one std::mt19937_64 stream (seeded from the case name), b.zeros/b.cat/b.where/...
+// are the free functions, b.f32/b.i64/... the dtypes, b.sl/b.at the index entries, b.none an
+// absent optional (clamp(b.none, hi)). Tensor methods
+// and operators are called directly: ember's names mirror libtorch's. b.realize(t) forces a value
+// at that point of the body (a no-op on libtorch). Results are computed in one schedule. (libtorch
+// gotcha: a two-element dim list starting with 0, `x.sum({0, 2})`, is ambiguous there, since {0, n}
+// also reads as ArrayRef(nullptr, n) of Dimnames; write `{2, 0}`. And `t.view({})` is view(dtype)
+// there: write `t.view(parity::Shape{})`.)
+//
+// Tolerances: float32/float64 |ember - torch| <= atol + rtol * |torch| with atol 1e-6, rtol 1e-3
+// (kTranscendental, looser, only where a case says so); integers and bools exact; NaN matches NaN.
+//
+// Each case also runs on the `interp` device (the codegen oracle) unless it sets .interp = false.
+//
+// Backward hook (for autograd parity, not implemented here): a backend built with
+// `track_grad = true` marks every floating input it makes as requiring grad and lists it in
+// `b.leaves`, in creation order. A backward runner reuses the same case bodies: run the body on
+// both backends with track_grad, draw a cotangent per floating output from the same seeded stream,
+// backward sum(out * cotangent), and compare each leaf's grad() with Options::grad_tol. Cases whose
+// result is not differentiable in their inputs (integer outputs, argmax, comparisons, ...) set
+// .grad = false.
+#pragma once
+#include <gtest/gtest.h>
+#include <torch/types.h>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "ember/ember.h"
+
+namespace parity {
+
+using Shape = std::vector<int64_t>;
+
+struct Tol {
+  double atol = 1e-6;
+  double rtol = 1e-3;
+};
+/// float32 forward default.
+inline constexpr Tol kDefault{1e-6, 1e-3};
+/// Transcendental ops (exp/log/sin/tanh/pow/...): libm versus libtorch's vectorised SLEEF, and
+/// composites that cancel (cos via sin(pi/2 - x)). Cases that use it say so.
+inline constexpr Tol kTranscendental{1e-5, 1e-3};
+
+struct Options {
+  Tol tol = kDefault;
+  bool interp = true;  // also run the ember side on the interp device
+  bool grad = true;    // differentiable in its floating inputs (for the backward runner)
+  Tol grad_tol{1e-4, 1e-3};
+};
+
+/// A result copied to the host: what the two backends are compared on.
+struct Host {
+  Shape shape;
+  ember::ScalarType dtype = ember::kFloat32;
+  std::vector<double> f;   // floating results
+  std::vector<int64_t> i;  // integer and bool results
+};
+
+// ---- seeded host data -------------------------------------------------------------------------
+class Gen {
+ public:
+  explicit Gen(uint64_t seed) : rng_(seed) {}
+  std::vector<double> normal(int64_t n) {
+    std::normal_distribution<double> d(0.0, 1.0);
+    std::vector<double> v(static_cast<size_t>(n));
+    for (auto& x : v) x = d(rng_);
+    return v;
+  }
+  std::vector<double> uniform(int64_t n, double lo, double hi) {
+    std::uniform_real_distribution<double> d(lo, hi);
+    std::vector<double> v(static_cast<size_t>(n));
+    for (auto& x : v) x = d(rng_);
+    return v;
+  }
+  std::vector<double> integers(int64_t n, int64_t lo, int64_t hi) {  // [lo, hi)
+    std::uniform_int_distribution<int64_t> d(lo, hi - 1);
+    std::vector<double> v(static_cast<size_t>(n));
+    for (auto& x : v) x = static_cast<double>(d(rng_));
+    return v;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+inline int64_t numel(const Shape& s) {
+  int64_t n = 1;
+  for (auto d : s) n *= d;
+  return n;
+}
+
+/// Host bytes of `v` converted to dtype (one conversion, shared by both backends).
+std::vector<uint8_t> encode(const std::vector<double>& v, ember::ScalarType t);
+
+// ---- the two backends -------------------------------------------------------------------------
+// Both expose the same members; a case body only ever names them through `b`.
+template <class Derived, class TensorT, class DType>
+class BackendBase {
+ public:
+  using T = TensorT;
+  BackendBase(uint64_t seed, bool track_grad) : track_grad(track_grad), gen_(seed) {}
+
+  /// Standard normal values.
+  T randn(Shape s, std::optional<DType> dt = {}) { return make(gen_.normal(numel(s)), s, dt); }
+  /// Uniform in [lo, hi).
+  T rand(Shape s, double lo = 0, double hi = 1, std::optional<DType> dt = {}) {
+    return make(gen_.uniform(numel(s), lo, hi), s, dt);
+  }
+  /// Integers uniform in [lo, hi), int64 unless dt is given.
+  T randint(int64_t lo, int64_t hi, Shape s, std::optional<DType> dt = {}) {
+    return make(gen_.integers(numel(s), lo, hi), s, dt.value_or(self().i64));
+  }
+  T randbool(Shape s) { return make(gen_.integers(numel(s), 0, 2), s, self().b8); }
+  /// Given values (row-major) as dtype (float32 by default).
+  T values(std::vector<double> v, Shape s, std::optional<DType> dt = {}) {
+    return make(std::move(v), s, dt);
+  }
+
+  // Backward hook (see the file comment).
+  bool track_grad = false;
+  std::vector<T> leaves;
+
+ protected:
+  T make(std::vector<double> v, const Shape& s, std::optional<DType> dt) {
+    T t = self().from_host(v, s, dt.value_or(self().f32));
+    if (track_grad && t.is_floating_point()) {
+      t.requires_grad_(true);
+      leaves.push_back(t);
+    }
+    return t;
+  }
+  Derived& self() { return static_cast<Derived&>(*this); }
+  Gen gen_;
+};
+
+class EmberB : public BackendBase<EmberB, ember::Tensor, ember::ScalarType> {
+ public:
+  using BackendBase::BackendBase;
+  using Scalar = ember::Scalar;
+  using DT = ember::ScalarType;
+  static constexpr const char* name = "ember";
+  DT f32 = ember::kFloat32, f64 = ember::kFloat64, i32 = ember::kInt32, i64 = ember::kInt64,
+     b8 = ember::kBool, u8 = ember::kUInt8;
+  static constexpr std::nullopt_t none = std::nullopt;  // an absent optional argument
+
+  T from_host(const std::vector<double>& v, const Shape& s, DT dt);
+  T zeros(Shape s, std::optional<DT> dt = {}) { return ember::zeros(s, opts(dt)); }
+  T ones(Shape s, std::optional<DT> dt = {}) { return ember::ones(s, opts(dt)); }
+  T full(Shape s, Scalar v, std::optional<DT> dt = {}) { return ember::full(s, v, opts(dt)); }
+  T zeros_like(const T& t) { return ember::zeros_like(t); }
+  T ones_like(const T& t) { return ember::ones_like(t); }
+  T full_like(const T& t, Scalar v) { return ember::full_like(t, v); }
+  T scalar_tensor(Scalar v, std::optional<DT> dt = {}) { return ember::scalar_tensor(v, opts(dt)); }
+  T arange(Scalar end, std::optional<DT> dt = {}) { return ember::arange(end, opts(dt)); }
+  T arange(Scalar a, Scalar e, Scalar step, std::optional<DT> dt = {}) {
+    return ember::arange(a, e, step, opts(dt));
+  }
+  T eye(int64_t n, std::optional<DT> dt = {}) { return ember::eye(n, opts(dt)); }
+  T eye(int64_t n, int64_t m, std::optional<DT> dt = {}) { return ember::eye(n, m, opts(dt)); }
+  T cat(const std::vector<T>& ts, int64_t d = 0) { return ember::cat(ts, d); }
+  T stack(const std::vector<T>& ts, int64_t d = 0) { return ember::stack(ts, d); }
+  T where(const T& c, const T& x, const T& y) { return ember::where(c, x, y); }
+  T where(const T& c, Scalar x, const T& y) { return ember::where(c, x, y); }
+  T where(const T& c, const T& x, Scalar y) { return ember::where(c, x, y); }
+  T matmul(const T& x, const T& y) { return ember::matmul(x, y); }
+  T mm(const T& x, const T& y) { return ember::mm(x, y); }
+  T bmm(const T& x, const T& y) { return ember::bmm(x, y); }
+  T pad(const T& t, Shape p, Scalar v = 0) { return ember::constant_pad_nd(t, p, v); }
+  T maximum(const T& x, const T& y) { return ember::maximum(x, y); }
+  T minimum(const T& x, const T& y) { return ember::minimum(x, y); }
+  ember::Slice sl(std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step = 1) {
+    return ember::Slice(start, stop, step);
+  }
+  int64_t at(int64_t i) { return i; }
+
+  Host host(const T& t);
+  /// Computes every result in one schedule before they are read.
+  void realize_all(const std::vector<T>& ts) { ember::realize(ts); }
+  /// Forces one value now (ember is lazy; libtorch already computed it).
+  void realize(const T& t) { t.realize(); }
+
+ private:
+  ember::TensorOptions opts(std::optional<DT> dt) {
+    return dt ? ember::TensorOptions(*dt) : ember::TensorOptions();
+  }
+};
+
+class TorchB : public BackendBase<TorchB, torch::Tensor, c10::ScalarType> {
+ public:
+  using BackendBase::BackendBase;
+  using Scalar = c10::Scalar;
+  using DT = c10::ScalarType;
+  static constexpr const char* name = "torch";
+  DT f32 = torch::kFloat32, f64 = torch::kFloat64, i32 = torch::kInt32, i64 = torch::kInt64,
+     b8 = torch::kBool, u8 = torch::kUInt8;
+  static constexpr c10::nullopt_t none = c10::nullopt;
+
+  T from_host(const std::vector<double>& v, const Shape& s, DT dt);
+  T zeros(Shape s, std::optional<DT> dt = {}) { return torch::zeros(s, opts(dt)); }
+  T ones(Shape s, std::optional<DT> dt = {}) { return torch::ones(s, opts(dt)); }
+  T full(Shape s, Scalar v, std::optional<DT> dt = {}) { return torch::full(s, v, opts(dt)); }
+  T zeros_like(const T& t) { return torch::zeros_like(t); }
+  T ones_like(const T& t) { return torch::ones_like(t); }
+  T full_like(const T& t, Scalar v) { return torch::full_like(t, v); }
+  T scalar_tensor(Scalar v, std::optional<DT> dt = {});
+  T arange(Scalar end, std::optional<DT> dt = {}) { return torch::arange(end, opts(dt)); }
+  T arange(Scalar a, Scalar e, Scalar step, std::optional<DT> dt = {}) {
+    return torch::arange(a, e, step, opts(dt));
+  }
+  T eye(int64_t n, std::optional<DT> dt = {}) { return torch::eye(n, opts(dt)); }
+  T eye(int64_t n, int64_t m, std::optional<DT> dt = {}) { return torch::eye(n, m, opts(dt)); }
+  T cat(const std::vector<T>& ts, int64_t d = 0) { return torch::cat(ts, d); }
+  T stack(const std::vector<T>& ts, int64_t d = 0) { return torch::stack(ts, d); }
+  T where(const T& c, const T& x, const T& y) { return torch::where(c, x, y); }
+  T where(const T& c, Scalar x, const T& y) { return torch::where(c, x, y); }
+  T where(const T& c, const T& x, Scalar y) { return torch::where(c, x, y); }
+  T matmul(const T& x, const T& y) { return torch::matmul(x, y); }
+  T mm(const T& x, const T& y) { return torch::mm(x, y); }
+  T bmm(const T& x, const T& y) { return torch::bmm(x, y); }
+  T pad(const T& t, Shape p, Scalar v = 0) { return torch::constant_pad_nd(t, p, v); }
+  T maximum(const T& x, const T& y) { return torch::maximum(x, y); }
+  T minimum(const T& x, const T& y) { return torch::minimum(x, y); }
+  torch::indexing::Slice sl(c10::optional<int64_t> start, c10::optional<int64_t> stop,
+                            int64_t step = 1) {
+    return torch::indexing::Slice(start, stop, step);
+  }
+  int64_t at(int64_t i) { return i; }
+
+  Host host(const T& t);
+  void realize_all(const std::vector<T>&) {}
+  void realize(const T&) {}
+
+ private:
+  torch::TensorOptions opts(std::optional<DT> dt) {
+    return dt ? torch::TensorOptions().dtype(*dt) : torch::TensorOptions();
+  }
+};
+
+// ---- collecting results -----------------------------------------------------------------------
+template <class B, class R>
+void gather_tensors(const R& r, std::vector<typename B::T>& out) {
+  if constexpr (std::is_same_v<R, typename B::T>) {
+    out.push_back(r);
+  } else if constexpr (requires { r.begin(); }) {
+    for (auto& x : r) gather_tensors<B>(x, out);
+  } else if constexpr (requires { std::tuple_size<R>::value; }) {
+    std::apply([&](const auto&... xs) { (gather_tensors<B>(xs, out), ...); }, r);
+  }
+}
+
+template <class B, class R>
+void collect(B& b, const R& r, std::vector<Host>& out) {
+  if constexpr (std::is_same_v<R, typename B::T>) {
+    out.push_back(b.host(r));
+  } else if constexpr (std::is_arithmetic_v<R>) {  // item<T>()
+    Host h;
+    h.dtype = ember::dtype_of<R>();
+    if constexpr (std::is_floating_point_v<R>)
+      h.f = {static_cast<double>(r)};
+    else
+      h.i = {static_cast<int64_t>(r)};
+    out.push_back(h);
+  } else if constexpr (requires { r.begin(); }) {
+    for (auto& x : r) collect(b, x, out);
+  } else {
+    std::apply([&](const auto&... xs) { (collect(b, xs, out), ...); }, r);
+  }
+}
+
+template <class Case, class B>
+std::vector<Host> run_on(uint64_t seed) {
+  B b(seed, false);
+  auto r = Case{}(b);
+  std::vector<typename B::T> ts;
+  gather_tensors<B>(r, ts);
+  b.realize_all(ts);
+  std::vector<Host> out;
+  collect(b, r, out);
+  return out;
+}
+
+/// Compares ember's results with torch's; returns "" when they agree, else a description.
+std::string compare(const std::vector<Host>& ember, const std::vector<Host>& torch, Tol tol);
+uint64_t seed_of(const std::string& name);
+
+/// Sets the ember device for a scope (restored on exit, also on exceptions).
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(const std::string& d) : prev_(ember::Context::get().device) {
+    ember::Context::get().device = d;
+  }
+  ~DeviceGuard() { ember::Context::get().device = prev_; }
+
+ private:
+  std::string prev_;
+};
+
+template <class Case>
+void check(const char* name) {
+  const Options o = Case::options();
+  const uint64_t seed = seed_of(name);
+  std::vector<Host> ref;
+  try {
+    ref = run_on<Case, TorchB>(seed);
+  } catch (const c10::Error& e) {
+    FAIL() << "libtorch rejected the case (a test bug): " << e.what_without_backtrace();
+  } catch (const std::exception& e) {
+    FAIL() << "libtorch rejected the case (a test bug): " << e.what();
+  }
+  for (const char* dev : {"cpu", "interp"}) {
+    if (std::string(dev) == "interp" && !o.interp) continue;
+    SCOPED_TRACE(std::string("ember device ") + dev);
+    DeviceGuard g(dev);
+    std::vector<Host> got;
+    try {
+      got = run_on<Case, EmberB>(seed);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "ember threw: " << e.what();
+      continue;
+    }
+    std::string diff = compare(got, ref, o.tol);
+    EXPECT_TRUE(diff.empty()) << diff;
+  }
+}
+
+}  // namespace parity
+
+/// Defines one parity case: a gtest TEST running the generic body below on both backends.
+/// The variadic part initialises parity::Options (e.g. `.tol = parity::kTranscendental`).
+#define PARITY_CASE(suite, name, ...)                                           \
+  struct suite##_##name##_Case {                                                \
+    static parity::Options options() { return parity::Options{__VA_ARGS__}; }   \
+    template <class B>                                                          \
+    auto operator()(B& b) const;                                                \
+  };                                                                            \
+  TEST(suite, name) { parity::check<suite##_##name##_Case>(#suite "." #name); } \
+  template <class B>                                                            \
+  auto suite##_##name##_Case::operator()([[maybe_unused]] B& b) const

@@ -1,0 +1,216 @@
+// Parity: matmul / mm / bmm (1-D cases, batch broadcast, transposed and non-contiguous operands,
+// empty dims, integer and float64 operands), fused expressions that mix the op families, larger
+// shapes (register tiles, unrolling, threads); and the statistics of ember's random generators
+// (they differ from libtorch's by design, so they are checked against the distributions).
+#include "parity.h"
+
+#define NOGRAD .grad = false
+
+// ---- matmul -----------------------------------------------------------------------------------
+PARITY_CASE(Matmul, two_d) { return b.matmul(b.randn({3, 4}), b.randn({4, 5})); }
+PARITY_CASE(Matmul, vector_vector) { return b.matmul(b.randn({7}), b.randn({7})); }
+PARITY_CASE(Matmul, vector_matrix) { return b.matmul(b.randn({4}), b.randn({4, 3})); }
+PARITY_CASE(Matmul, matrix_vector) { return b.randn({3, 4}).matmul(b.randn({4})); }
+PARITY_CASE(Matmul, batched) { return b.matmul(b.randn({2, 3, 4}), b.randn({2, 4, 5})); }
+PARITY_CASE(Matmul, batch_broadcast) {
+  return std::vector{b.matmul(b.randn({2, 1, 3, 4}), b.randn({3, 4, 2})),
+                     b.matmul(b.randn({1, 3, 4}), b.randn({2, 4, 2}))};
+}
+PARITY_CASE(Matmul, batched_with_2d_and_1d) {
+  return std::vector{b.matmul(b.randn({2, 3, 4}), b.randn({4, 5})),
+                     b.matmul(b.randn({4}), b.randn({2, 4, 3})),
+                     b.matmul(b.randn({2, 3, 4}), b.randn({4}))};
+}
+PARITY_CASE(Matmul, transposed_operands) {
+  auto a = b.randn({4, 3}), c = b.randn({5, 4});
+  return std::vector{b.matmul(a.t(), c.t()), b.mm(c, a), b.mm(a.t(), a)};
+}
+PARITY_CASE(Matmul, non_contiguous_operands) {
+  auto a = b.randn({6, 8}), d = b.randn({5, 8}), c = b.randn({3, 5, 4});
+  return std::vector{b.matmul(a.slice(0, 0, 6, 2), d.slice(0, 1, 5, 2).t()),
+                     b.matmul(c.permute({0, 2, 1}), c.slice(2, 0, 4, 2).slice(1, 0, 5, 1))};
+}
+PARITY_CASE(Matmul, expanded_operand) {
+  return b.matmul(b.randn({1, 4}).expand({3, 4}), b.randn({4, 2}));
+}
+PARITY_CASE(Matmul, int_operands, NOGRAD) {
+  auto a = b.randint(-5, 5, {3, 4}), c = b.randint(-5, 5, {4, 2});
+  return std::vector{b.matmul(a, c), b.matmul(a.to(b.i32), c.to(b.i32))};
+}
+PARITY_CASE(Matmul, f64) { return b.matmul(b.randn({3, 5}, b.f64), b.randn({5, 2}, b.f64)); }
+PARITY_CASE(Matmul, empty_inner_dim_gives_zeros) {
+  return std::vector{b.matmul(b.randn({3, 0}), b.randn({0, 4})),
+                     b.mm(b.randn({0, 3}), b.randn({3, 2})), b.matmul(b.randn({0}), b.randn({0}))};
+}
+PARITY_CASE(Matmul, square_32) { return b.mm(b.randn({32, 32}), b.randn({32, 32})); }
+PARITY_CASE(Matmul, odd_sizes) { return b.mm(b.randn({7, 13}), b.randn({13, 11})); }
+PARITY_CASE(Matmul, bmm) {
+  auto a = b.randn({3, 2, 4}), c = b.randn({3, 5, 4});
+  return std::vector{b.bmm(a, c.transpose(1, 2)), a.bmm(c.permute({0, 2, 1}))};
+}
+PARITY_CASE(Matmul, size1_dims) {
+  return std::vector{b.mm(b.randn({1, 4}), b.randn({4, 1})),
+                     b.matmul(b.randn({3, 1}), b.randn({1, 3}))};
+}
+
+// ---- fused expressions ------------------------------------------------------------------------
+PARITY_CASE(Fused, linear_relu) {
+  auto x = b.randn({4, 6}), w = b.randn({5, 6}), bias = b.randn({5});
+  return (b.matmul(x, w.t()) + bias).relu();
+}
+PARITY_CASE(Fused, mlp_softmax, .tol = parity::kTranscendental) {
+  auto x = b.randn({3, 4}), w1 = b.randn({4, 8}), w2 = b.randn({8, 5});
+  return b.matmul(b.matmul(x, w1).tanh(), w2).log_softmax(1);
+}
+PARITY_CASE(Fused, a_times_b_plus_c) {
+  auto a = b.randn({16}), c = b.randn({16}), d = b.randn({16});
+  return a * c + d;
+}
+PARITY_CASE(Fused, shared_subexpression_two_outputs) {
+  auto x = b.randn({3, 4});
+  auto y = x * 2 + 1;
+  return std::vector{y.sum({1}), y * y, y.t()};
+}
+PARITY_CASE(Fused, mse_like) {
+  auto p = b.randn({8, 3}), t = b.randn({8, 3});
+  return (p - t).square().mean();
+}
+PARITY_CASE(Fused, gaussian_log_prob, .tol = parity::kTranscendental) {
+  auto x = b.randn({4, 2}), mu = b.randn({4, 2}), log_std = b.rand({2}, -1, 0.5);
+  auto z = (x - mu) / log_std.exp();
+  return (z.square() * -0.5 - log_std - 0.9189385332046727).sum({-1});
+}
+
+// ---- random generators: statistics only -------------------------------------------------------
+namespace {
+double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+double var_of(const std::vector<double>& v) {
+  double m = mean_of(v), s = 0;
+  for (double x : v) s += (x - m) * (x - m);
+  return s / static_cast<double>(v.size() - 1);
+}
+}  // namespace
+
+TEST(RandomStats, rand_uniform) {
+  ember::manual_seed(123);
+  auto t = ember::rand({200, 100});
+  ASSERT_EQ(t.dtype(), ember::kFloat32);
+  ASSERT_EQ(t.sizes(), (ember::Shape{200, 100}));
+  auto v = t.to_vector<double>();
+  for (double x : v) ASSERT_TRUE(x >= 0 && x < 1) << x;
+  EXPECT_NEAR(mean_of(v), 0.5, 0.01);         // sd of the mean ~0.003
+  EXPECT_NEAR(var_of(v), 1.0 / 12.0, 0.004);  // 1/12 = 0.0833
+  // Ten equal bins each hold about a tenth.
+  std::vector<int> bins(10);
+  for (double x : v) bins[static_cast<size_t>(x * 10)]++;
+  for (int c : bins) EXPECT_NEAR(c, 2000, 250);
+}
+
+TEST(RandomStats, randn_normal) {
+  ember::manual_seed(7);
+  auto v = ember::randn({20000}).to_vector<double>();
+  EXPECT_NEAR(mean_of(v), 0.0, 0.03);
+  EXPECT_NEAR(std::sqrt(var_of(v)), 1.0, 0.03);
+  int within1 = 0;
+  for (double x : v) within1 += std::abs(x) < 1;
+  EXPECT_NEAR(within1 / 20000.0, 0.6827, 0.02);
+  for (double x : v) ASSERT_TRUE(std::isfinite(x));
+}
+
+TEST(RandomStats, randint_range_and_dtype) {
+  ember::manual_seed(99);
+  auto t = ember::randint(-3, 5, {10000});
+  ASSERT_EQ(t.dtype(), ember::kInt64);
+  auto v = t.to_vector<int64_t>();
+  std::vector<int> counts(8);
+  for (auto x : v) {
+    ASSERT_GE(x, -3);
+    ASSERT_LT(x, 5);
+    counts[static_cast<size_t>(x + 3)]++;
+  }
+  for (int c : counts) EXPECT_NEAR(c, 1250, 200);
+  EXPECT_EQ(ember::randint(0, 4, {3}, ember::kInt32).dtype(), ember::kInt32);
+}
+
+TEST(RandomStats, seeded_reproducible_and_advancing) {
+  ember::manual_seed(5);
+  auto a = ember::rand({64}).to_vector<float>();
+  auto a2 = ember::rand({64}).to_vector<float>();
+  ember::manual_seed(5);
+  auto b = ember::rand({64}).to_vector<float>();
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, a2);
+  ember::manual_seed(6);
+  EXPECT_NE(ember::rand({64}).to_vector<float>(), a);
+}
+
+TEST(RandomStats, same_values_on_interp) {
+  ember::manual_seed(11);
+  auto cpu = ember::randn({257}).to_vector<float>();
+  parity::DeviceGuard g("interp");
+  ember::manual_seed(11);
+  auto interp = ember::randn({257}).to_vector<float>();
+  ASSERT_EQ(cpu.size(), interp.size());
+  for (size_t i = 0; i < cpu.size(); i++) EXPECT_NEAR(cpu[i], interp[i], 1e-5) << i;
+}
+
+TEST(RandomStats, dtypes_and_empty) {
+  EXPECT_EQ(ember::rand({3}, ember::kFloat64).dtype(), ember::kFloat64);
+  EXPECT_EQ(ember::randn({2, 0}).numel(), 0);
+  EXPECT_EQ(ember::rand({0}).to_vector<float>().size(), 0u);
+  auto v = ember::rand({4000}, ember::kFloat64).to_vector<double>();
+  EXPECT_NEAR(mean_of(v), 0.5, 0.02);
+}
+
+// ---- larger shapes: register tiles, unrolled reductions and the thread pool ------------------
+// (kernels above 32768 loop-space elements are split across threads; sizes that are not multiples
+// of the tile widths exercise the remainders.)
+PARITY_CASE(Large, elementwise_threaded) {
+  auto x = b.randn({300, 257}), y = b.randn({257});
+  return (x * y + 1).relu() - x.abs() * 0.5;
+}
+PARITY_CASE(Large, elementwise_on_transposed) {
+  auto x = b.randn({190, 230});
+  return x.t() * 2 + b.randn({230, 1});
+}
+PARITY_CASE(Large, row_and_column_sums) {
+  auto x = b.randn({256, 300});
+  return std::vector{x.sum({1}), x.sum({0}), x.mean({0}, true), x.amax({1})};
+}
+PARITY_CASE(Large, column_reduce_odd_sizes) {
+  auto x = b.randn({129, 67, 5});
+  return std::vector{x.sum({1}), x.amax({0}), x.amin({2}), x.sum({2, 0})};
+}
+PARITY_CASE(Large, argmax_rows, .grad = false) {
+  auto x = b.randn({500, 130});
+  return std::vector{x.argmax(1), x.argmin(0)};
+}
+PARITY_CASE(Large, softmax_rows, .tol = parity::kTranscendental) {
+  return (b.randn({400, 100}) * 3).softmax(1);
+}
+PARITY_CASE(Large, matmul_64) { return b.mm(b.randn({64, 48}), b.randn({48, 64})); }
+PARITY_CASE(Large, matmul_tall_threaded) { return b.mm(b.randn({512, 40}), b.randn({40, 96})); }
+PARITY_CASE(Large, matmul_transposed_and_odd) {
+  auto a = b.randn({37, 100}), c = b.randn({61, 37});
+  return b.matmul(a.t(), c.t());
+}
+PARITY_CASE(Large, batched_matmul_epilogue) {
+  auto a = b.randn({8, 33, 24}), c = b.randn({8, 24, 40});
+  return (b.bmm(a, c) + b.randn({40})).tanh();
+}
+PARITY_CASE(Large, int_reductions, .grad = false) {
+  auto x = b.randint(-100, 100, {200, 201}, b.i32);
+  return std::vector{x.sum({1}), x.amax({0}), x.amin({1}), x.sum()};
+}
+PARITY_CASE(Large, bool_reductions, .grad = false) {
+  auto x = b.randn({160, 260});
+  return std::vector{(x > 2).amax({1}), (x > -3).amin({1}), (x > 0).sum({0}), (x > 1).amax({0})};
+}
+PARITY_CASE(Large, cat_and_pad) {
+  auto x = b.randn({200, 100}), y = b.randn({200, 80});
+  return b.cat({b.pad(x, {1, 1}, 0.5), y.flip({0})}, 1);
+}

@@ -1,0 +1,246 @@
+// Parity: reductions (sum, mean, max, min, prod, var, std, argmax, argmin, logsumexp) and softmax /
+// log_softmax, with dim/keepdim, negative dims, several dims, 0-d and empty inputs and
+// non-contiguous (permuted, sliced, expanded) inputs.
+#include "parity.h"
+
+#define TR .tol = parity::kTranscendental
+#define NOGRAD .grad = false
+
+// ---- sum ------------------------------------------------------------------------------------
+PARITY_CASE(Sum, all) { return b.randn({3, 4}).sum(); }
+PARITY_CASE(Sum, dim) { return b.randn({3, 4}).sum({1}); }
+PARITY_CASE(Sum, dim_keepdim) { return b.randn({3, 4, 2}).sum({1}, true); }
+PARITY_CASE(Sum, negative_dim) { return b.randn({3, 4, 2}).sum({-1}); }
+PARITY_CASE(Sum, several_dims) {
+  auto x = b.randn({2, 3, 4, 5});
+  return std::vector{x.sum({2, 0}), x.sum({-1, 1}, true), x.sum({0, 1, 2, 3})};
+}
+PARITY_CASE(Sum, int_and_bool_give_int64, NOGRAD) {
+  return std::vector{b.randint(-9, 9, {3, 4}, b.i32).sum({0}), b.randbool({5, 2}).sum(),
+                     b.randint(0, 255, {6}, b.u8).sum()};
+}
+PARITY_CASE(Sum, with_dtype) {
+  auto x = b.randn({4, 3});
+  return std::vector{x.sum(b.f64), x.sum({1}, false, b.f64), b.randint(0, 9, {4}).sum(b.f32)};
+}
+PARITY_CASE(Sum, of_0d) {
+  auto x = b.values({2.5}, {});
+  return std::vector{x.sum(), x.sum({0}), x.sum({-1}, true)};
+}
+PARITY_CASE(Sum, of_empty) {
+  auto x = b.randn({0, 3});
+  return std::vector{x.sum(), x.sum({0}), x.sum({1}), x.sum({0}, true)};
+}
+PARITY_CASE(Sum, float_to_int_dtype, NOGRAD) {
+  auto x = b.randn({3, 4}) * 5;
+  return std::vector{x.sum(b.i64), x.sum({1}, true, b.i32)};
+}
+PARITY_CASE(Sum, of_permuted) { return b.randn({2, 3, 4}).permute({2, 0, 1}).sum({0}); }
+PARITY_CASE(Sum, of_strided_slice) { return b.randn({6, 5}).slice(0, 1, 6, 2).sum({0}); }
+PARITY_CASE(Sum, of_expanded) { return b.randn({3, 1}).expand({3, 5}).sum({1}); }
+PARITY_CASE(Sum, of_elementwise_expression) {
+  auto x = b.randn({4, 5}), y = b.randn({5});
+  return (x * y + 1).sum({1});
+}
+PARITY_CASE(Sum, larger_row) { return b.randn({3, 257}).sum({1}); }
+
+// ---- mean ---------------------------------------------------------------------------------------
+PARITY_CASE(Mean, all_and_dims) {
+  auto x = b.randn({3, 4, 5});
+  return std::vector{x.mean(), x.mean({1}), x.mean({2, 0}, true), x.mean({-1})};
+}
+PARITY_CASE(Mean, f64) { return b.randn({4, 6}, b.f64).mean({1}); }
+PARITY_CASE(Mean, of_view) { return b.randn({4, 6}).t().slice(0, 0, 6, 3).mean({1}, true); }
+PARITY_CASE(Mean, of_0d) { return b.values({3.0}, {}).mean(); }
+PARITY_CASE(Mean, over_empty_dim_is_nan) {
+  auto x = b.randn({0, 3});
+  return std::vector{x.mean({0}), x.mean(), x.var({0}), x.std({0}, false), x.mean({1})};
+}
+
+// ---- max / min / argmax / argmin ---------------------------------------------------------------
+PARITY_CASE(MaxReduce, all) {
+  auto x = b.randn({3, 4});
+  return std::vector{x.max(), x.min()};
+}
+PARITY_CASE(MaxReduce, dim_tuple, NOGRAD) {
+  auto x = b.randn({3, 4});
+  return std::make_tuple(x.max(1), x.min(0), x.max(-1, true));
+}
+PARITY_CASE(MaxReduce, ties_pick_first_index, NOGRAD) {
+  auto x = b.randint(0, 3, {4, 6});
+  return std::make_tuple(x.max(1), x.min(1), x.max(0, true), x.min(-2));
+}
+PARITY_CASE(MaxReduce, amax_amin_several_dims) {
+  auto x = b.randn({2, 3, 4});
+  return std::vector{x.amax({0, 2}), x.amin({1}, true), x.amax({-1, -2}, true)};
+}
+PARITY_CASE(MaxReduce, int_and_bool, NOGRAD) {
+  auto i = b.randint(-50, 50, {3, 5}, b.i32);
+  auto m = b.randbool({3, 4});
+  return std::vector{i.max(), i.min(), i.amax({1}), m.max(), m.min(), m.amax({0})};
+}
+PARITY_CASE(MaxReduce, any_all_of_comparisons, NOGRAD) {
+  // max/min over bool comparison results (a GCC 12 vectoriser bug once turned these into 255).
+  auto x = b.randint(0, 3, {3, 8}), y = b.randint(0, 3, {3, 8});
+  auto eq = x == y, lt = x < 1;
+  return std::vector{eq.amax({1}),       eq.amin({1}), lt.logical_not().amax({1}),
+                     (x != 5).amin({1}), eq.max(),     lt.min()};
+}
+PARITY_CASE(MaxReduce, uint8_min_with_zeros, NOGRAD) {
+  auto x = b.values({5, 0, 3, 200, 9, 255, 0, 1}, {2, 4}, b.u8);
+  return std::make_tuple(x.min(), x.max(), x.amin({1}), x.min(1), x.argmin(), x.argmin(0));
+}
+PARITY_CASE(MaxReduce, int_extremes, NOGRAD) {
+  auto x = b.values({-2147483648.0, 0, 2147483647.0, -1, 5, -2147483648.0}, {2, 3}, b.i32);
+  auto y = b.values({-9223372036854775808.0, 0, 4611686018427387904.0, -1}, {4}, b.i64);
+  return std::make_tuple(x.min(), x.max(), x.min(1), x.max(0), x.argmin(), y.min(), y.argmin(),
+                         y.max(0));
+}
+PARITY_CASE(MaxReduce, with_infinities) {
+  auto x = b.values({-INFINITY, -INFINITY, 1.0, INFINITY, -2.0, 3.0}, {3, 2});
+  return std::vector{x.amax({1}), x.amin({1}), x.max(), x.min()};
+}
+PARITY_CASE(MaxReduce, nan_propagates) {
+  auto x = b.values({1.0, NAN, 3.0, 2.0, 5.0, -1.0}, {2, 3});
+  return std::vector{x.amax({1}), x.amin({1}), x.max(), x.min()};
+}
+PARITY_CASE(MaxReduce, of_permuted_view) {
+  auto x = b.randn({3, 4, 5}).permute({1, 2, 0});
+  return std::vector{x.amax({2}), x.amin({0}, true)};
+}
+PARITY_CASE(MaxReduce, of_0d, NOGRAD) {
+  auto x = b.values({2.0}, {});
+  return std::make_tuple(x.max(), x.max(0), x.min(-1, true), x.argmax(), x.argmax(0));
+}
+PARITY_CASE(ArgMax, flat_and_dims, NOGRAD) {
+  auto x = b.randn({3, 5});
+  return std::vector{x.argmax(), x.argmin(), x.argmax(1), x.argmin(0), x.argmax(-1, true)};
+}
+PARITY_CASE(ArgMax, ties_first_occurrence, NOGRAD) {
+  auto x = b.randint(0, 2, {5, 7}, b.i32);
+  return std::vector{x.argmax(1), x.argmin(1), x.argmax(0), x.argmax(), x.argmin()};
+}
+PARITY_CASE(ArgMax, keepdim_without_dim, NOGRAD) { return b.randn({2, 3, 4}).argmax(b.none, true); }
+PARITY_CASE(ArgMax, of_views, NOGRAD) {
+  auto x = b.randn({4, 6});
+  return std::vector{x.t().argmax(1), x.slice(1, 0, 6, 2).argmin(0), x.flip({1}).argmax(1)};
+}
+PARITY_CASE(ArgMax, nan_is_the_extreme, NOGRAD) {
+  auto x = b.values({1.0, NAN, 3.0, NAN, 2.0, 0.0, -1.0, 4.0, NAN}, {3, 3});
+  return std::make_tuple(x.argmax(1), x.argmin(1), x.argmax(), x.argmin(0), x.max(1), x.min(1));
+}
+PARITY_CASE(ArgMax, with_infinities, NOGRAD) {
+  auto x = b.values({-INFINITY, -INFINITY, 1.0, INFINITY, INFINITY, 0.0}, {2, 3});
+  return std::vector{x.argmax(1), x.argmin(1), x.argmax(0)};
+}
+
+// ---- prod ---------------------------------------------------------------------------------------
+PARITY_CASE(Prod, all_and_dim) {
+  auto x = b.rand({3, 4}, 0.5, 1.5);
+  return std::vector{x.prod(), x.prod(1), x.prod(0, true), x.prod(-1)};
+}
+PARITY_CASE(Prod, int_gives_int64, NOGRAD) {
+  auto x = b.randint(-3, 4, {3, 4}, b.i32);
+  return std::vector{x.prod(), x.prod(1)};
+}
+PARITY_CASE(Prod, of_empty_and_0d) {
+  return std::vector{b.randn({0, 2}).prod(), b.randn({2, 0}).prod(1), b.values({3.0}, {}).prod()};
+}
+PARITY_CASE(Prod, bool_gives_int64, NOGRAD) { return b.randbool({3, 4}).prod(1); }
+
+// ---- var / std ----------------------------------------------------------------------------------
+PARITY_CASE(Var, all) {
+  auto x = b.randn({4, 5});
+  return std::vector{x.var(), x.var(false), x.std(), x.std(false)};
+}
+PARITY_CASE(Var, dims) {
+  auto x = b.randn({3, 4, 5});
+  return std::vector{x.var({1}, true, false), x.var({2, 0}, false, true), x.std({-1}, true, true),
+                     x.std({1, 0}, false)};
+}
+PARITY_CASE(Var, dims_overload_not_unbiased_flag) {
+  // var({1}) / std({1}) reduce dim 1 (the int dim list must not bind to the `unbiased` bool).
+  auto x = b.randn({3, 4});
+  return std::vector{x.var({1}), x.std({1}), x.var({0}, false), x.std({-1}, true, true)};
+}
+PARITY_CASE(Var, f64_and_views) {
+  auto x = b.randn({5, 6}, b.f64);
+  return std::vector{x.var({0}), x.t().std({1}), x.slice(1, 0, 6, 2).var({1}, false)};
+}
+PARITY_CASE(Var, single_element_is_nan) {
+  auto x = b.randn({3, 1});
+  return std::vector{x.var({1}), x.var({1}, false), x.std({1})};
+}
+
+// ---- logsumexp ----------------------------------------------------------------------------------
+PARITY_CASE(LogSumExp, dims, TR) {
+  auto x = b.randn({3, 4, 5}) * 3;
+  return std::vector{x.logsumexp({1}), x.logsumexp({2, 0}, true), x.logsumexp({-1})};
+}
+PARITY_CASE(LogSumExp, large_values_stable, TR) {
+  auto x = b.randn({2, 6}) + 500;
+  return x.logsumexp({1});
+}
+PARITY_CASE(LogSumExp, all_minus_infinity_row, TR) {
+  auto x = b.values({-INFINITY, -INFINITY, 0.0, 1.0}, {2, 2});
+  return x.logsumexp({1});
+}
+PARITY_CASE(LogSumExp, over_empty_dim_is_minus_infinity, TR) {
+  return std::vector{b.randn({3, 0}).logsumexp({1}), b.randn({0, 2}).logsumexp({0}, true),
+                     b.randn({0, 2}).logsumexp({1})};
+}
+PARITY_CASE(LogSumExp, of_permuted, TR) { return b.randn({3, 4}).t().logsumexp({1}, true); }
+
+// ---- softmax / log_softmax ----------------------------------------------------------------------
+PARITY_CASE(Softmax, last_dim, TR) { return b.randn({4, 6}).softmax(1); }
+PARITY_CASE(Softmax, first_and_negative_dims, TR) {
+  auto x = b.randn({3, 4, 5}) * 2;
+  return std::vector{x.softmax(0), x.softmax(-2), x.softmax(-1)};
+}
+PARITY_CASE(Softmax, large_logits_stable, TR) {
+  return b.values({1000, 1001, 1002, -1000, 0, 1000}, {2, 3}).softmax(1);
+}
+PARITY_CASE(Softmax, masked_with_minus_infinity, TR) {
+  return b.values({0.5, -INFINITY, 1.0, -INFINITY, 2.0, 0.0}, {2, 3}).softmax(-1);
+}
+PARITY_CASE(Softmax, of_view, TR) { return b.randn({5, 4}).t().slice(1, 0, 5, 2).softmax(1); }
+PARITY_CASE(Softmax, of_0d_and_size1, TR) {
+  return std::vector{b.values({3.0}, {}).softmax(0), b.randn({3, 1}).softmax(1)};
+}
+PARITY_CASE(Softmax, empty_inputs, TR) {
+  auto x = b.randn({3, 0}), y = b.randn({0, 4});
+  return std::vector{x.softmax(1), x.log_softmax(1), x.softmax(0), y.softmax(1), y.log_softmax(0)};
+}
+PARITY_CASE(LogSoftmax, dims, TR) {
+  auto x = b.randn({3, 4, 5}) * 2;
+  return std::vector{x.log_softmax(1), x.log_softmax(-1), x.log_softmax(0)};
+}
+PARITY_CASE(LogSoftmax, large_logits_stable, TR) {
+  return b.values({1000, 1001, 1002, -1000, 0, 1000}, {2, 3}).log_softmax(1);
+}
+PARITY_CASE(LogSoftmax, f64, TR) { return b.randn({3, 7}, b.f64).log_softmax(1); }
+PARITY_CASE(LogSoftmax, free_functions, TR) {
+  auto x = b.randn({2, 5});
+  return std::vector{x.softmax(1).log(), x.log_softmax(1)};
+}
+
+// ---- reductions feeding more math (fusion of reduce epilogues and multiple users) ------------
+PARITY_CASE(ReduceChain, normalize_rows, TR) {
+  auto x = b.randn({4, 8});
+  auto m = x.mean({1}, true);
+  auto s = x.std({1}, false, true);
+  return (x - m) / (s + 1e-5);
+}
+PARITY_CASE(ReduceChain, shared_reduce_two_outputs) {
+  auto x = b.randn({5, 3});
+  auto s = x.sum({0}, true);
+  return std::vector{x * s, s + 1};
+}
+PARITY_CASE(ReduceChain, reduce_of_reduce) {
+  auto x = b.randn({3, 4, 5});
+  return x.sum({2}).amax({1});
+}
+PARITY_CASE(ReduceChain, reduce_after_broadcast_op) {
+  auto x = b.randn({4, 1}), y = b.randn({1, 6});
+  return (x * y).sum({0});
+}
