@@ -46,6 +46,11 @@ void loads(const Expr& e, std::vector<const Expr*>& out) {
   for (auto& s : e.src) loads(*s, out);
 }
 
+void nodes(const Expr& e, std::vector<const Expr*>& out) {
+  out.push_back(&e);
+  for (auto& s : e.src) nodes(*s, out);
+}
+
 int pick(int64_t size, std::initializer_list<int> choices) {
   for (int c : choices)
     if (size % c == 0 && size >= c) return c;
@@ -139,7 +144,13 @@ Opts heuristic(const schedule::Kernel& k) {
     }
     return o;
   }
-  if (reduce_contiguous) {
+  // A max over a contiguous axis stays one loop: GCC vectorises the integer-key max reduction
+  // (render_c.cpp) itself, but not sixteen unrolled scalar ones.
+  std::vector<const Expr*> all;
+  nodes(*k.value, all);
+  bool max_reduce = false;
+  for (auto* e : all) max_reduce |= e->kind == Expr::Kind::Reduce && e->op == ir::Op::RMAX;
+  if (reduce_contiguous && !max_reduce) {
     int u = pick(k.full_shape[last_red], {16, 8, 4});
     if (u > 1) o.actions.push_back({ActionKind::Unroll, static_cast<int>(last_red), u});
   }

@@ -85,9 +85,33 @@ class Renderer {
     // 1-byte (bool/uint8) accumulators are widened: GCC 12's SLP vectoriser (AVX2/AVX-512)
     // miscompiles a uint8 max over comparison results (it keeps the -1 mask instead of 1).
     const char* T = element_size(red->dtype) == 1 ? "int32_t" : ctype(red->dtype);
-    s << ind << T << " acc[" << nacc << "];\n";
-    s << ind << "for (int i = 0; i < " << nacc
-      << "; i++) acc[i] = " << reduce_init(red->op, red->dtype) << ";\n";
+    // A float max runs on order-preserving integer keys (ember_fkey) plus a max of magnitude bits
+    // that flags NaN: integer max reductions vectorise, a NaN-propagating float compare does not
+    // (without -ffast-math).
+    bool keyed = red->op == Op::RMAX && is_floating_point(red->dtype);
+    std::string fx = red->dtype == kFloat32 ? "ember_f" : "ember_d";
+    if (keyed) T = red->dtype == kFloat32 ? "int32_t" : "int64_t";
+    std::string init = keyed ? fx + "key(" + literal(-INFINITY, red->dtype) + ")"
+                             : reduce_init(red->op, red->dtype);
+    auto update = [&](const std::string& acc, const std::string& v) {
+      if (!keyed) return reduce_update(red->op, red->dtype, acc, v);
+      return "(" + v + " > " + acc + " ? " + v + " : " + acc + ")";
+    };
+    // One accumulator is a scalar (GCC vectorises reductions into scalars, not array elements).
+    std::vector<std::string> arrays = {"acc"};
+    if (keyed) arrays.push_back("nan");
+    for (auto& x : arrays) {
+      std::string i0 = x == "acc" ? init : "0";
+      if (nacc == 1) {
+        s << ind << T << " " << x << "0 = " << i0 << ";\n";
+      } else {
+        s << ind << T << " " << x << "[" << nacc << "];\n";
+        s << ind << "for (int i = 0; i < " << nacc << "; i++) " << x << "[i] = " << i0 << ";\n";
+      }
+    }
+    auto slot = [&](const std::string& x, const std::string& i) {
+      return nacc == 1 ? x + "0" : x + "[" + i + "]";
+    };
     std::string rind = ind;
     for (size_t d = nglob_; d < rank_; d++) {
       int64_t n = k_.full_shape[d];
@@ -103,9 +127,15 @@ class Renderer {
     open_upcast(s, rind);
     std::unordered_map<const Expr*, std::string> memo;
     std::string v = emit(*red->src[0], s, rind, memo);
-    std::string a =
-        "acc[(" + tile_index() + ")*" + std::to_string(unroll_) + (unroll_ > 1 ? " + q]" : "]");
-    s << rind << a << " = " << reduce_update(red->op, red->dtype, a, v) << ";\n";
+    std::string i =
+        "(" + tile_index() + ")*" + std::to_string(unroll_) + (unroll_ > 1 ? " + q" : "");
+    if (keyed) {
+      s << rind << T << " k_" << v << " = " << fx << "key(" << v << "), m_" << v << " = " << fx
+        << "mag(" << v << ");\n";
+      s << rind << slot("nan", i) << " = " << update(slot("nan", i), "m_" + v) << ";\n";
+      v = "k_" + v;
+    }
+    s << rind << slot("acc", i) << " = " << update(slot("acc", i), v) << ";\n";
     close_upcast(s, rind);
     while (rind.size() > ind.size()) {
       rind.resize(rind.size() - 2);
@@ -114,14 +144,18 @@ class Renderer {
     // Epilogue: combine the unrolled accumulators, then the elementwise ops after the reduce.
     open_upcast(s, ind);
     std::string base = "(" + tile_index() + ")*" + std::to_string(unroll_);
-    s << ind << T << " red = acc[" << base << "];\n";
-    for (int q = 1; q < unroll_; q++)
-      s << ind << "red = "
-        << reduce_update(red->op, red->dtype, "red",
-                         "acc[" + base + " + " + std::to_string(q) + "]")
-        << ";\n";
+    for (auto& x : arrays) {
+      std::string r = x == "acc" ? "red" : "rnan";
+      s << ind << T << " " << r << " = " << slot(x, base) << ";\n";
+      for (int q = 1; q < unroll_; q++)
+        s << ind << r << " = " << update(r, slot(x, base + " + " + std::to_string(q))) << ";\n";
+    }
     std::unordered_map<const Expr*, std::string> memo2;
     memo2[red] = "red";
+    if (keyed) {
+      s << ind << ctype(red->dtype) << " redf = " << fx << "unkey(red, rnan);\n";
+      memo2[red] = "redf";
+    }
     std::string out = emit(*k_.value, s, ind, memo2);
     store(s, ind, out);
     close_upcast(s, ind);
@@ -211,6 +245,26 @@ static inline ember_vf ember_ldf(const float* p) { ember_vf v; __builtin_memcpy(
 static inline ember_vd ember_ldd(const double* p) { ember_vd v; __builtin_memcpy(&v, p, 64); return v; }
 static inline void ember_stf(float* p, ember_vf v) { __builtin_memcpy(p, &v, 64); }
 static inline void ember_std(double* p, ember_vd v) { __builtin_memcpy(p, &v, 64); }
+// Float max reductions on integers: order-preserving keys (signed integer order = float order,
+// -0 < +0) and magnitude bits (above the infinity's bits only for NaN).
+static inline int32_t ember_fkey(float v) {
+  int32_t i; __builtin_memcpy(&i, &v, 4); return i ^ ((i >> 31) & 0x7fffffff);
+}
+static inline int32_t ember_fmag(float v) { int32_t i; __builtin_memcpy(&i, &v, 4); return i & 0x7fffffff; }
+static inline float ember_funkey(int32_t k, int32_t mag) {
+  k ^= (k >> 31) & 0x7fffffff; float v; __builtin_memcpy(&v, &k, 4);
+  return mag > 0x7f800000 ? (float)NAN : v;
+}
+static inline int64_t ember_dkey(double v) {
+  int64_t i; __builtin_memcpy(&i, &v, 8); return i ^ ((i >> 63) & 0x7fffffffffffffffLL);
+}
+static inline int64_t ember_dmag(double v) {
+  int64_t i; __builtin_memcpy(&i, &v, 8); return i & 0x7fffffffffffffffLL;
+}
+static inline double ember_dunkey(int64_t k, int64_t mag) {
+  k ^= (k >> 63) & 0x7fffffffffffffffLL; double v; __builtin_memcpy(&v, &k, 8);
+  return mag > 0x7ff0000000000000LL ? (double)NAN : v;
+}
 static inline int64_t ember_ipow(int64_t b, int64_t e) {
   if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);
   int64_t r = 1;
