@@ -30,8 +30,6 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-json nullable(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
 json curve_to_json(const std::vector<CurvePoint>& curve) {
   json a = json::array();
   for (const auto& p : curve)
@@ -268,10 +266,8 @@ TrainResult Trainer::run() {
       r["clip_fraction"] = us.clip_fraction;
       r["actor_grad_norm"] = us.actor_grad_norm;
       r["critic_grad_norm"] = us.critic_grad_norm;
-      r["explained_variance"] = nullable(
-          std::isfinite(explained_variance(buffer.values(), buffer.returns()))
-              ? std::optional<double>(explained_variance(buffer.values(), buffer.returns()))
-              : std::nullopt);
+      const double expl = explained_variance(buffer.values(), buffer.returns());
+      r["explained_variance"] = std::isfinite(expl) ? json(expl) : json(nullptr);
     } else {
       for (const char* k :
            {"loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction",
@@ -318,7 +314,6 @@ TrainResult Trainer::run() {
                 result.reached_target ? "target reached" : "stopped (max transitions)",
                 static_cast<long long>(transitions), result.seconds_to_stop);
   progress.message(text);
-  std::optional<CurvePoint> saved_point;
   if (rec) {
     result.policy_path = rec->path("policy.safetensors");
     save_policy(policy, result.policy_path,
@@ -333,11 +328,11 @@ TrainResult Trainer::run() {
   final_opts.episodes_per_env = c.final_eval_episodes_per_env;
   final_opts.seed = derive_seed(c.seed, kFinalEval);
   result.saved_policy_eval =
-      evaluate(make_means_fn(fresh, false), fresh->log_std_values(), final_opts);
+      evaluate(make_means_fn(fresh, c.jit), fresh->log_std_values(), final_opts);
   std::snprintf(text, sizeof text, "saved-policy evaluation: mean %.2f over %zu episodes",
                 result.saved_policy_eval.mean, result.saved_policy_eval.returns.size());
   progress.message(text);
-  saved_point =
+  const CurvePoint saved_point =
       CurvePoint{epoch, transitions, result.saved_policy_eval.mean, result.saved_policy_eval.std};
   if (rec) {
     const json summary = {{"reached_target", result.reached_target},
@@ -353,7 +348,7 @@ TrainResult Trainer::run() {
                           {"checkpoint", result.checkpoint_path},
                           {"curve", curve_to_json(curve)},
                           {"seconds_total", seconds_since_process_start()}};
-    rec->finish(summary, &*saved_point, c.target);
+    rec->finish(summary, &saved_point, c.target);
   }
   progress.finish();
   return result;

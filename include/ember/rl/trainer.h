@@ -14,7 +14,8 @@
 // transitions, which is how the study's numbers read (520,000 = the evaluation of epoch 25).
 // After the stop: save the policy (<out>/policy.safetensors), load it into a fresh model and
 // evaluate that on final_eval_episodes_per_env x eval_envs fresh episodes (the "saved-policy
-// evaluation"); write the summary.
+// evaluation"); write the summary. Without an out_dir nothing is written and the live policy is
+// evaluated instead.
 //
 // Seeds: everything derives from config.seed: the networks' init (manual_seed), the training envs
 // and action noise, each evaluation's envs and noise, the minibatch shuffles.
