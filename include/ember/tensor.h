@@ -302,7 +302,8 @@ Tensor full(IntList shape, const Scalar& value, TensorOptions o = {});
 Tensor zeros_like(const Tensor& t);
 Tensor ones_like(const Tensor& t);
 Tensor full_like(const Tensor& t, const Scalar& value);
-/// A 0-d tensor holding v (float values default to float32, integers to int64).
+/// A 0-d tensor holding v; float32 unless a dtype is given, whatever the value's kind (as
+/// torch::scalar_tensor; `full({}, v)` infers int64 / bool from the value).
 Tensor scalar_tensor(const Scalar& v, TensorOptions o = {});
 /// [start, end) with step; int64 unless any bound is floating or a dtype is given.
 Tensor arange(const Scalar& end, TensorOptions o = {});

@@ -104,7 +104,9 @@ Tensor empty(IntList shape, TensorOptions o) { return zeros(std::move(shape), o)
 Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), t.dtype()); }
 Tensor ones_like(const Tensor& t) { return ones(t.sizes(), t.dtype()); }
 Tensor full_like(const Tensor& t, const Scalar& value) { return full(t.sizes(), value, t.dtype()); }
-Tensor scalar_tensor(const Scalar& v, TensorOptions o) { return full({}, v, o); }
+Tensor scalar_tensor(const Scalar& v, TensorOptions o) {
+  return full({}, v, o.dtype_ ? o : o.dtype(kDefaultFloat));  // float32 for any value, as libtorch
+}
 
 Tensor arange(const Scalar& end, TensorOptions o) { return arange(0, end, 1, o); }
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions o) {
