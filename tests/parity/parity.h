@@ -26,9 +26,10 @@
 // `track_grad = true` marks every floating input it makes as requiring grad and lists it in
 // `b.leaves`, in creation order. A backward runner reuses the same case bodies: run the body on
 // both backends with track_grad, draw a cotangent per floating output from the same seeded stream,
-// backward sum(out * cotangent), and compare each leaf's grad() with Options::grad_tol. Cases whose
-// result is not differentiable in their inputs (integer outputs, argmax, comparisons, ...) set
-// .grad = false.
+// backward sum(out * cotangent), and compare each leaf's grad() with Options::grad_tol. Only
+// floating tensor outputs carry cotangents (integer/bool outputs and item() numbers are skipped,
+// and a case without floating outputs or leaves has nothing to check); .grad = false opts a case
+// out entirely (in-place updates of leaves, index-valued results such as max(dim)/argmax).
 #pragma once
 #include <gtest/gtest.h>
 #include <torch/types.h>

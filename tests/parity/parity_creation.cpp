@@ -48,6 +48,9 @@ PARITY_CASE(Creation, from_data_0d_and_empty) {
 }
 PARITY_CASE(Creation, scalar_tensor_float) { return b.scalar_tensor(2.5); }
 PARITY_CASE(Creation, scalar_tensor_with_dtype) { return b.scalar_tensor(3, b.i64); }
+PARITY_CASE(Creation, scalar_tensor_of_int_and_bool_is_float) {
+  return std::vector{b.scalar_tensor(3), b.scalar_tensor(true), b.scalar_tensor(-2, b.i32)};
+}
 
 // ---- conversion and copies --------------------------------------------------------------------
 PARITY_CASE(Convert, float_to_int_truncates) {

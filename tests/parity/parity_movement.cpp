@@ -160,6 +160,17 @@ PARITY_CASE(Flip, of_views) {
 }
 
 // ---- view chains --------------------------------------------------------------------------------
+PARITY_CASE(ViewChain, empty_tensors_through_views) {
+  auto x = b.randn({0, 3, 2});
+  return std::vector{x.permute({2, 0, 1}),
+                     x.flip({0, 2}),
+                     b.pad(x, {1, 0, 0, 1}, 2),
+                     x.slice(1, 0, 3, 2),
+                     x.unsqueeze(1).expand({0, 4, 3, 2}),
+                     x.squeeze(),
+                     b.cat({x, x}, 1),
+                     x.transpose(0, 2).reshape({2, 0})};
+}
 PARITY_CASE(ViewChain, permute_slice_expand_op) {
   auto x = b.randn({3, 4, 5});
   auto v = x.permute({2, 0, 1}).slice(0, 1, 5, 2).select(2, 1).unsqueeze(0).expand({3, 2, 3});

@@ -240,6 +240,17 @@ PARITY_CASE(ReduceChain, reduce_of_reduce) {
   auto x = b.randn({3, 4, 5});
   return x.sum({2}).amax({1});
 }
+PARITY_CASE(ReduceChain, reduce_result_through_views) {
+  auto x = b.randn({2, 3, 4}), y = b.randn({4, 2});
+  auto s = x.sum({1});  // [2, 4]
+  return std::vector{s.reshape({8}) + 1, s.t() * y, b.pad(s, {1, 1}, 0.5), s.flip({1}).exp(),
+                     s.unsqueeze(0).expand({3, 2, 4}).sum({0})};
+}
+PARITY_CASE(ReduceChain, two_reductions_in_one_expression) {
+  auto x = b.randn({3, 5});
+  return std::vector{x.amax({1}) + x.sum({1}), x.sum({0}).amax({0}) * x.amin({1}),
+                     x.sum({1}, true).expand({3, 5}).sum({0})};
+}
 PARITY_CASE(ReduceChain, reduce_after_broadcast_op) {
   auto x = b.randn({4, 1}), y = b.randn({1, 6});
   return (x * y).sum({0});
