@@ -44,7 +44,8 @@ EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
   std::vector<std::vector<int64_t>> lengths(n);
   for (size_t i = 0; i < n; ++i)
     envs[i]->reset_into(options.seed + i, std::span<float>(obs).subspan(i * o, o));
-  GaussianSampler sampler(options.seed);
+  // Not the envs' own generator stream (env 0 is seeded with `seed` itself).
+  GaussianSampler sampler(options.seed ^ 0x9E3779B97F4A7C15ULL);
   EvalResult r;
   size_t active = n;
   while (active > 0) {

@@ -5,8 +5,8 @@
 // for all episodes. The score is the mean of the complete-episode returns (env reward units).
 //
 // Seeding: env i is reset with seed `seed + i` for its first episode and continues its own stream
-// for the next ones; action noise comes from a GaussianSampler seeded with `seed` (gaussian.h).
-// Same policy, same seed -> same result.
+// for the next ones; action noise comes from a GaussianSampler seeded with a mix of `seed`
+// (gaussian.h). Same policy, same seed -> same result.
 //
 // The actor is called on all `envs` observations at once (a fixed batch shape, so a jitted actor
 // never re-captures); an env that has finished its episodes keeps its last observation in the
