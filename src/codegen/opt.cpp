@@ -1,7 +1,6 @@
 #include "codegen/opt.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <sstream>
 
 #include "codegen/render_tile.h"
@@ -84,30 +83,19 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p) {
       if (!p.direct || m % (v * w)) score *= 0.97;  // packing costs a pass over the operand
       if (score > best + 1e-9) best = score, tn = r, nv = v;
     }
-  int64_t kc = 0, nc = 0;
   bool pack = !p.direct || m % (nv * w) != 0;
-  if (const char* e = std::getenv("EMBER_TILE")) {  // tuning: "TN,NV,KC,NC,PACK"
-    long a[5] = {tn, nv, 0, 0, pack};
-    std::sscanf(e, "%ld,%ld,%ld,%ld,%ld", &a[0], &a[1], &a[2], &a[3], &a[4]);
-    tn = std::min<int64_t>(a[0], n), nv = a[1], kc = a[2], nc = a[3], pack = a[4] || !p.direct;
-    pack = pack || m % (nv * w) != 0;
-  }
   int64_t tm = nv * w, mpad = (m + tm - 1) / tm * tm;
   int64_t ncols = static_cast<int64_t>(p.cols.size());
-  if (kc == 0) {
-    // One block when the whole reduce fits; otherwise blocks whose operand panels stay in L2.
-    int64_t cap = pack ? std::max<int64_t>(16, (256 << 10) / (mpad * es * ncols)) : 512;
-    kc = kk <= cap ? kk : std::min<int64_t>(cap, 256);
-  }
+  // One reduce block when the whole reduce fits; otherwise blocks whose panels stay in L2.
+  int64_t cap = pack ? std::max<int64_t>(16, (256 << 10) / (mpad * es * ncols)) : 512;
+  int64_t kc = kk <= cap ? kk : std::min<int64_t>(cap, 256);
+  // Row blocks (the thread pool's unit). Blocked reduce: few, large blocks (each re-reads the
+  // column operand), accumulators within 128 KiB. Single block: ~16 tiles per unit of work.
   int64_t tiles = (n + tn - 1) / tn;
-  if (nc == 0) {
-    // Blocked reduce: few, large row blocks (each re-reads the column operand), accumulators
-    // within 128 KiB. Single block: ~16 tiles per unit of work.
-    int64_t per = kc < kk ? std::min<int64_t>((tiles + 1) / 2,
-                                              std::max<int64_t>(1, (128 << 10) / (tn * mpad * es)))
-                          : std::min<int64_t>(tiles, 16);
-    nc = tn * std::max<int64_t>(1, per);
-  }
+  int64_t per = kc < kk ? std::min<int64_t>((tiles + 1) / 2,
+                                            std::max<int64_t>(1, (128 << 10) / (tn * mpad * es)))
+                        : std::min<int64_t>(tiles, 16);
+  int64_t nc = tn * std::max<int64_t>(1, per);
   o.actions.push_back({ActionKind::Upcast, p.row, static_cast<int>(tn)});
   o.actions.push_back({ActionKind::Upcast, p.col, static_cast<int>(tm)});
   o.actions.push_back({ActionKind::Vectorize, p.col, static_cast<int>(w)});
