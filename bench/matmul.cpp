@@ -5,7 +5,9 @@
 // threads cannot slow the next), 10 warm-up calls then 30 timed calls (300 for the small shape);
 // the table gives the median. ember's time is a whole `realize()` of a fresh lazy matmul of two
 // realized inputs (schedule lookup, output allocation, launch); "kernel ms" is the launch alone
-// (the engine's DEBUG=2 timer). "check" is the relative difference of the result's sum to oneDNN's.
+// (the engine's DEBUG=2 timer). "cpu ms" is the process CPU time per call (all threads, including
+// any spin-waiting): on a shared machine it shows the work done when wall time shows the queue.
+// "check" is the relative difference of the result's sum to oneDNN's.
 //
 // Run through bench/run.sh, which unsets OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE first.
 // Usage: bench_matmul [reps-scale]   (e.g. 0.2 for a quick run)
@@ -15,6 +17,7 @@
 #include <fcntl.h>
 #include <omp.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -46,7 +50,7 @@ enum Lib { kEmber, kOneDnn, kOpenBlas };
 const char* kLibNames[] = {"ember", "oneDNN", "OpenBLAS"};
 
 struct Result {
-  double ms = 0, kernel_ms = 0, checksum = 0;
+  double ms = 0, cpu_ms = 0, kernel_ms = 0, checksum = 0;
 };
 
 double now() {
@@ -73,16 +77,24 @@ double sum(const float* p, int64_t n) {
   return s;
 }
 
-// Times `call` (warm-up, then reps timed calls); returns the median in ms.
-double time_median(int reps, const std::function<void()>& call) {
+double process_cpu() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Times `call` (warm-up, then reps timed calls); sets the medians of wall and process CPU time.
+void time_median(int reps, const std::function<void()>& call, Result& r) {
   for (int i = 0; i < 10; i++) call();
-  std::vector<double> t;
+  std::vector<double> t, c;
   for (int i = 0; i < reps; i++) {
-    double t0 = now();
+    double t0 = now(), c0 = process_cpu();
     call();
     t.push_back((now() - t0) * 1e3);
+    c.push_back((process_cpu() - c0) * 1e3);
   }
-  return median(t);
+  r.ms = median(t);
+  r.cpu_ms = median(c);
 }
 
 Result run_ember(const Case& c, int threads, int reps) {
@@ -94,7 +106,8 @@ Result run_ember(const Case& c, int threads, int reps) {
   ember::realize({a, b});
   ember::Tensor out;
   Result r;
-  r.ms = time_median(reps, [&] { out = a.matmul(b).realize(); });
+  time_median(
+      reps, [&] { out = a.matmul(b).realize(); }, r);
   // Kernel-only time: the engine's DEBUG=2 per-launch timer, with its lines sent to /dev/null.
   int saved = dup(2), null = open("/dev/null", O_WRONLY);
   dup2(null, 2);
@@ -137,7 +150,7 @@ Result run_blas(Lib lib, const Case& c, int threads, int reps) {
     };
   }
   Result r;
-  r.ms = time_median(reps, call);
+  time_median(reps, call, r);
   r.checksum = sum(cd.data(), c.n * c.m);
   return r;
 }
@@ -180,8 +193,13 @@ int main(int argc, char** argv) {
   std::printf("OpenBLAS core: %s (OPENBLAS_CORETYPE=%s); oneDNN %d.%d; ember threads 1 and 2\n",
               openblas_get_corename(), ct ? ct : "unset", dnnl_version()->major,
               dnnl_version()->minor);
-  std::printf("%-32s %-9s %3s %10s %10s %9s %10s %9s\n", "shape (float32)", "library", "thr",
-              "median ms", "kernel ms", "GFLOPS", "ember/oDNN", "check");
+  std::ifstream la("/proc/loadavg");
+  std::string load;
+  std::getline(la, load);
+  std::printf("load average: %s (medians are wall-clock; cpu ms = process CPU time per call)\n",
+              load.c_str());
+  std::printf("%-32s %-9s %3s %10s %10s %10s %9s %10s %9s\n", "shape (float32)", "library", "thr",
+              "median ms", "cpu ms", "kernel ms", "GFLOPS", "ember/oDNN", "check");
   for (int threads : {1, 2}) {
     std::vector<std::vector<Result>> res;
     for (Lib lib : {kEmber, kOneDnn, kOpenBlas}) res.push_back(run_forked(lib, threads, scale));
@@ -198,8 +216,8 @@ int main(int argc, char** argv) {
         }
         double check =
             std::fabs(r.checksum - ref.checksum) / std::max(1.0, std::fabs(ref.checksum));
-        std::printf("%-32s %-9s %3d %10.4f %10s %9.1f %10s %9.1e\n", c.name, kLibNames[lib],
-                    threads, r.ms, kern, flop / (r.ms * 1e-3) * 1e-9, ratio, check);
+        std::printf("%-32s %-9s %3d %10.4f %10.4f %10s %9.1f %10s %9.1e\n", c.name, kLibNames[lib],
+                    threads, r.ms, r.cpu_ms, kern, flop / (r.ms * 1e-3) * 1e-9, ratio, check);
       }
     }
   }
