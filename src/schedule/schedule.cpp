@@ -18,6 +18,30 @@ struct Materialise {
   const Node* node;
 };
 
+// f(0, ..., 0) == 0: the zero fill of a PAD above the op may be pushed below it. The others
+// (exp(0) = 1, log(0) = -inf, 1/0, !0, 0 == 0, 0/0, 0^0, fmod(0, 0)) need the fill re-applied.
+bool zero_preserving(Op op) {
+  switch (op) {
+    case Op::NEG:
+    case Op::SIN:
+    case Op::SQRT:
+    case Op::TANH:
+    case Op::CAST:
+    case Op::ADD:
+    case Op::SUB:
+    case Op::MUL:
+    case Op::MAX:
+    case Op::CMPLT:
+    case Op::AND:
+    case Op::OR:
+    case Op::XOR:
+    case Op::WHERE:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool size1_reshape(const Node& m) {
   if (m.op != Op::RESHAPE) return false;
   std::vector<int64_t> a, b;
@@ -110,6 +134,12 @@ class Lowerer {
         e->op = n->op;
         bool sh = shared || (n != root_ && users_.at(n) > 1);
         for (auto& s : n->src) e->src.push_back(visit(s.get(), stack, below, sh));
+        if (!zero_preserving(n->op) && !stack.empty()) {
+          // Movement ops above this op are applied at the loads below it; a pad among them fills
+          // its region with 0 there, so op(0) must be replaced by 0 here: where(valid, op, 0).
+          View v = leaf_view(n, stack);
+          if (v.has_mask()) return select_valid(e, v, n->dtype);
+        }
         return e;
       }
       case ir::OpCategory::Reduce:
@@ -136,6 +166,23 @@ class Lowerer {
       default:
         throw Error(std::string("scheduler: unexpected op ") + ir::op_name(n->op));
     }
+  }
+
+  static ExprRef select_valid(ExprRef value, const View& v, ScalarType t) {
+    auto valid = std::make_shared<Expr>();  // a bool 1 inside the view's mask, 0 outside
+    valid->kind = Expr::Kind::Const;
+    valid->dtype = kBool;
+    valid->value = 1;
+    valid->view = v;
+    auto zero = std::make_shared<Expr>();
+    zero->kind = Expr::Kind::Const;
+    zero->dtype = t;
+    auto w = std::make_shared<Expr>();
+    w->kind = Expr::Kind::Alu;
+    w->op = Op::WHERE;
+    w->dtype = t;
+    w->src = {valid, std::move(value), zero};
+    return w;
   }
 
   ExprRef visit_reduce(const Node* n, std::vector<const Node*>& stack, bool below, bool shared) {
