@@ -1,6 +1,10 @@
 // Parity: movement ops as views (reshape/view, permute, transpose, t, expand, squeeze, unsqueeze,
 // flatten, narrow, slice with steps, select/index, pad incl. negative pads and a fill value, flip),
 // chains of views, and the composites cat, stack, split, chunk, gather.
+#include <algorithm>
+#include <numeric>
+#include <random>
+
 #include "parity.h"
 
 #define NOGRAD .grad = false
@@ -147,6 +151,21 @@ PARITY_CASE(Pad, expanded_and_permuted) {
   return std::vector{p.expand({4, 6}) * 2, p.t().expand({6, 3}) + 1,
                      p.unsqueeze(0).permute({2, 0, 1})};
 }
+PARITY_CASE(Pad, of_ops_that_do_not_map_zero_to_zero, .tol = parity::kTranscendental) {
+  // The pad's zero fill must not pass through the op: exp(0) = 1, log(0) = -inf, 1/0, 0 == 0.
+  auto x = b.rand({2, 3}, 0.5, 2), y = b.randn({2, 3});
+  return std::vector{
+      b.pad(x.exp(), {1, 1}),     b.pad(x.log(), {0, 2, 1, 0}),    b.pad(1.0 / x, {2, 0}),
+      b.pad(x.pow(y), {1, 0}),    b.pad(x == y, {1, 1}),           b.pad((~(x > 1)), {0, 1}),
+      b.pad(x / y, {1, 1, 1, 1}), b.pad(x.sigmoid() * 2, {-1, 2}), b.pad(x.exp(), {1, 1}, 0.5)};
+}
+PARITY_CASE(Cat, of_ops_that_do_not_map_zero_to_zero, .tol = parity::kTranscendental) {
+  // cat places each piece by padding it to the full size: the pieces' fills must stay 0.
+  auto x = b.rand({2, 3}, 0.5, 2), y = b.randn({2, 3});
+  return std::vector{b.cat({x.exp(), y}), b.cat({y, x.log(), x.reciprocal()}, 1),
+                     b.stack({x.log(), y}), b.cat({(x > 1), (y == y)}, 1),
+                     b.cat({x.exp().sum({1}, true), y}, 1)};
+}
 PARITY_CASE(Pad, empty_dim) { return b.pad(b.randn({0, 2}), {1, 1}); }
 
 // ---- flip -------------------------------------------------------------------------------------
@@ -255,4 +274,115 @@ PARITY_CASE(Gather, smaller_index_and_int_source, NOGRAD) {
 PARITY_CASE(Gather, three_d_of_view) {
   auto x = b.randn({2, 4, 3}).permute({0, 2, 1});
   return x.gather(2, b.randint(0, 4, {2, 3, 2}));
+}
+
+// ---- random view chains ---------------------------------------------------------------------
+// Chains of 2-7 random movement ops (with elementwise ops, cat and reductions in between) on
+// random shapes; the op sequence comes from a fixed-seed generator, so both backends build the
+// same chains.
+template <class B>
+typename B::T random_chain(B& b, std::mt19937& g) {
+  auto pick = [&](int64_t lo, int64_t hi) {  // [lo, hi]
+    return std::uniform_int_distribution<int64_t>(lo, hi)(g);
+  };
+  // Elementwise ops that do and do not map 0 to 0 (the zero fill of a pad must stay 0).
+  auto elementwise = [&b](const typename B::T& t, int64_t k) -> typename B::T {
+    switch (k) {
+      case 0:
+        return t * 2 + 1;
+      case 1:
+        return t.exp();
+      case 2:
+        return (t.abs() + 0.5).log();
+      case 3:
+        return t.sigmoid();
+      case 4:
+        return 1.0 / (t.abs() + 1);
+      case 5:
+        return b.where(t > 0, t, t.cos());
+      default:
+        return (t == 0).logical_not().to(b.f32) - t.tanh();
+    }
+  };
+  parity::Shape s(static_cast<size_t>(pick(1, 4)));
+  for (auto& d : s) d = pick(1, 5);
+  auto x = b.randn(s);
+  for (int64_t step = 0, n = pick(2, 7); step < n; step++) {
+    const auto sh = parity::Shape(x.sizes().begin(), x.sizes().end());
+    const int64_t nd = static_cast<int64_t>(sh.size());
+    if (nd == 0) {
+      x = x.unsqueeze(0).expand({pick(1, 3)});
+      continue;
+    }
+    const int64_t d = pick(0, nd - 1), n_d = sh[d];
+    switch (pick(0, 10)) {
+      case 0: {  // permute
+        parity::Shape p(nd);
+        std::iota(p.begin(), p.end(), 0);
+        std::shuffle(p.begin(), p.end(), g);
+        x = x.permute(p);
+        break;
+      }
+      case 1:  // slice with a step
+        if (n_d > 0) {
+          int64_t a = pick(0, n_d - 1);
+          x = x.slice(d, a, pick(a, n_d), pick(1, 3));
+        }
+        break;
+      case 2: {  // pad / crop the last dims (libtorch 1.13 rejects any pad of an empty tensor)
+        if (x.numel() == 0) break;
+        parity::Shape p;
+        for (int64_t k = 0; k < std::min<int64_t>(nd, pick(1, 2)); k++) {
+          int64_t size = sh[nd - 1 - k], lo = pick(size > 1 ? -1 : 0, 2);
+          p.push_back(lo);
+          p.push_back(pick(size - std::max<int64_t>(0, -lo) > 1 ? -1 : 0, 2));
+        }
+        x = b.pad(x, p, pick(0, 1) ? 1.5 : 0.0);
+        break;
+      }
+      case 3:
+        x = x.flip({d});
+        break;
+      case 4:
+        x = x.transpose(d, pick(0, nd - 1));
+        break;
+      case 5: {  // unsqueeze then expand the new dim
+        auto t = x.unsqueeze(d);
+        parity::Shape e(t.sizes().begin(), t.sizes().end());
+        e[d] = pick(1, 3);
+        x = t.expand(e);
+        break;
+      }
+      case 6:  // squeeze or merge two neighbours
+        if (n_d == 1)
+          x = x.squeeze(d);
+        else if (d + 1 < nd)
+          x = x.flatten(d, d + 1);
+        break;
+      case 7:  // split a dim in two
+        if (n_d % 2 == 0 && n_d > 0) {
+          parity::Shape r = sh;
+          r[d] = 2;
+          r.insert(r.begin() + d + 1, n_d / 2);
+          x = x.reshape(r);
+        }
+        break;
+      case 8:
+        x = elementwise(x, pick(0, 6));
+        break;
+      case 9:
+        x = x.sum({d}, pick(0, 1) == 1);
+        break;
+      case 10:
+        x = b.cat({x, elementwise(x, pick(0, 6))}, d);
+        break;
+    }
+  }
+  return x;
+}
+PARITY_CASE(ViewChain, random_chains, .tol = parity::kTranscendental) {
+  std::mt19937 g(20260101);
+  std::vector<typename B::T> out;
+  for (int i = 0; i < 80; i++) out.push_back(random_chain(b, g));
+  return out;
 }
