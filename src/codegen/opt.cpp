@@ -1,6 +1,7 @@
 #include "codegen/opt.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 #include "codegen/render_tile.h"
@@ -100,6 +101,13 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p) {
   o.actions.push_back({ActionKind::Upcast, p.col, static_cast<int>(tm)});
   o.actions.push_back({ActionKind::Vectorize, p.col, static_cast<int>(w)});
   if (pack) o.actions.push_back({ActionKind::Pack, p.col, 1});
+  // Row operands are packed when they are computed (e.g. a fused tanh or its derivative: once per
+  // element instead of once per column tile, in a vectorisable loop) or when their rows lie a
+  // page or more apart along the reduce axis (TLB misses).
+  bool far = false;
+  for (auto* r : p.rows)
+    if (r->kind == Expr::Kind::Load && std::abs(r->view.strides[p.red]) * es >= 4096) far = true;
+  if ((!p.rows_direct || far) && !p.rows.empty()) o.actions.push_back({ActionKind::Pack, p.row, 1});
   if (kc < kk) o.actions.push_back({ActionKind::BlockReduce, p.red, static_cast<int>(kc)});
   o.actions.push_back({ActionKind::BlockOuter, p.row, static_cast<int>(nc)});
   return o;

@@ -16,8 +16,10 @@ enum class ActionKind { Upcast, Unroll, Vectorize, Pack, BlockReduce, BlockOuter
 /// The register-tiled reduce (render_tile.cpp; matrix products and their fused epilogues) adds:
 ///  - Vectorize(axis, lanes): compute output axis `axis` in explicit SIMD vectors of `lanes`
 ///    (16 floats = one AVX-512 register); the tile is Upcast(row) x Upcast(axis) accumulators.
-///  - Pack(axis, 1): stage the operand that varies along `axis` (and not along the row axis) in a
-///    local zero-padded panel before the tile loop (transposed or computed operands, odd sizes).
+///  - Pack(axis, 1): stage the operands that vary along `axis` only in a local panel before the
+///    tile loop: along the vector axis a zero-padded panel (transposed or computed operands, odd
+///    sizes); along the row axis a row-block panel (computed operands, evaluated once and in a
+///    vectorisable loop instead of once per column tile; far-apart rows).
 ///  - BlockReduce(axis, amount): walk the reduce axis in cache blocks of `amount`; accumulators
 ///    persist in a local buffer between blocks.
 ///  - BlockOuter(axis, amount): the thread pool's unit of work is `amount` indices of row axis

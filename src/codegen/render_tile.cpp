@@ -55,6 +55,19 @@ const Expr* find_reduce(const Expr& e) {
   return nullptr;
 }
 
+const Expr* first_load(const Expr& e) {
+  if (e.kind == Expr::Kind::Load) return &e;
+  for (auto& s : e.src)
+    if (auto* l = first_load(*s)) return l;
+  return nullptr;
+}
+
+// Whether the (first) load under e walks memory contiguously along `axis` but not along `other`.
+bool contiguous_along(const Expr& e, int axis, int other) {
+  const Expr* l = first_load(e);
+  return l && l->view.strides[axis] == 1 && l->view.strides[other] != 1;
+}
+
 bool vector_op(const Expr& e, ScalarType t) {
   return e.kind == Expr::Kind::Alu && e.dtype == t &&
          (e.op == Op::ADD || e.op == Op::SUB || e.op == Op::MUL || e.op == Op::NEG);
@@ -63,9 +76,12 @@ bool vector_op(const Expr& e, ScalarType t) {
 // Walks the part of the reduce term that varies along both row and col; collects the column-only
 // operands. False when a node there has no vector form.
 bool classify(const Expr& e, uint64_t rowb, uint64_t colb, Deps& deps, ScalarType t,
-              std::vector<const Expr*>& cols) {
+              std::vector<const Expr*>& cols, std::vector<const Expr*>& rows) {
   uint64_t d = deps(e);
-  if (!(d & colb)) return true;  // row-only or constant along both: a scalar per row
+  if (!(d & colb)) {  // row-only or constant along both: a scalar per row
+    if ((d & rowb) && std::find(rows.begin(), rows.end(), &e) == rows.end()) rows.push_back(&e);
+    return true;
+  }
   if (!(d & rowb)) {
     if (e.dtype != t) return false;
     if (std::find(cols.begin(), cols.end(), &e) == cols.end()) cols.push_back(&e);
@@ -73,7 +89,7 @@ bool classify(const Expr& e, uint64_t rowb, uint64_t colb, Deps& deps, ScalarTyp
   }
   if (!vector_op(e, t)) return false;
   for (auto& s : e.src)
-    if (!classify(*s, rowb, colb, deps, t, cols)) return false;
+    if (!classify(*s, rowb, colb, deps, t, cols, rows)) return false;
   return true;
 }
 
@@ -93,7 +109,9 @@ class TileRenderer {
     KC_ = kb ? std::min<int64_t>(kb->amount, K_) : K_;
     const Action* ob = o.find(ActionKind::BlockOuter);
     NC_ = ob ? ob->amount : (N_ + TN_ - 1) / TN_ * TN_;
-    pack_ = o.find(ActionKind::Pack) != nullptr;
+    for (auto& a : o.actions)
+      if (a.kind == ActionKind::Pack) (a.axis == p.row ? pack_rows_ : pack_) = true;
+    rows_kmajor_ = !p.rows.empty() && contiguous_along(*p.rows[0], p.row, p.red);
     if (TM_ % W_ || NC_ % TN_ || KC_ < 1 || (!pack_ && (!p.direct || M_ % TM_)))
       throw Error("render_tile: inconsistent tile options " + o.str());
     MPAD_ = (M_ + TM_ - 1) / TM_ * TM_;
@@ -117,6 +135,9 @@ class TileRenderer {
       if (KC_ == K_) s << "  int64_t pk_t = -1;\n";
     }
     if (KC_ < K_) s << "  " << T_ << " cacc[" << NC_ * MPAD_ << "] __attribute__((aligned(64)));\n";
+    if (pack_rows_)
+      for (size_t j = 0; j < p_.rows.size(); j++)
+        s << "  " << T_ << " apk" << j << "[" << NC_ * KC_ << "] __attribute__((aligned(64)));\n";
     int64_t nb = (N_ + NC_ - 1) / NC_;
     s << "  for (int64_t o = start; o < end; o++) {\n";
     s << "    const int64_t rb = o % " << nb << ", bt = o / " << nb << ";\n";
@@ -132,9 +153,10 @@ class TileRenderer {
     s << "      const int64_t ke = kc + " << KC_ << " < " << K_ << " ? kc + " << KC_ << " : " << K_
       << ";\n";
     if (pack_) render_pack(s);
+    if (pack_rows_) render_pack_rows(s);
     std::string rows = "for (int64_t n0 = n_lo; n0 < n_hi; n0 += " + std::to_string(TN_) + ") {\n";
-    std::string cols = "for (int64_t m0 = 0; m0 < " + std::to_string(MPAD_) + "; m0 += " +
-                       std::to_string(TM_) + ") {\n";
+    std::string cols = "for (int64_t m0 = 0; m0 < " + std::to_string(MPAD_) +
+                       "; m0 += " + std::to_string(TM_) + ") {\n";
     s << "      " << rows << "        " << cols;
     for (int64_t i = 0; i < TN_; i++)
       s << "          const int64_t r" << i << " = n0 + " << i << " < n_hi ? n0 + " << i
@@ -159,10 +181,8 @@ class TileRenderer {
   void render_pack(std::ostringstream& s) {
     s << "      if (" << (KC_ < K_ ? "1" : "bt != pk_t") << ") {\n";
     if (KC_ == K_) s << "        pk_t = bt;\n";
-    // Walk memory in order: k innermost when the (single) operand is contiguous along k.
-    const Expr* c0 = p_.cols[0];
-    bool k_inner = p_.cols.size() == 1 && c0->kind == Expr::Kind::Load &&
-                   c0->view.strides[p_.red] == 1 && c0->view.strides[p_.col] != 1;
+    // Walk memory in order: k innermost when the operand is contiguous along k.
+    bool k_inner = contiguous_along(*p_.cols[0], p_.red, p_.col);
     std::string ind = "          ";
     std::vector<std::string> idx = base_;
     idx[p_.col] = "m";
@@ -190,6 +210,35 @@ class TileRenderer {
     s << "      }\n";
   }
 
+  // Evaluates every row operand for the block's rows and k in [kc, ke) into panel apk{j}; rows of
+  // the last tile past n_hi are zero. The panel follows the operand's memory order: [k][n] when it
+  // is contiguous along the rows (a transposed operand), else [n][k]; the loop walks it in order.
+  std::string apk_index(const std::string& n, const std::string& k) {
+    if (rows_kmajor_) return "(" + k + " - kc) * " + std::to_string(NC_) + " + (" + n + " - n_lo)";
+    return "(" + n + " - n_lo) * " + std::to_string(KC_) + " + (" + k + " - kc)";
+  }
+  void render_pack_rows(std::ostringstream& s) {
+    std::string n_end = "n_lo + (n_hi - n_lo + " + std::to_string(TN_ - 1) + ") / " +
+                        std::to_string(TN_) + " * " + std::to_string(TN_);
+    std::string outer = rows_kmajor_ ? "k = kc; k < ke; k++" : "n = n_lo; n < n_hi; n++";
+    std::string inner = rows_kmajor_ ? "n = n_lo; n < n_hi; n++" : "k = kc; k < ke; k++";
+    s << "      for (int64_t " << outer << ")\n        for (int64_t " << inner << ") {\n";
+    std::vector<std::string> idx = base_;
+    idx[p_.row] = "n";
+    idx[p_.red] = "k";
+    ExprEmitter::Memo memo;
+    for (size_t j = 0; j < p_.rows.size(); j++) {
+      std::string v = em_.emit(*p_.rows[j], s, "          ", memo, idx);
+      s << "          apk" << j << "[" << apk_index("n", "k") << "] = " << v << ";\n";
+    }
+    s << "        }\n";
+    s << "      for (int64_t n = n_hi; n < " << n_end << "; n++)\n";
+    s << "        for (int64_t k = kc; k < ke; k++) {\n";
+    for (size_t j = 0; j < p_.rows.size(); j++)
+      s << "          apk" << j << "[" << apk_index("n", "k") << "] = 0;\n";
+    s << "        }\n";
+  }
+
   // The vector form of a both-varying term for tile row i, vector v.
   std::string vexpr(const Expr& e, int64_t i, int64_t v) {
     auto c = std::find(p_.cols.begin(), p_.cols.end(), &e);
@@ -215,7 +264,16 @@ class TileRenderer {
                     ExprEmitter::Memo& memo, const std::vector<std::string>& idx) {
     if (std::find(p_.cols.begin(), p_.cols.end(), &e) != p_.cols.end()) return;
     if (!(deps_(e) & (uint64_t{1} << p_.col))) {
-      scal_[{&e, i}] = em_.emit(e, s, ind, memo, idx);
+      if (scal_.count({&e, i})) return;  // a shared subterm
+      auto r = std::find(p_.rows.begin(), p_.rows.end(), &e);
+      if (pack_rows_ && r != p_.rows.end()) {
+        std::string name = "a" + std::to_string(r - p_.rows.begin()) + "_" + std::to_string(i);
+        s << ind << "const " << T_ << " " << name << " = apk" << r - p_.rows.begin() << "["
+          << apk_index("(n0 + " + std::to_string(i) + ")", "k") << "];\n";
+        scal_[{&e, i}] = name;
+      } else {
+        scal_[{&e, i}] = em_.emit(e, s, ind, memo, idx);
+      }
       return;
     }
     for (auto& src : e.src) emit_scalars(*src, i, s, ind, memo, idx);
@@ -377,7 +435,7 @@ class TileRenderer {
   const Kernel& k_;
   const TilePlan& p_;
   int64_t N_, M_, K_, TN_, TM_, W_, KC_, NC_, MPAD_;
-  bool pack_, f32_;
+  bool pack_ = false, pack_rows_ = false, rows_kmajor_ = false, f32_;
   const char* T_;
   const char* VT_;
   std::vector<std::string> base_;
@@ -406,8 +464,11 @@ std::optional<TilePlan> plan_tile(const Kernel& k) {
   uint64_t rowb = uint64_t{1} << p.row, colb = uint64_t{1} << p.col;
   uint64_t d = deps(*red->src[0]);
   if (!(d & rowb) || !(d & colb)) return std::nullopt;
-  if (!classify(*red->src[0], rowb, colb, deps, red->dtype, p.cols) || p.cols.empty())
+  if (!classify(*red->src[0], rowb, colb, deps, red->dtype, p.cols, p.rows) || p.cols.empty())
     return std::nullopt;
+  p.rows_direct = true;
+  for (auto* r : p.rows)
+    if (r->kind != Expr::Kind::Load || r->view.has_mask()) p.rows_direct = false;
   p.direct = true;
   for (auto* c : p.cols)
     if (c->kind != Expr::Kind::Load || c->view.has_mask() || c->view.strides[p.col] != 1)

@@ -21,6 +21,12 @@ struct TilePlan {
   /// Every `cols` term is an unmasked load with unit stride along col (readable without packing
   /// when the column count is a multiple of the tile).
   bool direct = false;
+  /// Maximal subterms that vary along row but not along col (the "A" operands): broadcast as
+  /// scalars, from memory or from a packed panel.
+  std::vector<const schedule::Expr*> rows;
+  /// Every `rows` term is an unmasked load (cheap to read in place; otherwise it is computed once
+  /// into a panel instead of once per column tile).
+  bool rows_direct = false;
 };
 
 /// The plan, or nullopt when the kernel does not fit: it must be a float32/float64 SUM over one
