@@ -1,6 +1,7 @@
 #include "codegen/render_tile.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <unordered_map>
@@ -55,17 +56,19 @@ const Expr* find_reduce(const Expr& e) {
   return nullptr;
 }
 
-const Expr* first_load(const Expr& e) {
-  if (e.kind == Expr::Kind::Load) return &e;
-  for (auto& s : e.src)
-    if (auto* l = first_load(*s)) return l;
-  return nullptr;
-}
-
-// Whether the (first) load under e walks memory contiguously along `axis` but not along `other`.
-bool contiguous_along(const Expr& e, int axis, int other) {
-  const Expr* l = first_load(e);
-  return l && l->view.strides[axis] == 1 && l->view.strides[other] != 1;
+// Loads under the terms whose stride along `axis` is neither 0 nor 1: a loop over `axis` gathers.
+int strided_loads(const std::vector<const Expr*>& terms, int axis) {
+  int n = 0;
+  std::vector<const Expr*> stack(terms.begin(), terms.end());
+  while (!stack.empty()) {
+    const Expr* e = stack.back();
+    stack.pop_back();
+    if (e->kind == Expr::Kind::Load && e->view.shape[axis] > 1 &&
+        std::abs(e->view.strides[axis]) > 1)
+      n++;
+    for (auto& s : e->src) stack.push_back(s.get());
+  }
+  return n;
 }
 
 bool vector_op(const Expr& e, ScalarType t) {
@@ -111,7 +114,7 @@ class TileRenderer {
     NC_ = ob ? ob->amount : (N_ + TN_ - 1) / TN_ * TN_;
     for (auto& a : o.actions)
       if (a.kind == ActionKind::Pack) (a.axis == p.row ? pack_rows_ : pack_) = true;
-    rows_kmajor_ = !p.rows.empty() && contiguous_along(*p.rows[0], p.row, p.red);
+    rows_kmajor_ = strided_loads(p.rows, p.red) > strided_loads(p.rows, p.row);
     if (TM_ % W_ || NC_ % TN_ || KC_ < 1 || (!pack_ && (!p.direct || M_ % TM_)))
       throw Error("render_tile: inconsistent tile options " + o.str());
     MPAD_ = (M_ + TM_ - 1) / TM_ * TM_;
@@ -181,8 +184,8 @@ class TileRenderer {
   void render_pack(std::ostringstream& s) {
     s << "      if (" << (KC_ < K_ ? "1" : "bt != pk_t") << ") {\n";
     if (KC_ == K_) s << "        pk_t = bt;\n";
-    // Walk memory in order: k innermost when the operand is contiguous along k.
-    bool k_inner = contiguous_along(*p_.cols[0], p_.red, p_.col);
+    // Walk memory in order: k innermost when fewer loads gather along k than along the columns.
+    bool k_inner = strided_loads(p_.cols, p_.col) > strided_loads(p_.cols, p_.red);
     std::string ind = "          ";
     std::vector<std::string> idx = base_;
     idx[p_.col] = "m";
