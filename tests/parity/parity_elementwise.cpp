@@ -1,5 +1,7 @@
 // Parity: elementwise math with broadcasting and PyTorch's type promotion (dimensioned tensors,
 // 0-d tensors and scalars of every dtype), comparisons, logical ops, where and clamp.
+#include <random>
+
 #include "parity.h"
 
 #define TR .tol = parity::kTranscendental
@@ -291,4 +293,89 @@ PARITY_CASE(Where, promotes_branches) {
 PARITY_CASE(Where, cond_from_comparison_on_views) {
   auto x = b.randn({3, 4});
   return b.where(x.t() > 0, x.t(), -x.t() * 2);
+}
+
+// ---- random expressions -------------------------------------------------------------------------
+// Random elementwise expressions over inputs of every dtype and broadcastable shapes (0-d
+// included), mixed with scalars: promotion, broadcasting and fusion together. The op sequence
+// comes from a fixed-seed generator, so both backends build the same expressions.
+template <class B>
+typename B::T random_expression(B& b, std::mt19937& g) {
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(g);
+  };
+  const std::vector<parity::Shape> shapes = {{}, {4}, {3, 1}, {1, 4}, {3, 4}, {2, 3, 4}};
+  auto leaf = [&]() -> typename B::T {
+    parity::Shape s = shapes[pick(0, 5)];
+    switch (pick(0, 5)) {
+      case 0:
+        return b.randbool(s);
+      case 1:
+        return b.randint(0, 6, s, b.u8);
+      case 2:
+        return b.randint(-5, 6, s, b.i32);
+      case 3:
+        return b.randint(-5, 6, s, b.i64);
+      case 4:
+        return b.randn(s);
+      default:
+        return b.randn(s, b.f64);
+    }
+  };
+  auto is_bool = [&](const typename B::T& t) { return t.scalar_type() == b.b8; };
+  auto x = leaf();
+  for (int64_t step = 0, n = pick(1, 5); step < n; step++) {
+    auto y = leaf();
+    switch (pick(0, 13)) {
+      case 0:
+        x = x + y;
+        break;
+      case 1:
+        x = (is_bool(x) || is_bool(y)) ? x * y : x - y;
+        break;  // torch: no bool -
+      case 2:
+        x = x * y;
+        break;
+      case 3:
+        x = x / (y.to(b.f64).abs() + 1).to(y.scalar_type() == b.f64 ? b.f64 : b.f32);
+        break;
+      case 4:
+        x = b.maximum(x, y);
+        break;
+      case 5:
+        x = b.minimum(x, y);
+        break;
+      case 6:
+        x = b.where(x > y, x, y);
+        break;
+      case 7:
+        x = pick(0, 1) ? (x < y) : (x >= y);
+        break;
+      case 8:
+        x = (x != 0).logical_xor(y == 1);
+        break;
+      case 9:
+        x = is_bool(x) ? x.logical_not() : x.abs() - x.sign();
+        break;
+      case 10:
+        x = pick(0, 1) ? x + 2 : x * 0.5;
+        break;
+      case 11:
+        x = is_bool(x) ? x + true : x.clamp(-1, 2);
+        break;
+      case 12:
+        x = x.dim() > 0 ? x.sum({-1}, true) : x * y;
+        break;
+      default:
+        x = x.dim() > 0 && !is_bool(x) ? x.amax({0}, true) + y : x + y;
+        break;
+    }
+  }
+  return x;
+}
+PARITY_CASE(RandomExpr, dtypes_shapes_and_scalars) {
+  std::mt19937 g(777);
+  std::vector<typename B::T> out;
+  for (int i = 0; i < 60; i++) out.push_back(random_expression(b, g));
+  return out;
 }
