@@ -1,6 +1,10 @@
 // Parity: reductions (sum, mean, max, min, prod, var, std, argmax, argmin, logsumexp) and softmax /
 // log_softmax, with dim/keepdim, negative dims, several dims, 0-d and empty inputs and
 // non-contiguous (permuted, sliced, expanded) inputs.
+#include <algorithm>
+#include <numeric>
+#include <random>
+
 #include "parity.h"
 
 #define TR .tol = parity::kTranscendental
@@ -254,4 +258,102 @@ PARITY_CASE(ReduceChain, two_reductions_in_one_expression) {
 PARITY_CASE(ReduceChain, reduce_after_broadcast_op) {
   auto x = b.randn({4, 1}), y = b.randn({1, 6});
   return (x * y).sum({0});
+}
+
+// ---- random reductions --------------------------------------------------------------------------
+// Every reduction over random dims (negative too, one or two, keepdim or not) of random views
+// (permuted, sliced with steps, flipped, padded, expanded); the choices come from a fixed-seed
+// generator, so both backends build the same graphs.
+template <class B>
+typename B::T random_view(B& b, std::mt19937& g, bool positive) {
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(g);
+  };
+  parity::Shape s(static_cast<size_t>(pick(1, 4)));
+  for (auto& d : s) d = pick(1, 6);
+  auto x = positive ? b.rand(s, 0.5, 1.5) : b.randn(s) * 2;
+  const int64_t nd = x.dim(), d = pick(0, nd - 1), n = s[d];
+  switch (pick(0, 5)) {
+    case 0: {
+      parity::Shape p(nd);
+      std::iota(p.begin(), p.end(), 0);
+      std::shuffle(p.begin(), p.end(), g);
+      return x.permute(p);
+    }
+    case 1:
+      return x.slice(d, pick(0, n - 1), n, pick(1, 2));
+    case 2:
+      return x.flip({d});
+    case 3:
+      return b.pad(x, {pick(0, 2), pick(0, 1)}, positive ? 1.0 : 0.0);
+    case 4: {
+      auto e = parity::Shape(s);
+      e.insert(e.begin(), pick(2, 3));
+      return x.expand(e);
+    }
+    default:
+      return x;
+  }
+}
+PARITY_CASE(RandomReduce, ops_dims_views, .tol = parity::kTranscendental, .grad = false) {
+  std::mt19937 g(4242);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(g);
+  };
+  std::vector<typename B::T> out;
+  for (int i = 0; i < 70; i++) {
+    int64_t op = pick(0, 12);
+    auto x = random_view(b, g, op == 4);
+    const int64_t nd = x.dim();
+    parity::Shape dims = {pick(0, nd - 1)};
+    if (nd > 1 && pick(0, 1)) dims.push_back((dims[0] + pick(1, nd - 1)) % nd);
+    for (auto& d : dims)
+      if (pick(0, 1)) d -= nd;
+    const bool keep = pick(0, 1) == 1;
+    const int64_t d0 = dims[0];
+    switch (op) {
+      case 0:
+        out.push_back(x.sum(dims, keep));
+        break;
+      case 1:
+        out.push_back(x.mean(dims, keep));
+        break;
+      case 2:
+        out.push_back(x.amax(dims, keep));
+        break;
+      case 3:
+        out.push_back(x.amin(dims, keep));
+        break;
+      case 4:
+        out.push_back(x.prod(d0, keep));
+        break;
+      case 5:
+        out.push_back(x.var(dims, pick(0, 1) == 1, keep));
+        break;
+      case 6:
+        out.push_back(x.std(dims, pick(0, 1) == 1, keep));
+        break;
+      case 7:
+        out.push_back(x.logsumexp(dims, keep));
+        break;
+      case 8:
+        out.push_back(x.softmax(d0));
+        break;
+      case 9:
+        out.push_back(x.log_softmax(d0));
+        break;
+      case 10:
+        out.push_back(x.argmax(d0, keep));
+        break;
+      case 11:
+        out.push_back(x.argmin(d0, keep));
+        break;
+      default: {
+        auto [v, ix] = x.max(d0, keep);
+        out.push_back(v);
+        out.push_back(ix);
+      }
+    }
+  }
+  return out;
 }
