@@ -2,6 +2,8 @@
 // empty dims, integer and float64 operands), fused expressions that mix the op families, larger
 // shapes (register tiles, unrolling, threads); and the statistics of ember's random generators
 // (they differ from libtorch's by design, so they are checked against the distributions).
+#include <random>
+
 #include "parity.h"
 
 #define NOGRAD .grad = false
@@ -213,4 +215,68 @@ PARITY_CASE(Large, bool_reductions, .grad = false) {
 PARITY_CASE(Large, cat_and_pad) {
   auto x = b.randn({200, 100}), y = b.randn({200, 80});
   return b.cat({b.pad(x, {1, 1}, 0.5), y.flip({0})}, 1);
+}
+
+// ---- random matrix products ---------------------------------------------------------------------
+// matmul over random sizes, ranks (1-D operands, batch dims that broadcast), transposed or sliced
+// operands and epilogues; the choices come from a fixed-seed generator.
+PARITY_CASE(RandomMatmul, shapes_layouts_epilogues) {
+  std::mt19937 g(99);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(g);
+  };
+  std::vector<typename B::T> out;
+  for (int i = 0; i < 40; i++) {
+    const int64_t n = pick(1, 20), k = pick(1, 24), m = pick(1, 20);
+    // a: [batch..., n, k] built as given, transposed or as a strided slice of a larger tensor.
+    auto operand = [&](int64_t r, int64_t c, parity::Shape batch) {
+      parity::Shape s = batch;
+      switch (pick(0, 2)) {
+        case 0:
+          s.insert(s.end(), {r, c});
+          return b.randn(s);
+        case 1:
+          s.insert(s.end(), {c, r});
+          return b.randn(s).transpose(-1, -2);
+        default:
+          s.insert(s.end(), {r, 2 * c});
+          return b.randn(s).slice(-1, 0, 2 * c, 2);
+      }
+    };
+    parity::Shape ba, bb;
+    switch (pick(0, 3)) {
+      case 0:
+        break;
+      case 1:
+        ba = bb = {pick(1, 3)};
+        break;
+      case 2:
+        ba = {pick(2, 3), 1}, bb = {pick(1, 2)};
+        break;
+      default:
+        ba = {2};
+        break;
+    }
+    auto a = operand(n, k, ba), c = operand(k, m, bb);
+    if (pick(0, 5) == 0)
+      a = b.randn({k});
+    else if (pick(0, 5) == 0)
+      c = b.randn({k});
+    auto r = b.matmul(a, c);
+    switch (pick(0, 3)) {
+      case 0:
+        out.push_back(r);
+        break;
+      case 1:
+        out.push_back((r + 1).relu());
+        break;
+      case 2:
+        out.push_back(r.tanh() * 2);
+        break;
+      default:
+        out.push_back(r.sum({-1}, true) - r);
+        break;
+    }
+  }
+  return out;
 }
