@@ -169,3 +169,12 @@ PARITY_CASE(InPlace, operators, .grad = false) {
   x *= 0.5;
   return x;
 }
+
+// ---- metadata -----------------------------------------------------------------------------------
+PARITY_CASE(Metadata, sizes_numel_dim_dtype, .grad = false) {
+  auto x = b.randn({2, 3, 4}), e = b.randn({0, 5}), z = b.values({1.0}, {});
+  auto i = b.randint(0, 3, {3}, b.i32);
+  return std::make_tuple(x.size(-1), x.size(0), x.numel(), x.dim(), e.numel(), e.size(1), z.dim(),
+                         z.numel(), x.is_floating_point(), i.is_floating_point(),
+                         x.permute({2, 0, 1}).size(0), x.detach() * 2);
+}
