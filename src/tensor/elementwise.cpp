@@ -115,7 +115,10 @@ Tensor Tensor::sigmoid() const {
 }
 Tensor Tensor::relu() const {
   require_not_bool(*this, "relu");
-  return where(*this > 0, *this, zeros_like(*this));
+  // NaN passes through, as in libtorch; the gradient is 0 at x == 0 (where picks the 0 branch).
+  Tensor keep = *this > 0;
+  if (is_floating_point()) keep = keep.logical_or(*this != *this);
+  return where(keep, *this, zeros_like(*this));
 }
 Tensor Tensor::abs() const {
   if (dtype() == kBool || dtype() == kUInt8) return *this;  // unsigned: abs is the identity
