@@ -33,6 +33,11 @@ PARITY_CASE(Unary, abs) { return b.randn({2, 5}).abs(); }
 PARITY_CASE(Unary, abs_int) { return b.randint(-9, 9, {7}, b.i32).abs(); }
 PARITY_CASE(Unary, abs_uint8_is_identity) { return b.randint(0, 255, {6}, b.u8).abs(); }
 PARITY_CASE(Unary, sign) { return b.values({-2.5, -0.0, 0.0, 3.0, -1e-30}, {5}).sign(); }
+PARITY_CASE(Unary, nan_and_infinities, TR) {
+  auto x = b.values({NAN, INFINITY, -INFINITY, 0.0, -0.0}, {5});
+  return std::vector{x.relu(), x.abs(), x.sign(), -x,         x.sigmoid(),
+                     x.tanh(), x.exp(), x.sqrt(), x.square(), x.reciprocal()};
+}
 PARITY_CASE(Unary, sign_int_and_bool) {
   return std::vector{b.randint(-3, 4, {6}).sign(), b.randbool({4}).sign()};
 }
