@@ -122,8 +122,10 @@ class Lowerer {
     }
     switch (ir::op_category(n->op)) {
       case ir::OpCategory::Movement: {
+        if (n->op == Op::EXPAND) materialise_if_expensive(n);
         stack.push_back(n);
-        ExprRef r = visit(n->src[0].get(), stack, below, shared || (n != root_ && users_.at(n) > 1));
+        ExprRef r =
+            visit(n->src[0].get(), stack, below, shared || (n != root_ && users_.at(n) > 1));
         stack.pop_back();
         return r;
       }
@@ -222,6 +224,45 @@ class Lowerer {
   const std::unordered_set<const Node*>& mat_;
   const std::unordered_map<const Node*, int>& users_;
   const std::unordered_map<const Node*, std::shared_ptr<ir::Storage>>& storage_;
+  // Work per element of the value below `n`, up to the next materialised value: transcendental
+  // ops count 8, other ALU ops 1.
+  int cost(const Node* n) {
+    if (n->op == Op::BUFFER || (n != root_ && mat_.count(n))) return 0;
+    auto it = cost_.find(n);
+    if (it != cost_.end()) return it->second;
+    int c = 0;
+    switch (n->op) {
+      case Op::EXP:
+      case Op::LOG:
+      case Op::SIN:
+      case Op::TANH:
+      case Op::SQRT:
+      case Op::POW:
+      case Op::RECIP:
+      case Op::DIV:
+        c = 8;
+        break;
+      default:
+        c = ir::is_elementwise(n->op) ? 1 : 0;
+    }
+    for (auto& s : n->src) c += cost(s.get());
+    if (ir::is_reduce(n->op)) c += 8;
+    cost_[n] = c;
+    return c;
+  }
+  // A broadcast repeats its source for every index of the new axes: fused, the source would be
+  // recomputed that many times (e.g. tanh(x W + b) inside the next layer's matmul, once per output
+  // column). Expensive sources are materialised instead (DESIGN.md principle 3).
+  void materialise_if_expensive(const Node* expand) {
+    const Node* src = expand->src[0].get();
+    while (ir::is_movement(src->op) || src->op == Op::DETACH) src = src->src[0].get();
+    if (src->op == Op::BUFFER || src->op == Op::CONST || src->op == Op::RAND || mat_.count(src))
+      return;
+    if (ir::shape_numel(expand->shape) <= expand->src[0]->numel()) return;
+    if (cost(src) >= kExpensive) throw Materialise{src};
+  }
+  static constexpr int kExpensive = 3;
+  std::unordered_map<const Node*, int> cost_;
   const Node* reduce_ = nullptr;
   std::vector<std::shared_ptr<ir::Storage>> inputs_;
   std::map<std::pair<const Node*, std::pair<std::vector<const Node*>, bool>>, ExprRef> memo_;
@@ -317,8 +358,8 @@ Schedule create_schedule(const std::vector<Root>& roots) {
     }
     for (auto& r : roots)
       s.results.push_back(r.node->op == Op::BUFFER ? r.node->storage
-                          : r.target                 ? r.target
-                                                     : storage.at(r.node.get()));
+                          : r.target               ? r.target
+                                                   : storage.at(r.node.get()));
     s.materialised_extra = static_cast<int>(mat.size()) - initial;
     return s;
   }
