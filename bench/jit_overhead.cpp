@@ -69,11 +69,11 @@ Row measure(Jit& j, const std::function<std::vector<Tensor>()>& eager,
 
 void print(const char* name, const Row& r) {
   double overhead = r.replay - r.kernels;
-  std::printf("%-28s eager %9.1f us | jit replay %9.1f us | kernels %9.1f us (%lld launches) | "
-              "replay overhead %7.2f us = %.2f us/launch\n",
-              name, r.eager * 1e6, r.replay * 1e6, r.kernels * 1e6,
-              static_cast<long long>(r.launches), overhead * 1e6,
-              overhead * 1e6 / std::max<int64_t>(1, r.launches));
+  std::printf(
+      "%-28s eager %9.1f us | jit replay %9.1f us | kernels %9.1f us (%lld launches) | "
+      "replay overhead %7.2f us = %.2f us/launch\n",
+      name, r.eager * 1e6, r.replay * 1e6, r.kernels * 1e6, static_cast<long long>(r.launches),
+      overhead * 1e6, overhead * 1e6 / std::max<int64_t>(1, r.launches));
 }
 
 }  // namespace
@@ -85,7 +85,8 @@ int main() {
   {
     Tensor x = randn({4, 8});
     x.realize();
-    Jit j([&](const std::vector<Tensor>& in) { return std::vector<Tensor>{actor->forward(in[0])}; });
+    Jit j(
+        [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{actor->forward(in[0])}; });
     auto r = measure(
         j, [&] { return std::vector<Tensor>{actor->forward(x)}; }, [&] { return j({x}); }, 2000);
     print("actor forward, batch 4", r);
@@ -114,7 +115,14 @@ int main() {
     };
     Jit j(step);
     auto r = measure(
-        j, [&] { return step({obs, act, adv, ret}); }, [&] { return j({obs, act, adv, ret}); }, 10);
+        j,
+        [&] {
+          return step({obs, act, adv, ret});
+        },
+        [&] {
+          return j({obs, act, adv, ret});
+        },
+        10);
     print("training step, batch 10000", r);
   }
   return 0;

@@ -23,8 +23,8 @@ struct Context {
 struct RuntimeStats {
   int64_t realizes = 0;
   int64_t kernels_launched = 0;
-  int64_t kernels_compiled = 0;   // programs built (memory-cache misses)
-  int64_t disk_cache_hits = 0;    // compiler runs avoided by the on-disk cache
+  int64_t kernels_compiled = 0;  // programs built (memory-cache misses)
+  int64_t disk_cache_hits = 0;   // compiler runs avoided by the on-disk cache
   int64_t compiler_runs = 0;
   double compile_seconds = 0;
   double kernel_seconds = 0;

@@ -40,11 +40,29 @@ inline constexpr ScalarType kDefaultFloat = ScalarType::Float32;
 /// Maps a C++ element type to its ScalarType (for `item<T>()`, `from_vector`, ...).
 template <typename T>
 constexpr ScalarType dtype_of();
-template <> constexpr ScalarType dtype_of<bool>() { return kBool; }
-template <> constexpr ScalarType dtype_of<uint8_t>() { return kUInt8; }
-template <> constexpr ScalarType dtype_of<int32_t>() { return kInt32; }
-template <> constexpr ScalarType dtype_of<int64_t>() { return kInt64; }
-template <> constexpr ScalarType dtype_of<float>() { return kFloat32; }
-template <> constexpr ScalarType dtype_of<double>() { return kFloat64; }
+template <>
+constexpr ScalarType dtype_of<bool>() {
+  return kBool;
+}
+template <>
+constexpr ScalarType dtype_of<uint8_t>() {
+  return kUInt8;
+}
+template <>
+constexpr ScalarType dtype_of<int32_t>() {
+  return kInt32;
+}
+template <>
+constexpr ScalarType dtype_of<int64_t>() {
+  return kInt64;
+}
+template <>
+constexpr ScalarType dtype_of<float>() {
+  return kFloat32;
+}
+template <>
+constexpr ScalarType dtype_of<double>() {
+  return kFloat64;
+}
 
 }  // namespace ember

@@ -1,5 +1,6 @@
 // ember/ember.h — the whole public API.
 #pragma once
+#include "ember/autograd.h"
 #include "ember/context.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
@@ -8,5 +9,4 @@
 #include "ember/nn.h"
 #include "ember/optim.h"
 #include "ember/serialize.h"
-#include "ember/autograd.h"
 #include "ember/tensor.h"

@@ -1,11 +1,13 @@
-// ember/tensor.h — the lazy Tensor. Every operation builds graph (src/ir); nothing runs until data is
-// read or `realize()` is called, when the graph is scheduled into fused kernels, compiled and run.
+// ember/tensor.h — the lazy Tensor. Every operation builds graph (src/ir); nothing runs until data
+// is read or `realize()` is called, when the graph is scheduled into fused kernels, compiled and
+// run.
 //
 // Names and semantics follow libtorch's C++ frontend (broadcasting, type promotion, dim/keepdim,
 // negative dims) so that one generic test body runs on ember and on libtorch.
 //
 // Errors: ShapeError (shapes do not broadcast / reshape count mismatch / matmul inner dims),
-// IndexError (dim or index out of range), DTypeError (dtype not accepted), ValueError (bad argument).
+// IndexError (dim or index out of range), DTypeError (dtype not accepted), ValueError (bad
+// argument).
 #pragma once
 #include <concepts>
 #include <cstdint>
@@ -168,7 +170,8 @@ class Tensor {
 
   // ---- reductions (dims may be negative; an empty dim list reduces every dim) -------------------
   Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor sum(IntList dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor sum(IntList dims, bool keepdim = false,
+             std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor mean() const;
   Tensor mean(IntList dims, bool keepdim = false) const;
   Tensor prod() const;

@@ -21,8 +21,8 @@ enum class Role : uint8_t { Input, Output, Persistent, Intermediate, RngKey };
 
 struct Binding {
   Role role;
-  int index = -1;     // input or output position
-  StorageRef fixed;   // Persistent / Intermediate / RngKey: the buffer used on every replay
+  int index = -1;    // input or output position
+  StorageRef fixed;  // Persistent / Intermediate / RngKey: the buffer used on every replay
 };
 
 struct CapturedLaunch {
@@ -121,9 +121,12 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
           b.fixed.reset();
         }
       if (b.fixed) {
-        if (st->is_rng_key) b.role = Role::RngKey;
-        else if (st->id() < first_new || !written.count(st.get())) b.role = Role::Persistent;
-        else b.role = Role::Intermediate;
+        if (st->is_rng_key)
+          b.role = Role::RngKey;
+        else if (st->id() < first_new || !written.count(st.get()))
+          b.role = Role::Persistent;
+        else
+          b.role = Role::Intermediate;
       }
       int id = static_cast<int>(s.bindings.size());
       s.bindings.push_back(b);
@@ -147,7 +150,8 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
     }
     for (size_t i = 0; i < s.bindings.size(); i++) {
       auto& b = s.bindings[i];
-      if (b.role == Role::Persistent && b.fixed->id() < first_new) s.persistent.push_back(static_cast<int>(i));
+      if (b.role == Role::Persistent && b.fixed->id() < first_new)
+        s.persistent.push_back(static_cast<int>(i));
       if (b.role == Role::Intermediate) s.planned += static_cast<int64_t>(b.fixed->nbytes());
     }
     s.captured = true;
@@ -157,10 +161,11 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
     return outs;
   }
 
-  // ---- replay --------------------------------------------------------------------------------------
+  // ---- replay
+  // --------------------------------------------------------------------------------------
   if (inputs.size() != s.in_sig.size())
-    throw ValueError("jit: captured with " + std::to_string(s.in_sig.size()) + " inputs, called with " +
-                     std::to_string(inputs.size()));
+    throw ValueError("jit: captured with " + std::to_string(s.in_sig.size()) +
+                     " inputs, called with " + std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); i++) {
     if (inputs[i].dtype() != s.in_sig[i].first)
       throw DTypeError("jit: input " + std::to_string(i) + " is " + signature(inputs[i]) +
@@ -173,18 +178,22 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
   }
   for (int b : s.persistent)
     if (s.bindings[b].fixed.use_count() == 1)
-      throw Error("jit: a buffer bound at capture (" + std::string(dtype_name(s.bindings[b].fixed->dtype())) +
-                  "[" + std::to_string(s.bindings[b].fixed->numel()) +
-                  "]) was released by its owner (was a parameter replaced?); call reset() to capture again");
+      throw Error("jit: a buffer bound at capture (" +
+                  std::string(dtype_name(s.bindings[b].fixed->dtype())) + "[" +
+                  std::to_string(s.bindings[b].fixed->numel()) +
+                  "]) was released by its owner (was a parameter replaced?); call reset() to "
+                  "capture again");
   s.replays++;
   std::vector<StorageRef> out_store(s.out_sig.size());
   for (size_t i = 0; i < s.out_sig.size(); i++) {
     auto& b = s.bindings[s.out_binding[i]];
     if (b.role == Role::Output)
-      out_store[i] = std::make_shared<ir::Storage>(s.out_sig[i].first, ir::shape_numel(s.out_sig[i].second));
+      out_store[i] =
+          std::make_shared<ir::Storage>(s.out_sig[i].first, ir::shape_numel(s.out_sig[i].second));
   }
   for (auto& b : s.bindings)
-    if (b.role == Role::RngKey) detail::next_rng_key(b.fixed->rng_draws, static_cast<int64_t*>(b.fixed->data()));
+    if (b.role == Role::RngKey)
+      detail::next_rng_key(b.fixed->rng_draws, static_cast<int64_t*>(b.fixed->data()));
   auto storage_of = [&](int bi) -> const StorageRef& {
     const Binding& b = s.bindings[bi];
     if (b.role == Role::Input) return inputs[b.index].node()->storage;
@@ -210,10 +219,14 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
   }
   std::vector<Tensor> outs;
   for (size_t i = 0; i < s.out_sig.size(); i++) {
-    StorageRef st = s.bindings[s.out_binding[i]].role == Role::Output ? out_store[i] : storage_of(s.out_binding[i]);
+    StorageRef st = s.bindings[s.out_binding[i]].role == Role::Output
+                        ? out_store[i]
+                        : storage_of(s.out_binding[i]);
     outs.push_back(detail::make_tensor_rg(ir::make_buffer(st, s.out_sig[i].second), false));
   }
-  if (ctx.debug >= 1) std::fprintf(stderr, "jit: replay %lld (%zu launches)\n", static_cast<long long>(s.replays), s.launches.size());
+  if (ctx.debug >= 1)
+    std::fprintf(stderr, "jit: replay %lld (%zu launches)\n", static_cast<long long>(s.replays),
+                 s.launches.size());
   return outs;
 }
 

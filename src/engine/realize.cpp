@@ -70,7 +70,8 @@ void run_launch(const Launch& l) {
   if (ctx.debug < 2) return;
   const auto& k = l.program->kernel;
   double fl = k.flops(), by = k.bytes();
-  std::fprintf(stderr, "  kernel %-28s %-18s %9.1f us %10.3g FLOP %10.3g B %8.2f GFLOPS %8.2f GB/s\n",
+  std::fprintf(stderr,
+               "  kernel %-28s %-18s %9.1f us %10.3g FLOP %10.3g B %8.2f GFLOPS %8.2f GB/s\n",
                l.program->name.c_str(), shape_text(k.full_shape).c_str(), dt * 1e6, fl, by,
                fl / dt * 1e-9, by / dt * 1e-9);
   if (ctx.debug >= 3 && !l.program->opts.empty())

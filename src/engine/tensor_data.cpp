@@ -15,8 +15,9 @@ namespace {
 // A realized, contiguous storage holding t's elements in row-major order.
 std::shared_ptr<ir::Storage> contiguous_storage(const Tensor& t) {
   if (engine::capturing())
-    throw Error("ember: reading tensor data inside a jit capture is not allowed (the value would "
-                "be baked into the replay)");
+    throw Error(
+        "ember: reading tensor data inside a jit capture is not allowed (the value would "
+        "be baked into the replay)");
   engine::realize_tensors({t});
   const ir::NodeRef& n = t.node();
   if (n->op == ir::Op::BUFFER) return n->storage;
@@ -29,11 +30,16 @@ template <typename T>
 T convert(const void* p, ScalarType t, int64_t i) {
   switch (t) {
     case kBool:
-    case kUInt8: return static_cast<T>(static_cast<const uint8_t*>(p)[i]);
-    case kInt32: return static_cast<T>(static_cast<const int32_t*>(p)[i]);
-    case kInt64: return static_cast<T>(static_cast<const int64_t*>(p)[i]);
-    case kFloat32: return static_cast<T>(static_cast<const float*>(p)[i]);
-    case kFloat64: return static_cast<T>(static_cast<const double*>(p)[i]);
+    case kUInt8:
+      return static_cast<T>(static_cast<const uint8_t*>(p)[i]);
+    case kInt32:
+      return static_cast<T>(static_cast<const int32_t*>(p)[i]);
+    case kInt64:
+      return static_cast<T>(static_cast<const int64_t*>(p)[i]);
+    case kFloat32:
+      return static_cast<T>(static_cast<const float*>(p)[i]);
+    case kFloat64:
+      return static_cast<T>(static_cast<const double*>(p)[i]);
   }
   return T{};
 }
@@ -67,11 +73,12 @@ template <typename T>
 T Tensor::item() const {
   if (numel() != 1)
     throw ShapeError("a Tensor with " + std::to_string(numel()) +
-                     " elements cannot be converted to Scalar (shape " + ir::shape_str(sizes()) + ")");
+                     " elements cannot be converted to Scalar (shape " + ir::shape_str(sizes()) +
+                     ")");
   return to_vector<T>()[0];
 }
 
-#define EMBER_INSTANTIATE(T)                          \
+#define EMBER_INSTANTIATE(T)                            \
   template std::vector<T> Tensor::to_vector<T>() const; \
   template T Tensor::item<T>() const;
 EMBER_INSTANTIATE(float)
@@ -112,8 +119,10 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     }
     os << "]";
   };
-  if (!v.empty() || s.empty()) rec(0, 0);
-  else os << "[]";
+  if (!v.empty() || s.empty())
+    rec(0, 0);
+  else
+    os << "[]";
   return os << ", dtype=" << dtype_name(t.dtype()) << ", shape=" << ir::shape_str(s) << ")";
 }
 

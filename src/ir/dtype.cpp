@@ -19,12 +19,18 @@ size_t element_size(ScalarType t) {
 
 const char* dtype_name(ScalarType t) {
   switch (t) {
-    case ScalarType::Bool: return "bool";
-    case ScalarType::UInt8: return "uint8";
-    case ScalarType::Int32: return "int32";
-    case ScalarType::Int64: return "int64";
-    case ScalarType::Float32: return "float32";
-    case ScalarType::Float64: return "float64";
+    case ScalarType::Bool:
+      return "bool";
+    case ScalarType::UInt8:
+      return "uint8";
+    case ScalarType::Int32:
+      return "int32";
+    case ScalarType::Int64:
+      return "int64";
+    case ScalarType::Float32:
+      return "float32";
+    case ScalarType::Float64:
+      return "float64";
   }
   return "?";
 }

@@ -67,7 +67,8 @@ Shape infer_shape(Op op, const std::vector<NodeRef>& src, const Arg& arg) {
         }
         case Op::PAD: {
           Shape s = in;
-          for (size_t i = 0; i < in.size(); i++) s[i] += arg.ints.at(2 * i) + arg.ints.at(2 * i + 1);
+          for (size_t i = 0; i < in.size(); i++)
+            s[i] += arg.ints.at(2 * i) + arg.ints.at(2 * i + 1);
           return s;
         }
         case Op::SHRINK: {
@@ -153,9 +154,12 @@ NodeRef make_buffer(std::shared_ptr<Storage> storage, Shape shape) {
 
 NodeRef make_const(double v, ScalarType dtype) {
   Arg a;
-  if (dtype == ScalarType::Bool) v = v != 0;
-  else if (!is_floating_point(dtype)) v = static_cast<double>(static_cast<int64_t>(v));
-  else if (dtype == ScalarType::Float32) v = static_cast<double>(static_cast<float>(v));
+  if (dtype == ScalarType::Bool)
+    v = v != 0;
+  else if (!is_floating_point(dtype))
+    v = static_cast<double>(static_cast<int64_t>(v));
+  else if (dtype == ScalarType::Float32)
+    v = static_cast<double>(static_cast<float>(v));
   a.f = v;
   return make_node(Op::CONST, dtype, {}, std::move(a), {});
 }

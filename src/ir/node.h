@@ -41,7 +41,8 @@ struct Node {
 
 /// Returns the unique node with these fields (creating it if needed). Shape is derived from the op
 /// and sources for every op but BUFFER and CONST, which take `shape`.
-NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg = {}, Shape shape = {});
+NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg = {},
+                  Shape shape = {});
 /// A BUFFER node viewing `storage` with `shape` (numel must match).
 NodeRef make_buffer(std::shared_ptr<Storage> storage, Shape shape);
 /// A 0-d CONST node (integers are exact up to 2^53).

@@ -9,7 +9,8 @@ namespace {
 std::atomic<uint64_t> g_next_id{1};
 }
 
-Storage::Storage(ScalarType dtype, int64_t numel) : id_(g_next_id++), dtype_(dtype), numel_(numel) {}
+Storage::Storage(ScalarType dtype, int64_t numel)
+    : id_(g_next_id++), dtype_(dtype), numel_(numel) {}
 
 Storage::~Storage() { std::free(data_); }
 

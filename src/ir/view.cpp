@@ -37,8 +37,7 @@ std::optional<std::vector<int64_t>> reshape_strides(const Shape& old_shape,
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t d = static_cast<int64_t>(old_shape.size()) - 1; d >= 0; d--) {
     tensor_numel *= old_shape[d];
-    if (d == 0 ||
-        (old_shape[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base)) {
+    if (d == 0 || (old_shape[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base)) {
       while (view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d] == 1)) {
         ns[view_d] = view_numel * chunk_base;
         view_numel *= new_shape[view_d];
@@ -108,8 +107,9 @@ View View::expand(const Shape& new_shape) const {
     if (shape[i] == new_shape[i]) continue;
     v.shape[i] = new_shape[i];
     v.strides[i] = 0;
-    if (!mask.empty()) v.mask[i] = mask[i].first < mask[i].second ? std::pair<int64_t, int64_t>{0, new_shape[i]}
-                                                                 : std::pair<int64_t, int64_t>{0, 0};
+    if (!mask.empty())
+      v.mask[i] = mask[i].first < mask[i].second ? std::pair<int64_t, int64_t>{0, new_shape[i]}
+                                                 : std::pair<int64_t, int64_t>{0, 0};
   }
   return v;
 }
@@ -122,7 +122,8 @@ View View::pad(const std::vector<int64_t>& pads) const {
     int64_t b = pads[2 * i], a = pads[2 * i + 1];
     v.offset -= b * strides[i];
     v.shape[i] = shape[i] + b + a;
-    v.mask[i] = {mask.empty() ? b : mask[i].first + b, (mask.empty() ? shape[i] : mask[i].second) + b};
+    v.mask[i] = {mask.empty() ? b : mask[i].first + b,
+                 (mask.empty() ? shape[i] : mask[i].second) + b};
   }
   return v;
 }
@@ -160,13 +161,20 @@ View View::flip(const std::vector<int64_t>& flags) const {
 
 std::optional<View> View::apply(const Node& m) const {
   switch (m.op) {
-    case Op::RESHAPE: return reshape(m.arg.ints);
-    case Op::PERMUTE: return permute(m.arg.ints);
-    case Op::EXPAND: return expand(m.arg.ints);
-    case Op::PAD: return pad(m.arg.ints);
-    case Op::SHRINK: return shrink(m.arg.ints);
-    case Op::FLIP: return flip(m.arg.ints);
-    default: return std::nullopt;
+    case Op::RESHAPE:
+      return reshape(m.arg.ints);
+    case Op::PERMUTE:
+      return permute(m.arg.ints);
+    case Op::EXPAND:
+      return expand(m.arg.ints);
+    case Op::PAD:
+      return pad(m.arg.ints);
+    case Op::SHRINK:
+      return shrink(m.arg.ints);
+    case Op::FLIP:
+      return flip(m.arg.ints);
+    default:
+      return std::nullopt;
   }
 }
 

@@ -25,9 +25,10 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::stri
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, const std::string& reduction) {
   if (logits.dim() != 2 || target.dim() != 1 || target.size(0) != logits.size(0))
     throw ShapeError("cross_entropy: expected logits [N, C] and target [N], got " +
-                     std::to_string(logits.dim()) + "-d logits and " + std::to_string(target.dim()) +
-                     "-d target");
-  if (target.dtype() != kInt64) throw DTypeError("cross_entropy: target must be int64 class indices");
+                     std::to_string(logits.dim()) + "-d logits and " +
+                     std::to_string(target.dim()) + "-d target");
+  if (target.dtype() != kInt64)
+    throw DTypeError("cross_entropy: target must be int64 class indices");
   Tensor picked = logits.log_softmax(1).gather(1, target.unsqueeze(1)).squeeze(1);
   return reduce(-picked, reduction);
 }

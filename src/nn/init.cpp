@@ -16,7 +16,8 @@ Tensor& write(Tensor& t, const Tensor& value) {
 }
 
 int64_t fan_in(const Tensor& t) {
-  if (t.dim() < 2) throw ValueError("fan in can not be computed for a tensor with fewer than 2 dimensions");
+  if (t.dim() < 2)
+    throw ValueError("fan in can not be computed for a tensor with fewer than 2 dimensions");
   int64_t f = t.size(1);
   for (int64_t i = 2; i < t.dim(); i++) f *= t.size(i);
   return f;
@@ -42,7 +43,8 @@ Tensor& kaiming_uniform_(Tensor& t, double a) {
 }
 
 Tensor& orthogonal_(Tensor& t, double gain) {
-  if (t.dim() < 2) throw ValueError("orthogonal_: only tensors with 2 or more dimensions are supported");
+  if (t.dim() < 2)
+    throw ValueError("orthogonal_: only tensors with 2 or more dimensions are supported");
   int64_t rows = t.size(0), cols = t.numel() / rows;
   bool transpose = rows < cols;
   int64_t m = transpose ? cols : rows, n = transpose ? rows : cols;  // m >= n
@@ -79,8 +81,10 @@ Tensor& orthogonal_(Tensor& t, double gain) {
     for (int64_t k = 0; k < n; k++) {
       double s = r[k * n + k] < 0 ? -1.0 : 1.0;
       double v = q[i * m + k] * s * gain;
-      if (transpose) out[k * cols + i] = v;  // (n x m) result: rows = n
-      else out[i * cols + k] = v;
+      if (transpose)
+        out[k * cols + i] = v;  // (n x m) result: rows = n
+      else
+        out[i * cols + k] = v;
     }
   return write(t, from_vector<double>(out, t.sizes()).to(t.dtype()));
 }

@@ -14,10 +14,11 @@ std::string ir_shape(const Tensor& t) {
 }
 }  // namespace
 
-LinearImpl::LinearImpl(int64_t in, int64_t out, bool with_bias) : in_features(in), out_features(out) {
+LinearImpl::LinearImpl(int64_t in, int64_t out, bool with_bias)
+    : in_features(in), out_features(out) {
   if (in <= 0 || out <= 0)
-    throw ValueError("Linear: in_features and out_features must be positive, got " + std::to_string(in) +
-                     " and " + std::to_string(out));
+    throw ValueError("Linear: in_features and out_features must be positive, got " +
+                     std::to_string(in) + " and " + std::to_string(out));
   weight = register_parameter("weight", zeros({out, in}));
   init::kaiming_uniform_(weight, std::sqrt(5.0));
   if (with_bias) {

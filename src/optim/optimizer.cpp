@@ -56,7 +56,8 @@ void Optimizer::step() {
   realize(out);
 }
 
-// ---- SGD ------------------------------------------------------------------------------------------
+// ---- SGD
+// ------------------------------------------------------------------------------------------
 SGD::SGD(std::vector<Tensor> params, SGDOptions o) : Optimizer(std::move(params), o.lr), o_(o) {
   if (o.nesterov && (o.momentum <= 0 || o.dampening != 0))
     throw ValueError("Nesterov momentum requires a momentum and zero dampening");
@@ -89,17 +90,20 @@ void SGD::update(size_t i, const Tensor& g, std::vector<Tensor>& out) {
 
 std::vector<std::pair<std::string, Tensor>> SGD::state() const {
   std::vector<std::pair<std::string, Tensor>> s;
-  for (size_t i = 0; i < buf_.size(); i++) s.emplace_back(std::to_string(i) + ".momentum_buffer", buf_[i]);
+  for (size_t i = 0; i < buf_.size(); i++)
+    s.emplace_back(std::to_string(i) + ".momentum_buffer", buf_[i]);
   s.emplace_back("first_step", first_);
   return s;
 }
 
-// ---- Adam / AdamW --------------------------------------------------------------------------------
+// ---- Adam / AdamW
+// --------------------------------------------------------------------------------
 Adam::Adam(std::vector<Tensor> params, AdamOptions o, bool decoupled)
     : Optimizer(std::move(params), o.lr), o_(o), decoupled_(decoupled) {
   if (o.eps < 0) throw ValueError("Invalid epsilon value: " + std::to_string(o.eps));
   if (o.beta1 < 0 || o.beta1 >= 1 || o.beta2 < 0 || o.beta2 >= 1)
-    throw ValueError("Invalid beta parameters: " + std::to_string(o.beta1) + ", " + std::to_string(o.beta2));
+    throw ValueError("Invalid beta parameters: " + std::to_string(o.beta1) + ", " +
+                     std::to_string(o.beta2));
   for (auto& p : params_) {
     m_.push_back(zeros_state(p));
     v_.push_back(zeros_state(p));
@@ -117,8 +121,10 @@ void Adam::update(size_t i, const Tensor& g_in, std::vector<Tensor>& out) {
   Tensor g = g_in;
   Tensor base = p;
   if (o_.weight_decay != 0) {
-    if (decoupled_) base = p * (Scalar(1.0) - lr_ * o_.weight_decay);
-    else g = g + p * o_.weight_decay;
+    if (decoupled_)
+      base = p * (Scalar(1.0) - lr_ * o_.weight_decay);
+    else
+      g = g + p * o_.weight_decay;
   }
   Tensor m = m_[i] * o_.beta1 + g * (1.0 - o_.beta1);
   Tensor v = v_[i] * o_.beta2 + g * g * (1.0 - o_.beta2);

@@ -149,7 +149,8 @@ Kernel simplify(const Kernel& in) {
     std::sort(r.begin(), r.end());
     return r;
   };
-  k = map_kernel(k, [&](const ir::View& v) { return v.permute(order); }, remap);
+  k = map_kernel(
+      k, [&](const ir::View& v) { return v.permute(order); }, remap);
   ir::Shape fs;
   for (auto o : order) fs.push_back(in.full_shape[o]);
   k.full_shape = fs;
@@ -174,8 +175,10 @@ Kernel simplify(const Kernel& in) {
         if (!mask_free(v, p) || !mask_free(v, d) || v.strides[p] != v.strides[d] * v.shape[d])
           merge = false;
     }
-    if (merge) groups.back().push_back(d);
-    else groups.push_back({d});
+    if (merge)
+      groups.back().push_back(d);
+    else
+      groups.push_back({d});
   }
   auto regroup = [&](const ir::View& v) {
     ir::View r;
@@ -187,8 +190,10 @@ Kernel simplify(const Kernel& in) {
       r.shape.push_back(size);
       r.strides.push_back(size == 1 ? 0 : v.strides[g.back()]);
       if (masked) {
-        if (g.size() == 1) r.mask.push_back(v.mask[g[0]]);
-        else r.mask.push_back({0, size});
+        if (g.size() == 1)
+          r.mask.push_back(v.mask[g[0]]);
+        else
+          r.mask.push_back({0, size});
       }
     }
     // Size-1 dims that were dropped had index 0 only: nothing to add to the offset.

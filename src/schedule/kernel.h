@@ -21,9 +21,9 @@ struct Expr {
   ir::Op op = ir::Op::CONST;  // Alu / Reduce: the primitive
   ScalarType dtype;
   std::vector<ExprRef> src;
-  int buf = -1;          // Load: kernel buffer slot; Rand: slot of the key buffer
-  ir::View view;         // Load / Rand: index map; Const: only its mask is used (valid region)
-  double value = 0;      // Const
+  int buf = -1;               // Load: kernel buffer slot; Rand: slot of the key buffer
+  ir::View view;              // Load / Rand: index map; Const: only its mask is used (valid region)
+  double value = 0;           // Const
   std::vector<int64_t> axes;  // Reduce: reduced axes of the loop space
 };
 

@@ -28,12 +28,14 @@ LeafRegistry& registry() {
 ir::NodeRef seed_for(const Tensor& out, const Tensor& grad_output, const char* who) {
   if (grad_output.defined()) {
     if (grad_output.sizes() != out.sizes())
-      throw ShapeError(std::string(who) + ": gradient of shape " + ir::shape_str(grad_output.sizes()) +
-                       " does not match the output's shape " + ir::shape_str(out.sizes()));
+      throw ShapeError(std::string(who) + ": gradient of shape " +
+                       ir::shape_str(grad_output.sizes()) + " does not match the output's shape " +
+                       ir::shape_str(out.sizes()));
     return detail::cast(grad_output.node(), out.dtype());
   }
   if (out.numel() != 1)
-    throw ValueError(std::string(who) + ": grad can be implicitly created only for scalar outputs (got shape " +
+    throw ValueError(std::string(who) +
+                     ": grad can be implicitly created only for scalar outputs (got shape " +
                      ir::shape_str(out.sizes()) + ")");
   return detail::const_node(1.0, out.dtype(), out.sizes());
 }
@@ -44,8 +46,9 @@ bool Tensor::requires_grad() const { return impl_ && impl_->requires_grad; }
 
 Tensor& Tensor::set_requires_grad(bool r) {
   if (r && !ember::is_floating_point(dtype()))
-    throw DTypeError(std::string("only tensors of floating point dtype can require gradients, got ") +
-                     dtype_name(dtype()));
+    throw DTypeError(
+        std::string("only tensors of floating point dtype can require gradients, got ") +
+        dtype_name(dtype()));
   if (r && impl_->node->op != Op::BUFFER) {
     // A leaf that requires grad needs its own identity in the hash-consed graph (two equal lazy
     // expressions are one node): wrap it in a unique materialisation.
@@ -117,7 +120,8 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   for (auto& in : inputs) targets.insert(in.node().get());
   std::unordered_map<const ir::Node*, ir::NodeRef> total;
   for (size_t i = 0; i < outputs.size(); i++) {
-    ir::NodeRef seed = seed_for(outputs[i], grad_outputs.empty() ? Tensor() : grad_outputs[i], "autograd::grad");
+    ir::NodeRef seed =
+        seed_for(outputs[i], grad_outputs.empty() ? Tensor() : grad_outputs[i], "autograd::grad");
     for (auto& [n, g] : detail::backward_graph(outputs[i].node(), seed, targets)) {
       auto [it, ins] = total.emplace(n, g);
       if (!ins) it->second = ir::make_node(Op::ADD, g->dtype, {it->second, g});

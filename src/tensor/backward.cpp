@@ -31,7 +31,9 @@ NodeRef add(const NodeRef& a, const NodeRef& b) { return bin(Op::ADD, a, b); }
 NodeRef sub(const NodeRef& a, const NodeRef& b) { return bin(Op::SUB, a, b); }
 NodeRef div(const NodeRef& a, const NodeRef& b) { return bin(Op::DIV, a, b); }
 NodeRef neg(const NodeRef& a) { return un(Op::NEG, a); }
-NodeRef cast(const NodeRef& a, ScalarType t) { return a->dtype == t ? a : make_node(Op::CAST, t, {a}); }
+NodeRef cast(const NodeRef& a, ScalarType t) {
+  return a->dtype == t ? a : make_node(Op::CAST, t, {a});
+}
 NodeRef eq(const NodeRef& a, const NodeRef& b) { return make_node(Op::CMPEQ, kBool, {a, b}); }
 NodeRef lt(const NodeRef& a, const NodeRef& b) { return make_node(Op::CMPLT, kBool, {a, b}); }
 NodeRef where(const NodeRef& cnd, const NodeRef& a, const NodeRef& b) {
@@ -62,18 +64,30 @@ bool differentiable(const ir::Node* n) { return is_floating_point(n->dtype); }
 std::vector<NodeRef> rule(const ir::Node& n, const NodeRef& self, const NodeRef& g) {
   const auto& s = n.src;
   switch (n.op) {
-    case Op::NEG: return {neg(g)};
-    case Op::EXP: return {mul(g, self)};
-    case Op::LOG: return {div(g, s[0])};
-    case Op::SIN: return {mul(g, un(Op::SIN, sub(c(M_PI / 2, s[0]), s[0])))};
-    case Op::SQRT: return {div(g, mul(c(2, self), self))};
-    case Op::RECIP: return {neg(mul(g, mul(self, self)))};
-    case Op::TANH: return {mul(g, sub(c(1, self), mul(self, self)))};
-    case Op::CAST: return {differentiable(s[0].get()) ? cast(g, s[0]->dtype) : nullptr};
-    case Op::ADD: return {g, g};
-    case Op::SUB: return {g, neg(g)};
-    case Op::MUL: return {mul(g, s[1]), mul(g, s[0])};
-    case Op::DIV: return {div(g, s[1]), neg(div(mul(g, self), s[1]))};
+    case Op::NEG:
+      return {neg(g)};
+    case Op::EXP:
+      return {mul(g, self)};
+    case Op::LOG:
+      return {div(g, s[0])};
+    case Op::SIN:
+      return {mul(g, un(Op::SIN, sub(c(M_PI / 2, s[0]), s[0])))};
+    case Op::SQRT:
+      return {div(g, mul(c(2, self), self))};
+    case Op::RECIP:
+      return {neg(mul(g, mul(self, self)))};
+    case Op::TANH:
+      return {mul(g, sub(c(1, self), mul(self, self)))};
+    case Op::CAST:
+      return {differentiable(s[0].get()) ? cast(g, s[0]->dtype) : nullptr};
+    case Op::ADD:
+      return {g, g};
+    case Op::SUB:
+      return {g, neg(g)};
+    case Op::MUL:
+      return {mul(g, s[1]), mul(g, s[0])};
+    case Op::DIV:
+      return {div(g, s[1]), neg(div(mul(g, self), s[1]))};
     case Op::MAX: {
       // Ties split the gradient in half (torch.maximum).
       NodeRef half = c(0.5, g), zero = c(0, g);
@@ -93,21 +107,25 @@ std::vector<NodeRef> rule(const ir::Node& n, const NodeRef& self, const NodeRef&
       NodeRef zero = c(0, g);
       return {nullptr, where(s[0], g, zero), where(s[0], zero, g)};
     }
-    case Op::SUM: return {expand_to(g, s[0]->shape)};
+    case Op::SUM:
+      return {expand_to(g, s[0]->shape)};
     case Op::RMAX: {
       // Evenly split among the maxima (torch.amax).
       NodeRef hit = cast(eq(s[0], expand_to(self, s[0]->shape)), g->dtype);
       NodeRef count = make_node(Op::SUM, g->dtype, {hit}, n.arg);
       return {mul(hit, expand_to(div(g, count), s[0]->shape))};
     }
-    case Op::PROD: return {div(mul(expand_to(g, s[0]->shape), expand_to(self, s[0]->shape)), s[0])};
-    case Op::RESHAPE: return {movement(Op::RESHAPE, g, s[0]->shape)};
+    case Op::PROD:
+      return {div(mul(expand_to(g, s[0]->shape), expand_to(self, s[0]->shape)), s[0])};
+    case Op::RESHAPE:
+      return {movement(Op::RESHAPE, g, s[0]->shape)};
     case Op::PERMUTE: {
       std::vector<int64_t> inv(n.arg.ints.size());
       for (size_t i = 0; i < inv.size(); i++) inv[n.arg.ints[i]] = static_cast<int64_t>(i);
       return {movement(Op::PERMUTE, g, inv)};
     }
-    case Op::EXPAND: return {unexpand(g, s[0]->shape)};
+    case Op::EXPAND:
+      return {unexpand(g, s[0]->shape)};
     case Op::PAD: {
       std::vector<int64_t> b;
       for (size_t i = 0; i < s[0]->shape.size(); i++) {
@@ -124,9 +142,12 @@ std::vector<NodeRef> rule(const ir::Node& n, const NodeRef& self, const NodeRef&
       }
       return {movement(Op::PAD, g, p)};
     }
-    case Op::FLIP: return {movement(Op::FLIP, g, n.arg.ints)};
-    case Op::CONTIGUOUS: return {g};
-    default: return std::vector<NodeRef>(s.size(), nullptr);
+    case Op::FLIP:
+      return {movement(Op::FLIP, g, n.arg.ints)};
+    case Op::CONTIGUOUS:
+      return {g};
+    default:
+      return std::vector<NodeRef>(s.size(), nullptr);
   }
 }
 

@@ -19,8 +19,8 @@ namespace {
 void check_shape(const IntList& shape, const char* name) {
   for (auto d : shape)
     if (d < 0)
-      throw ValueError(std::string(name) + ": negative dimension " + std::to_string(d) + " in shape " +
-                       ir::shape_str(shape));
+      throw ValueError(std::string(name) + ": negative dimension " + std::to_string(d) +
+                       " in shape " + ir::shape_str(shape));
 }
 
 Tensor with_grad(Tensor t, const TensorOptions& o) {
@@ -37,12 +37,24 @@ void fill_range(void* dst, double start, double step, int64_t n) {
 void fill_from_doubles(void* dst, ScalarType t, const std::vector<double>& v) {
   for (size_t i = 0; i < v.size(); i++) {
     switch (t) {
-      case kBool: static_cast<uint8_t*>(dst)[i] = v[i] != 0; break;
-      case kUInt8: static_cast<uint8_t*>(dst)[i] = static_cast<uint8_t>(v[i]); break;
-      case kInt32: static_cast<int32_t*>(dst)[i] = static_cast<int32_t>(v[i]); break;
-      case kInt64: static_cast<int64_t*>(dst)[i] = static_cast<int64_t>(v[i]); break;
-      case kFloat32: static_cast<float*>(dst)[i] = static_cast<float>(v[i]); break;
-      case kFloat64: static_cast<double*>(dst)[i] = v[i]; break;
+      case kBool:
+        static_cast<uint8_t*>(dst)[i] = v[i] != 0;
+        break;
+      case kUInt8:
+        static_cast<uint8_t*>(dst)[i] = static_cast<uint8_t>(v[i]);
+        break;
+      case kInt32:
+        static_cast<int32_t*>(dst)[i] = static_cast<int32_t>(v[i]);
+        break;
+      case kInt64:
+        static_cast<int64_t*>(dst)[i] = static_cast<int64_t>(v[i]);
+        break;
+      case kFloat32:
+        static_cast<float*>(dst)[i] = static_cast<float>(v[i]);
+        break;
+      case kFloat64:
+        static_cast<double*>(dst)[i] = v[i];
+        break;
     }
   }
 }
@@ -71,8 +83,8 @@ template <typename T>
 Tensor from_vector(const std::vector<T>& values, std::optional<IntList> shape) {
   IntList s = shape ? *shape : IntList{static_cast<int64_t>(values.size())};
   if (ir::shape_numel(s) != static_cast<int64_t>(values.size()))
-    throw ShapeError("from_vector: " + std::to_string(values.size()) + " values do not fill shape " +
-                     ir::shape_str(s));
+    throw ShapeError("from_vector: " + std::to_string(values.size()) +
+                     " values do not fill shape " + ir::shape_str(s));
   if constexpr (std::is_same_v<T, bool>) {
     std::vector<uint8_t> b(values.begin(), values.end());
     return from_blob(b.data(), s, kBool);
@@ -87,7 +99,9 @@ template Tensor from_vector<int64_t>(const std::vector<int64_t>&, std::optional<
 template Tensor from_vector<uint8_t>(const std::vector<uint8_t>&, std::optional<IntList>);
 template Tensor from_vector<bool>(const std::vector<bool>&, std::optional<IntList>);
 
-Tensor tensor(std::initializer_list<float> values) { return from_vector(std::vector<float>(values)); }
+Tensor tensor(std::initializer_list<float> values) {
+  return from_vector(std::vector<float>(values));
+}
 
 Tensor full(IntList shape, const Scalar& value, TensorOptions o) {
   check_shape(shape, "full");
@@ -120,11 +134,21 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   auto storage = std::make_shared<ir::Storage>(t, n);
   void* p = storage->data();
   switch (t) {
-    case kFloat32: fill_range<float>(p, s, st, n); break;
-    case kFloat64: fill_range<double>(p, s, st, n); break;
-    case kInt32: fill_range<int32_t>(p, s, st, n); break;
-    case kInt64: fill_range<int64_t>(p, s, st, n); break;
-    default: fill_range<uint8_t>(p, s, st, n); break;
+    case kFloat32:
+      fill_range<float>(p, s, st, n);
+      break;
+    case kFloat64:
+      fill_range<double>(p, s, st, n);
+      break;
+    case kInt32:
+      fill_range<int32_t>(p, s, st, n);
+      break;
+    case kInt64:
+      fill_range<int64_t>(p, s, st, n);
+      break;
+    default:
+      fill_range<uint8_t>(p, s, st, n);
+      break;
   }
   return with_grad(make_tensor(ir::make_buffer(storage, {n})), o);
 }

@@ -26,8 +26,7 @@ Tensor float_unary(const Tensor& t, Op op) {
 }
 
 void require_not_bool(const Tensor& t, const char* name) {
-  if (t.dtype() == kBool)
-    throw DTypeError(std::string(name) + ": not supported for bool tensors");
+  if (t.dtype() == kBool) throw DTypeError(std::string(name) + ": not supported for bool tensors");
 }
 
 // Arithmetic on two tensors with promotion; bool + bool is logical or, bool * bool logical and.
@@ -35,8 +34,10 @@ Tensor arith(const Tensor& a, const Tensor& b, Op op, const char* name) {
   ScalarType t = result_type(a, b);
   NodeRef x = cast(node_of(a), t), y = cast(node_of(b), t);
   if (t == kBool) {
-    if (op == Op::ADD) op = Op::OR;
-    else if (op == Op::MUL) op = Op::AND;
+    if (op == Op::ADD)
+      op = Op::OR;
+    else if (op == Op::MUL)
+      op = Op::AND;
     else if (op == Op::SUB)
       throw DTypeError(std::string(name) + ": subtraction of two bool tensors is not supported");
   }
@@ -48,9 +49,12 @@ Tensor arith_s(const Tensor& a, const Scalar& s, Op op, const char* name, bool s
   NodeRef x = cast(node_of(a), t);
   NodeRef c = detail::scalar_node(s, t, {});
   if (t == kBool) {
-    if (op == Op::ADD) op = Op::OR;
-    else if (op == Op::MUL) op = Op::AND;
-    else if (op == Op::SUB) throw DTypeError(std::string(name) + ": bool subtraction");
+    if (op == Op::ADD)
+      op = Op::OR;
+    else if (op == Op::MUL)
+      op = Op::AND;
+    else if (op == Op::SUB)
+      throw DTypeError(std::string(name) + ": bool subtraction");
   }
   return make_tensor(scalar_first ? binary(op, c, x, t, name) : binary(op, x, c, t, name), {&a});
 }
@@ -195,27 +199,49 @@ Tensor Tensor::div(const Scalar& o) const {
       binary(Op::DIV, cast(node_of(*this), t), detail::scalar_node(o, t, {}), t, "div"), {this});
 }
 
-Tensor Tensor::eq(const Tensor& o) const { return compare(*this, o, Op::CMPEQ, false, false, "eq"); }
+Tensor Tensor::eq(const Tensor& o) const {
+  return compare(*this, o, Op::CMPEQ, false, false, "eq");
+}
 Tensor Tensor::ne(const Tensor& o) const { return compare(*this, o, Op::CMPEQ, false, true, "ne"); }
-Tensor Tensor::lt(const Tensor& o) const { return compare(*this, o, Op::CMPLT, false, false, "lt"); }
+Tensor Tensor::lt(const Tensor& o) const {
+  return compare(*this, o, Op::CMPLT, false, false, "lt");
+}
 Tensor Tensor::gt(const Tensor& o) const { return compare(*this, o, Op::CMPLT, true, false, "gt"); }
 Tensor Tensor::le(const Tensor& o) const { return compare(*this, o, Op::CMPLT, true, true, "le"); }
 Tensor Tensor::ge(const Tensor& o) const { return compare(*this, o, Op::CMPLT, false, true, "ge"); }
-Tensor Tensor::eq(const Scalar& o) const { return compare_s(*this, o, Op::CMPEQ, false, false, "eq"); }
-Tensor Tensor::ne(const Scalar& o) const { return compare_s(*this, o, Op::CMPEQ, false, true, "ne"); }
-Tensor Tensor::lt(const Scalar& o) const { return compare_s(*this, o, Op::CMPLT, false, false, "lt"); }
-Tensor Tensor::gt(const Scalar& o) const { return compare_s(*this, o, Op::CMPLT, true, false, "gt"); }
-Tensor Tensor::le(const Scalar& o) const { return compare_s(*this, o, Op::CMPLT, true, true, "le"); }
-Tensor Tensor::ge(const Scalar& o) const { return compare_s(*this, o, Op::CMPLT, false, true, "ge"); }
+Tensor Tensor::eq(const Scalar& o) const {
+  return compare_s(*this, o, Op::CMPEQ, false, false, "eq");
+}
+Tensor Tensor::ne(const Scalar& o) const {
+  return compare_s(*this, o, Op::CMPEQ, false, true, "ne");
+}
+Tensor Tensor::lt(const Scalar& o) const {
+  return compare_s(*this, o, Op::CMPLT, false, false, "lt");
+}
+Tensor Tensor::gt(const Scalar& o) const {
+  return compare_s(*this, o, Op::CMPLT, true, false, "gt");
+}
+Tensor Tensor::le(const Scalar& o) const {
+  return compare_s(*this, o, Op::CMPLT, true, true, "le");
+}
+Tensor Tensor::ge(const Scalar& o) const {
+  return compare_s(*this, o, Op::CMPLT, false, true, "ge");
+}
 
 Tensor Tensor::logical_not() const { return make_tensor(un(Op::NOT, cast(node_of(*this), kBool))); }
-Tensor Tensor::logical_and(const Tensor& o) const { return logical(*this, o, Op::AND, "logical_and"); }
+Tensor Tensor::logical_and(const Tensor& o) const {
+  return logical(*this, o, Op::AND, "logical_and");
+}
 Tensor Tensor::logical_or(const Tensor& o) const { return logical(*this, o, Op::OR, "logical_or"); }
-Tensor Tensor::logical_xor(const Tensor& o) const { return logical(*this, o, Op::XOR, "logical_xor"); }
+Tensor Tensor::logical_xor(const Tensor& o) const {
+  return logical(*this, o, Op::XOR, "logical_xor");
+}
 
 Tensor Tensor::to(ScalarType t) const {
   if (dtype() == t) return *this;
-  return make_tensor(cast(node_of(*this), t), ember::is_floating_point(t) ? std::initializer_list<const Tensor*>{this} : std::initializer_list<const Tensor*>{});
+  return make_tensor(cast(node_of(*this), t), ember::is_floating_point(t)
+                                                  ? std::initializer_list<const Tensor*>{this}
+                                                  : std::initializer_list<const Tensor*>{});
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
@@ -248,7 +274,8 @@ Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> m
   return t.clamp(min, max);
 }
 
-// ---- operators ------------------------------------------------------------------------------------
+// ---- operators
+// ------------------------------------------------------------------------------------
 Tensor operator-(const Tensor& a) { return a.neg(); }
 Tensor operator+(const Tensor& a, const Tensor& b) { return a.add(b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return a.sub(b); }

@@ -30,7 +30,8 @@ void assign(Tensor& self, const Tensor& value, const char* name) {
   if (!impl->assign_target && cur->op == Op::BUFFER) {
     impl->assign_target = cur->storage;
   } else if (!impl->assign_target && ir::is_movement(cur->op)) {
-    throw Error(std::string(name) + ": in-place operations on views are not supported; "
+    throw Error(std::string(name) +
+                ": in-place operations on views are not supported; "
                 "call contiguous() or clone() first");
   }
   impl->node = v;

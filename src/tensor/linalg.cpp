@@ -28,7 +28,7 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   }
   Shape full = batch;
   full.insert(full.end(), {n, m, k});
-  Tensor x = a.to(t).unsqueeze(-2);                 // [..., n, 1, k]
+  Tensor x = a.to(t).unsqueeze(-2);                    // [..., n, 1, k]
   Tensor y = b.to(t).transpose(-1, -2).unsqueeze(-3);  // [..., 1, m, k]
   Tensor prod = x.expand(full) * y.expand(full);
   return prod.sum({-1}, false, t);
@@ -42,7 +42,8 @@ Tensor Tensor::matmul(const Tensor& o) const {
   if (dim() == 1 && o.dim() == 1) {
     if (size(0) != o.size(0))
       throw ShapeError("inconsistent tensor size, expected tensor [" + std::to_string(size(0)) +
-                       "] and src [" + std::to_string(o.size(0)) + "] to have the same number of elements");
+                       "] and src [" + std::to_string(o.size(0)) +
+                       "] to have the same number of elements");
     ScalarType t = result_type(*this, o);
     return (to(t) * o.to(t)).sum({0}, false, t);
   }

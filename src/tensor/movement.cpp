@@ -77,7 +77,9 @@ Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
 }
 
 Tensor Tensor::t() const {
-  if (dim() > 2) throw IndexError("t() expects a tensor with <= 2 dims, but self is " + std::to_string(dim()) + "D");
+  if (dim() > 2)
+    throw IndexError("t() expects a tensor with <= 2 dims, but self is " + std::to_string(dim()) +
+                     "D");
   return dim() < 2 ? *this : transpose(0, 1);
 }
 
@@ -90,7 +92,8 @@ Tensor Tensor::expand(IntList shape) const {
   size_t lead = shape.size() - in.size();
   for (size_t i = 0; i < shape.size(); i++) {
     if (i < lead) {
-      if (shape[i] < 0) throw ShapeError("expand: -1 is not allowed in a leading, non-existing dimension");
+      if (shape[i] < 0)
+        throw ShapeError("expand: -1 is not allowed in a leading, non-existing dimension");
       continue;
     }
     int64_t d = in[i - lead];
@@ -98,8 +101,8 @@ Tensor Tensor::expand(IntList shape) const {
     if (d != shape[i] && d != 1)
       throw ShapeError("expand: the expanded size of the tensor (" + std::to_string(shape[i]) +
                        ") must match the existing size (" + std::to_string(d) +
-                       ") at non-singleton dimension " + std::to_string(i) + ". Target sizes: " +
-                       list_str(shape) + ". Tensor sizes: " + list_str(in));
+                       ") at non-singleton dimension " + std::to_string(i) +
+                       ". Target sizes: " + list_str(shape) + ". Tensor sizes: " + list_str(in));
   }
   if (shape == in) return *this;
   return make_tensor(detail::broadcast_to(node_of(*this), shape), {this});
@@ -129,7 +132,8 @@ Tensor Tensor::flatten(int64_t start, int64_t end) const {
   if (dim() == 0) return reshape({1});
   start = wrap_dim(start, dim());
   end = wrap_dim(end, dim());
-  if (start > end) throw IndexError("flatten() has invalid args: start_dim cannot come after end_dim");
+  if (start > end)
+    throw IndexError("flatten() has invalid args: start_dim cannot come after end_dim");
   Shape s(sizes().begin(), sizes().begin() + start);
   int64_t m = 1;
   for (int64_t i = start; i <= end; i++) m *= sizes()[i];
@@ -178,7 +182,8 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
   if (start < 0) start += n;
   if (start < 0 || length < 0 || start + length > n)
     throw IndexError("narrow: start (" + std::to_string(start) + ") + length (" +
-                     std::to_string(length) + ") exceeds dimension size (" + std::to_string(n) + ")");
+                     std::to_string(length) + ") exceeds dimension size (" + std::to_string(n) +
+                     ")");
   return slice(d, start, start + length);
 }
 
@@ -187,8 +192,9 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   d = wrap_dim(d, dim());
   int64_t n = sizes()[d];
   if (index < -n || index >= n)
-    throw IndexError("select(): index " + std::to_string(index) + " out of range for tensor of size " +
-                     list_str(sizes()) + " at dimension " + std::to_string(d));
+    throw IndexError("select(): index " + std::to_string(index) +
+                     " out of range for tensor of size " + list_str(sizes()) + " at dimension " +
+                     std::to_string(d));
   if (index < 0) index += n;
   return narrow(d, index, 1).squeeze(d);
 }
@@ -217,13 +223,15 @@ Tensor Tensor::flip(IntList dims) const {
     if (flags[d]) throw IndexError("flip: dim " + std::to_string(d) + " appears multiple times");
     flags[d] = 1;
   }
-  if (dim() == 0 || std::all_of(flags.begin(), flags.end(), [](auto f) { return !f; })) return *this;
+  if (dim() == 0 || std::all_of(flags.begin(), flags.end(), [](auto f) { return !f; }))
+    return *this;
   return movement(*this, Op::FLIP, flags);
 }
 
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
   d = wrap_dim(d, dim());
-  if (split_size <= 0) throw ValueError("split: split_size must be positive, got " + std::to_string(split_size));
+  if (split_size <= 0)
+    throw ValueError("split: split_size must be positive, got " + std::to_string(split_size));
   std::vector<Tensor> out;
   int64_t n = sizes()[d];
   for (int64_t s = 0; s < n || (n == 0 && out.empty()); s += split_size)
@@ -232,7 +240,8 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
 }
 
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
-  if (chunks <= 0) throw ValueError("chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
+  if (chunks <= 0)
+    throw ValueError("chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
   d = wrap_dim(d, dim());
   int64_t n = sizes()[d];
   if (n == 0) return std::vector<Tensor>(static_cast<size_t>(chunks), *this);  // as libtorch
@@ -242,7 +251,8 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
 Tensor constant_pad_nd(const Tensor& t, IntList pad, const Scalar& value) {
   if (pad.size() % 2 || static_cast<int64_t>(pad.size()) > 2 * t.dim())
     throw ValueError("pad: padding length " + std::to_string(pad.size()) +
-                     " must be even and at most twice the number of dims (" + std::to_string(t.dim()) + ")");
+                     " must be even and at most twice the number of dims (" +
+                     std::to_string(t.dim()) + ")");
   std::vector<int64_t> p(2 * t.dim(), 0), crop;
   bool any_pad = false, any_crop = false;
   for (size_t i = 0; i < pad.size() / 2; i++) {
@@ -254,7 +264,8 @@ Tensor constant_pad_nd(const Tensor& t, IntList pad, const Scalar& value) {
   Tensor r = t;
   std::vector<int64_t> b;
   for (int64_t d = 0; d < t.dim(); d++) {
-    int64_t lo = std::max<int64_t>(0, -p[2 * d]), hi = t.sizes()[d] - std::max<int64_t>(0, -p[2 * d + 1]);
+    int64_t lo = std::max<int64_t>(0, -p[2 * d]),
+            hi = t.sizes()[d] - std::max<int64_t>(0, -p[2 * d + 1]);
     if (hi < lo) throw ValueError("pad: cropping more than the size of dim " + std::to_string(d));
     b.push_back(lo);
     b.push_back(hi);
@@ -281,12 +292,13 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t d) {
   int64_t total = 0;
   for (auto& x : ts) {
     if (x.dim() != first.dim())
-      throw ShapeError("cat: tensors must have the same number of dims, got " + list_str(first.sizes()) +
-                       " and " + list_str(x.sizes()));
+      throw ShapeError("cat: tensors must have the same number of dims, got " +
+                       list_str(first.sizes()) + " and " + list_str(x.sizes()));
     for (int64_t i = 0; i < x.dim(); i++)
       if (i != d && x.sizes()[i] != first.sizes()[i])
-        throw ShapeError("cat: sizes of tensors must match except in dimension " + std::to_string(d) +
-                         ", got " + list_str(first.sizes()) + " and " + list_str(x.sizes()));
+        throw ShapeError("cat: sizes of tensors must match except in dimension " +
+                         std::to_string(d) + ", got " + list_str(first.sizes()) + " and " +
+                         list_str(x.sizes()));
     t = promote_types(t, x.dtype());
     total += x.sizes()[d];
   }
@@ -311,8 +323,8 @@ Tensor stack(const std::vector<Tensor>& ts, int64_t d) {
   std::vector<Tensor> u;
   for (auto& x : ts) {
     if (x.sizes() != ts[0].sizes())
-      throw ShapeError("stack expects each tensor to be equal size, but got " + list_str(ts[0].sizes()) +
-                       " and " + list_str(x.sizes()));
+      throw ShapeError("stack expects each tensor to be equal size, but got " +
+                       list_str(ts[0].sizes()) + " and " + list_str(x.sizes()));
     u.push_back(x.unsqueeze(d));
   }
   return cat(u, d);
@@ -324,12 +336,12 @@ Tensor Tensor::gather(int64_t d, const Tensor& index) const {
     throw DTypeError(std::string("gather(): Expected dtype int64 for index, got ") +
                      dtype_name(index.dtype()));
   if (index.dim() != dim())
-    throw ShapeError("gather: index " + list_str(index.sizes()) + " and input " + list_str(sizes()) +
-                     " must have the same number of dimensions");
+    throw ShapeError("gather: index " + list_str(index.sizes()) + " and input " +
+                     list_str(sizes()) + " must have the same number of dimensions");
   for (int64_t i = 0; i < dim(); i++)
     if (i != d && index.sizes()[i] > sizes()[i])
-      throw ShapeError("gather: size of index " + list_str(index.sizes()) +
-                       " exceeds input " + list_str(sizes()) + " at dimension " + std::to_string(i));
+      throw ShapeError("gather: size of index " + list_str(index.sizes()) + " exceeds input " +
+                       list_str(sizes()) + " at dimension " + std::to_string(i));
   // Move `d` last, select by comparing against arange (a one-hot mask) and reduce over it.
   Tensor x = transpose(d, -1), ix = index.transpose(d, -1);
   std::vector<TensorIndex> sl;

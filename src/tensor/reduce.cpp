@@ -23,7 +23,8 @@ std::vector<int64_t> norm_dims(const Tensor& t, IntList dims) {
   std::vector<bool> seen(std::max<int64_t>(t.dim(), 1));
   for (auto d : dims) {
     d = detail::wrap_dim(d, t.dim());
-    if (seen[d]) throw IndexError("dim " + std::to_string(d) + " appears multiple times in the list of dims");
+    if (seen[d])
+      throw IndexError("dim " + std::to_string(d) + " appears multiple times in the list of dims");
     seen[d] = true;
     if (t.dim() > 0) out.push_back(d);
   }
@@ -35,8 +36,10 @@ Shape reduced_shape(const Shape& in, const std::vector<int64_t>& dims, bool keep
   Shape s;
   for (int64_t i = 0; i < static_cast<int64_t>(in.size()); i++) {
     bool r = std::find(dims.begin(), dims.end(), i) != dims.end();
-    if (!r) s.push_back(in[i]);
-    else if (keepdim) s.push_back(1);
+    if (!r)
+      s.push_back(in[i]);
+    else if (keepdim)
+      s.push_back(1);
   }
   return s;
 }
@@ -82,12 +85,16 @@ Tensor Tensor::sum(IntList dims, bool keepdim, std::optional<ScalarType> dtype) 
 Tensor Tensor::mean() const { return mean({}, false); }
 Tensor Tensor::mean(IntList dims, bool keepdim) const {
   if (!is_floating_point())
-    throw DTypeError(std::string("mean(): could not infer output dtype. Input dtype must be a floating point dtype, got ") + dtype_name(dtype()));
+    throw DTypeError(std::string("mean(): could not infer output dtype. Input dtype must be a "
+                                 "floating point dtype, got ") +
+                     dtype_name(dtype()));
   int64_t n = reduced_count(*this, norm_dims(*this, dims));
   return sum(dims, keepdim) / static_cast<double>(n);
 }
 
-Tensor Tensor::prod() const { return reduce(to(sum_dtype(*this, std::nullopt)), Op::PROD, {}, false, "prod"); }
+Tensor Tensor::prod() const {
+  return reduce(to(sum_dtype(*this, std::nullopt)), Op::PROD, {}, false, "prod");
+}
 Tensor Tensor::prod(int64_t d, bool keepdim) const {
   return reduce(to(sum_dtype(*this, std::nullopt)), Op::PROD, {d}, keepdim, "prod");
 }
@@ -147,7 +154,8 @@ Tensor Tensor::var(IntList dims, bool unbiased, bool keepdim) const {
   int64_t n = reduced_count(*this, norm_dims(*this, dims));
   Tensor diff = *this - mean(dims, true);
   double denom = static_cast<double>(n) - (unbiased ? 1.0 : 0.0);
-  return diff.square().sum(dims, keepdim) / (denom > 0 ? denom : std::numeric_limits<double>::quiet_NaN());
+  return diff.square().sum(dims, keepdim) /
+         (denom > 0 ? denom : std::numeric_limits<double>::quiet_NaN());
 }
 Tensor Tensor::std() const { return var().sqrt(); }
 Tensor Tensor::std(IntList dims, bool unbiased, bool keepdim) const {

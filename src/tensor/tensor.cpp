@@ -115,7 +115,8 @@ NodeRef binary(Op op, NodeRef a, NodeRef b, ScalarType out_dtype, const char* na
 
 }  // namespace detail
 
-// ---- promotion (PyTorch's ResultTypeState) --------------------------------------------------------
+// ---- promotion (PyTorch's ResultTypeState)
+// --------------------------------------------------------
 namespace {
 struct PromoState {
   std::optional<ScalarType> dim, zero, wrapped;
@@ -153,7 +154,8 @@ ScalarType result_type(const Tensor& a, const Scalar& b) {
   return finish(s);
 }
 
-// ---- metadata -------------------------------------------------------------------------------------
+// ---- metadata
+// -------------------------------------------------------------------------------------
 const Shape& Tensor::sizes() const { return detail::node_of(*this)->shape; }
 int64_t Tensor::dim() const { return static_cast<int64_t>(sizes().size()); }
 int64_t Tensor::numel() const { return ir::shape_numel(sizes()); }

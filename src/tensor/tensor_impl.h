@@ -11,8 +11,8 @@ struct TensorImpl {
   ir::NodeRef node;
   bool requires_grad = false;
   Tensor grad;
-  /// Set by in-place ops on a realized tensor: realize() writes the result into this storage so that
-  /// every holder of the buffer (optimizer, jit captures) sees the new values.
+  /// Set by in-place ops on a realized tensor: realize() writes the result into this storage so
+  /// that every holder of the buffer (optimizer, jit captures) sees the new values.
   std::shared_ptr<ir::Storage> assign_target;
 };
 

@@ -45,7 +45,8 @@ TEST(Jit, ActorMatchesEagerAfterOptimizerStepsAndLoads) {
   manual_seed(1);
   auto net = make_actor();
   optim::Adam opt(net->parameters(), optim::AdamOptions(1e-2));
-  auto f = jit([&](const std::vector<Tensor>& in) { return std::vector<Tensor>{net->forward(in[0])}; });
+  auto f =
+      jit([&](const std::vector<Tensor>& in) { return std::vector<Tensor>{net->forward(in[0])}; });
   for (int i = 0; i < 3; i++) expect_bit_equal(f({obs(i)})[0], net->forward(obs(i)));
   EXPECT_EQ(f.replays(), 1);
   int done = 0;
@@ -93,9 +94,11 @@ TEST(Jit, TrainingStepMatchesEager) {
   };
   auto eager = run(false), jitted = run(true);
   ASSERT_EQ(eager.first.size(), jitted.first.size());
-  for (size_t i = 0; i < eager.first.size(); i++) EXPECT_NEAR(eager.first[i], jitted.first[i], 1e-6) << i;
+  for (size_t i = 0; i < eager.first.size(); i++)
+    EXPECT_NEAR(eager.first[i], jitted.first[i], 1e-6) << i;
   ASSERT_EQ(eager.second.size(), jitted.second.size());
-  for (size_t i = 0; i < eager.second.size(); i++) ASSERT_NEAR(eager.second[i], jitted.second[i], 1e-6) << i;
+  for (size_t i = 0; i < eager.second.size(); i++)
+    ASSERT_NEAR(eager.second[i], jitted.second[i], 1e-6) << i;
 }
 
 TEST(Jit, ChecksInputSignature) {
@@ -137,7 +140,8 @@ TEST(Jit, OutputsAreFreshEachCall) {
 }
 
 TEST(Jit, RandomOpsDrawNewNumbersOnReplay) {
-  auto f = jit([](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] + rand({4})}; });
+  auto f =
+      jit([](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] + rand({4})}; });
   auto z = zeros({4});
   std::vector<std::vector<float>> seen;
   for (int i = 0; i < 4; i++) seen.push_back(f({z})[0].to_vector<float>());
@@ -145,7 +149,8 @@ TEST(Jit, RandomOpsDrawNewNumbersOnReplay) {
     for (size_t j = i + 1; j < seen.size(); j++) EXPECT_NE(seen[i], seen[j]) << i << " vs " << j;
   // The same seed replays the same sequence.
   manual_seed(11);
-  auto g = jit([](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] + rand({4})}; });
+  auto g =
+      jit([](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] + rand({4})}; });
   std::vector<std::vector<float>> first;
   for (int i = 0; i < 3; i++) first.push_back(g({z})[0].to_vector<float>());
   manual_seed(11);
@@ -155,7 +160,8 @@ TEST(Jit, RandomOpsDrawNewNumbersOnReplay) {
 TEST(Jit, ReplacedParameterIsDetectedAndResetRecaptures) {
   Tensor w = full({2, 3}, 0.5).clone();
   w.set_requires_grad(true);
-  auto f = jit([&](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0].matmul(w.t())}; });
+  auto f =
+      jit([&](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0].matmul(w.t())}; });
   f({ones({1, 3})});
   f({ones({1, 3})});
   f({ones({1, 3})});
@@ -171,7 +177,8 @@ TEST(Jit, ReplacedParameterIsDetectedAndResetRecaptures) {
 
 TEST(Jit, ReplayLaunchesNoNewCompilation) {
   auto net = make_actor();
-  auto f = jit([&](const std::vector<Tensor>& in) { return std::vector<Tensor>{net->forward(in[0])}; });
+  auto f =
+      jit([&](const std::vector<Tensor>& in) { return std::vector<Tensor>{net->forward(in[0])}; });
   f({obs(0)});
   f({obs(1)});
   auto before = runtime_stats();

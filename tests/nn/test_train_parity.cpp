@@ -66,7 +66,8 @@ void expect_close(EmberMlp& e, torch::nn::Sequential& t, int step, double tol) {
     auto b = tp[i].contiguous();
     const float* bp = b.data_ptr<float>();
     double worst = 0;
-    for (size_t k = 0; k < a.size(); k++) worst = std::max(worst, static_cast<double>(std::abs(a[k] - bp[k])));
+    for (size_t k = 0; k < a.size(); k++)
+      worst = std::max(worst, static_cast<double>(std::abs(a[k] - bp[k])));
     ASSERT_LE(worst, tol) << "parameter " << i << " after step " << step;
   }
 }
@@ -92,7 +93,8 @@ void run(Opt which, bool clip) {
       o.momentum = 0.9;
       o.weight_decay = 0.01;
       eo = std::make_unique<ember::optim::SGD>(ep, o);
-      to = std::make_unique<torch::optim::SGD>(tp, torch::optim::SGDOptions(0.02).momentum(0.9).weight_decay(0.01));
+      to = std::make_unique<torch::optim::SGD>(
+          tp, torch::optim::SGDOptions(0.02).momentum(0.9).weight_decay(0.01));
       break;
     }
     case Opt::Nesterov: {
@@ -100,21 +102,24 @@ void run(Opt which, bool clip) {
       o.momentum = 0.9;
       o.nesterov = true;
       eo = std::make_unique<ember::optim::SGD>(ep, o);
-      to = std::make_unique<torch::optim::SGD>(tp, torch::optim::SGDOptions(0.02).momentum(0.9).nesterov(true));
+      to = std::make_unique<torch::optim::SGD>(
+          tp, torch::optim::SGDOptions(0.02).momentum(0.9).nesterov(true));
       break;
     }
     case Opt::Adam: {
       ember::optim::AdamOptions o(1e-3);
       o.weight_decay = 0.01;
       eo = std::make_unique<ember::optim::Adam>(ep, o);
-      to = std::make_unique<torch::optim::Adam>(tp, torch::optim::AdamOptions(1e-3).weight_decay(0.01));
+      to = std::make_unique<torch::optim::Adam>(tp,
+                                                torch::optim::AdamOptions(1e-3).weight_decay(0.01));
       break;
     }
     case Opt::AdamW: {
       ember::optim::AdamOptions o(1e-3);
       o.weight_decay = 0.05;
       eo = std::make_unique<ember::optim::AdamW>(ep, o);
-      to = std::make_unique<torch::optim::AdamW>(tp, torch::optim::AdamWOptions(1e-3).weight_decay(0.05));
+      to = std::make_unique<torch::optim::AdamW>(
+          tp, torch::optim::AdamWOptions(1e-3).weight_decay(0.05));
       break;
     }
   }

@@ -37,8 +37,9 @@ class Module {
     return m;
   }
   template <typename H>
-  H register_module(std::string name, H holder)
-    requires requires { holder.ptr(); }
+  H register_module(std::string name, H holder) requires requires {
+    holder.ptr();
+  }
   {
     register_module(std::move(name), holder.ptr());
     return holder;
@@ -63,7 +64,8 @@ class ModuleHolder {
   ModuleHolder() = default;
   explicit ModuleHolder(std::shared_ptr<Impl> p) : impl_(std::move(p)) {}
   template <typename... Args>
-  explicit ModuleHolder(Args&&... args) : impl_(std::make_shared<Impl>(std::forward<Args>(args)...)) {}
+  explicit ModuleHolder(Args&&... args)
+      : impl_(std::make_shared<Impl>(std::forward<Args>(args)...)) {}
   Impl* operator->() const { return impl_.get(); }
   Impl& operator*() const { return *impl_; }
   const std::shared_ptr<Impl>& ptr() const { return impl_; }

@@ -20,41 +20,64 @@ struct Val {
   int64_t i = 0;
 };
 
-double round_to(double v, ScalarType t) { return t == kFloat32 ? static_cast<double>(static_cast<float>(v)) : v; }
+double round_to(double v, ScalarType t) {
+  return t == kFloat32 ? static_cast<double>(static_cast<float>(v)) : v;
+}
 
 int64_t wrap_int(int64_t v, ScalarType t) {
   switch (t) {
-    case kInt32: return static_cast<int32_t>(v);
-    case kUInt8: return static_cast<uint8_t>(v);
-    case kBool: return v != 0;
-    default: return v;
+    case kInt32:
+      return static_cast<int32_t>(v);
+    case kUInt8:
+      return static_cast<uint8_t>(v);
+    case kBool:
+      return v != 0;
+    default:
+      return v;
   }
 }
 
 Val make(double f, int64_t i, ScalarType t) {
   Val v;
-  if (is_floating_point(t)) v.f = round_to(f, t);
-  else v.i = wrap_int(i, t);
+  if (is_floating_point(t))
+    v.f = round_to(f, t);
+  else
+    v.i = wrap_int(i, t);
   return v;
 }
 
 Val load(const void* p, ScalarType t, int64_t idx) {
   switch (t) {
-    case kFloat32: return {static_cast<const float*>(p)[idx], 0};
-    case kFloat64: return {static_cast<const double*>(p)[idx], 0};
-    case kInt32: return {0, static_cast<const int32_t*>(p)[idx]};
-    case kInt64: return {0, static_cast<const int64_t*>(p)[idx]};
-    default: return {0, static_cast<const uint8_t*>(p)[idx]};
+    case kFloat32:
+      return {static_cast<const float*>(p)[idx], 0};
+    case kFloat64:
+      return {static_cast<const double*>(p)[idx], 0};
+    case kInt32:
+      return {0, static_cast<const int32_t*>(p)[idx]};
+    case kInt64:
+      return {0, static_cast<const int64_t*>(p)[idx]};
+    default:
+      return {0, static_cast<const uint8_t*>(p)[idx]};
   }
 }
 
 void store(void* p, ScalarType t, int64_t idx, Val v) {
   switch (t) {
-    case kFloat32: static_cast<float*>(p)[idx] = static_cast<float>(v.f); break;
-    case kFloat64: static_cast<double*>(p)[idx] = v.f; break;
-    case kInt32: static_cast<int32_t*>(p)[idx] = static_cast<int32_t>(v.i); break;
-    case kInt64: static_cast<int64_t*>(p)[idx] = v.i; break;
-    default: static_cast<uint8_t*>(p)[idx] = static_cast<uint8_t>(v.i); break;
+    case kFloat32:
+      static_cast<float*>(p)[idx] = static_cast<float>(v.f);
+      break;
+    case kFloat64:
+      static_cast<double*>(p)[idx] = v.f;
+      break;
+    case kInt32:
+      static_cast<int32_t*>(p)[idx] = static_cast<int32_t>(v.i);
+      break;
+    case kInt64:
+      static_cast<int64_t*>(p)[idx] = v.i;
+      break;
+    default:
+      static_cast<uint8_t*>(p)[idx] = static_cast<uint8_t>(v.i);
+      break;
   }
 }
 
@@ -112,9 +135,13 @@ class Evaluator {
     ScalarType t = e.dtype;
     bool fl = is_floating_point(t);
     Val acc;
-    if (e.op == Op::SUM) acc = make(0, 0, t);
-    else if (e.op == Op::PROD) acc = make(1, 1, t);
-    else acc = fl ? Val{-INFINITY, 0} : Val{0, t == kInt32 ? INT32_MIN : (t == kInt64 ? INT64_MIN : 0)};
+    if (e.op == Op::SUM)
+      acc = make(0, 0, t);
+    else if (e.op == Op::PROD)
+      acc = make(1, 1, t);
+    else
+      acc =
+          fl ? Val{-INFINITY, 0} : Val{0, t == kInt32 ? INT32_MIN : (t == kInt64 ? INT64_MIN : 0)};
     for (int64_t r = 0; r < n; r++) {
       int64_t lin = r;
       for (size_t j = e.axes.size(); j-- > 0;) {
@@ -122,10 +149,14 @@ class Evaluator {
         lin /= rshape[j];
       }
       Val v = eval(*e.src[0]);
-      if (e.op == Op::SUM) acc = t == kBool ? make(0, acc.i | v.i, t) : make(acc.f + v.f, acc.i + v.i, t);
-      else if (e.op == Op::PROD) acc = t == kBool ? make(0, acc.i & v.i, t) : make(acc.f * v.f, acc.i * v.i, t);
-      else if (fl) acc = (v.f > acc.f || std::isnan(v.f)) && !std::isnan(acc.f) ? v : acc;
-      else acc = v.i > acc.i ? v : acc;
+      if (e.op == Op::SUM)
+        acc = t == kBool ? make(0, acc.i | v.i, t) : make(acc.f + v.f, acc.i + v.i, t);
+      else if (e.op == Op::PROD)
+        acc = t == kBool ? make(0, acc.i & v.i, t) : make(acc.f * v.f, acc.i * v.i, t);
+      else if (fl)
+        acc = (v.f > acc.f || std::isnan(v.f)) && !std::isnan(acc.f) ? v : acc;
+      else
+        acc = v.i > acc.i ? v : acc;
     }
     idx_ = saved;
     return acc;
@@ -142,7 +173,9 @@ class Evaluator {
       case Expr::Kind::Rand: {
         if (e.view.has_mask() && !valid(e.view)) return Val{};
         auto* key = static_cast<const int64_t*>(bufs_[e.buf]);
-        return {rand_value(static_cast<uint64_t>(key[0]), static_cast<uint64_t>(key[1]) + static_cast<uint64_t>(index(e.view))), 0};
+        return {rand_value(static_cast<uint64_t>(key[0]),
+                           static_cast<uint64_t>(key[1]) + static_cast<uint64_t>(index(e.view))),
+                0};
       }
       case Expr::Kind::Reduce:
         return reduce(e);
@@ -155,31 +188,51 @@ class Evaluator {
     ScalarType st = e.src[0]->dtype;
     bool fl = is_floating_point(t), sfl = is_floating_point(st);
     switch (e.op) {
-      case Op::NEG: return make(-a[0].f, -a[0].i, t);
-      case Op::EXP: return make(t == kFloat32 ? std::exp(static_cast<float>(a[0].f)) : std::exp(a[0].f), 0, t);
-      case Op::LOG: return make(t == kFloat32 ? std::log(static_cast<float>(a[0].f)) : std::log(a[0].f), 0, t);
-      case Op::SIN: return make(t == kFloat32 ? std::sin(static_cast<float>(a[0].f)) : std::sin(a[0].f), 0, t);
-      case Op::SQRT: return make(t == kFloat32 ? std::sqrt(static_cast<float>(a[0].f)) : std::sqrt(a[0].f), 0, t);
-      case Op::TANH: return make(t == kFloat32 ? std::tanh(static_cast<float>(a[0].f)) : std::tanh(a[0].f), 0, t);
-      case Op::RECIP: return make(1.0 / a[0].f, 0, t);
-      case Op::NOT: return make(0, !a[0].i, t);
+      case Op::NEG:
+        return make(-a[0].f, -a[0].i, t);
+      case Op::EXP:
+        return make(t == kFloat32 ? std::exp(static_cast<float>(a[0].f)) : std::exp(a[0].f), 0, t);
+      case Op::LOG:
+        return make(t == kFloat32 ? std::log(static_cast<float>(a[0].f)) : std::log(a[0].f), 0, t);
+      case Op::SIN:
+        return make(t == kFloat32 ? std::sin(static_cast<float>(a[0].f)) : std::sin(a[0].f), 0, t);
+      case Op::SQRT:
+        return make(t == kFloat32 ? std::sqrt(static_cast<float>(a[0].f)) : std::sqrt(a[0].f), 0,
+                    t);
+      case Op::TANH:
+        return make(t == kFloat32 ? std::tanh(static_cast<float>(a[0].f)) : std::tanh(a[0].f), 0,
+                    t);
+      case Op::RECIP:
+        return make(1.0 / a[0].f, 0, t);
+      case Op::NOT:
+        return make(0, !a[0].i, t);
       case Op::CAST: {
         if (t == kBool) return make(0, sfl ? a[0].f != 0 : a[0].i != 0, t);
         if (fl) return make(sfl ? a[0].f : static_cast<double>(a[0].i), 0, t);
         return make(0, sfl ? static_cast<int64_t>(a[0].f) : a[0].i, t);
       }
-      case Op::ADD: return make(a[0].f + a[1].f, a[0].i + a[1].i, t);
-      case Op::SUB: return make(a[0].f - a[1].f, a[0].i - a[1].i, t);
-      case Op::MUL: return make(a[0].f * a[1].f, a[0].i * a[1].i, t);
-      case Op::DIV: return make(a[0].f / a[1].f, a[1].i ? a[0].i / a[1].i : 0, t);
-      case Op::MOD: return make(std::fmod(a[0].f, a[1].f), a[1].i ? a[0].i % a[1].i : 0, t);
+      case Op::ADD:
+        return make(a[0].f + a[1].f, a[0].i + a[1].i, t);
+      case Op::SUB:
+        return make(a[0].f - a[1].f, a[0].i - a[1].i, t);
+      case Op::MUL:
+        return make(a[0].f * a[1].f, a[0].i * a[1].i, t);
+      case Op::DIV:
+        return make(a[0].f / a[1].f, a[1].i ? a[0].i / a[1].i : 0, t);
+      case Op::MOD:
+        return make(std::fmod(a[0].f, a[1].f), a[1].i ? a[0].i % a[1].i : 0, t);
       case Op::MAX:
         if (fl) return (a[0].f > a[1].f || std::isnan(a[0].f)) ? a[0] : a[1];
         return a[0].i > a[1].i ? a[0] : a[1];
       case Op::POW: {
-        if (fl) return make(t == kFloat32 ? std::pow(static_cast<float>(a[0].f), static_cast<float>(a[1].f)) : std::pow(a[0].f, a[1].f), 0, t);
+        if (fl)
+          return make(t == kFloat32
+                          ? std::pow(static_cast<float>(a[0].f), static_cast<float>(a[1].f))
+                          : std::pow(a[0].f, a[1].f),
+                      0, t);
         int64_t b = a[0].i, ex = a[1].i, r = 1;
-        if (ex < 0) r = b == 1 ? 1 : (b == -1 ? ((ex & 1) ? -1 : 1) : 0);
+        if (ex < 0)
+          r = b == 1 ? 1 : (b == -1 ? ((ex & 1) ? -1 : 1) : 0);
         else
           while (ex) {
             if (ex & 1) r *= b;
@@ -188,13 +241,20 @@ class Evaluator {
           }
         return make(0, r, t);
       }
-      case Op::CMPLT: return make(0, sfl ? a[0].f < a[1].f : a[0].i < a[1].i, t);
-      case Op::CMPEQ: return make(0, sfl ? a[0].f == a[1].f : a[0].i == a[1].i, t);
-      case Op::AND: return make(0, a[0].i & a[1].i, t);
-      case Op::OR: return make(0, a[0].i | a[1].i, t);
-      case Op::XOR: return make(0, a[0].i ^ a[1].i, t);
-      case Op::WHERE: return a[0].i ? a[1] : a[2];
-      default: throw Error(std::string("interp: no rule for ") + ir::op_name(e.op));
+      case Op::CMPLT:
+        return make(0, sfl ? a[0].f < a[1].f : a[0].i < a[1].i, t);
+      case Op::CMPEQ:
+        return make(0, sfl ? a[0].f == a[1].f : a[0].i == a[1].i, t);
+      case Op::AND:
+        return make(0, a[0].i & a[1].i, t);
+      case Op::OR:
+        return make(0, a[0].i | a[1].i, t);
+      case Op::XOR:
+        return make(0, a[0].i ^ a[1].i, t);
+      case Op::WHERE:
+        return a[0].i ? a[1] : a[2];
+      default:
+        throw Error(std::string("interp: no rule for ") + ir::op_name(e.op));
     }
   }
 
