@@ -10,17 +10,17 @@
 // "0.weight" [hidden, in], "0.bias" [hidden], ..., "<layers>.weight" [out, hidden],
 // "<layers>.bias" [out].
 //
-// Two performance notes about the current scheduler (DESIGN.md principle 3), both handled here
-// (measured at commit b802c23, 10000 x 128 activations, 1 thread):
-//   * forward materialises every hidden activation (Tensor::contiguous()). Without it the
-//     scheduler fuses tanh(x W^T + b) into the next layer's matmul operand and recomputes the tanh
-//     for every output column: that matmul takes ~400 ms instead of ~30 ms.
+// Two performance notes (scheduler behaviour, DESIGN.md principle 3):
+//   * forward materialises every hidden activation (Tensor::contiguous()). Before commit b5930ea
+//     the scheduler fused tanh(x W^T + b) into the next layer's matmul operand and recomputed the
+//     tanh for every output column (that matmul took ~400 ms instead of ~30 ms at 10000 x 128);
+//     it now materialises such values itself, so this is only explicit.
 //   * backward() is the layer-by-layer chain rule written out (dy = g * (1 - h^2) materialised,
-//     dW = dy^T x, db = sum_rows dy, g_prev = dy W) so that the gradients of the pre-activations
-//     are materialised once; autograd's backward graph instead fuses g * (1 - h^2) into the
-//     operands of three reduces each, which then run at 9-22 instead of 43-54 GFLOPS (an MLP
-//     training step at batch 10,000, 2 threads: ~1.0 s with autograd vs ~0.25 s). Both give the
-//     same gradients (tests/rl/test_policy.cpp); the trainer can use either (--backward).
+//     dW = dy^T x, db = sum_rows dy, g_prev = dy W). Before b5930ea autograd's backward graph
+//     fused g * (1 - h^2) into the operands of three reduces each and a training step at batch
+//     10,000 took ~4x longer; at commit 11a811d the explicit backward is still ~8% faster (40
+//     steps: 1.60 s vs 1.73 s on 2 threads). Both give the same gradients
+//     (tests/rl/test_policy.cpp); the trainer can use either (--backward).
 #pragma once
 
 #include <cstdint>

@@ -14,7 +14,7 @@
 // Gradients: Backward::kMlp (default) differentiates the loss with autograd only down to the
 // networks' outputs (means, log_std, values) and runs the MLPs' explicit chain rule (mlp.h);
 // Backward::kAutograd runs autograd through everything. Both give the same gradients
-// (tests/rl/test_policy.cpp); kMlp schedules about 2x faster today (see mlp.h).
+// (tests/rl/test_policy.cpp); kMlp is slightly faster today (see mlp.h).
 // The reported grad norms are the norms BEFORE clipping (the global norm in both fields when
 // separate_grad_clip is false).
 #pragma once
