@@ -28,6 +28,9 @@ struct RuntimeStats {
   int64_t compiler_runs = 0;
   double compile_seconds = 0;
   double kernel_seconds = 0;
+  /// Copies of buffers made before an in-place write because a lazy value outside it still
+  /// read the old contents (realized in-place ops, checkpoint loads).
+  int64_t buffers_preserved = 0;
 };
 RuntimeStats& runtime_stats();
 void reset_runtime_stats();

@@ -12,7 +12,9 @@
 // in-place ops followed by realize) writes into the same buffer, so a replay always reads the live
 // values. If such a buffer is released by its owner (e.g. a parameter tensor was replaced by a new
 // one), the next call raises an Error instead of reading the stale buffer; call reset() to
-// capture again.
+// capture again. A replay's own in-place writes (a jitted optimizer step) are not versioned: a
+// lazy value built outside the function from that state before a replay, and realized after
+// it, reads the replayed data (realize such values before the next call).
 //
 // Inputs: realized or lazy tensors; their signature (shape, dtype) is checked on every replay and
 // a mismatch raises ShapeError/DTypeError naming the input and both signatures. Outputs are fresh

@@ -237,6 +237,9 @@ class Tensor {
   Tensor bmm(const Tensor& o) const;
 
   // ---- in-place (write into this tensor's buffer on realize; shape and dtype are kept) ---------
+  // Value semantics: other tensors built from this one before the update (computed values,
+  // views and detach() alike) keep the old values whenever they are realized; the engine copies
+  // the old data for them only while one is alive (RuntimeStats::buffers_preserved).
   Tensor& copy_(const Tensor& src);
   Tensor& zero_();
   Tensor& fill_(const Scalar& v);

@@ -1,12 +1,15 @@
 #include "engine/realize.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ember/context.h"
+#include "ir/overwrite.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember::engine {
@@ -45,6 +48,11 @@ std::string shape_text(const std::vector<int64_t>& s) {
 }  // namespace
 
 void set_launch_hook(LaunchHook hook) { g_hook = std::move(hook); }
+
+void copy_storage(const std::shared_ptr<ir::Storage>& dst,
+                  const std::shared_ptr<ir::Storage>& src) {
+  run_launch(Launch{nullptr, {dst, src}});
+}
 bool capturing() { return static_cast<bool>(g_hook); }
 
 void run_launch(const Launch& l) {
@@ -100,6 +108,25 @@ void realize_tensors(const std::vector<Tensor>& ts) {
   }
   if (roots.empty()) return;
   stats.realizes++;
+  // In-place targets: values outside this realize that read their current data keep a copy.
+  std::vector<std::shared_ptr<ir::Storage>> targets;
+  for (auto& r : roots)
+    if (r.target && std::find(targets.begin(), targets.end(), r.target) == targets.end())
+      targets.push_back(r.target);
+  if (!targets.empty()) {
+    std::unordered_map<const ir::Node*, long> owned;  // roots entries + distinct tensors
+    std::unordered_set<const TensorImpl*> impls;
+    for (auto& r : roots) owned[r.node.get()]++;
+    for (auto& [t, r] : owners)
+      if (impls.insert(t.impl()).second) owned[t.impl()->node.get()]++;
+    std::vector<std::pair<ir::NodeRef, long>> handles;
+    for (auto& r : roots)
+      if (owned.count(r.node.get())) {
+        handles.push_back({r.node, owned[r.node.get()] + 1});  // + the handle itself
+        owned.erase(r.node.get());
+      }
+    stats.buffers_preserved += ir::preserve_for_readers(targets, handles, copy_storage);
+  }
   double t0 = now();
   schedule::Schedule sched = schedule::create_schedule(roots);
   double t_sched = now() - t0;
@@ -162,15 +189,22 @@ void realize_tensors(const std::vector<Tensor>& ts) {
   }
   for (auto& [src, dst] : sched.copies) run_launch(Launch{nullptr, {dst, src}});
 
+  std::unordered_set<const ir::Storage*> written;
   for (auto& [t, r] : owners) {
     TensorImpl* impl = t.impl();
     auto storage = sched.results[r];
-    if (impl->assign_target && impl->assign_target != storage) {
+    const bool in_place = static_cast<bool>(impl->assign_target);
+    if (in_place && impl->assign_target != storage) {
       run_launch(Launch{nullptr, {impl->assign_target, storage}});
       storage = impl->assign_target;
     }
-    impl->node = ir::make_buffer(storage, impl->node->shape);
+    if (in_place && written.insert(storage.get()).second) storage->bump_version();
+    ir::NodeRef value = std::move(impl->node);
+    impl->node = ir::make_buffer(storage, value->shape);
     impl->assign_target.reset();
+    // A realized value that requires grad keeps its graph for autograd (tensor/backward.cpp).
+    if (impl->requires_grad && !in_place && value->op != Op::BUFFER && !impl->node->origin)
+      const_cast<ir::Node&>(*impl->node).origin = std::move(value);
   }
 }
 

@@ -27,5 +27,7 @@ void realize_tensors(const std::vector<Tensor>& ts);
 
 /// Runs one program on buffers (allocating them), with DEBUG=2 timing.
 void run_launch(const Launch& l);
+/// A copy launch: src's data into dst (recorded by a jit capture like any launch).
+void copy_storage(const std::shared_ptr<ir::Storage>& dst, const std::shared_ptr<ir::Storage>& src);
 
 }  // namespace ember::engine

@@ -145,10 +145,13 @@ NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Sh
 
 NodeRef make_buffer(std::shared_ptr<Storage> storage, Shape shape) {
   Arg a;
-  a.ints = {static_cast<int64_t>(storage->id())};
+  a.ints = {static_cast<int64_t>(storage->id()), static_cast<int64_t>(storage->version())};
   auto n = make_node(Op::BUFFER, storage->dtype(), {}, std::move(a), std::move(shape));
   // The storage id is unique, so this node is new or already holds this storage.
-  if (!n->storage) const_cast<Node&>(*n).storage = std::move(storage);
+  if (!n->storage) {
+    storage->add_node(n);
+    const_cast<Node&>(*n).storage = std::move(storage);
+  }
   return n;
 }
 

@@ -32,6 +32,9 @@ struct Node {
   Shape shape;
   size_t hash = 0;
   std::shared_ptr<Storage> storage;  // BUFFER only
+  /// BUFFER only: the lazy expression whose realized value this buffer holds, kept when that
+  /// value requires grad so that autograd can differentiate through a realized tensor.
+  NodeRef origin;
 
   int64_t numel() const;
   /// Constant value of a CONST node as double.
@@ -43,8 +46,11 @@ struct Node {
 /// and sources for every op but BUFFER and CONST, which take `shape`.
 NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg = {},
                   Shape shape = {});
-/// A BUFFER node viewing `storage` with `shape` (numel must match).
+/// A BUFFER node reading the current version of `storage` with `shape` (numel must match).
+/// arg.ints = {storage id, storage version}.
 NodeRef make_buffer(std::shared_ptr<Storage> storage, Shape shape);
+/// The version of its storage that a BUFFER node reads (arg.ints[1]).
+inline uint64_t buffer_version(const Node& n) { return static_cast<uint64_t>(n.arg.ints.at(1)); }
 /// A 0-d CONST node (integers are exact up to 2^53).
 NodeRef make_const(double v, ScalarType dtype);
 

@@ -16,6 +16,20 @@ Storage::~Storage() { std::free(data_); }
 
 uint64_t Storage::next_id() { return g_next_id.load(); }
 
+void Storage::add_node(const std::shared_ptr<const Node>& n) {
+  std::lock_guard<std::mutex> l(nodes_mu_);
+  std::erase_if(nodes_, [](const auto& w) { return w.expired(); });
+  nodes_.push_back(n);
+}
+
+std::vector<std::shared_ptr<const Node>> Storage::live_nodes() {
+  std::lock_guard<std::mutex> l(nodes_mu_);
+  std::vector<std::shared_ptr<const Node>> out;
+  for (auto& w : nodes_)
+    if (auto n = w.lock()) out.push_back(std::move(n));
+  return out;
+}
+
 void* Storage::data() {
   if (!data_) {
     // Round up to whole cache lines so vector loads past a short tail stay inside the block.

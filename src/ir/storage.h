@@ -4,10 +4,15 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 #include "ember/dtype.h"
 
 namespace ember::ir {
+
+struct Node;
 
 class Storage {
  public:
@@ -30,8 +35,21 @@ class Storage {
   /// The id the next Storage will get (storages created after this point have ids >= it).
   static uint64_t next_id();
 
+  /// Counts the in-place overwrites of the data (realized assignments, checkpoint loads). A
+  /// BUFFER node records the version it reads; a node whose version is behind has lost its data
+  /// (engine/overwrite.h keeps a copy for every reader that is still alive).
+  uint64_t version() const { return version_; }
+  void bump_version() { ++version_; }
+  void set_version(uint64_t v) { version_ = v; }
+  /// The live BUFFER nodes that read this storage (make_buffer registers them).
+  void add_node(const std::shared_ptr<const Node>& n);
+  std::vector<std::shared_ptr<const Node>> live_nodes();
+
  private:
   uint64_t id_;
+  uint64_t version_ = 0;
+  std::mutex nodes_mu_;
+  std::vector<std::weak_ptr<const Node>> nodes_;
   ScalarType dtype_;
   int64_t numel_;
   void* data_ = nullptr;

@@ -20,6 +20,7 @@
 #include <set>
 #include <vector>
 
+#include "engine/overwrite.h"
 #include "engine/realize.h"
 #include "ir/node.h"
 
@@ -450,16 +451,18 @@ Metadata load_into(const nn::NamedTensors& targets, const std::string& path,
                        "' is not a realized buffer (a view?); load into the tensor that owns it");
   }
 
-  // 2. Write in place (cannot fail).
-  for (auto& [name, t] : targets) {
-    const Entry& e = *by_name.at(name);
-    const size_t nbytes = e.end - e.begin;
-    if (!nbytes) continue;
-    char* dst = static_cast<char*>(t.node()->storage->data());
-    std::memcpy(dst, p.data.data() + e.begin, nbytes);
-    if (e.dtype == kBool)
-      for (size_t i = 0; i < nbytes; i++) dst[i] = dst[i] != 0;
-  }
+  // 2. Write in place (cannot fail); lazy values built on the old contents keep them.
+  engine::overwrite_in_place(all, [&] {
+    for (auto& [name, t] : targets) {
+      const Entry& e = *by_name.at(name);
+      const size_t nbytes = e.end - e.begin;
+      if (!nbytes) continue;
+      char* dst = static_cast<char*>(t.node()->storage->data());
+      std::memcpy(dst, p.data.data() + e.begin, nbytes);
+      if (e.dtype == kBool)
+        for (size_t i = 0; i < nbytes; i++) dst[i] = dst[i] != 0;
+    }
+  });
   return std::move(p.metadata);
 }
 

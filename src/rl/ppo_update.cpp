@@ -84,7 +84,7 @@ std::vector<Tensor> PpoLearner::train_step(const std::vector<Tensor>& in) {
     all.insert(all.end(), cp.begin(), cp.end());
     actor_norm = critic_norm = nn::utils::clip_grad_norm_(all, max_norm);
   }
-  // The norms read the unclipped gradients; realize them before the step clips in place.
+  // Realized with the gradients still unclipped, so the step need not keep a copy of them.
   realize({actor_norm, critic_norm});
   optimizer_->step();
   return {terms.loss,      terms.policy_loss,   terms.value_loss, terms.entropy,

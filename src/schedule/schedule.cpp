@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "ember/error.h"
+#include "ir/overwrite.h"
 
 namespace ember::schedule {
 
@@ -115,6 +116,7 @@ class Lowerer {
     auto e = std::make_shared<Expr>();
     e->dtype = n->dtype;
     if (n != root_ && (n->op == Op::BUFFER || mat_.count(n))) {
+      if (n->op == Op::BUFFER) ir::check_current(*n);
       e->kind = Expr::Kind::Load;
       e->buf = slot(n->op == Op::BUFFER ? n->storage : storage_.at(n));
       e->view = leaf_view(n, stack);

@@ -116,8 +116,12 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   if (!grad_outputs.empty() && grad_outputs.size() != outputs.size())
     throw ValueError("autograd::grad: got " + std::to_string(grad_outputs.size()) +
                      " grad_outputs for " + std::to_string(outputs.size()) + " outputs");
+  // An input realized after the outputs were built appears in their graphs as its origin.
   std::unordered_set<const ir::Node*> targets;
-  for (auto& in : inputs) targets.insert(in.node().get());
+  for (auto& in : inputs) {
+    targets.insert(in.node().get());
+    if (in.node()->origin) targets.insert(in.node()->origin.get());
+  }
   std::unordered_map<const ir::Node*, ir::NodeRef> total;
   for (size_t i = 0; i < outputs.size(); i++) {
     ir::NodeRef seed =
@@ -129,7 +133,11 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   }
   std::vector<Tensor> out;
   for (size_t i = 0; i < inputs.size(); i++) {
-    auto it = total.find(inputs[i].node().get());
+    const ir::NodeRef& node = inputs[i].node();
+    auto it = total.find(node.get());
+    // The walk passes the buffer's gradient on to its origin, so the origin's is the total.
+    if (node->origin)
+      if (auto o = total.find(node->origin.get()); o != total.end()) it = o;
     if (it == total.end()) {
       if (!allow_unused)
         throw ValueError("autograd::grad: input " + std::to_string(i) +

@@ -151,18 +151,46 @@ std::vector<NodeRef> rule(const ir::Node& n, const NodeRef& self, const NodeRef&
   }
 }
 
+// The sources autograd walks: a realized value that kept its graph (Node::origin) leads to it.
+const std::vector<NodeRef>& grad_sources(const ir::Node* n) {
+  static const std::vector<NodeRef> none;
+  thread_local std::vector<NodeRef> one(1);
+  if (n->op != Op::BUFFER) return n->src;
+  if (!n->origin) return none;
+  one[0] = n->origin;
+  return one;
+}
+
+std::vector<const ir::Node*> grad_toposort(const ir::Node* root) {
+  std::vector<const ir::Node*> order;
+  std::unordered_set<const ir::Node*> seen{root};
+  std::vector<std::pair<const ir::Node*, size_t>> stack{{root, 0}};
+  while (!stack.empty()) {
+    auto& [n, i] = stack.back();
+    const auto& src = grad_sources(n);
+    if (i < src.size()) {
+      const ir::Node* s = src[i++].get();
+      if (seen.insert(s).second) stack.push_back({s, 0});
+    } else {
+      order.push_back(n);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
 }  // namespace
 
 std::unordered_map<const ir::Node*, NodeRef> backward_graph(
     const NodeRef& root, const NodeRef& seed, const std::unordered_set<const ir::Node*>& targets) {
-  auto order = ir::toposort({root.get()});
+  auto order = grad_toposort(root.get());
   // Which nodes lead to a target (gradients flow only along those paths).
   std::unordered_map<const ir::Node*, bool> live;
   std::unordered_map<const ir::Node*, NodeRef> self;
   for (auto* n : order) {
     bool l = targets.count(n) > 0;
     if (n->op != Op::DETACH && differentiable(n))
-      for (auto& s : n->src) {
+      for (auto& s : grad_sources(n)) {
         l = l || live[s.get()];
         self[s.get()] = s;
       }
@@ -178,10 +206,12 @@ std::unordered_map<const ir::Node*, NodeRef> backward_graph(
     if (it == grads.end() || !live[n]) continue;
     NodeRef g = it->second;
     if (targets.count(n)) out[n] = g;
-    if (n->src.empty() || n->op == Op::DETACH) continue;
-    auto contrib = rule(*n, self.at(n), g);
-    for (size_t j = 0; j < n->src.size(); j++) {
-      const ir::Node* s = n->src[j].get();
+    const std::vector<NodeRef> src = grad_sources(n);
+    if (src.empty() || n->op == Op::DETACH) continue;
+    // A realized value passes its gradient to the graph it was computed from.
+    auto contrib = n->op == Op::BUFFER ? std::vector<NodeRef>{g} : rule(*n, self.at(n), g);
+    for (size_t j = 0; j < src.size(); j++) {
+      const ir::Node* s = src[j].get();
       if (!contrib[j] || !live[s] || !differentiable(s)) continue;
       NodeRef cg = cast(contrib[j], s->dtype);
       auto [gi, inserted] = grads.emplace(s, cg);

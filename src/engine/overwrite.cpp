@@ -1,0 +1,42 @@
+#include "engine/overwrite.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "ember/context.h"
+#include "engine/realize.h"
+#include "ir/overwrite.h"
+#include "tensor/tensor_impl.h"
+
+namespace ember::engine {
+
+void overwrite_in_place(const std::vector<Tensor>& ts, const std::function<void()>& write) {
+  std::vector<std::shared_ptr<ir::Storage>> storages;
+  std::unordered_map<const ir::Node*, long> owned;  // distinct tensors holding each node
+  std::vector<std::pair<TensorImpl*, std::shared_ptr<ir::Storage>>> impls;
+  for (auto& t : ts) {
+    TensorImpl* impl = t.impl();
+    if (!impl || impl->node->op != ir::Op::BUFFER || impl->assign_target)
+      throw ValueError("overwrite_in_place: the tensor is not a realized buffer");
+    if (std::any_of(impls.begin(), impls.end(), [&](auto& p) { return p.first == impl; })) continue;
+    impls.push_back({impl, impl->node->storage});
+    owned[impl->node.get()]++;
+    if (std::find(storages.begin(), storages.end(), impl->node->storage) == storages.end())
+      storages.push_back(impl->node->storage);
+  }
+  std::vector<std::pair<ir::NodeRef, long>> handles;
+  for (auto& t : ts)
+    if (auto it = owned.find(t.impl()->node.get()); it != owned.end()) {
+      handles.push_back({t.impl()->node, it->second + 1});
+      owned.erase(it);
+    }
+  runtime_stats().buffers_preserved += ir::preserve_for_readers(storages, handles, copy_storage);
+  handles.clear();
+  // The old nodes may now read copies: move the tensors to the new version of their own storage
+  // first, so that `write` (which goes through the tensors) fills the right memory.
+  for (auto& s : storages) s->bump_version();
+  for (auto& [impl, storage] : impls) impl->node = ir::make_buffer(storage, impl->node->shape);
+  write();
+}
+
+}  // namespace ember::engine

@@ -1,0 +1,88 @@
+#include "ir/overwrite.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "ember/error.h"
+
+namespace ember::ir {
+
+int preserve_for_readers(const std::vector<std::shared_ptr<Storage>>& targets,
+                         const std::vector<std::pair<NodeRef, long>>& roots, const CopyFn& copy) {
+  // The BUFFER nodes that read the targets' current data, each with its target's index.
+  std::vector<NodeRef> held;  // locked here: one more reference each
+  std::unordered_map<const Node*, size_t> readers;
+  for (size_t t = 0; t < targets.size(); t++)
+    for (auto& n : targets[t]->live_nodes())
+      if (n->storage == targets[t] && buffer_version(*n) == targets[t]->version()) {
+        readers.emplace(n.get(), t);
+        held.push_back(std::move(n));
+      }
+  if (readers.empty()) return 0;
+
+  // References the operation accounts for: its handles on the roots, one per source edge inside
+  // the graph (each edge is a NodeRef) and the locks above. Any other reference comes from
+  // outside: a tensor, another lazy value, a saved autograd origin.
+  std::unordered_map<const Node*, long> internal;
+  std::unordered_map<const Node*, const NodeRef*> handle;  // any NodeRef, for use_count
+  std::vector<const Node*> root_nodes;
+  for (auto& [n, owned] : roots) {
+    root_nodes.push_back(n.get());
+    internal[n.get()] += owned;
+    handle[n.get()] = &n;
+  }
+  for (auto& h : held) {
+    internal[h.get()]++;
+    handle[h.get()] = &h;
+  }
+  const auto order = toposort(root_nodes);
+  for (const Node* n : order)
+    for (auto& s : n->src) {
+      internal[s.get()]++;
+      handle[s.get()] = &s;
+    }
+
+  // A node that depends on a reader and is reachable from outside keeps that target's data.
+  std::vector<bool> keep(targets.size(), false);
+  std::unordered_map<const Node*, std::vector<size_t>> deps;
+  for (const Node* n : order) {
+    std::vector<size_t>& d = deps[n];
+    if (auto it = readers.find(n); it != readers.end()) d.push_back(it->second);
+    for (auto& s : n->src)
+      for (size_t t : deps[s.get()])
+        if (std::find(d.begin(), d.end(), t) == d.end()) d.push_back(t);
+    if (!d.empty() && handle.at(n)->use_count() > internal[n])
+      for (size_t t : d) keep[t] = true;
+  }
+  // Readers outside the graph (an alias of the buffer, a lazy value built on it).
+  for (auto& h : held)
+    if (!deps.count(h.get()) && h.use_count() > internal[h.get()]) keep[readers.at(h.get())] = true;
+
+  int copies = 0;
+  for (size_t t = 0; t < targets.size(); t++) {
+    if (!keep[t]) continue;
+    const auto& from = targets[t];
+    auto kept = std::make_shared<Storage>(from->dtype(), from->numel());
+    kept->set_version(from->version());
+    copy(kept, from);
+    for (auto& h : held)
+      if (readers.at(h.get()) == t) {
+        // The node keeps its identity, so every graph that reads it now reads the copy.
+        const_cast<Node&>(*h).storage = kept;
+        kept->add_node(h);
+      }
+    copies++;
+  }
+  return copies;
+}
+
+void check_current(const Node& buffer) {
+  if (buffer_version(buffer) != buffer.storage->version())
+    throw Error("internal error: a lazy tensor reads " + buffer.str() + " at version " +
+                std::to_string(buffer_version(buffer)) +
+                ", but that buffer was overwritten in place without keeping a copy (now version " +
+                std::to_string(buffer.storage->version()) + ")");
+}
+
+}  // namespace ember::ir
