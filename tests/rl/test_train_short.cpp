@@ -1,10 +1,10 @@
 // A short end-to-end training run (src/rl/trainer.cpp) on a scaled-down workload: 4 envs x 1,000
 // steps (4,000 transitions) per epoch, 10 passes in minibatches of 1,000, evaluation every 5th
 // epoch on 4 x 5 episodes, 100,000 transitions (about 10-20 s on 2 cores). The stated margin: the
-// last scheduled evaluation's mean (at 84,000 transitions) is at least kMargin = 100 above epoch
-// 0's. Measured with the defaults introduced with this margin (gamma 0.999, lambda 0.98), seeds
-// 1-5 and 7: improvements of 155, 172, 192, 211, 213 and 267 (the untrained policy scores -160 to
-// -264). Also checks the records, `ember eval` on the saved policy and a resume.
+// last scheduled evaluation's mean (at 84,000 transitions) is at least kMargin = 150 above epoch
+// 0's. Measured with the current defaults (gamma 0.999, lambda 0.95), seeds 1-5 and 7:
+// improvements of 240, 331, 260, 257, 253 and 200 (the untrained policy scores -159 to -264).
+// Also checks the records, `ember eval` on the saved policy and a resume.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -21,7 +21,7 @@ namespace {
 using namespace ember::rl;
 namespace fs = std::filesystem;
 
-constexpr double kMargin = 100.0;
+constexpr double kMargin = 150.0;
 
 TrainConfig short_config(const std::string& out) {
   TrainConfig c;
