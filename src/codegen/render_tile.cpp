@@ -191,8 +191,12 @@ class TileRenderer {
     idx[p_.col] = "m";
     idx[p_.red] = "k";
     if (k_inner) {
-      s << "        for (int64_t m = 0; m < " << M_ << "; m++) {\n";
-      s << ind << "for (int64_t k = kc; k < ke; k++) {\n";
+      // A transposing copy: blocks of 16 columns keep both the source lines (reused across 16
+      // consecutive k) and the destination line in L1, instead of one store stream per k.
+      s << "        for (int64_t mb = 0; mb < " << M_ << "; mb += 16)\n";
+      s << "        for (int64_t k = kc; k < ke; k++) {\n";
+      s << ind << "for (int64_t m = mb; m < (mb + 16 < " << M_ << " ? mb + 16 : " << M_
+        << "); m++) {\n";
     } else {
       s << "        for (int64_t k = kc; k < ke; k++) {\n";
       s << ind << "for (int64_t m = 0; m < " << M_ << "; m++) {\n";
