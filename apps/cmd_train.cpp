@@ -26,13 +26,11 @@ std::string timestamp_dir() {
 
 struct TrainArgs {
   rl::TrainConfig config;
-  std::string backward = "mlp";
   bool no_jit = false, no_reward_scaling = false, no_adv_norm = false, global_clip = false;
 };
 
 void run_train(TrainArgs& a) {
   rl::TrainConfig& c = a.config;
-  c.update.backward = rl::backward_from_name(a.backward);
   c.jit = !a.no_jit;
   c.reward_scaling = !a.no_reward_scaling;
   c.update.loss.normalize_advantages = !a.no_adv_norm;
@@ -94,10 +92,6 @@ void add_train_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "tty", "plain", "none"}));
   cmd->add_flag("--no-jit", a->no_jit,
                 "Do not capture the actor's inference and the training step with ember::jit");
-  cmd->add_option("--backward", a->backward,
-                  "Gradients: mlp (autograd for the loss head, the MLPs' explicit chain rule) or "
-                  "autograd (autograd through everything); both give the same gradients")
-      ->check(CLI::IsMember({"mlp", "autograd"}));
   // Workload.
   cmd->add_option("--envs", c.envs, "Training environments (one vector env)")
       ->check(CLI::Range(int64_t{1}, int64_t{4096}));

@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "ember/grad_mode.h"
 #include "ember/nn/init.h"
 
 namespace ember::rl {
@@ -26,41 +25,14 @@ MlpImpl::MlpImpl(const MlpOptions& options) : options_(options) {
 }
 
 Tensor MlpImpl::forward(const Tensor& x) const {
-  std::vector<Tensor> unused;
-  return forward(x, unused);
-}
-
-Tensor MlpImpl::forward(const Tensor& x, std::vector<Tensor>& inputs) const {
-  inputs.clear();
   Tensor h = x;
   for (size_t i = 0; i < linears_.size(); ++i) {
-    inputs.push_back(h);
     h = linears_[i]->forward(h);
     // Materialise the activation (see the header): the next matmul then reads it instead of
     // recomputing tanh per output column.
     if (i + 1 < linears_.size()) h = h.tanh().contiguous();
   }
   return h;
-}
-
-std::vector<Tensor> MlpImpl::backward(const std::vector<Tensor>& inputs,
-                                      const Tensor& grad_out) const {
-  if (inputs.size() != linears_.size())
-    throw ValueError("Mlp::backward: expected " + std::to_string(linears_.size()) +
-                     " layer inputs, got " + std::to_string(inputs.size()));
-  NoGradGuard no_grad;
-  std::vector<Tensor> grads(2 * linears_.size());
-  Tensor dy = grad_out.contiguous();  // dL/d(output pre-activation) = dL/d(output)
-  for (size_t k = linears_.size(); k-- > 0;) {
-    const Tensor& x = inputs[k];
-    grads[2 * k] = dy.t().matmul(x);  // dW = dy^T x   [out, in]
-    grads[2 * k + 1] = dy.sum({0});   // db = sum over rows
-    if (k == 0) break;
-    // x = tanh(y_prev): dL/dy_prev = (dy W) * (1 - x^2).
-    Tensor g = dy.matmul(linears_[k]->weight);
-    dy = (g * (1.0 - x.square())).contiguous();
-  }
-  return grads;
 }
 
 }  // namespace ember::rl

@@ -44,35 +44,25 @@ std::vector<Tensor> PpoLearner::train_step(const std::vector<Tensor>& in) {
   optimizer_->zero_grad();
   const std::vector<Tensor>& ap = actor_params_;
   const std::vector<Tensor>& cp = critic_params_;
-  PpoLossTerms terms;
-  std::vector<Tensor> grads;  // actor params (incl. log_std last), then critic params
-  if (options_.backward == Backward::kAutograd) {
+  std::vector<Tensor> out;
+  {  // The lazy forward and loss die here, before the step overwrites the weights they read.
     const Tensor means = policy_->means(obs), values = policy_->values(obs);
-    terms = ppo_loss(means, policy_->log_std, values, actions, old_logp, adv, ret, options_.loss);
-    std::vector<Tensor> all = ap;
+    const PpoLossTerms terms =
+        ppo_loss(means, policy_->log_std, values, actions, old_logp, adv, ret, options_.loss);
+    std::vector<Tensor> all = ap;  // actor params (incl. log_std last), then critic params
     all.insert(all.end(), cp.begin(), cp.end());
-    grads = autograd::grad({terms.loss}, all);
-  } else {
-    NoGradGuard no_grad;
-    std::vector<Tensor> a_in, c_in;
-    const Tensor means = policy_->actor->forward(obs, a_in);
-    const Tensor values = policy_->critic->forward(obs, c_in).reshape({-1});
-    terms = ppo_loss(means, policy_->log_std, values, actions, old_logp, adv, ret, options_.loss);
-    // Autograd over the loss head only: dL/dmeans [M, A], dL/dlog_std [A], dL/dvalues [M].
-    const std::vector<Tensor> head =
-        autograd::grad({terms.loss}, {means, policy_->log_std, values});
-    grads = policy_->actor->backward(a_in, head[0]);
-    grads.push_back(head[1]);
-    for (Tensor& g : policy_->critic->backward(c_in, head[2].reshape({-1, 1})))
-      grads.push_back(std::move(g));
+    const std::vector<Tensor> grads = autograd::grad({terms.loss}, all);
+    // The metrics leave without their graphs (a realized value that requires grad keeps its
+    // graph for a later backward, and would make the step keep copies of the old weights).
+    out = {terms.loss.detach(),    terms.policy_loss.detach(), terms.value_loss.detach(),
+           terms.entropy.detach(), terms.approx_kl.detach(),   terms.clip_fraction.detach()};
+    // One schedule for the metrics and every gradient (shared forward work computed once).
+    std::vector<Tensor> to_realize = out;
+    to_realize.insert(to_realize.end(), grads.begin(), grads.end());
+    realize(to_realize);
+    for (size_t i = 0; i < ap.size(); ++i) Tensor(ap[i]).set_grad(grads[i]);
+    for (size_t i = 0; i < cp.size(); ++i) Tensor(cp[i]).set_grad(grads[ap.size() + i]);
   }
-  // One schedule for the loss, the metrics and every gradient (shared forward work computed once).
-  std::vector<Tensor> to_realize = {terms.loss,    terms.policy_loss, terms.value_loss,
-                                    terms.entropy, terms.approx_kl,   terms.clip_fraction};
-  to_realize.insert(to_realize.end(), grads.begin(), grads.end());
-  realize(to_realize);
-  for (size_t i = 0; i < ap.size(); ++i) Tensor(ap[i]).set_grad(grads[i]);
-  for (size_t i = 0; i < cp.size(); ++i) Tensor(cp[i]).set_grad(grads[ap.size() + i]);
 
   const double max_norm = options_.max_grad_norm > 0 ? options_.max_grad_norm : 1e30;
   Tensor actor_norm, critic_norm;
@@ -87,8 +77,9 @@ std::vector<Tensor> PpoLearner::train_step(const std::vector<Tensor>& in) {
   // Realized with the gradients still unclipped, so the step need not keep a copy of them.
   realize({actor_norm, critic_norm});
   optimizer_->step();
-  return {terms.loss,      terms.policy_loss,   terms.value_loss, terms.entropy,
-          terms.approx_kl, terms.clip_fraction, actor_norm,       critic_norm};
+  out.push_back(actor_norm);
+  out.push_back(critic_norm);
+  return out;
 }
 
 UpdateStats PpoLearner::update(const RolloutBuffer& buffer, uint64_t shuffle_seed,

@@ -36,14 +36,6 @@ void TrainConfig::validate() const {
           "progress must be auto, tty, plain or none (got '" + progress + "')");
 }
 
-const char* backward_name(Backward b) { return b == Backward::kMlp ? "mlp" : "autograd"; }
-
-Backward backward_from_name(const std::string& name) {
-  if (name == "mlp") return Backward::kMlp;
-  if (name == "autograd") return Backward::kAutograd;
-  throw ValueError("backward must be 'mlp' or 'autograd', got '" + name + "'");
-}
-
 nlohmann::json to_json(const TrainConfig& c) {
   const PolicyOptions& p = c.policy;
   const PpoUpdateOptions& u = c.update;
@@ -93,8 +85,7 @@ nlohmann::json to_json(const TrainConfig& c) {
         {"max_grad_norm", u.max_grad_norm},
         {"separate_grad_clip", u.separate_grad_clip},
         {"passes", u.passes},
-        {"minibatch", u.minibatch},
-        {"backward", backward_name(u.backward)}}},
+        {"minibatch", u.minibatch}}},
   };
 }
 
@@ -148,7 +139,6 @@ TrainConfig train_config_from_json(const nlohmann::json& j) {
       c.update.separate_grad_clip = u.value("separate_grad_clip", c.update.separate_grad_clip);
       c.update.passes = u.value("passes", c.update.passes);
       c.update.minibatch = u.value("minibatch", c.update.minibatch);
-      c.update.backward = backward_from_name(u.value("backward", std::string("mlp")));
     }
   } catch (const nlohmann::json::exception& e) {
     throw ValueError(std::string("train config: malformed JSON: ") + e.what());

@@ -10,17 +10,15 @@
 // "0.weight" [hidden, in], "0.bias" [hidden], ..., "<layers>.weight" [out, hidden],
 // "<layers>.bias" [out].
 //
-// Two performance notes (scheduler behaviour, DESIGN.md principle 3):
-//   * forward materialises every hidden activation (Tensor::contiguous()). Before commit b5930ea
-//     the scheduler fused tanh(x W^T + b) into the next layer's matmul operand and recomputed the
-//     tanh for every output column (that matmul took ~400 ms instead of ~30 ms at 10000 x 128);
-//     it now materialises such values itself, so this is only explicit.
-//   * backward() is the layer-by-layer chain rule written out (dy = g * (1 - h^2) materialised,
-//     dW = dy^T x, db = sum_rows dy, g_prev = dy W). Before b5930ea autograd's backward graph
-//     fused g * (1 - h^2) into the operands of three reduces each and a training step at batch
-//     10,000 took ~4x longer; at commit 11a811d the explicit backward is still ~8% faster (40
-//     steps: 1.60 s vs 1.73 s on 2 threads). Both give the same gradients
-//     (tests/rl/test_policy.cpp); the trainer can use either (--backward).
+// Performance note (scheduler behaviour, DESIGN.md principle 3): forward materialises every
+// hidden activation (Tensor::contiguous()). Before commit b5930ea the scheduler fused
+// tanh(x W^T + b) into the next layer's matmul operand and recomputed the tanh for every output
+// column (that matmul took ~400 ms instead of ~30 ms at 10000 x 128); it now materialises such
+// values itself, so this is only explicit. Gradients come from autograd (ppo_update.h). The
+// explicit chain rule this class carried until 56f70d4 gave bit-identical training runs (seed 3,
+// every epoch's metrics) and an update ~5% faster (40 steps: 1.55-1.63 s vs 1.65-1.79 s, 2
+// threads): autograd's graph materialises g * (1 - h^2) in kernels of its own instead of in the
+// epilogue of the matmul that produces g (scheduler work for the next wave).
 #pragma once
 
 #include <cstdint>
@@ -48,11 +46,6 @@ class MlpImpl : public nn::Module {
 
   /// x [B, in] -> [B, out].
   Tensor forward(const Tensor& x) const;
-  /// As forward; `inputs` receives each linear layer's input (x, h1, ..., h_layers), for backward.
-  Tensor forward(const Tensor& x, std::vector<Tensor>& inputs) const;
-  /// Gradients of sum(grad_out * forward(x)) w.r.t. parameters() (same order), as lazy tensors;
-  /// `inputs` from forward(x, inputs), grad_out [B, out]. Does not record gradients itself.
-  std::vector<Tensor> backward(const std::vector<Tensor>& inputs, const Tensor& grad_out) const;
 
   const MlpOptions& options() const { return options_; }
   const std::vector<nn::Linear>& linears() const { return linears_; }

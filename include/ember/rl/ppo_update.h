@@ -11,10 +11,7 @@
 // clip), one Adam step (Kingma & Ba 2015, PyTorch's arithmetic). It reads no tensor data, so it
 // can be captured by ember::jit (options.jit).
 //
-// Gradients: Backward::kMlp (default) differentiates the loss with autograd only down to the
-// networks' outputs (means, log_std, values) and runs the MLPs' explicit chain rule (mlp.h);
-// Backward::kAutograd runs autograd through everything. Both give the same gradients
-// (tests/rl/test_policy.cpp); kMlp is slightly faster today (see mlp.h).
+// Gradients come from autograd::grad through the loss, the Gaussian head and both MLPs.
 // The reported grad norms are the norms BEFORE clipping (the global norm in both fields when
 // separate_grad_clip is false).
 #pragma once
@@ -32,8 +29,6 @@
 
 namespace ember::rl {
 
-enum class Backward { kMlp, kAutograd };
-
 struct PpoUpdateOptions {
   PpoLossOptions loss;
   double lr = 1e-3;
@@ -43,8 +38,7 @@ struct PpoUpdateOptions {
   bool separate_grad_clip = true;
   int64_t passes = 20;        // passes over the epoch's transitions
   int64_t minibatch = 10000;  // must divide the epoch's transitions
-  Backward backward = Backward::kMlp;
-  bool jit = true;  // capture the training step with ember::jit when available
+  bool jit = true;            // capture the training step with ember::jit when available
 };
 
 /// Means over the update's optimizer steps, and its timing (seconds).

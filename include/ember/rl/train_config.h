@@ -69,7 +69,4 @@ nlohmann::json to_json(const TrainConfig& config);
 /// Reads the keys that to_json writes (missing keys keep their defaults). Throws ValueError.
 TrainConfig train_config_from_json(const nlohmann::json& j);
 
-const char* backward_name(Backward b);
-Backward backward_from_name(const std::string& name);  // "mlp" | "autograd"; throws ValueError
-
 }  // namespace ember::rl
