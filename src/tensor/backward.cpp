@@ -197,6 +197,14 @@ std::unordered_map<const ir::Node*, NodeRef> backward_graph(
     live[n] = l;
   }
   self[root.get()] = root;
+  // A value the forward graph also materialises (x.contiguous(), e.g. an MLP's activations) is
+  // read back from there by the rules that use a node's own value (tanh, exp, sqrt, recip),
+  // instead of being recomputed inside the backward kernels.
+  std::unordered_map<const ir::Node*, NodeRef> value_of;
+  for (auto* n : order)
+    if (n->op == Op::CONTIGUOUS && n->src.size() == 1 && !ir::is_movement(n->src[0]->op) &&
+        n->src[0]->shape == n->shape && n->src[0]->dtype == n->dtype)
+      value_of.emplace(n->src[0].get(), self.at(n));
   std::unordered_map<const ir::Node*, NodeRef> grads;
   grads[root.get()] = seed;
   std::unordered_map<const ir::Node*, NodeRef> out;
@@ -209,7 +217,9 @@ std::unordered_map<const ir::Node*, NodeRef> backward_graph(
     const std::vector<NodeRef> src = grad_sources(n);
     if (src.empty() || n->op == Op::DETACH) continue;
     // A realized value passes its gradient to the graph it was computed from.
-    auto contrib = n->op == Op::BUFFER ? std::vector<NodeRef>{g} : rule(*n, self.at(n), g);
+    const auto v = value_of.find(n);
+    auto contrib = n->op == Op::BUFFER ? std::vector<NodeRef>{g}
+                                       : rule(*n, v != value_of.end() ? v->second : self.at(n), g);
     for (size_t j = 0; j < src.size(); j++) {
       const ir::Node* s = src[j].get();
       if (!contrib[j] || !live[s] || !differentiable(s)) continue;

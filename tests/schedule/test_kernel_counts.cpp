@@ -88,6 +88,20 @@ TEST(KernelCounts, ViewsAreNotCopies) {
   EXPECT_EQ(kernels_for({a.permute({1, 0})}), 0);
 }
 
+TEST(KernelCounts, MlpBackwardReadsTheMaterialisedActivation) {
+  // h = tanh(x W1^T + b1) materialised by contiguous(); gradients of sum(g * (h W2^T + b2)).
+  // Kernels: h (matmul + bias + tanh), dpre = (g W2) * (1 - h^2) (one matmul with its epilogue,
+  // read by two reduces), dW1 = dpre^T x, db1 = sum dpre, dW2 = g^T h, db2 = sum g, and two
+  // small copies that lay dW1 and dW2 out as [out, in]: 8. The tanh rule reads h from its
+  // buffer; recomputing tanh there instead cost a 9th kernel (and one per layer in an MLP).
+  auto x = input({64, 8}), g = input({64, 4});
+  nn::Linear l1(8, 16), l2(16, 4);
+  Tensor h = l1->forward(x).tanh().contiguous();
+  Tensor loss = (l2->forward(h) * g).sum();
+  const auto grads = autograd::grad({loss}, {l1->weight, l1->bias, l2->weight, l2->bias});
+  EXPECT_EQ(kernels_for(grads), 8);
+}
+
 TEST(KernelCounts, AdamStepOverMlpIsBounded) {
   // 8 -> 4x128 tanh -> 2: 5 Linear layers, 10 parameters. The step realizes the step counter,
   // the two bias corrections 1 - beta^t (powf: materialised once rather than recomputed for every

@@ -14,11 +14,9 @@
 // hidden activation (Tensor::contiguous()). Before commit b5930ea the scheduler fused
 // tanh(x W^T + b) into the next layer's matmul operand and recomputed the tanh for every output
 // column (that matmul took ~400 ms instead of ~30 ms at 10000 x 128); it now materialises such
-// values itself, so this is only explicit. Gradients come from autograd (ppo_update.h). The
-// explicit chain rule this class carried until 56f70d4 gave bit-identical training runs (seed 3,
-// every epoch's metrics) and an update ~5% faster (40 steps: 1.55-1.63 s vs 1.65-1.79 s, 2
-// threads): autograd's graph materialises g * (1 - h^2) in kernels of its own instead of in the
-// epilogue of the matmul that produces g (scheduler work for the next wave).
+// values itself, so this is only explicit. Gradients come from autograd (ppo_update.h), whose
+// tanh rule reads these materialised activations (tensor/backward.cpp). The explicit chain rule
+// this class carried until 56f70d4 gave bit-identical training runs and no faster update.
 #pragma once
 
 #include <cstdint>
