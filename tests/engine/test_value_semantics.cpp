@@ -104,7 +104,7 @@ TEST(ValueSemantics, GradientFlowsThroughARealizedIntermediate) {
   Tensor w = realized({1, 2});
   w.set_requires_grad(true);
   Tensor h = w * 3;
-  h.realize();  // e.g. read for logging
+  h.realize();                  // e.g. read for logging
   Tensor loss = (h * h).sum();  // d/dw = 2 * 3w * 3 = 18 w
   loss.backward();
   ASSERT_TRUE(w.grad().defined());
