@@ -2,6 +2,7 @@
 // prints return statistics and throughput; `--render DIR` writes one episode as PNG frames.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "ember/rl/gaussian.h"
 #include "ember/rl/heuristic.h"
 #include "ember/rl/lunar_lander.h"
 #include "ember/rl/random.h"
@@ -33,11 +35,12 @@ struct EnvArgs {
   double gravity = -10.0, wind_power = 15.0, turbulence_power = 1.5;
   std::string render_dir;
   int render_every = 1;
+  double action_noise = 0.0;  // std of Gaussian noise added to continuous actions (then clipped)
 };
 
-// Fills one action row: the heuristic, or uniform over the action space.
-void act(const EnvArgs& args, Xoshiro256& rng, std::span<const float> obs,
-         std::span<float> action) {
+// The policy's action for one row: the heuristic, or uniform over the action space.
+void act_noiseless(const EnvArgs& args, Xoshiro256& rng, std::span<const float> obs,
+                   std::span<float> action) {
   if (args.policy == "heuristic") {
     if (args.discrete) {
       action[0] = static_cast<float>(heuristic_discrete_action(obs));
@@ -50,6 +53,18 @@ void act(const EnvArgs& args, Xoshiro256& rng, std::span<const float> obs,
   } else {
     for (float& a : action) a = static_cast<float>(rng.uniform(-1.0, 1.0));
   }
+}
+
+// Fills one action row: act_noiseless, then for continuous actions N(0, action_noise^2) noise and
+// clipping to [-1, 1] (how a stochastic policy's actions reach the env, spec/ppo.md
+// "Collection"; with the heuristic it measures how hard coming to rest is under noise).
+void act(const EnvArgs& args, Xoshiro256& rng, GaussianSampler& noise, std::span<const float> obs,
+         std::span<float> action) {
+  act_noiseless(args, rng, obs, action);
+  if (args.discrete || args.action_noise <= 0.0) return;
+  for (float& a : action)
+    a = std::clamp(static_cast<float>(a + args.action_noise * noise.standard_normal()), -1.0f,
+                   1.0f);
 }
 
 LunarLanderOptions lander_options(const EnvArgs& args) {
@@ -65,9 +80,10 @@ LunarLanderOptions lander_options(const EnvArgs& args) {
 void run_render(const EnvArgs& args) {
   LunarLander env(lander_options(args));
   Xoshiro256 rng(args.seed ^ 0x5eedULL);
+  GaussianSampler noise(args.seed ^ 0x9015eULL);
   const RenderedEpisode r = render_episode(
-      env, [&](auto obs, auto action) { act(args, rng, obs, action); }, args.seed, args.render_dir,
-      args.render_every);
+      env, [&](auto obs, auto action) { act(args, rng, noise, obs, action); }, args.seed,
+      args.render_dir, args.render_every);
   std::printf("rendered seed %llu: return %.2f, length %d, %s; %d frames in %s\n",
               static_cast<unsigned long long>(args.seed), r.episode_return, r.length,
               r.slept ? "landed (slept)" : "did not land", r.frames, args.render_dir.c_str());
@@ -84,8 +100,11 @@ void run_stats(const EnvArgs& args) {
   std::vector<double> running(n, 0.0), returns;
   int64_t total_length = 0, sleeps = 0, steps = 0, remaining = args.episodes;
   std::vector<Xoshiro256> rngs;
-  for (int64_t i = 0; i < n; ++i)
+  std::vector<GaussianSampler> noise;
+  for (int64_t i = 0; i < n; ++i) {
     rngs.emplace_back(args.seed + static_cast<uint64_t>(i) + 0x5eedULL);
+    noise.emplace_back(args.seed + static_cast<uint64_t>(i) + 0x9015eULL);
+  }
 
   VectorBuffers buf(n, obs_dim);
   std::vector<float> actions(n * act_dim);
@@ -93,7 +112,8 @@ void run_stats(const EnvArgs& args) {
   venv->reset(args.seed, buf.observations);
   while (remaining > 0) {
     for (int64_t i = 0; i < n; ++i) {
-      act(args, rngs[i], std::span<const float>(buf.observations).subspan(i * obs_dim, obs_dim),
+      act(args, rngs[i], noise[i],
+          std::span<const float>(buf.observations).subspan(i * obs_dim, obs_dim),
           std::span<float>(actions).subspan(i * act_dim, act_dim));
     }
     venv->step(actions, buf.view());
@@ -121,6 +141,7 @@ void run_stats(const EnvArgs& args) {
   mean /= returns.size();
   for (double r : returns) var += (r - mean) * (r - mean);
   const double count = static_cast<double>(returns.size());
+  if (args.action_noise > 0) std::printf("action noise: N(0, %g^2), clipped\n", args.action_noise);
   std::printf("policy %s, %s actions, seed %llu, %lld envs, %d threads\n", args.policy.c_str(),
               args.discrete ? "discrete" : "continuous", static_cast<unsigned long long>(args.seed),
               static_cast<long long>(n), venv->threads());
@@ -165,7 +186,14 @@ void add_env_command(CLI::App& app) {
   cmd->add_option("--render-every", args->render_every, "With --render: keep every Nth frame")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
+  cmd->add_option("--action-noise", args->action_noise,
+                  "Std of Gaussian noise added to every continuous action before clipping to "
+                  "[-1, 1]")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->callback([args] {
+    if (args->discrete && args->action_noise > 0)
+      throw CLI::ValidationError("--action-noise", "applies to continuous actions only");
     if (args->render_dir.empty()) {
       run_stats(*args);
     } else {

@@ -50,10 +50,10 @@ struct TrainConfig {
   //   gamma 0.99,  lambda 0.95:           720k, 720k, 620k, 720k, 620k (median 720k; bf17b2c)
   // Training hovers near the pad until the policy learns to cut its engines there: only a lander
   // at rest for 0.5 s falls asleep (+100), and ember's env takes longer than Gymnasium's to come
-  // to rest under side-engine noise (the heuristic plus N(0, 0.3) lateral noise: 317 vs 239 steps
-  // per episode over 1,000 episodes), so the long horizon pays. Not better on seeds 2-3 (eval at
-  // 520k, f7bf7fa): lambda 0.90 (620k, 720k), lr 2e-3 / 3e-3, entropy coef -0.01 / -0.003
-  // (lowers the std, not the hovering), log-std init -1.3.
+  // to rest under action noise (the heuristic plus N(0, 0.3^2): 319 vs 238 steps per episode over
+  // 1,000 episodes; `ember env --action-noise 0.3` vs scripts/gym_lander_noise.py), so the long
+  // horizon pays. Not better on seeds 2-3 (eval at 520k, f7bf7fa): lambda 0.90 (620k, 720k), lr
+  // 2e-3 / 3e-3, entropy coef -0.01 / -0.003 (lowers the std, not the hovering), log-std init -1.3.
   double gamma = 0.999;
   double gae_lambda = 0.95;
   bool reward_scaling = true;
