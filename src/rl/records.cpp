@@ -66,14 +66,6 @@ nlohmann::json git_info() {
   return {{"revision", rev}, {"dirty", !trim(status).empty()}, {"source_dir", dir}};
 }
 
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
-
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -110,7 +102,7 @@ double seconds_since_process_start() {
 nlohmann::json provenance() {
   nlohmann::json j;
   j["git"] = git_info();
-  j["cpu"] = {{"model", cpu_model()},
+  j["cpu"] = {{"model", runtime::cpu_model()},
               {"logical_cores", std::thread::hardware_concurrency()},
               {"online_cores", sysconf(_SC_NPROCESSORS_ONLN)}};
 #if defined(__clang__)

@@ -43,14 +43,6 @@ std::string find_in_path(const std::string& name) {
   return "";
 }
 
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
-
 bool cpu_has(const std::string& flag) {
   std::ifstream f("/proc/cpuinfo");
   std::string line;
@@ -190,6 +182,14 @@ void* load_symbol(void* handle, const std::string& name) {
   void* s = dlsym(handle, name.c_str());
   if (!s) throw CompileError("ember: compiled object lacks symbol " + name);
   return s;
+}
+
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
 }
 
 }  // namespace ember::runtime

@@ -30,4 +30,7 @@ void* load_symbol(void* handle, const std::string& name);
 
 std::string cache_dir();
 
+/// The CPU model name from /proc/cpuinfo ("unknown" when it has none).
+std::string cpu_model();
+
 }  // namespace ember::runtime
