@@ -4,7 +4,7 @@ PRESET ?= release
 JOBS ?= $(shell nproc)
 BUILD := build/$(PRESET)
 
-.PHONY: deps configure build test test-dev train bench format clean
+.PHONY: deps configure build test test-dev train bench format clean fresh-check
 
 deps:
 	@bash scripts/install-deps.sh
@@ -28,6 +28,11 @@ train: build
 
 bench: build
 	@bash bench/run.sh $(BUILD)
+
+# The README's two commands in a fresh Debian 12 root (mmdebstrap + chroot; as root; ~20-30 min).
+# REV=<commit> checks another committed revision (default HEAD).
+fresh-check:
+	@bash scripts/fresh-check.sh $(REV)
 
 format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i

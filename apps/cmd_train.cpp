@@ -60,10 +60,14 @@ void add_train_command(CLI::App& app) {
   auto a = std::make_shared<TrainArgs>();
   rl::TrainConfig& c = a->config;
   CLI::App* cmd = app.add_subcommand(
-      "train",
-      "Train a PPO agent on LunarLander (continuous) under the study's protocol (spec/ppo.md): "
-      "stops at a scheduled evaluation mean >= --target or at --max-transitions, then saves the "
-      "policy, reloads it and evaluates it on fresh episodes");
+      "train", "Train a PPO agent on LunarLander (continuous) to an evaluation mean of --target");
+  cmd->footer(
+      "Protocol (README.md, \"Training protocol\"): 20,000 transitions per epoch from 4 envs, then "
+      "20 passes in minibatches of 10,000; an evaluation on 100 fresh episodes every 5th epoch "
+      "(epoch 0 included); stops at a scheduled evaluation mean >= --target or at "
+      "--max-transitions, then saves the policy, reloads it and evaluates it on fresh episodes. "
+      "Records: run.json (provenance, configuration), epochs.jsonl (one line per epoch), "
+      "summary.json, learning_curve.svg, policy.safetensors and checkpoints/ under --out.\n");
   cmd->option_defaults()->always_capture_default();
   // Run.
   cmd->add_option("--seed", c.seed, "Seed of everything (init, envs, action noise, evaluations)");

@@ -3,16 +3,43 @@
 
 #include <exception>
 #include <iostream>
+#include <string>
 
+#include "build_info.h"
 #include "commands.h"
+
+namespace {
+
+// The environment switches every subcommand honours (README, "Seeing what runs").
+constexpr const char* kEnvironmentHelp =
+    "Environment:\n"
+    "  DEBUG=1..4           1: one line per realize (kernels, cache hits, compile time);\n"
+    "                       2: one line per kernel (time, GFLOPS, GB/s); 3: optimisations;\n"
+    "                       4: generated C source\n"
+    "  EMBER_THREADS=N      kernel thread-pool size (default: all cores)\n"
+    "  EMBER_DEVICE=interp  run kernels on the reference interpreter (default: cpu)\n"
+    "  EMBER_CACHE_DIR=DIR  compiled-kernel cache (default: $XDG_CACHE_HOME/ember or\n"
+    "                       ~/.cache/ember)\n"
+    "  EMBER_CC=PATH        C compiler for kernels (default: cc, gcc or clang on PATH)\n";
+
+std::string version_text() {
+  return std::string("ember ") + EMBER_VERSION + " (revision " + EMBER_BUILD_REVISION + ")";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"ember: a lazy, fusing tensor library and the PPO agent that trains with it"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_text,
+                       "Print the version and source revision, then exit");
+  app.footer(kEnvironmentHelp);
   ember::app::add_env_command(app);
   ember::app::add_inspect_command(app);
   ember::app::add_train_command(app);
   ember::app::add_eval_command(app);
+  for (CLI::App* sub : app.get_subcommands({}))
+    sub->footer(sub->get_footer() + "\n" + kEnvironmentHelp);
 
   try {
     app.parse(argc, argv);

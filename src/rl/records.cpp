@@ -187,6 +187,13 @@ void RunRecorder::write_plot(const CurvePoint* saved, double target) const {
   }
   PlotOptions o;
   o.target = target;
+  // The y axis names the evaluation this run actually made (eval envs x episodes per env).
+  const nlohmann::json& c = run_.value("config", nlohmann::json::object());
+  if (c.contains("eval_envs") && c.contains("eval_episodes_per_env"))
+    o.y_label =
+        "evaluation mean return (" +
+        std::to_string(c["eval_envs"].get<int64_t>() * c["eval_episodes_per_env"].get<int64_t>()) +
+        " episodes)";
   if (saved) o.marker = std::make_pair(static_cast<double>(saved->transitions), saved->mean);
   const std::string p = path("learning_curve.svg");
   std::ofstream f(p);

@@ -17,7 +17,7 @@ struct PlotSeries {
 struct PlotOptions {
   std::string title = "ember PPO on LunarLander";
   std::string x_label = "transitions";
-  std::string y_label = "evaluation mean return (100 episodes)";
+  std::string y_label = "evaluation mean return";   // RunRecorder adds the episode count
   std::optional<double> target;                     // horizontal dashed line
   std::optional<std::pair<double, double>> marker;  // (x, y) of an extra point
   std::string marker_label = "saved policy";

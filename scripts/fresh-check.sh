@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# `make fresh-check`: proves the README's two commands on a new Debian 12 machine.
+#
+# Bootstraps a minimal Debian 12 (bookworm) root with mmdebstrap from Debian's own mirrors, with
+# nothing but apt, git, make and CA certificates (what a new user needs to clone and type `make`);
+# clones the committed revision into it (HEAD, or the one given); enters it with chroot, /proc, /sys,
+# /dev and /dev/pts bind-mounted; runs `make test`, then `make train` with a short setting; prints each
+# step's time and result; removes the root. Exit status 0 only when every step passed.
+#
+# Usage (as root): scripts/fresh-check.sh [REVISION]      e.g. `make fresh-check REV=9e34cc8`
+# FRESH_CHECK_KEEP=1 keeps the root for inspection; FRESH_CHECK_TRAIN_ARGS overrides the short run.
+set -euo pipefail
+top=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
+rev=${1:-HEAD}
+train_args=${FRESH_CHECK_TRAIN_ARGS:---max-transitions 40000 --seed 1}
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "fresh-check: needs root (mmdebstrap and chroot)" >&2
+  exit 2
+fi
+if ! command -v mmdebstrap >/dev/null; then
+  echo "fresh-check: installing mmdebstrap"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/dev/null
+fi
+sha=$(git -C "$top" rev-parse --verify "$rev^{commit}")
+
+work=$(mktemp -d "${TMPDIR:-/var/tmp}/ember-fresh.XXXXXX")
+root=$work/root  # mmdebstrap wants a new or empty directory; the step logs stay beside it
+mounted=()
+cleanup() {
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}" 2>/dev/null || true; done
+  if [ "${FRESH_CHECK_KEEP:-0}" = 1 ]; then
+    echo "fresh-check: root and logs kept in $work"
+  else
+    rm -rf --one-file-system "$work"
+  fi
+}
+trap cleanup EXIT
+
+results=()
+failed=0
+# step NAME COMMAND...: runs the command, prints its time and result, records it. Each step's log
+# is written beside the root; its tail is shown on failure.
+step() {
+  local name=$1
+  shift
+  local log="$work/$name.log" t0 t1 rc
+  echo "== fresh-check: $name"
+  t0=$(date +%s)
+  set +e
+  "$@" >"$log" 2>&1
+  rc=$?
+  set -e
+  t1=$(date +%s)
+  local line
+  line=$(printf '%-10s %-4s %5ds' "$name" "$([ $rc -eq 0 ] && echo ok || echo FAIL)" $((t1 - t0)))
+  echo "   $line"
+  results+=("$line")
+  if [ $rc -ne 0 ]; then
+    failed=1
+    echo "-- last lines of $name (exit $rc):"
+    tail -n 30 "$log" | sed 's/^/   | /'
+  fi
+  return $rc
+}
+
+in_root() {
+  chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    bash -c "cd /root/ember && $1"
+}
+
+bootstrap() {
+  mmdebstrap --variant=apt --include=ca-certificates,git,make bookworm "$root"
+}
+
+enter() {
+  local d
+  for d in proc sys dev dev/pts; do
+    mount --bind "/$d" "$root/$d"
+    mounted+=("$root/$d")
+  done
+  cp /etc/resolv.conf "$root/etc/resolv.conf"
+  git clone -q --no-local "$top" "$root/root/ember"
+  git -C "$root/root/ember" checkout -q --detach "$sha"
+}
+
+summary() {
+  echo "== fresh-check summary: revision ${sha:0:12} in a fresh Debian 12 root"
+  printf '   %s\n' "${results[@]}"
+  if [ $failed -eq 0 ]; then echo "fresh-check: PASS"; else echo "fresh-check: FAIL"; fi
+}
+
+echo "fresh-check: revision ${sha:0:12}, root $root"
+if step bootstrap bootstrap && step clone enter; then
+  step make-test in_root "make test" || true
+  step make-train in_root "make train ARGS='$train_args'" || true
+fi
+summary
+exit $failed
