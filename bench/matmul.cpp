@@ -10,7 +10,10 @@
 // work done when wall time shows the queue. "check" is the relative difference of the result's sum
 // to oneDNN's.
 //
-// Run through bench/run.sh, which unsets OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE first.
+// One run covers one ISA level: $EMBER_ISA for ember (default: the CPU's best), with oneDNN and
+// OpenBLAS held to the same level by the caller ($DNNL_MAX_CPU_ISA, $OPENBLAS_CORETYPE: OpenBLAS
+// reads it when it is loaded). "% peak" is the GFLOPS over the level's measured peak at the same
+// thread count (peak.h). bench/run.sh runs every level the machine has.
 // Usage: bench_matmul [reps-scale [rounds]]   (defaults 1 and 3; e.g. 0.2 1 for a quick run)
 #include <cblas.h>
 #include <dnnl.h>
@@ -31,6 +34,8 @@
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "peak.h"
 
 namespace {
 
@@ -188,20 +193,37 @@ std::vector<Result> run_forked(Lib lib, int threads, double scale) {
 
 }  // namespace
 
+// The level ember runs at: $EMBER_ISA, else the best the CPU has.
+std::string ember_level() {
+  if (const char* e = std::getenv("EMBER_ISA"); e && *e) return e;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return "avx512";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "avx2";
+  return "sse2";
+}
+
 int main(int argc, char** argv) {
   double scale = argc > 1 ? std::atof(argv[1]) : 1.0;
   int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
   const char* ct = std::getenv("OPENBLAS_CORETYPE");
-  std::printf("OpenBLAS core: %s (OPENBLAS_CORETYPE=%s); oneDNN %d.%d; ember threads 1 and 2\n",
-              openblas_get_corename(), ct ? ct : "unset", dnnl_version()->major,
-              dnnl_version()->minor);
+  const char* dn = std::getenv("DNNL_MAX_CPU_ISA");
+  std::string level = ember_level();
+  std::printf(
+      "== ISA level %s: ember EMBER_ISA=%s; oneDNN %d.%d DNNL_MAX_CPU_ISA=%s; OpenBLAS core %s "
+      "(OPENBLAS_CORETYPE=%s)\n",
+      level.c_str(), level.c_str(), dnnl_version()->major, dnnl_version()->minor, dn ? dn : "unset",
+      openblas_get_corename(), ct ? ct : "unset");
+  double peak[3] = {0, ember::bench::measured_peak_gflops(level, 1),
+                    ember::bench::measured_peak_gflops(level, 2)};
+  std::printf("measured peak of %s: %.1f GFLOPS on 1 thread, %.1f on 2\n", level.c_str(), peak[1],
+              peak[2]);
   std::ifstream la("/proc/loadavg");
   std::string load;
   std::getline(la, load);
   std::printf("load average: %s (medians are wall-clock; cpu ms = process CPU time per call)\n",
               load.c_str());
-  std::printf("%-32s %-9s %3s %10s %10s %10s %9s %10s %9s\n", "shape (float32)", "library", "thr",
-              "median ms", "cpu ms", "kernel ms", "GFLOPS", "ember/oDNN", "check");
+  std::printf("%-32s %-9s %3s %10s %10s %10s %9s %7s %10s %9s\n", "shape (float32)", "library",
+              "thr", "median ms", "cpu ms", "kernel ms", "GFLOPS", "% peak", "ember/oDNN", "check");
   for (int threads : {1, 2}) {
     // Rounds interleave the libraries; each keeps its best (lowest-median) round, so a burst of
     // load from other processes during one library's turn does not decide the ratio.
@@ -226,8 +248,10 @@ int main(int argc, char** argv) {
         }
         double check =
             std::fabs(r.checksum - ref.checksum) / std::max(1.0, std::fabs(ref.checksum));
-        std::printf("%-32s %-9s %3d %10.4f %10.4f %10s %9.1f %10s %9.1e\n", c.name, kLibNames[lib],
-                    threads, r.ms, r.cpu_ms, kern, flop / (r.ms * 1e-3) * 1e-9, ratio, check);
+        double gflops = flop / (r.ms * 1e-3) * 1e-9;
+        std::printf("%-32s %-9s %3d %10.4f %10.4f %10s %9.1f %6.0f%% %10s %9.1e\n", c.name,
+                    kLibNames[lib], threads, r.ms, r.cpu_ms, kern, gflops,
+                    100 * gflops / peak[threads], ratio, check);
       }
     }
   }

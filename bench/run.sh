@@ -2,16 +2,36 @@
 # Runs ember's benchmarks from a build directory (`make bench` passes build/<preset>).
 # Benchmarks are not tests: they print times and ratios and assert nothing.
 #
-# This machine's environment forces OpenBLAS onto its Haswell (AVX2) kernels; the comparison uses
-# the kernel OpenBLAS picks for the CPU (spec/anchors.md), so the benchmark's own command unsets
-# OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE. bench_matmul prints the core type OpenBLAS reports.
+# Matrix products run once per x86 ISA level the machine has (avx512, avx2, sse2): ember with
+# EMBER_ISA at that level, oneDNN held to it with DNNL_MAX_CPU_ISA and OpenBLAS with
+# OPENBLAS_CORETYPE (SSE4.1 / Nehalem are the libraries' lowest levels, next to ember's sse2). At the
+# machine's own level OpenBLAS picks its kernel for the CPU (spec/anchors.md): the command unsets
+# OPENBLAS_CORETYPE (this machine's environment may force Haswell) and OPENBLAS_L2_SIZE.
+# BENCH_LEVELS="avx2 sse2" picks levels.
 set -euo pipefail
 build=${1:-build/release}
 shift || true
 
+levels=()
+if grep -qw avx512f /proc/cpuinfo; then levels+=(avx512); fi
+if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then levels+=(avx2); fi
+levels+=(sse2)
+top=${levels[0]}
+if [ -n "${BENCH_LEVELS:-}" ]; then read -ra levels <<< "$BENCH_LEVELS"; fi
+
 if [ -x "$build/bench/bench_matmul" ]; then
-  echo "== matmul: ember vs oneDNN vs OpenBLAS (float32, medians) =="
-  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$build/bench/bench_matmul" "$@"
+  echo "== matmul: ember vs oneDNN vs OpenBLAS (float32, medians), per ISA level =="
+  for level in "${levels[@]}"; do
+    case $level in
+      avx512) dnnl=AVX512_CORE core=SkylakeX ;;
+      avx2) dnnl=AVX2 core=Haswell ;;
+      sse2) dnnl=SSE41 core=Nehalem ;;
+      *) echo "unknown level $level"; exit 1 ;;
+    esac
+    if [ "$level" = "$top" ]; then blas=(-u OPENBLAS_CORETYPE); else blas=(OPENBLAS_CORETYPE=$core); fi
+    env -u OPENBLAS_L2_SIZE "${blas[@]}" EMBER_ISA=$level DNNL_MAX_CPU_ISA=$dnnl \
+      "$build/bench/bench_matmul" "$@"
+  done
 else
   echo "bench_matmul not built (needs libdnnl-dev and libopenblas-dev)"
 fi

@@ -11,8 +11,8 @@ namespace ember::codegen {
 using schedule::Expr;
 
 std::string Opts::str() const {
-  static const char* names[] = {"UPCAST", "UNROLL",       "VECTORIZE",
-                                "PACK",   "BLOCK_REDUCE", "BLOCK_OUTER"};
+  static const char* names[] = {"UPCAST",       "UNROLL",      "VECTORIZE", "PACK",
+                                "BLOCK_REDUCE", "BLOCK_OUTER", "COLS_OUTER"};
   std::ostringstream o;
   for (auto& a : actions)
     o << names[static_cast<int>(a.kind)] << "(" << a.axis << "," << a.amount << ") ";
@@ -59,24 +59,26 @@ int pick(int64_t size, std::initializer_list<int> choices) {
 
 }  // namespace
 
-// The register-tiled reduce (matrix products): a TN x TM accumulator tile of 64-byte vectors
-// (~24 of AVX-512's 32 registers), packing when the column operand is not contiguous or the tile
+// The register-tiled reduce (matrix products): a TN x TM accumulator tile of the target's vectors
+// sized to its register file (e.g. 6x4 vectors of 16 floats in AVX-512's 32 registers, 6x2 of 8
+// floats in AVX2's 16: BLIS's 6x16), packing when the column operand is not contiguous or the tile
 // does not divide the columns, reduce-axis blocks that keep operands in L2, and row blocks that
 // give the thread pool enough, but not too small, pieces of work.
-static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p) {
+static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const Target& t) {
   Opts o;
-  bool f32 = p.reduce->dtype == kFloat32;
-  int64_t w = f32 ? 16 : 8, es = f32 ? 4 : 8;
+  int64_t w = t.lanes(p.reduce->dtype), es = static_cast<int64_t>(element_size(p.reduce->dtype));
+  // Registers the tile may take: all but one (two with 32) for address arithmetic and spills.
+  int64_t regs = t.vector_registers - (t.vector_registers >= 32 ? 2 : 1);
   int64_t n = k.full_shape[p.row], m = k.full_shape[p.col], kk = k.full_shape[p.red];
   // Register tile TN rows x NV vectors: one reduce step costs about max(FMAs, loads) / 2 + 1
   // cycles (two FMA and two load pipes, loop overhead); only real rows and columns count as work.
-  // TN*NV accumulators + NV column vectors + a broadcast must fit 32 registers (with slack), and
-  // TN <= 8 keeps the row pointers in general registers.
+  // TN*NV accumulators + NV column vectors + a broadcast must fit the vector registers (with
+  // slack), and TN <= 8 keeps the row pointers in general registers.
   int64_t tn = 1, nv = 1;
   double best = -1;
   for (int64_t r = 1; r <= 8; r++)
     for (int64_t v = 1; v <= 4; v++) {
-      if (r * v + v + 1 > 30) continue;
+      if (r * v + v + 1 > regs) continue;
       double rows = static_cast<double>(n) / static_cast<double>((n + r - 1) / r * r);
       double cols = static_cast<double>(m) / static_cast<double>((m + v * w - 1) / (v * w) * v * w);
       double score = rows * cols * static_cast<double>(r * v) /
@@ -87,14 +89,15 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p) {
   bool pack = !p.direct || m % (nv * w) != 0;
   int64_t tm = nv * w, mpad = (m + tm - 1) / tm * tm;
   int64_t ncols = static_cast<int64_t>(p.cols.size());
-  // One reduce block when the whole reduce fits; otherwise blocks whose panels stay in L2.
-  int64_t cap = pack ? std::max<int64_t>(16, (256 << 10) / (mpad * es * ncols)) : 512;
+  // One reduce block when the whole reduce fits; otherwise blocks whose panels stay in a quarter
+  // of L2.
+  int64_t cap = pack ? std::max<int64_t>(16, t.l2 / 4 / (mpad * es * ncols)) : 512;
   int64_t kc = kk <= cap ? kk : std::min<int64_t>(cap, 256);
   // Row blocks (the thread pool's unit). Blocked reduce: few, large blocks (each re-reads the
-  // column operand), accumulators within 128 KiB. Single block: ~16 tiles per unit of work.
+  // column operand), accumulators within an eighth of L2. Single block: ~16 tiles per unit of work.
   int64_t tiles = (n + tn - 1) / tn;
   int64_t per = kc < kk ? std::min<int64_t>((tiles + 1) / 2,
-                                            std::max<int64_t>(1, (128 << 10) / (tn * mpad * es)))
+                                            std::max<int64_t>(1, t.l2 / 8 / (tn * mpad * es)))
                         : std::min<int64_t>(tiles, 16);
   int64_t nc = tn * std::max<int64_t>(1, per);
   o.actions.push_back({ActionKind::Upcast, p.row, static_cast<int>(tn)});
@@ -110,13 +113,21 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p) {
   if ((!p.rows_direct || far) && !p.rows.empty()) o.actions.push_back({ActionKind::Pack, p.row, 1});
   if (kc < kk) o.actions.push_back({ActionKind::BlockReduce, p.red, static_cast<int>(kc)});
   o.actions.push_back({ActionKind::BlockOuter, p.row, static_cast<int>(nc)});
+  // Column tiles outside when the whole reduce is one block and a column tile's panel (K x TM)
+  // fits half of L1 (e.g. 128 x 16 floats on AVX2: 8 KiB): it is then read from L1 by every row
+  // tile of the block instead of from L2.
+  if (kc == kk && kk * tm * es * ncols <= t.l1d / 2)
+    o.actions.push_back({ActionKind::ColsOuter, p.col, 1});
   return o;
 }
 
-Opts heuristic(const schedule::Kernel& k) {
+Opts heuristic(const schedule::Kernel& k, const Target& t) {
   Opts o;
   if (k.reduce_axes.empty()) return o;  // elementwise: a plain inner loop vectorises well
-  if (auto p = plan_tile(k)) return tile_heuristic(k, *p);
+  if (auto p = plan_tile(k)) return tile_heuristic(k, *p, t);
+  // Upcast / unroll factors: a float vector's worth (at least 4, for independent accumulators
+  // where there are no vectors), then halves.
+  const int L = static_cast<int>(std::max<int64_t>(4, t.lanes(kFloat32)));
   size_t rank = k.full_shape.size();
   size_t nglob = rank - k.reduce_axes.size();
   std::vector<const Expr*> ls;
@@ -132,7 +143,7 @@ Opts heuristic(const schedule::Kernel& k) {
 
   if (nglob >= 1 && out_vector_axis) {
     // Register tile: a vector's worth of the last output axis times a few rows of another.
-    int u = pick(k.full_shape[nglob - 1], {16, 8, 4});
+    int u = pick(k.full_shape[nglob - 1], {L, L / 2, L / 4});
     if (u > 1) o.actions.push_back({ActionKind::Upcast, static_cast<int>(nglob - 1), u});
     if (nglob >= 2) {
       int r = pick(k.full_shape[nglob - 2], {8, 4, 2});
@@ -147,7 +158,7 @@ Opts heuristic(const schedule::Kernel& k) {
   bool max_reduce = false;
   for (auto* e : all) max_reduce |= e->kind == Expr::Kind::Reduce && e->op == ir::Op::RMAX;
   if (reduce_contiguous && !max_reduce) {
-    int u = pick(k.full_shape[last_red], {16, 8, 4});
+    int u = pick(k.full_shape[last_red], {L, L / 2, L / 4});
     if (u > 1) o.actions.push_back({ActionKind::Unroll, static_cast<int>(last_red), u});
   }
   return o;

@@ -4,18 +4,20 @@
 #include <string>
 #include <vector>
 
+#include "codegen/target.h"
 #include "schedule/kernel.h"
 
 namespace ember::codegen {
 
-enum class ActionKind { Upcast, Unroll, Vectorize, Pack, BlockReduce, BlockOuter };
+enum class ActionKind { Upcast, Unroll, Vectorize, Pack, BlockReduce, BlockOuter, ColsOuter };
 
 /// Upcast: compute `amount` consecutive indices of output axis `axis` in registers (a register
 /// tile). Unroll: split the last reduce axis into `amount` independent accumulators.
 ///
 /// The register-tiled reduce (render_tile.cpp; matrix products and their fused epilogues) adds:
-///  - Vectorize(axis, lanes): compute output axis `axis` in explicit SIMD vectors of `lanes`
-///    (16 floats = one AVX-512 register); the tile is Upcast(row) x Upcast(axis) accumulators.
+///  - Vectorize(axis, lanes): compute output axis `axis` in explicit SIMD vectors of `lanes` (the
+///    target's vector: c_prelude's ember_vf / ember_vd); the tile is Upcast(row) x Upcast(axis)
+///    accumulators.
 ///  - Pack(axis, 1): stage the operands that vary along `axis` only in a local panel before the
 ///    tile loop: along the vector axis a zero-padded panel (transposed or computed operands, odd
 ///    sizes); along the row axis a row-block panel (computed operands, evaluated once and in a
@@ -24,6 +26,9 @@ enum class ActionKind { Upcast, Unroll, Vectorize, Pack, BlockReduce, BlockOuter
 ///    persist in a local buffer between blocks.
 ///  - BlockOuter(axis, amount): the thread pool's unit of work is `amount` indices of row axis
 ///    `axis` (a multiple of its upcast).
+///  - ColsOuter(axis, 1): within a row block, loop over the column tiles of `axis` outside the row
+///    tiles, so one column tile's operand panel stays in L1 while the block's rows stream past it
+///    (the default keeps a row tile in L1 and streams the column operand). Same sums, same order.
 struct Action {
   ActionKind kind;
   int axis;
@@ -40,7 +45,8 @@ struct Opts {
   const Action* find(ActionKind kind) const;
 };
 
-/// Default optimisation list for a (simplified) kernel.
-Opts heuristic(const schedule::Kernel& k);
+/// Default optimisation list for a (simplified) kernel on `target` (vector width, register count
+/// and cache sizes decide the tiles).
+Opts heuristic(const schedule::Kernel& k, const Target& target);
 
 }  // namespace ember::codegen

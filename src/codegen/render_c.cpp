@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 #include "codegen/c_expr.h"
@@ -221,7 +222,31 @@ class Renderer {
 
 }  // namespace
 
-std::string c_prelude() {
+// The target's SIMD vectors for the register-tiled reduce (render_tile.cpp), unaligned access; a
+// plain float / double where the vector is not wider than one element (the scalar level).
+static std::string vector_types(const Target& t) {
+  std::string s;
+  for (auto [v, T, lanes] : {std::tuple{"ember_vf", "float", t.lanes(kFloat32)},
+                             std::tuple{"ember_vd", "double", t.lanes(kFloat64)}}) {
+    std::string bytes = std::to_string(lanes * (std::string(T) == "float" ? 4 : 8));
+    if (lanes == 1)
+      s += std::string("typedef ") + T + " " + v + ";\n";
+    else
+      s +=
+          std::string("typedef ") + T + " " + v + " __attribute__((vector_size(" + bytes + ")));\n";
+  }
+  s += "#define EMBER_VF_LANES " + std::to_string(t.lanes(kFloat32)) + "\n";
+  s += "#define EMBER_VD_LANES " + std::to_string(t.lanes(kFloat64)) + "\n";
+  s +=
+      R"(static inline ember_vf ember_ldf(const float* p) { ember_vf v; __builtin_memcpy(&v, p, sizeof v); return v; }
+static inline ember_vd ember_ldd(const double* p) { ember_vd v; __builtin_memcpy(&v, p, sizeof v); return v; }
+static inline void ember_stf(float* p, ember_vf v) { __builtin_memcpy(p, &v, sizeof v); }
+static inline void ember_std(double* p, ember_vd v) { __builtin_memcpy(p, &v, sizeof v); }
+)";
+  return s;
+}
+
+std::string c_prelude(const Target& t) {
   return R"(#include <math.h>
 #include <stdint.h>
 #ifdef EMBER_HAVE_MVEC
@@ -241,13 +266,6 @@ static inline float ember_rand(uint64_t seed, uint64_t ctr) {
   z ^= z >> 31;
   return (float)(z >> 40) * (1.0f / 16777216.0f);
 }
-// 64-byte SIMD vectors (one AVX-512 register) for the register-tiled reduce; unaligned access.
-typedef float ember_vf __attribute__((vector_size(64)));
-typedef double ember_vd __attribute__((vector_size(64)));
-static inline ember_vf ember_ldf(const float* p) { ember_vf v; __builtin_memcpy(&v, p, 64); return v; }
-static inline ember_vd ember_ldd(const double* p) { ember_vd v; __builtin_memcpy(&v, p, 64); return v; }
-static inline void ember_stf(float* p, ember_vf v) { __builtin_memcpy(p, &v, 64); }
-static inline void ember_std(double* p, ember_vd v) { __builtin_memcpy(p, &v, 64); }
 // Float max reductions on integers: order-preserving keys (signed integer order = float order,
 // -0 < +0) and magnitude bits (above the infinity's bits only for NaN).
 static inline int32_t ember_fkey(float v) {
@@ -274,7 +292,7 @@ static inline int64_t ember_ipow(int64_t b, int64_t e) {
   while (e) { if (e & 1) r *= b; b *= b; e >>= 1; }
   return r;
 }
-)";
+)" + vector_types(t);
 }
 
 std::string render_c(const Kernel& k, const Opts& o, const std::string& fn_name) {

@@ -6,12 +6,14 @@
 #include <string>
 
 #include "codegen/opt.h"
+#include "codegen/target.h"
 #include "schedule/kernel.h"
 
 namespace ember::codegen {
 
-/// Includes and helpers shared by every kernel of a translation unit.
-std::string c_prelude();
+/// Includes and helpers shared by every kernel of a translation unit, with the SIMD vector types
+/// of `target` (the tiled renderer's Vectorize lanes must match them).
+std::string c_prelude(const Target& target);
 std::string render_c(const schedule::Kernel& k, const Opts& o, const std::string& fn_name);
 /// Iterations of the outermost loop (what `start`/`end` range over).
 int64_t outer_extent(const schedule::Kernel& k, const Opts& o);

@@ -107,11 +107,13 @@ class TileRenderer {
     TN_ = up[p.row];
     TM_ = up[p.col];
     const Action* vec = o.find(ActionKind::Vectorize);
-    W_ = vec ? vec->amount : 16;
+    if (!vec) throw Error("render_tile: no Vectorize action in " + o.str());
+    W_ = vec->amount;
     const Action* kb = o.find(ActionKind::BlockReduce);
     KC_ = kb ? std::min<int64_t>(kb->amount, K_) : K_;
     const Action* ob = o.find(ActionKind::BlockOuter);
     NC_ = ob ? ob->amount : (N_ + TN_ - 1) / TN_ * TN_;
+    cols_outer_ = o.find(ActionKind::ColsOuter) != nullptr;
     for (auto& a : o.actions)
       if (a.kind == ActionKind::Pack) (a.axis == p.row ? pack_rows_ : pack_) = true;
     rows_kmajor_ = strided_loads(p.rows, p.red) > strided_loads(p.rows, p.row);
@@ -132,6 +134,10 @@ class TileRenderer {
     for (size_t i = 0; i < k_.buffers.size(); i++)
       s << "  " << (i ? "const " : "") << ctype(k_.buffers[i].dtype) << "* restrict b" << i
         << " = (" << ctype(k_.buffers[i].dtype) << "*)bufs[" << i << "];\n";
+    // The lanes were chosen for the prelude's target: a mismatch is a compile error, not wrong
+    // data.
+    s << "  _Static_assert(sizeof(" << VT_ << ") == " << W_ * (f32_ ? 4 : 8)
+      << ", \"tile lanes differ from the prelude's vector width\");\n";
     if (pack_) {
       for (size_t j = 0; j < p_.cols.size(); j++)
         s << "  " << T_ << " pk" << j << "[" << KC_ * MPAD_ << "] __attribute__((aligned(64)));\n";
@@ -160,7 +166,10 @@ class TileRenderer {
     std::string rows = "for (int64_t n0 = n_lo; n0 < n_hi; n0 += " + std::to_string(TN_) + ") {\n";
     std::string cols = "for (int64_t m0 = 0; m0 < " + std::to_string(MPAD_) +
                        "; m0 += " + std::to_string(TM_) + ") {\n";
-    s << "      " << rows << "        " << cols;
+    if (cols_outer_)
+      s << "      " << cols << "        " << rows;
+    else
+      s << "      " << rows << "        " << cols;
     for (int64_t i = 0; i < TN_; i++)
       s << "          const int64_t r" << i << " = n0 + " << i << " < n_hi ? n0 + " << i
         << " : n_hi - 1;\n";
@@ -442,7 +451,7 @@ class TileRenderer {
   const Kernel& k_;
   const TilePlan& p_;
   int64_t N_, M_, K_, TN_, TM_, W_, KC_, NC_, MPAD_;
-  bool pack_ = false, pack_rows_ = false, rows_kmajor_ = false, f32_;
+  bool pack_ = false, pack_rows_ = false, rows_kmajor_ = false, cols_outer_ = false, f32_;
   const char* T_;
   const char* VT_;
   std::vector<std::string> base_;

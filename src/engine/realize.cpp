@@ -10,6 +10,7 @@
 
 #include "ember/context.h"
 #include "ir/overwrite.h"
+#include "runtime/cpu/target.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember::engine {
@@ -171,6 +172,12 @@ void realize_tensors(const std::vector<Tensor>& ts) {
     for (size_t j = 0; j < built.size(); j++) cache.programs[keys[missing_idx[j]]] = built[j];
     for (size_t i = 0; i < keys.size(); i++)
       if (!progs[i]) progs[i] = cache.programs.at(keys[i]);
+  }
+  if (ctx.debug >= 1 && !missing.empty() && dev.name() == "cpu") {
+    static std::once_flag target_printed;  // the target is fixed for the process: print it once
+    std::call_once(target_printed, [] {
+      std::fprintf(stderr, "target: %s\n", runtime::host_target().str().c_str());
+    });
   }
   if (ctx.debug >= 1)
     std::fprintf(stderr,

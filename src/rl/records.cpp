@@ -16,6 +16,7 @@
 #include "ember/error.h"
 #include "ember/rl/plot.h"
 #include "runtime/cpu/compiler.h"  // the kernel compiler's identity (part of every cache key)
+#include "runtime/cpu/target.h"    // the ISA level kernels are generated for
 
 #ifndef EMBER_SOURCE_DIR
 #define EMBER_SOURCE_DIR ""
@@ -116,6 +117,15 @@ nlohmann::json provenance() {
   try {
     const auto& cc = runtime::compiler_info();
     j["kernel_compiler"] = {{"path", cc.path}, {"version", cc.version}, {"flags", cc.flags}};
+    const auto& t = runtime::host_target();
+    j["kernel_target"] = {{"isa", codegen::isa_name(t.isa)},
+                          {"host_isa", codegen::isa_name(runtime::host_isa())},
+                          {"vector_bits", t.vector_bytes * 8},
+                          {"vector_registers", t.vector_registers},
+                          {"fma", t.fma},
+                          {"l1d_bytes", t.l1d},
+                          {"l2_bytes", t.l2},
+                          {"l3_bytes", t.l3}};
   } catch (const std::exception& e) {
     j["kernel_compiler"] = {{"error", e.what()}};
   }

@@ -217,6 +217,28 @@ PARITY_CASE(Large, cat_and_pad) {
   return b.cat({b.pad(x, {1, 1}, 0.5), y.flip({0})}, 1);
 }
 
+// ---- odd sizes ----------------------------------------------------------------------------------
+// Sizes around every ISA level's register tile (1, 3, 17, 127, 129 rows and columns; K = 10001),
+// contiguous, transposed, strided and batched operands. The long (K = 10001) products take inputs
+// in [0, 1) so that no output lies near zero, where float32 summation order would show.
+PARITY_CASE(Matmul, tile_edges_odd_sizes) {
+  std::vector<typename B::T> out;
+  for (int64_t n : {1, 3, 17, 127, 129})
+    for (int64_t m : {1, 3, 17, 129}) out.push_back(b.matmul(b.randn({n, 17}), b.randn({17, m})));
+  out.push_back(b.matmul(b.randn({129, 3}).t(), b.randn({258, 127}).slice(0, 0, 258, 2)));
+  out.push_back(b.matmul(b.randn({17, 254}).slice(1, 1, 254, 2), b.randn({17, 127}).t()));
+  out.push_back(b.matmul(b.randn({2, 17, 3}), b.randn({3, 129})));
+  out.push_back(b.matmul(b.randn({3, 1, 5, 127}), b.randn({2, 127, 17})) + 1);
+  return out;
+}
+PARITY_CASE(Matmul, long_reduce_10001) {
+  auto x = b.rand({10001, 17}), w = b.rand({10001, 3});
+  return std::vector{b.matmul(x.t(), w),               // weight-gradient layout
+                     b.matmul(b.rand({3, 10001}), x),  // K = 10001
+                     b.matmul(x, b.rand({17, 5})),     // N = 10001
+                     b.matmul(w.slice(0, 0, 10001, 2).t(), x.slice(0, 0, 10001, 2))};  // strided
+}
+
 // ---- random matrix products ---------------------------------------------------------------------
 // matmul over random sizes, ranks (1-D operands, batch dims that broadcast), transposed or sliced
 // operands and epilogues; the choices come from a fixed-seed generator.

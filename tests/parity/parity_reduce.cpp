@@ -61,7 +61,29 @@ PARITY_CASE(Mean, over_empty_dim_is_nan) {
   return std::vector{x.mean({0}), x.mean(), x.var({0}), x.std({0}, false), x.mean({1})};
 }
 
+// Reductions over odd lengths (vector tails and unrolled accumulators at every ISA level), along
+// contiguous, column and strided axes. Inputs in [0, 1): no sum lies near zero.
+PARITY_CASE(Sum, odd_sizes) {
+  std::vector<typename B::T> out;
+  for (int64_t n : {1, 3, 17, 127, 129, 10001}) {
+    out.push_back(b.rand({3, n}).sum({1}));
+    out.push_back(b.rand({n, 5}).sum({0}));
+    out.push_back(b.rand({n, 6}).slice(1, 0, 6, 2).mean({0}));
+    out.push_back(b.rand({2, n, 3}).sum({1}, true));
+  }
+  return out;
+}
+
 // ---- max / min / argmax / argmin ---------------------------------------------------------------
+PARITY_CASE(MaxReduce, odd_sizes) {
+  std::vector<typename B::T> out;
+  for (int64_t n : {1, 3, 17, 127, 129, 10001}) {
+    auto x = b.randn({3, n});
+    out.push_back(x.amax({1}));
+    out.push_back(b.randn({n, 3}).amin({0}));
+  }
+  return out;
+}
 PARITY_CASE(MaxReduce, all) {
   auto x = b.randn({3, 4});
   return std::vector{x.max(), x.min()};

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ember/error.h"
+#include "runtime/cpu/target.h"
 
 namespace ember::runtime {
 
@@ -41,14 +42,6 @@ std::string find_in_path(const std::string& name) {
     if (access(p.c_str(), X_OK) == 0) return p;
   }
   return "";
-}
-
-bool cpu_has(const std::string& flag) {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("flags", 0) == 0) return line.find(" " + flag) != std::string::npos;
-  return false;
 }
 
 // FNV-1a 64-bit, printed as hex: stable across runs and builds (std::hash is not).
@@ -98,8 +91,9 @@ const CompilerInfo& compiler_info() {
     // -fno-unswitch-loops: GCC 12.2 at -O3 -march=native (AVX-512) miscompiles an unswitched,
     // vectorised masked uint8 -> int64 sum (tests/codegen fuzz seed 200441); typical kernels
     // compile to the same code without it.
-    i.flags = "-O3 -march=native -fPIC -shared -fno-math-errno -fno-unswitch-loops -std=gnu11 -w";
-    if (cpu_has("avx512f")) i.flags += " -mprefer-vector-width=512";
+    // The ISA level's -march flags (runtime/cpu/target.h; $EMBER_ISA forces a lower level).
+    i.flags = "-O3 " + target_flags(host_target()) +
+              " -fPIC -shared -fno-math-errno -fno-unswitch-loops -std=gnu11 -w";
     // glibc's vector math library: with it, loops over exp/log/sin/tanh/pow vectorise (the
     // kernel prelude declares the SIMD variants when EMBER_HAVE_MVEC is defined).
     i.libs = " -lm";
@@ -121,7 +115,7 @@ const CompilerInfo& compiler_info() {
 void* compile_and_load(const std::string& source, bool* cache_hit) {
   const CompilerInfo& cc = compiler_info();
   std::string key = content_hash(source + "\n" + cc.path + "\n" + cc.version + "\n" + cc.flags +
-                                 cc.libs + "\n" + cc.cpu);
+                                 cc.libs + "\n" + cc.cpu + "\n" + host_target().str());
   std::lock_guard<std::mutex> lock(g_mu);
   fs::path dir = cache_dir();
   if (!writable_dir(dir) && !fs::exists(dir / (key + ".so"))) {

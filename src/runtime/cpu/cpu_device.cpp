@@ -6,6 +6,7 @@
 #include "codegen/opt.h"
 #include "codegen/render_c.h"
 #include "runtime/cpu/compiler.h"
+#include "runtime/cpu/target.h"
 #include "runtime/device.h"
 #include "runtime/thread_pool.h"
 
@@ -40,11 +41,12 @@ class CpuDevice : public Device {
       const std::vector<const schedule::Kernel*>& kernels) override {
     std::vector<std::shared_ptr<CpuProgram>> progs;
     std::ostringstream tu;
-    tu << codegen::c_prelude();
+    const codegen::Target& target = host_target();
+    tu << codegen::c_prelude(target);
     for (size_t i = 0; i < kernels.size(); i++) {
       auto p = std::make_shared<CpuProgram>();
       p->kernel = *kernels[i];
-      codegen::Opts o = codegen::heuristic(p->kernel);
+      codegen::Opts o = codegen::heuristic(p->kernel, target);
       p->opts = o.str();
       p->name = p->kernel.name();
       p->outer = codegen::outer_extent(p->kernel, o);

@@ -1,0 +1,109 @@
+#include "runtime/cpu/target.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "ember/error.h"
+
+namespace ember::runtime {
+
+using codegen::Isa;
+
+Isa host_isa() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  // libgcc's checks include the OS's register-state support (XGETBV), not only the cpuid bits.
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+    return Isa::Avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::Avx2;
+  if (__builtin_cpu_supports("sse2")) return Isa::Sse2;
+#endif
+  return Isa::Scalar;
+}
+
+namespace {
+
+// "32K", "1024K", "36608K", "2M" -> bytes; 0 when unreadable.
+int64_t parse_size(const std::string& s) {
+  char* end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (v <= 0 || end == s.c_str()) return 0;
+  if (*end == 'K') return v << 10;
+  if (*end == 'M') return v << 20;
+  return v;
+}
+
+std::string read_line(const std::string& path) {
+  std::ifstream f(path);
+  std::string l;
+  std::getline(f, l);
+  return l;
+}
+
+// Data/unified cache size of `level` from sysfs, else sysconf, else 0.
+int64_t cache_size(int level) {
+  for (int i = 0; i < 8; i++) {
+    std::string d = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::string lv = read_line(d + "level");
+    if (lv.empty()) break;
+    std::string type = read_line(d + "type");
+    if (std::atoi(lv.c_str()) == level && (type == "Data" || type == "Unified"))
+      if (int64_t b = parse_size(read_line(d + "size"))) return b;
+  }
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+  long v = sysconf(level == 1   ? _SC_LEVEL1_DCACHE_SIZE
+                   : level == 2 ? _SC_LEVEL2_CACHE_SIZE
+                                : _SC_LEVEL3_CACHE_SIZE);
+  if (v > 0) return v;
+#endif
+  return 0;
+}
+
+codegen::Target detect() {
+  Isa host = host_isa(), isa = host;
+  if (const char* e = std::getenv("EMBER_ISA"); e && *e) {
+    auto want = codegen::parse_isa(e);
+    if (!want)
+      throw ValueError(std::string("EMBER_ISA=") + e +
+                       " is not an ISA level (use avx512, avx2, sse2 or scalar)");
+    if (*want > host)
+      throw ValueError(std::string("EMBER_ISA=") + e + " is above this CPU's level (" +
+                       codegen::isa_name(host) + ")");
+    isa = *want;
+  }
+  int64_t l1 = cache_size(1), l2 = cache_size(2), l3 = cache_size(3);
+  return codegen::make_target(isa, l1 ? l1 : 32 << 10, l2 ? l2 : 256 << 10, l3 ? l3 : 8 << 20);
+}
+
+}  // namespace
+
+const codegen::Target& host_target() {
+  static const codegen::Target t = detect();
+  return t;
+}
+
+std::string target_flags(const codegen::Target& t) {
+  const char* no_vec = "-fno-tree-vectorize -fno-tree-slp-vectorize";
+#if !defined(__x86_64__)
+  if (t.isa == Isa::Scalar) return no_vec;
+#endif
+  if (t.isa == host_isa() && t.isa != Isa::Scalar)
+    return t.isa == Isa::Avx512 ? "-march=native -mprefer-vector-width=512" : "-march=native";
+  switch (t.isa) {
+    case Isa::Avx512:
+      return "-march=x86-64-v4 -mtune=native -mprefer-vector-width=512";
+    case Isa::Avx2:
+      return "-march=x86-64-v3 -mtune=native";
+    case Isa::Sse2:
+      return "-march=x86-64 -mtune=native";
+    case Isa::Scalar:
+      break;
+  }
+  return std::string("-march=x86-64 -mtune=native ") + no_vec;
+}
+
+}  // namespace ember::runtime
