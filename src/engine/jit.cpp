@@ -124,10 +124,16 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
   auto cap = std::make_unique<Capture>();
   auto outs = cap->record(s.fn, inputs, raw_inputs, copied, ctx.device);
   s.cap = std::move(cap);
-  if (ctx.debug >= 1)
-    std::fprintf(stderr, "jit: captured %zu launches, %zu buffers, %lld bytes of intermediates\n",
+  if (ctx.debug >= 1) {
+    int64_t fresh_bytes = 0;
+    for (auto& [dt, n] : s.cap->fresh) fresh_bytes += n * static_cast<int64_t>(element_size(dt));
+    std::fprintf(stderr,
+                 "jit: captured %zu launches, %zu buffers, %lld bytes of intermediates, %zu new "
+                 "buffers per replay (%lld bytes)\n",
                  s.cap->launches.size(), s.cap->bindings.size(),
-                 static_cast<long long>(s.cap->planned));
+                 static_cast<long long>(s.cap->planned), s.cap->fresh.size(),
+                 static_cast<long long>(fresh_bytes));
+  }
   return outs;
 }
 

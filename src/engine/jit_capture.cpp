@@ -1,11 +1,15 @@
 #include "engine/jit_capture.h"
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ember/context.h"
 #include "engine/overwrite.h"
 #include "engine/realize.h"
+#include "ir/overwrite.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember::engine::jit {
@@ -48,6 +52,35 @@ std::vector<int> partition_of(const std::vector<const ir::Storage*>& st) {
   for (size_t i = 0; i < st.size(); i++)
     if (st[i]) part[i] = first.emplace(st[i], static_cast<int>(i)).first->second;
   return part;
+}
+
+// Runs `write`, which overwrites the writers' buffers, with the value semantics of a realized
+// in-place op: the writers move to a new version of their buffers and values that read the old
+// data keep a copy (engine/overwrite.h). Fast path when nothing but the writers themselves reads
+// the current data (the common case: no copy can be needed).
+void write_versioned(const std::vector<Tensor>& writers, const std::function<void()>& write) {
+  std::unordered_map<const ir::Node*, long> holders;  // distinct writer tensors per node
+  std::vector<TensorImpl*> impls;
+  for (auto& w : writers)
+    if (std::find(impls.begin(), impls.end(), w.impl()) == impls.end()) {
+      impls.push_back(w.impl());
+      holders[w.impl()->node.get()]++;
+    }
+  std::vector<ir::Storage*> storages;
+  for (TensorImpl* i : impls) {
+    ir::Storage* st = i->node->storage.get();
+    if (std::find(storages.begin(), storages.end(), st) != storages.end()) continue;
+    storages.push_back(st);
+    for (auto& n : st->live_nodes()) {
+      if (n->storage.get() != st || ir::buffer_version(*n) != st->version()) continue;
+      auto h = holders.find(n.get());
+      if (h == holders.end() || n.use_count() > h->second + 1)
+        return engine::overwrite_in_place(writers, write);
+    }
+  }
+  for (ir::Storage* st : storages) st->bump_version();
+  for (TensorImpl* i : impls) i->node = ir::make_buffer(i->node->storage, i->node->shape);
+  write();
 }
 
 // Watches the capture call (tensor/tensor_impl.h): which tensors made before it the function
@@ -122,6 +155,11 @@ class Observer final : public detail::AccessObserver {
         "at capture, and replays would reuse it; create the tensor outside the function and "
         "pass it as an input");
   }
+  void created(const std::shared_ptr<TensorImpl>& t) override {
+    if (!paused) made.push_back(t);
+  }
+  std::vector<std::weak_ptr<TensorImpl>> made;  // the tensors the function made
+
   void reseed() override {
     throw Error(
         "jit: manual_seed inside a jitted function would run only at capture, not on replays; "
@@ -195,7 +233,7 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
     outs = fn(inputs);
     // Everything the call left lazy is realized in the capture: outputs, in-place writes (to
     // inputs and to tensors outside the function) and new gradients.
-    std::vector<Tensor> fin;
+    std::vector<Tensor> fin;  // (its strong references end with this block)
     for (size_t i = 0; i < outs.size(); i++) {
       if (!outs[i].defined())
         throw ValueError("jit: output " + std::to_string(i) + " is an undefined tensor");
@@ -212,6 +250,8 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
     }
     detail::access_observer() = nullptr;
     realize(fin);
+    fin.clear();
+    obs.assigned.clear();
     // An output that is a view of a buffer is returned as a copy (a view is a value).
     std::vector<Tensor> views;
     for (auto& o : outs)
@@ -219,6 +259,19 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
     realize(views);
     for (size_t r = 0; r < slots.size(); r++)
       if (owners[r] && owners[r]->grad.defined()) make_concrete(owners[r]->grad);
+    // A tensor the function made and kept outside itself (a closure variable, a member, a
+    // container) would not be made again by a replay: the variable would keep this one.
+    std::unordered_set<const TensorImpl*> known;
+    for (auto& o : outs) known.insert(o.impl());
+    for (TensorImpl* o : owners)
+      if (o && o->grad.defined()) known.insert(o->grad.impl());
+    for (auto& w : obs.made)
+      if (auto t = w.lock(); t && !known.count(t.get()))
+        throw Error(
+            "jit: the function keeps a tensor it made outside itself (in a closure variable, a "
+            "member or a container); a replay would not make it again, so the variable would "
+            "keep a stale value: return it as an output instead");
+    obs.made.clear();
   }
 
   // ---- sources: the inputs, then the external tensors ------------------------------------------
@@ -474,7 +527,7 @@ std::vector<Tensor> Capture::replay(const std::vector<Tensor>& inputs,
   if (writers.empty())
     run();
   else
-    engine::overwrite_in_place(writers, run);
+    write_versioned(writers, run);
 
   auto make = [&](const OutSpec& s, const std::vector<Tensor>& done) -> Tensor {
     switch (s.kind) {

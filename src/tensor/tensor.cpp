@@ -72,6 +72,7 @@ Tensor make_tensor_rg(NodeRef node, bool requires_grad) {
   auto impl = std::make_shared<TensorImpl>();
   impl->node = std::move(node);
   impl->requires_grad = requires_grad;
+  if (g_observer) g_observer->created(impl);
   return Tensor(std::move(impl));
 }
 

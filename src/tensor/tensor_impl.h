@@ -66,6 +66,8 @@ struct AccessObserver {
   virtual void host_data() = 0;
   /// The random generator is being reseeded.
   virtual void reseed() = 0;
+  /// A tensor was made.
+  virtual void created(const std::shared_ptr<TensorImpl>& t) = 0;
 };
 AccessObserver*& access_observer();
 

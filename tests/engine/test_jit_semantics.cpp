@@ -247,6 +247,16 @@ TEST(JitSemantics, InPlaceOnAViewInputRaisesAsEager) {
   expect_error([&] { f({m.t()}); }, "passed as a view");
 }
 
+TEST(JitSemantics, TensorKeptOutsideTheFunctionRaises) {
+  Tensor last;
+  auto f = jit([&](const std::vector<Tensor>& in) {
+    last = in[0] * 2;
+    return one(in[0] + 1);
+  });
+  f({ones({2})});
+  expect_error([&] { f({ones({2})}); }, "return it as an output instead");
+}
+
 // Found by the differential test: one value assigned to two tensors and realized in one
 // schedule wrote only one of them (schedule.cpp keyed in-place targets by value).
 TEST(JitSemantics, OneValueAssignedToTwoTensors) {
