@@ -23,7 +23,12 @@
 //    closures are opaque): call reset() after rebinding, or pass the tensor as an input.
 //  - nested jits: equal to eager (a jit called inside a capture runs as plain code).
 //  - aliasing between arguments, or between an argument and a tensor the function reads:
-//    equal to eager (a change of which ones share a buffer makes the call capture again).
+//    equal to eager (a change of which ones share a buffer makes the call capture again; so does
+//    a call while the tensor passed at capture is still alive and another one is passed, since
+//    the function may also read that tensor through its closure).
+//  - a tensor the function makes and keeps outside itself (closure variable, member,
+//    container): Error "jit: the function keeps a tensor it made outside itself ... return it
+//    as an output instead".
 //  - aliasing between outputs, or an output that is an input or a tensor from outside: equal
 //    to eager (the same tensor object is returned, as eager returns it).
 //  - gradients: backward() inside the function, with or without zero_grad, accumulates across
@@ -42,6 +47,8 @@
 //  - in-place write to an input passed as a view: Error "... which was passed as a view ..."
 //    (eager raises as well).
 //  - random ops: draw new numbers on every replay, as eager.
+//  - plain C++ in the function (counters, branches on host values, logging) runs only on the
+//    calls that are not replays: keep such state outside, or pass it as input tensors.
 //
 // Outputs are new tensors on every call (except the pass-through cases above) and do not
 // require grad: call backward() inside the function. Buffers of parameters and optimizer state
