@@ -7,19 +7,52 @@
 //   auto out = step({x});   // 1st call: runs normally; 2nd: captures; later: replays
 //
 // A replay launches the captured kernels on the new input buffers: no graph building, scheduling
-// or compiling. Buffers that existed before the capture (parameters, optimizer state, learning
-// rate) are bound by identity; everything that changes them (optimizer steps, ember::load,
-// in-place ops followed by realize) writes into the same buffer, so a replay always reads the live
-// values. If such a buffer is released by its owner (e.g. a parameter tensor was replaced by a new
-// one), the next call raises an Error instead of reading the stale buffer; call reset() to
-// capture again. A replay's own in-place writes (a jitted optimizer step) are not versioned: a
-// lazy value built outside the function from that state before a replay, and realized after
-// it, reads the replayed data (realize such values before the next call).
+// or compiling. A replay does what running the function would do, or raises an Error that names
+// the cause and the fix; it never returns a different value silently. Case by case:
 //
-// Inputs: realized or lazy tensors; their signature (shape, dtype) is checked on every replay and
-// a mismatch raises ShapeError/DTypeError naming the input and both signatures. Outputs are fresh
-// tensors on every call. Random ops draw new numbers on every replay. Reading tensor data inside
-// the function while capturing raises (the value would be frozen into the replay).
+//  - in-place write to an input (x.add_(1)): equal to eager; the caller's tensor is updated.
+//  - in-place write to a tensor outside the function (closure, optimizer state): equal to eager.
+//  - values built before a call from a tensor the call overwrites: equal to eager (they keep
+//    their data, as after a realized in-place op).
+//  - tensor outside the function updated in place between calls, realized or not (s.copy_(v)):
+//    equal to eager (pending updates are realized before each call).
+//  - lazy tensor made outside the function and read by it: equal to eager (it is a constant).
+//  - tensor outside the function rebound to a new tensor (w = ...): Error "jit: a tensor that
+//    the function read at capture was destroyed ... call reset() ..." when the old tensor is
+//    destroyed. If the old tensor is still alive elsewhere the jit cannot see the change (C++
+//    closures are opaque): call reset() after rebinding, or pass the tensor as an input.
+//  - nested jits: equal to eager (a jit called inside a capture runs as plain code).
+//  - aliasing between arguments, or between an argument and a tensor the function reads:
+//    equal to eager (a change of which ones share a buffer makes the call capture again; so does
+//    a call while the tensor passed at capture is still alive and another one is passed, since
+//    the function may also read that tensor through its closure).
+//  - a tensor the function makes and keeps outside itself (closure variable, member,
+//    container): Error "jit: the function keeps a tensor it made outside itself ... return it
+//    as an output instead".
+//  - aliasing between outputs, or an output that is an input or a tensor from outside: equal
+//    to eager (the same tensor object is returned, as eager returns it).
+//  - gradients: backward() inside the function, with or without zero_grad, accumulates across
+//    calls as eager (a gradient is rebound to a new tensor on every call; a change in whether a
+//    gradient it accumulates into is defined makes the call capture again).
+//  - input shape or dtype change: ShapeError / DTypeError "jit: input i is <sig> but was
+//    captured as <sig>; call reset() to capture again (or use one jit per signature)".
+//  - device change (Context::device): equal to eager (the call captures again).
+//  - reading tensor data inside the function (item, to_vector, printing): Error "jit: reading
+//    tensor data ... inside a jitted function is not allowed ...".
+//  - host data into a tensor inside the function (from_blob, from_vector, tensor()): Error
+//    "jit: from_blob / from_vector / tensor() inside a jitted function copy host data once ...".
+//  - host-side writes inside the function (Optimizer::set_lr, ember::load): Error "jit: a
+//    host-side write ... inside a jitted function would run only at capture ...".
+//  - manual_seed inside the function: Error "jit: manual_seed inside a jitted function ...".
+//  - in-place write to an input passed as a view: Error "... which was passed as a view ..."
+//    (eager raises as well).
+//  - random ops: draw new numbers on every replay, as eager.
+//  - plain C++ in the function (counters, branches on host values, logging) runs only on the
+//    calls that are not replays: keep such state outside, or pass it as input tensors.
+//
+// Outputs are new tensors on every call (except the pass-through cases above) and do not
+// require grad: call backward() inside the function. Buffers of parameters and optimizer state
+// are bound through their tensors, so a replay always reads the live values.
 #pragma once
 #include <functional>
 #include <memory>

@@ -1,51 +1,29 @@
-// Capture and replay (see include/ember/jit.h for the contract).
+// Capture and replay (see include/ember/jit.h for the contract, one line per way a replay could
+// differ from running the function).
+//
+// A capture records the launches of one run of the function and which tensors it touched: its
+// inputs, the tensors that existed before the call (closure tensors, parameters, optimizer state:
+// "externals") and the gradient slots of leaves. A replay resolves those tensors again (so a
+// buffer is bound through the tensor that holds it, not frozen), checks that they alias each
+// other as they did at capture (else it captures again), versions the buffers it overwrites as
+// a realized in-place op would, launches, and rebinds gradients and outputs as the function did.
 #include "ember/jit.h"
 
-#include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <map>
-#include <unordered_map>
 
 #include "ember/context.h"
+#include "engine/jit_capture.h"
 #include "engine/realize.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
 
-namespace {
-
-using StorageRef = std::shared_ptr<ir::Storage>;
-
-enum class Role : uint8_t { Input, Output, Persistent, Intermediate, RngKey };
-
-struct Binding {
-  Role role;
-  int index = -1;    // input or output position
-  StorageRef fixed;  // Persistent / Intermediate / RngKey: the buffer used on every replay
-};
-
-struct CapturedLaunch {
-  std::shared_ptr<runtime::Program> program;  // null: copy buffers[1] -> buffers[0]
-  std::vector<int> bindings;                  // index into State::bindings per buffer slot
-};
-
-std::string signature(const Tensor& t) {
-  return std::string(dtype_name(t.dtype())) + ir::shape_str(t.sizes());
-}
-
-}  // namespace
+using engine::jit::Capture;
 
 struct Jit::State {
   Fn fn;
-  int64_t calls = 0, replays = 0, planned = 0;
-  bool captured = false;
-  std::vector<std::pair<ScalarType, Shape>> in_sig;
-  std::vector<Binding> bindings;
-  std::vector<CapturedLaunch> launches;
-  std::vector<std::pair<ScalarType, Shape>> out_sig;
-  std::vector<int> out_binding;  // binding index of each output
-  std::vector<int> persistent;   // binding indices to check for liveness
+  int64_t calls = 0, replays = 0;
+  std::unique_ptr<Capture> cap;
 };
 
 Jit::Jit(Fn fn) : s_(std::make_unique<State>()) { s_->fn = std::move(fn); }
@@ -60,18 +38,38 @@ void Jit::reset() {
 }
 int64_t Jit::calls() const { return s_->calls; }
 int64_t Jit::replays() const { return s_->replays; }
-int64_t Jit::captured_launches() const { return static_cast<int64_t>(s_->launches.size()); }
-int64_t Jit::planned_bytes() const { return s_->planned; }
+int64_t Jit::captured_launches() const {
+  return s_->cap ? static_cast<int64_t>(s_->cap->launches.size()) : 0;
+}
+int64_t Jit::planned_bytes() const { return s_->cap ? s_->cap->planned : 0; }
 
 namespace {
 
-// Inputs as realized contiguous buffers.
-std::vector<Tensor> materialise(const std::vector<Tensor>& inputs) {
-  std::vector<Tensor> out;
-  for (auto& t : inputs) {
+std::string signature(ScalarType t, const Shape& s) { return dtype_name(t) + ir::shape_str(s); }
+
+// Pending in-place updates (made outside the function, e.g. `s.copy_(v)` without realize) are
+// realized first, so that the function reads their new values from their buffers.
+void flush_pending_writes() {
+  auto pending = detail::pending_writes();
+  if (!pending.empty()) realize(pending);
+}
+
+// The tensors passed to the function: each raw input realized in place (it keeps its identity,
+// so in-place writes reach the caller's tensor); a view of a buffer is passed as a contiguous
+// copy (the function may not write into it: in-place ops on views are not supported).
+std::vector<Tensor> prepare_inputs(const std::vector<Tensor>& raw, std::vector<bool>& copied) {
+  for (auto& t : raw)
     if (!t.defined()) throw ValueError("jit: undefined input tensor");
-    Tensor c = t.node()->op == ir::Op::BUFFER ? t : t.contiguous();
-    out.push_back(c);
+  realize(raw);
+  std::vector<Tensor> out;
+  copied.assign(raw.size(), false);
+  for (size_t i = 0; i < raw.size(); i++) {
+    if (raw[i].node()->op == ir::Op::BUFFER) {
+      out.push_back(raw[i]);
+    } else {
+      out.push_back(raw[i].contiguous());
+      copied[i] = true;
+    }
   }
   realize(out);
   return out;
@@ -81,6 +79,8 @@ std::vector<Tensor> materialise(const std::vector<Tensor>& inputs) {
 
 std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
   State& s = *s_;
+  // Called while another jit captures: run as plain code, so the outer capture records it.
+  if (engine::capturing()) return s.fn(raw_inputs);
   s.calls++;
   const Context& ctx = Context::get();
   if (s.calls == 1) {  // warm-up: compile, create lazily initialised state
@@ -88,145 +88,52 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
     realize(outs);
     return outs;
   }
-  std::vector<Tensor> inputs = materialise(raw_inputs);
-  if (!s.captured) {
-    // ---- capture -------------------------------------------------------------------------------
-    uint64_t first_new = ir::Storage::next_id();
-    std::vector<engine::Launch> rec;
-    engine::set_launch_hook([&](const engine::Launch& l) { rec.push_back(l); });
-    std::vector<Tensor> outs;
-    try {
-      outs = s.fn(inputs);
-      for (auto& o : outs)
-        if (o.node()->op != ir::Op::BUFFER) o = o.contiguous();
-      realize(outs);
-    } catch (...) {
-      engine::set_launch_hook(nullptr);
-      throw;
-    }
-    engine::set_launch_hook(nullptr);
-    for (auto& t : inputs) s.in_sig.push_back({t.dtype(), t.sizes()});
-    std::unordered_map<const ir::Storage*, int> index;
-    std::unordered_map<const ir::Storage*, bool> written;
-    for (auto& l : rec) written[l.buffers[0].get()] = true;
-    auto bind = [&](const StorageRef& st) {
-      auto it = index.find(st.get());
-      if (it != index.end()) return it->second;
-      Binding b;
-      b.fixed = st;
-      for (size_t i = 0; i < inputs.size(); i++)
-        if (inputs[i].node()->storage == st) {
-          b.role = Role::Input;
-          b.index = static_cast<int>(i);
-          b.fixed.reset();
-        }
-      if (b.fixed) {
-        if (st->is_rng_key)
-          b.role = Role::RngKey;
-        else if (st->id() < first_new || !written.count(st.get()))
-          b.role = Role::Persistent;
-        else
-          b.role = Role::Intermediate;
-      }
-      int id = static_cast<int>(s.bindings.size());
-      s.bindings.push_back(b);
-      index[st.get()] = id;
-      return id;
-    };
-    for (auto& l : rec) {
-      CapturedLaunch cl{l.program, {}};
-      for (auto& b : l.buffers) cl.bindings.push_back(bind(b));
-      s.launches.push_back(std::move(cl));
-    }
-    for (size_t i = 0; i < outs.size(); i++) {
-      int b = bind(outs[i].node()->storage);
-      if (s.bindings[b].role == Role::Intermediate) {
-        s.bindings[b].role = Role::Output;
-        s.bindings[b].index = static_cast<int>(i);
-        s.bindings[b].fixed.reset();
-      }
-      s.out_sig.push_back({outs[i].dtype(), outs[i].sizes()});
-      s.out_binding.push_back(b);
-    }
-    for (size_t i = 0; i < s.bindings.size(); i++) {
-      auto& b = s.bindings[i];
-      if (b.role == Role::Persistent && b.fixed->id() < first_new)
-        s.persistent.push_back(static_cast<int>(i));
-      if (b.role == Role::Intermediate) s.planned += static_cast<int64_t>(b.fixed->nbytes());
-    }
-    s.captured = true;
-    if (ctx.debug >= 1)
-      std::fprintf(stderr, "jit: captured %zu launches, %zu buffers, %lld bytes of intermediates\n",
-                   s.launches.size(), s.bindings.size(), static_cast<long long>(s.planned));
-    return outs;
-  }
+  flush_pending_writes();
+  std::vector<bool> copied;
+  std::vector<Tensor> inputs = prepare_inputs(raw_inputs, copied);
 
-  // ---- replay
-  // --------------------------------------------------------------------------------------
-  if (inputs.size() != s.in_sig.size())
-    throw ValueError("jit: captured with " + std::to_string(s.in_sig.size()) +
-                     " inputs, called with " + std::to_string(inputs.size()));
-  for (size_t i = 0; i < inputs.size(); i++) {
-    if (inputs[i].dtype() != s.in_sig[i].first)
-      throw DTypeError("jit: input " + std::to_string(i) + " is " + signature(inputs[i]) +
-                       " but was captured as " + dtype_name(s.in_sig[i].first) +
-                       ir::shape_str(s.in_sig[i].second));
-    if (inputs[i].sizes() != s.in_sig[i].second)
-      throw ShapeError("jit: input " + std::to_string(i) + " is " + signature(inputs[i]) +
-                       " but was captured as " + dtype_name(s.in_sig[i].first) +
-                       ir::shape_str(s.in_sig[i].second));
-  }
-  for (int b : s.persistent)
-    if (s.bindings[b].fixed.use_count() == 1)
-      throw Error("jit: a buffer bound at capture (" +
-                  std::string(dtype_name(s.bindings[b].fixed->dtype())) + "[" +
-                  std::to_string(s.bindings[b].fixed->numel()) +
-                  "]) was released by its owner (was a parameter replaced?); call reset() to "
-                  "capture again");
-  s.replays++;
-  std::vector<StorageRef> out_store(s.out_sig.size());
-  for (size_t i = 0; i < s.out_sig.size(); i++) {
-    auto& b = s.bindings[s.out_binding[i]];
-    if (b.role == Role::Output)
-      out_store[i] =
-          std::make_shared<ir::Storage>(s.out_sig[i].first, ir::shape_numel(s.out_sig[i].second));
-  }
-  for (auto& b : s.bindings)
-    if (b.role == Role::RngKey)
-      detail::next_rng_key(b.fixed->rng_draws, static_cast<int64_t*>(b.fixed->data()));
-  auto storage_of = [&](int bi) -> const StorageRef& {
-    const Binding& b = s.bindings[bi];
-    if (b.role == Role::Input) return inputs[b.index].node()->storage;
-    if (b.role == Role::Output) return out_store[b.index];
-    return b.fixed;
-  };
-  std::vector<void*> ptrs;
-  for (auto& l : s.launches) {
-    if (!l.program) {
-      auto& dst = storage_of(l.bindings[0]);
-      std::memcpy(dst->data(), storage_of(l.bindings[1])->data(), dst->nbytes());
-      continue;
+  if (s.cap) {
+    Capture& c = *s.cap;
+    if (inputs.size() != c.in_sig.size())
+      throw ValueError("jit: captured with " + std::to_string(c.in_sig.size()) +
+                       " inputs, called with " + std::to_string(inputs.size()) +
+                       "; call reset() to capture again");
+    for (size_t i = 0; i < inputs.size(); i++) {
+      const auto& [dt, shape] = c.in_sig[i];
+      std::string msg = "jit: input " + std::to_string(i) + " is " +
+                        signature(inputs[i].dtype(), inputs[i].sizes()) + " but was captured as " +
+                        signature(dt, shape) +
+                        "; call reset() to capture again (or use one jit per signature)";
+      if (inputs[i].dtype() != dt) throw DTypeError(msg);
+      if (inputs[i].sizes() != shape) throw ShapeError(msg);
     }
-    ptrs.clear();
-    for (int bi : l.bindings) ptrs.push_back(storage_of(bi)->data());
-    if (ctx.debug >= 2 || ctx.profile_kernels) {
-      engine::Launch el{l.program, {}};
-      for (int bi : l.bindings) el.buffers.push_back(storage_of(bi));
-      engine::run_launch(el);
-    } else {
-      l.program->launch(ptrs.data());
+    std::vector<Tensor> sources;
+    if (c.matches(inputs, copied, ctx.device, sources)) {
+      s.replays++;
+      auto outs = c.replay(inputs, raw_inputs, sources);
+      if (ctx.debug >= 1)
+        std::fprintf(stderr, "jit: replay %lld (%zu launches)\n", static_cast<long long>(s.replays),
+                     c.launches.size());
+      return outs;
     }
+    if (ctx.debug >= 1)
+      std::fprintf(stderr, "jit: %s changed since the capture; capturing again\n",
+                   c.mismatch.c_str());
+    s.cap.reset();
   }
-  std::vector<Tensor> outs;
-  for (size_t i = 0; i < s.out_sig.size(); i++) {
-    StorageRef st = s.bindings[s.out_binding[i]].role == Role::Output
-                        ? out_store[i]
-                        : storage_of(s.out_binding[i]);
-    outs.push_back(detail::make_tensor_rg(ir::make_buffer(st, s.out_sig[i].second), false));
+  auto cap = std::make_unique<Capture>();
+  auto outs = cap->record(s.fn, inputs, raw_inputs, copied, ctx.device);
+  s.cap = std::move(cap);
+  if (ctx.debug >= 1) {
+    int64_t fresh_bytes = 0;
+    for (auto& [dt, n] : s.cap->fresh) fresh_bytes += n * static_cast<int64_t>(element_size(dt));
+    std::fprintf(stderr,
+                 "jit: captured %zu launches, %zu buffers, %lld bytes of intermediates, %zu new "
+                 "buffers per replay (%lld bytes)\n",
+                 s.cap->launches.size(), s.cap->bindings.size(),
+                 static_cast<long long>(s.cap->planned), s.cap->fresh.size(),
+                 static_cast<long long>(fresh_bytes));
   }
-  if (ctx.debug >= 1)
-    std::fprintf(stderr, "jit: replay %lld (%zu launches)\n", static_cast<long long>(s.replays),
-                 s.launches.size());
   return outs;
 }
 

@@ -11,6 +11,10 @@
 namespace ember::engine {
 
 void overwrite_in_place(const std::vector<Tensor>& ts, const std::function<void()>& write) {
+  if (capturing())
+    throw Error(
+        "jit: a host-side write (Optimizer::set_lr, ember::load) inside a jitted function would "
+        "run only at capture, not on replays; do it outside the function");
   std::vector<std::shared_ptr<ir::Storage>> storages;
   std::unordered_map<const ir::Node*, long> owned;  // distinct tensors holding each node
   std::vector<std::pair<TensorImpl*, std::shared_ptr<ir::Storage>>> impls;

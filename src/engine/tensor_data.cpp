@@ -16,8 +16,9 @@ namespace {
 std::shared_ptr<ir::Storage> contiguous_storage(const Tensor& t) {
   if (engine::capturing())
     throw Error(
-        "ember: reading tensor data inside a jit capture is not allowed (the value would "
-        "be baked into the replay)");
+        "jit: reading tensor data (item, to_vector, printing) inside a jitted function is not "
+        "allowed: the value would be frozen into the replay; keep the computation in tensors "
+        "or read the data outside the function");
   engine::realize_tensors({t});
   const ir::NodeRef& n = t.node();
   if (n->op == ir::Op::BUFFER) return n->storage;

@@ -56,6 +56,7 @@ void Optimizer::step() {
     update(i, g, out);
   }
   realize(out);
+  end_step();
 }
 
 // ---- SGD

@@ -309,8 +309,14 @@ Schedule create_schedule(const std::vector<Root>& roots) {
     Schedule s;
     std::unordered_map<const Node*, std::shared_ptr<ir::Storage>> storage;
     std::unordered_map<const Node*, std::shared_ptr<ir::Storage>> targets;
+    // One value may be assigned to several tensors (a.copy_(v); b.copy_(v)): the first target
+    // is handled below, the others get a copy of it after all kernels ran.
+    std::vector<std::pair<const Node*, std::shared_ptr<ir::Storage>>> more_targets;
     for (auto& r : roots)
-      if (r.target && r.node->op != Op::BUFFER) targets[r.node.get()] = r.target;
+      if (r.target && r.node->op != Op::BUFFER) {
+        auto [it, first] = targets.emplace(r.node.get(), r.target);
+        if (!first && it->second != r.target) more_targets.push_back({r.node.get(), r.target});
+      }
     // Every value (in-place roots too) first gets a fresh buffer; in-place roots are redirected
     // to their target below when that is safe.
     for (auto* n : order) {
@@ -358,6 +364,7 @@ Schedule create_schedule(const std::vector<Root>& roots) {
         s.copies.push_back({fresh, target});
       }
     }
+    for (auto& [node, target] : more_targets) s.copies.push_back({storage.at(node), target});
     for (auto& r : roots)
       s.results.push_back(r.node->op == Op::BUFFER ? r.node->storage
                           : r.target               ? r.target

@@ -70,9 +70,22 @@ Tensor& Tensor::set_requires_grad(bool r) {
   return *this;
 }
 
-Tensor Tensor::grad() const { return impl_ ? impl_->grad : Tensor(); }
-Tensor& Tensor::mutable_grad() { return impl_->grad; }
-void Tensor::set_grad(const Tensor& g) { impl_->grad = g; }
+Tensor Tensor::grad() const {
+  if (!impl_) return Tensor();
+  if (auto* o = detail::access_observer()) o->grad_slot(*impl_, false);
+  return impl_->grad;
+}
+Tensor& Tensor::mutable_grad() {
+  if (auto* o = detail::access_observer()) {
+    o->grad_slot(*impl_, false);
+    o->grad_slot(*impl_, true);
+  }
+  return impl_->grad;
+}
+void Tensor::set_grad(const Tensor& g) {
+  if (auto* o = detail::access_observer()) o->grad_slot(*impl_, true);
+  impl_->grad = g;
+}
 
 void Tensor::backward(const Tensor& gradient) const {
   if (!requires_grad())
@@ -93,6 +106,10 @@ void Tensor::backward(const Tensor& gradient) const {
     auto it = grads.find(p->node.get());
     if (it == grads.end()) continue;
     ir::NodeRef g = it->second;
+    if (auto* o = detail::access_observer()) {
+      o->grad_slot(*p, false);
+      o->grad_slot(*p, true);
+    }
     if (p->grad.defined()) g = ir::make_node(Op::ADD, g->dtype, {p->grad.node(), g});
     p->grad = detail::make_tensor_rg(g, false);
     to_realize.push_back(p->grad);

@@ -74,6 +74,7 @@ Generator& generator() {
 
 Tensor from_blob(const void* data, IntList shape, ScalarType dtype) {
   check_shape(shape, "from_blob");
+  if (auto* o = detail::access_observer()) o->host_data();
   auto st = std::make_shared<ir::Storage>(dtype, ir::shape_numel(shape));
   if (st->nbytes()) std::memcpy(st->data(), data, st->nbytes());
   return make_tensor(ir::make_buffer(st, shape));
@@ -175,6 +176,7 @@ void next_rng_key(int64_t n, int64_t* key) {
 }  // namespace detail
 
 void manual_seed(uint64_t seed) {
+  if (auto* o = detail::access_observer()) o->reseed();
   auto& g = generator();
   std::lock_guard<std::mutex> l(g.mu);
   g.seed = seed;

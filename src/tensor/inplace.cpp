@@ -26,9 +26,11 @@ void assign(Tensor& self, const Tensor& value, const char* name) {
                        " does not broadcast to the tensor's shape " + ir::shape_str(self.sizes()));
     v = detail::broadcast_to(v, s);
   }
+  if (auto* o = detail::access_observer()) o->assign(self);
   const NodeRef& cur = impl->node;
   if (!impl->assign_target && cur->op == Op::BUFFER) {
     impl->assign_target = cur->storage;
+    detail::note_pending_write(self);
   } else if (!impl->assign_target && ir::is_movement(cur->op)) {
     throw Error(std::string(name) +
                 ": in-place operations on views are not supported; "

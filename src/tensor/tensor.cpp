@@ -1,4 +1,6 @@
 // Tensor metadata, type promotion and the shared graph-building helpers.
+#include <atomic>
+#include <mutex>
 #include <sstream>
 
 #include "ember/grad_mode.h"
@@ -11,7 +13,19 @@ using ir::Op;
 
 namespace {
 thread_local bool g_grad_enabled = true;
+thread_local detail::AccessObserver* g_observer = nullptr;
+std::atomic<uint64_t> g_next_serial{1};
+
+struct PendingWrites {
+  std::mutex mu;
+  std::vector<std::weak_ptr<TensorImpl>> impls;
+  size_t pruned_size = 0;
+};
+PendingWrites& pending() {
+  static PendingWrites p;
+  return p;
 }
+}  // namespace
 
 NoGradGuard::NoGradGuard() : prev_(g_grad_enabled) { g_grad_enabled = false; }
 NoGradGuard::~NoGradGuard() { g_grad_enabled = prev_; }
@@ -19,6 +33,33 @@ NoGradGuard::~NoGradGuard() { g_grad_enabled = prev_; }
 namespace detail {
 
 bool grad_mode_enabled() { return g_grad_enabled; }
+
+uint64_t next_tensor_serial() { return g_next_serial.fetch_add(1, std::memory_order_relaxed); }
+AccessObserver*& access_observer() { return g_observer; }
+
+void note_pending_write(const Tensor& t) {
+  auto& p = pending();
+  std::lock_guard<std::mutex> l(p.mu);
+  if (p.impls.size() >= 2 * p.pruned_size + 64) {  // amortised pruning of realized entries
+    std::erase_if(p.impls, [](auto& w) {
+      auto i = w.lock();
+      return !i || !i->assign_target;
+    });
+    p.pruned_size = p.impls.size();
+  }
+  p.impls.push_back(t.impl()->weak_from_this());
+}
+
+std::vector<Tensor> pending_writes() {
+  auto& p = pending();
+  std::lock_guard<std::mutex> l(p.mu);
+  std::vector<Tensor> out;
+  for (auto& w : p.impls)
+    if (auto i = w.lock(); i && i->assign_target) out.emplace_back(std::move(i));
+  p.impls.clear();
+  p.pruned_size = 0;
+  return out;
+}
 
 bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
   if (!g_grad_enabled) return false;
@@ -31,6 +72,7 @@ Tensor make_tensor_rg(NodeRef node, bool requires_grad) {
   auto impl = std::make_shared<TensorImpl>();
   impl->node = std::move(node);
   impl->requires_grad = requires_grad;
+  if (g_observer) g_observer->created(impl);
   return Tensor(std::move(impl));
 }
 
@@ -40,6 +82,7 @@ Tensor make_tensor(NodeRef node, std::initializer_list<const Tensor*> inputs) {
 
 const NodeRef& node_of(const Tensor& t) {
   if (!t.defined()) throw ValueError("ember: operation on an undefined tensor");
+  if (g_observer) g_observer->read(t);
   return t.impl()->node;
 }
 

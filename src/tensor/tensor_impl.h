@@ -7,13 +7,20 @@
 
 namespace ember {
 
-struct TensorImpl {
+namespace detail {
+/// A counter stamped on every TensorImpl at creation (a jit capture tells the tensors that
+/// existed before it from those the function made).
+uint64_t next_tensor_serial();
+}  // namespace detail
+
+struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   ir::NodeRef node;
   bool requires_grad = false;
   Tensor grad;
   /// Set by in-place ops on a realized tensor: realize() writes the result into this storage so
   /// that every holder of the buffer (optimizer, jit captures) sees the new values.
   std::shared_ptr<ir::Storage> assign_target;
+  const uint64_t serial = detail::next_tensor_serial();
 };
 
 namespace detail {
@@ -44,6 +51,30 @@ using Realizer = void (*)(const std::vector<Tensor>&);
 /// Reserves n random numbers from the global generator: key = {seed, first counter}.
 void next_rng_key(int64_t n, int64_t* key);
 Realizer& realizer();
+
+/// Watches what a function does to tensors while ember::jit captures it (engine/jit.cpp), so
+/// that a replay can do the same (or refuse). Set for the calling thread only, null otherwise.
+struct AccessObserver {
+  virtual ~AccessObserver() = default;
+  /// t's node is about to be read (every op and every metadata query goes through node_of).
+  virtual void read(const Tensor& t) = 0;
+  /// An in-place op is about to give t a new value.
+  virtual void assign(const Tensor& t) = 0;
+  /// owner->grad is about to be read (write=false) or replaced (write=true).
+  virtual void grad_slot(TensorImpl& owner, bool write) = 0;
+  /// Host data is being copied into a new tensor (from_blob / from_vector / tensor()).
+  virtual void host_data() = 0;
+  /// The random generator is being reseeded.
+  virtual void reseed() = 0;
+  /// A tensor was made.
+  virtual void created(const std::shared_ptr<TensorImpl>& t) = 0;
+};
+AccessObserver*& access_observer();
+
+/// Tensors with an in-place update that is not realized yet (assign_target set). ember::jit
+/// realizes them before it captures or replays, so that a function reads their new values.
+void note_pending_write(const Tensor& t);
+std::vector<Tensor> pending_writes();
 
 }  // namespace detail
 }  // namespace ember

@@ -33,6 +33,8 @@ class Optimizer {
   /// realize.
   virtual void update(size_t i, const Tensor& g, std::vector<Tensor>& out) = 0;
   virtual void begin_step(std::vector<Tensor>& out) {}
+  /// After the step's schedule: drop the step's temporaries (a jitted step must keep none).
+  virtual void end_step() {}
   std::vector<Tensor> params_;
   Tensor lr_;  // 0-d float32 buffer
   double lr_value_;
@@ -57,6 +59,7 @@ class SGD : public Optimizer {
  private:
   void begin_step(std::vector<Tensor>& out) override;
   void update(size_t i, const Tensor& g, std::vector<Tensor>& out) override;
+  void end_step() override { first_now_ = Tensor(); }
   SGDOptions o_;
   std::vector<Tensor> buf_;
   Tensor first_;  // 0-d float32: 1 before the first step, then 0

@@ -1,0 +1,562 @@
+#include "engine/jit_capture.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ember/context.h"
+#include "engine/overwrite.h"
+#include "engine/realize.h"
+#include "ir/overwrite.h"
+#include "tensor/tensor_impl.h"
+
+namespace ember::engine::jit {
+
+namespace {
+
+using ir::Op;
+
+// Gives a tensor that holds a lazy value a buffer of its own (a value is a value: nothing the
+// caller can observe changes). A view of a buffer gets a contiguous copy.
+void make_concrete(const Tensor& t) {
+  TensorImpl* i = t.impl();
+  if (i->node->op == Op::BUFFER) return;
+  realize({t});
+  if (i->node->op == Op::BUFFER) return;
+  Tensor c = detail::make_tensor_rg(ir::make_node(Op::CONTIGUOUS, i->node->dtype, {i->node}),
+                                    i->requires_grad);
+  realize({c});
+  i->node = c.impl()->node;
+}
+
+const ir::Storage* storage_of(const Tensor& t) {
+  if (!t.defined() || t.impl()->node->op != Op::BUFFER) return nullptr;
+  return t.impl()->node->storage.get();
+}
+
+// For each entry, the first entry with the same (non-null) buffer; -1 for none.
+std::vector<int> partition_of(const std::vector<const ir::Storage*>& st) {
+  std::vector<int> part(st.size(), -1);
+  if (st.size() <= 32) {
+    for (size_t i = 0; i < st.size(); i++)
+      for (size_t j = 0; j <= i && st[i]; j++)
+        if (st[j] == st[i]) {
+          part[i] = static_cast<int>(j);
+          break;
+        }
+    return part;
+  }
+  std::unordered_map<const ir::Storage*, int> first;
+  for (size_t i = 0; i < st.size(); i++)
+    if (st[i]) part[i] = first.emplace(st[i], static_cast<int>(i)).first->second;
+  return part;
+}
+
+// Runs `write`, which overwrites the writers' buffers, with the value semantics of a realized
+// in-place op: the writers move to a new version of their buffers and values that read the old
+// data keep a copy (engine/overwrite.h). Fast path when nothing but the writers themselves reads
+// the current data (the common case: no copy can be needed).
+void write_versioned(const std::vector<Tensor>& writers, const std::function<void()>& write) {
+  std::unordered_map<const ir::Node*, long> holders;  // distinct writer tensors per node
+  std::vector<TensorImpl*> impls;
+  for (auto& w : writers)
+    if (std::find(impls.begin(), impls.end(), w.impl()) == impls.end()) {
+      impls.push_back(w.impl());
+      holders[w.impl()->node.get()]++;
+    }
+  std::vector<ir::Storage*> storages;
+  for (TensorImpl* i : impls) {
+    ir::Storage* st = i->node->storage.get();
+    if (std::find(storages.begin(), storages.end(), st) != storages.end()) continue;
+    storages.push_back(st);
+    for (auto& n : st->live_nodes()) {
+      if (n->storage.get() != st || ir::buffer_version(*n) != st->version()) continue;
+      auto h = holders.find(n.get());
+      if (h == holders.end() || n.use_count() > h->second + 1)
+        return engine::overwrite_in_place(writers, write);
+    }
+  }
+  for (ir::Storage* st : storages) st->bump_version();
+  for (TensorImpl* i : impls) i->node = ir::make_buffer(i->node->storage, i->node->shape);
+  write();
+}
+
+// Watches the capture call (tensor/tensor_impl.h): which tensors made before it the function
+// reads and writes, and which gradient slots it touches.
+class Observer final : public detail::AccessObserver {
+ public:
+  Observer(Capture& c, const std::vector<Tensor>& inputs, const std::vector<bool>& copied)
+      : c_(c), copied_(copied), start_(detail::next_tensor_serial()) {
+    for (size_t i = 0; i < inputs.size(); i++)
+      input_of_.emplace(inputs[i].impl(), static_cast<int>(i));
+    c_.input_written.assign(inputs.size(), false);
+  }
+  bool paused = false;  // making an external value concrete: not part of the function
+  std::vector<Tensor> assigned;
+  std::vector<Tensor> slot_before;  // the gradients as they were before the call
+  uint64_t start() const { return start_; }
+  int input_of(const TensorImpl* i) const {
+    auto it = input_of_.find(i);
+    return it == input_of_.end() ? -1 : it->second;
+  }
+  int external_of(const TensorImpl* i) const {
+    auto it = external_of_.find(i);
+    return it == external_of_.end() ? -1 : it->second;
+  }
+
+  void read(const Tensor& t) override {
+    const TensorImpl* i = t.impl();
+    if (paused || i->serial >= start_ || input_of_.count(i)) return;
+    note_external(t);
+  }
+
+  void assign(const Tensor& t) override {
+    if (paused) return;
+    const TensorImpl* i = t.impl();
+    assigned.push_back(t);
+    if (auto it = input_of_.find(i); it != input_of_.end()) {
+      if (copied_[it->second])
+        throw Error("jit: the function writes in place into input " + std::to_string(it->second) +
+                    ", which was passed as a view; in-place operations on views are not "
+                    "supported (eager raises too): pass a realized tensor (x.contiguous())");
+      c_.input_written[it->second] = true;
+      return;
+    }
+    if (i->serial < start_) c_.externals[note_external(t)].written = true;
+  }
+
+  void grad_slot(TensorImpl& owner, bool write) override {
+    if (paused || owner.serial >= start_ || slot_of_.count(&owner)) return;
+    GradSlot g;
+    if (auto it = input_of_.find(&owner); it != input_of_.end())
+      g.input = it->second;
+    else
+      g.owner = owner.weak_from_this();
+    g.read_first = !write;
+    const TensorImpl* before = owner.grad.impl();  // no node_of: this must not count as a read
+    g.before_defined = before != nullptr;
+    if (before) {
+      g.dtype = before->node->dtype;
+      g.shape = before->node->shape;
+      g.before = before;
+      if (before->serial < start_) slot_grad_of_.emplace(before, static_cast<int>(c_.slots.size()));
+    }
+    slot_of_.emplace(&owner, static_cast<int>(c_.slots.size()));
+    slot_before.push_back(owner.grad);
+    c_.slots.push_back(std::move(g));
+  }
+
+  void host_data() override {
+    if (paused) return;
+    throw Error(
+        "jit: from_blob / from_vector / tensor() inside a jitted function copy host data once, "
+        "at capture, and replays would reuse it; create the tensor outside the function and "
+        "pass it as an input");
+  }
+  void created(const std::shared_ptr<TensorImpl>& t) override {
+    if (!paused) made.push_back(t);
+  }
+  std::vector<std::weak_ptr<TensorImpl>> made;  // the tensors the function made
+
+  void reseed() override {
+    throw Error(
+        "jit: manual_seed inside a jitted function would run only at capture, not on replays; "
+        "seed outside the function");
+  }
+
+ private:
+  int note_external(const Tensor& t) {
+    const TensorImpl* i = t.impl();
+    if (auto it = external_of_.find(i); it != external_of_.end()) return it->second;
+    External e;
+    if (auto s = slot_grad_of_.find(i); s != slot_grad_of_.end())
+      e.slot = s->second;
+    else
+      e.impl = t.impl()->weak_from_this();
+    int id = static_cast<int>(c_.externals.size());
+    c_.externals.push_back(std::move(e));
+    external_of_.emplace(i, id);
+    // A lazy value made outside is a constant (later updates of what it was built from do not
+    // change it): compute it now, outside the capture, and bind its buffer like any other.
+    if (!i->assign_target && i->node->op != Op::BUFFER) {
+      paused = true;
+      try {
+        make_concrete(t);
+      } catch (...) {
+        paused = false;
+        throw;
+      }
+      paused = false;
+    }
+    return id;
+  }
+
+  Capture& c_;
+  const std::vector<bool>& copied_;
+  const uint64_t start_;
+  std::unordered_map<const TensorImpl*, int> input_of_, external_of_, slot_of_, slot_grad_of_;
+};
+
+// Clears the capture hooks on every exit.
+struct HookGuard {
+  ~HookGuard() {
+    engine::set_launch_hook(nullptr);
+    detail::access_observer() = nullptr;
+  }
+};
+
+}  // namespace
+
+std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>& inputs,
+                                    const std::vector<Tensor>& raw,
+                                    const std::vector<bool>& copied_in,
+                                    const std::string& device_in) {
+  device = device_in;
+  copied = copied_in;
+  for (auto& t : inputs) {
+    in_sig.push_back({t.dtype(), t.sizes()});
+    input_impls.push_back(t.impl()->weak_from_this());
+  }
+  const size_t n_in = inputs.size();
+  const uint64_t first_new = ir::Storage::next_id();
+  Observer obs(*this, inputs, copied);
+  std::vector<engine::Launch> rec;
+  std::vector<Tensor> outs;
+  {
+    HookGuard guard;
+    engine::set_launch_hook([&](const engine::Launch& l) {
+      if (!obs.paused) rec.push_back(l);
+    });
+    detail::access_observer() = &obs;
+    outs = fn(inputs);
+    // Everything the call left lazy is realized in the capture: outputs, in-place writes (to
+    // inputs and to tensors outside the function) and new gradients.
+    std::vector<Tensor> fin;  // (its strong references end with this block)
+    for (size_t i = 0; i < outs.size(); i++) {
+      if (!outs[i].defined())
+        throw ValueError("jit: output " + std::to_string(i) + " is an undefined tensor");
+      obs.read(outs[i]);  // a tensor from outside returned as it is is bound like one read
+      fin.push_back(outs[i]);
+    }
+    fin.insert(fin.end(), obs.assigned.begin(), obs.assigned.end());
+    std::vector<TensorImpl*> owners(slots.size());
+    for (size_t r = 0; r < slots.size(); r++) {
+      auto& g = slots[r];
+      TensorImpl* o = g.input >= 0 ? inputs[g.input].impl() : g.owner.lock().get();
+      owners[r] = o;
+      if (o && o->grad.defined()) fin.push_back(o->grad);
+    }
+    detail::access_observer() = nullptr;
+    realize(fin);
+    fin.clear();
+    obs.assigned.clear();
+    // An output that is a view of a buffer is returned as a copy (a view is a value).
+    std::vector<Tensor> views;
+    for (auto& o : outs)
+      if (o.impl()->node->op != Op::BUFFER) views.push_back(o = o.contiguous());
+    realize(views);
+    for (size_t r = 0; r < slots.size(); r++)
+      if (owners[r] && owners[r]->grad.defined()) make_concrete(owners[r]->grad);
+    // A tensor the function made and kept outside itself (a closure variable, a member, a
+    // container) would not be made again by a replay: the variable would keep this one.
+    std::unordered_set<const TensorImpl*> known;
+    for (auto& o : outs) known.insert(o.impl());
+    for (TensorImpl* o : owners)
+      if (o && o->grad.defined()) known.insert(o->grad.impl());
+    for (auto& w : obs.made)
+      if (auto t = w.lock(); t && !known.count(t.get()))
+        throw Error(
+            "jit: the function keeps a tensor it made outside itself (in a closure variable, a "
+            "member or a container); a replay would not make it again, so the variable would "
+            "keep a stale value: return it as an output instead");
+    obs.made.clear();
+  }
+
+  // ---- sources: the inputs, then the external tensors ------------------------------------------
+  std::vector<const ir::Storage*> src_storage;
+  for (auto& t : inputs) src_storage.push_back(storage_of(t));
+  for (auto& e : externals) {
+    Tensor t = e.slot >= 0 ? obs.slot_before[e.slot] : Tensor(e.impl.lock());
+    src_storage.push_back(storage_of(t));
+  }
+  partition = partition_of(src_storage);
+  for (auto* st : src_storage)
+    source_sig.push_back(st ? std::make_pair(st->dtype(), st->numel())
+                            : std::make_pair(kFloat32, int64_t{-1}));
+
+  // ---- bindings ---------------------------------------------------------------------------------
+  std::unordered_map<const ir::Storage*, int> index, source_index;
+  for (size_t i = 0; i < src_storage.size(); i++)
+    if (src_storage[i]) source_index.emplace(src_storage[i], static_cast<int>(i));
+  auto bind = [&](const StorageRef& st) {
+    auto it = index.find(st.get());
+    if (it != index.end()) return it->second;
+    Binding b;
+    b.preexisting = st->id() < first_new;
+    if (auto s = source_index.find(st.get()); s != source_index.end()) {
+      b.role = Role::Source;
+      b.index = s->second;
+    } else {
+      b.role = st->is_rng_key ? Role::RngKey : Role::Fixed;
+      b.fixed = st;
+    }
+    int id = static_cast<int>(bindings.size());
+    bindings.push_back(b);
+    index.emplace(st.get(), id);
+    return id;
+  };
+  for (auto& l : rec) {
+    CapturedLaunch cl{l.program, {}};
+    for (auto& b : l.buffers) cl.bindings.push_back(bind(b));
+    bindings[cl.bindings[0]].written = true;
+    launches.push_back(std::move(cl));
+  }
+  rec.clear();
+
+  // Sources that the function wrote: the tensors it wrote through, which a replay versions.
+  std::vector<bool> writer(src_storage.size(), false);
+  for (size_t i = 0; i < n_in; i++) writer[i] = input_written[i];
+  for (size_t k = 0; k < externals.size(); k++) writer[n_in + k] = externals[k].written;
+  for (auto& b : bindings) {
+    if (!b.written) continue;
+    bool ok = b.role != Role::Fixed || !b.preexisting;
+    if (b.role == Role::Source) {
+      ok = false;
+      for (size_t i = 0; i < src_storage.size() && !ok; i++)
+        ok = writer[i] && partition[i] == partition[b.index];
+    }
+    if (!ok)
+      throw Error(
+          "jit: the function writes in place into a buffer that existed before the call "
+          "through a tensor made inside it, so a replay could not version it; write through "
+          "the tensor itself (an input or a tensor outside the function)");
+  }
+
+  // ---- what the function left: gradients, outputs ----------------------------------------------
+  auto fresh_of = [&](int b) {
+    Binding& bd = bindings[b];
+    if (bd.role == Role::Fixed && !bd.preexisting) {
+      bd.role = Role::Fresh;
+      bd.index = static_cast<int>(fresh.size());
+      fresh.push_back({bd.fixed->dtype(), bd.fixed->numel()});
+    }
+  };
+  std::unordered_map<const TensorImpl*, int> slot_after;
+  auto spec_of = [&](const Tensor& t) {
+    OutSpec s;
+    s.dtype = t.dtype();
+    s.shape = t.sizes();
+    const TensorImpl* i = t.impl();
+    if (int j = obs.input_of(i); j >= 0) {
+      s.kind = OutSpec::Input;
+      s.index = j;
+    } else if (int k = obs.external_of(i); k >= 0) {
+      s.kind = OutSpec::External;
+      s.index = k;
+    } else if (auto it = slot_after.find(i); it != slot_after.end()) {
+      s.kind = OutSpec::SlotGrad;
+      s.index = it->second;
+    } else {
+      if (i->serial < obs.start() || i->node->op != Op::BUFFER)
+        throw Error(
+            "jit: the function returned (or left as a gradient) a tensor made before "
+            "the call that it never read; pass it as an input");
+      s.kind = OutSpec::Buffer;
+      s.index = bind(i->node->storage);
+      fresh_of(s.index);
+    }
+    return s;
+  };
+  for (size_t r = 0; r < slots.size(); r++) {
+    auto& g = slots[r];
+    TensorImpl* o = g.input >= 0 ? inputs[g.input].impl() : g.owner.lock().get();
+    if (!o || !o->grad.defined()) {
+      g.after.kind = OutSpec::Undefined;
+    } else if (o->grad.impl() == g.before) {
+      g.after.kind = OutSpec::Unchanged;
+    } else {
+      g.after = spec_of(o->grad);
+      slot_after.emplace(o->grad.impl(), static_cast<int>(r));
+    }
+  }
+  for (size_t i = 0; i < outs.size(); i++) {
+    OutSpec s;
+    for (size_t k = 0; k < i && s.index < 0; k++)
+      if (outs[k].is_same(outs[i])) {
+        s.kind = OutSpec::SameAs;
+        s.index = static_cast<int>(k);
+      }
+    this->outs.push_back(s.index >= 0 ? s : spec_of(outs[i]));
+  }
+  // Buffers made in the capture that something outside still holds (a value kept in a closure
+  // variable, a copy preserved for a reader of old data): a replay must not overwrite them.
+  obs.assigned.clear();
+  obs.slot_before.clear();
+  for (size_t b = 0; b < bindings.size(); b++) {
+    auto& bd = bindings[b];
+    if (bd.role == Role::Fixed && !bd.preexisting && bd.written && bd.fixed.use_count() > 1)
+      fresh_of(static_cast<int>(b));
+    if (bd.role == Role::Fixed && bd.preexisting) check_alive.push_back(static_cast<int>(b));
+    if (bd.role == Role::Fixed && !bd.preexisting && bd.written)
+      planned += static_cast<int64_t>(bd.fixed->nbytes());
+  }
+  (void)raw;
+  return outs;
+}
+
+bool Capture::matches(const std::vector<Tensor>& inputs, const std::vector<bool>& copied_now,
+                      const std::string& device_now, std::vector<Tensor>& sources) {
+  if (device_now != device) {
+    mismatch = "the device (" + device + " -> " + device_now + ")";
+    return false;
+  }
+  if (copied_now != copied) {
+    mismatch = "whether an input is a view";
+    return false;
+  }
+  for (size_t j = 0; j < inputs.size(); j++)
+    if (auto old = input_impls[j].lock(); old && old.get() != inputs[j].impl()) {
+      mismatch = "input " + std::to_string(j) +
+                 " (the tensor passed at capture is still alive and may be read by the function "
+                 "through its closure)";
+      return false;
+    }
+  sources = inputs;
+  for (auto& e : externals) {
+    if (e.slot < 0) {
+      auto impl = e.impl.lock();
+      if (!impl)
+        throw Error(
+            "jit: a tensor that the function read at capture was destroyed (was the variable "
+            "holding it rebound to a new tensor, e.g. a parameter replaced?); the function "
+            "would now read another tensor: call reset() to capture again, or pass it as an "
+            "input");
+      sources.emplace_back(std::move(impl));
+      continue;
+    }
+    const GradSlot& g = slots[e.slot];
+    std::shared_ptr<TensorImpl> owner = g.input >= 0 ? nullptr : g.owner.lock();
+    TensorImpl* o = g.input >= 0 ? inputs[g.input].impl() : owner.get();
+    sources.push_back(o ? o->grad : Tensor());
+  }
+  for (auto& g : slots) {
+    TensorImpl* o = g.input >= 0 ? inputs[g.input].impl() : g.owner.lock().get();
+    if (!o)
+      throw Error(
+          "jit: a tensor whose gradient the function used at capture was destroyed (a "
+          "parameter replaced?); call reset() to capture again");
+    if (!g.read_first) continue;
+    const TensorImpl* now = o->grad.impl();
+    if ((now != nullptr) != g.before_defined ||
+        (now && (now->node->dtype != g.dtype || now->node->shape != g.shape))) {
+      mismatch = "the state of a gradient that the function accumulates into (defined, shape)";
+      return false;
+    }
+  }
+  std::vector<const ir::Storage*> st(sources.size());
+  for (size_t i = 0; i < sources.size(); i++) {
+    if (sources[i].defined() && sources[i].impl()->node->op != Op::BUFFER)
+      make_concrete(sources[i]);
+    st[i] = storage_of(sources[i]);
+    auto sig = st[i] ? std::make_pair(st[i]->dtype(), st[i]->numel())
+                     : std::make_pair(kFloat32, int64_t{-1});
+    if (sig != source_sig[i]) {
+      mismatch = "the buffer of a tensor the function reads (dtype or size)";
+      return false;
+    }
+  }
+  if (partition_of(st) != partition) {
+    mismatch = "which inputs and tensors the function reads share one buffer (aliasing)";
+    return false;
+  }
+  for (int b : check_alive)
+    if (bindings[b].fixed.use_count() == 1)
+      throw Error("jit: a buffer bound at capture (" +
+                  std::string(dtype_name(bindings[b].fixed->dtype())) + "[" +
+                  std::to_string(bindings[b].fixed->numel()) +
+                  "]) was released by its owner (was a parameter replaced?); call reset() to "
+                  "capture again");
+  return true;
+}
+
+std::vector<Tensor> Capture::replay(const std::vector<Tensor>& inputs,
+                                    const std::vector<Tensor>& raw,
+                                    const std::vector<Tensor>& sources) {
+  const Context& ctx = Context::get();
+  std::vector<StorageRef> fresh_store(fresh.size());
+  for (size_t i = 0; i < fresh.size(); i++)
+    fresh_store[i] = std::make_shared<ir::Storage>(fresh[i].first, fresh[i].second);
+  for (auto& b : bindings)
+    if (b.role == Role::RngKey)
+      detail::next_rng_key(b.fixed->rng_draws, static_cast<int64_t*>(b.fixed->data()));
+  auto storage = [&](int bi) -> const StorageRef& {
+    const Binding& b = bindings[bi];
+    if (b.role == Role::Source) return sources[b.index].impl()->node->storage;
+    if (b.role == Role::Fresh) return fresh_store[b.index];
+    return b.fixed;
+  };
+  auto run = [&] {
+    std::vector<void*> ptrs;
+    for (auto& l : launches) {
+      if (!l.program) {
+        auto& dst = storage(l.bindings[0]);
+        std::memcpy(dst->data(), storage(l.bindings[1])->data(), dst->nbytes());
+        continue;
+      }
+      if (ctx.debug >= 2 || ctx.profile_kernels) {
+        engine::Launch el{l.program, {}};
+        for (int bi : l.bindings) el.buffers.push_back(storage(bi));
+        engine::run_launch(el);
+        continue;
+      }
+      ptrs.clear();
+      for (int bi : l.bindings) ptrs.push_back(storage(bi)->data());
+      l.program->launch(ptrs.data());
+    }
+  };
+  // The tensors the function wrote move to a new version of their buffers, and values read
+  // from the old data keep a copy, as for a realized in-place op.
+  std::vector<Tensor> writers;
+  const size_t n_in = inputs.size();
+  for (size_t i = 0; i < n_in; i++)
+    if (input_written[i]) writers.push_back(inputs[i]);
+  for (size_t k = 0; k < externals.size(); k++)
+    if (externals[k].written) writers.push_back(sources[n_in + k]);
+  if (writers.empty())
+    run();
+  else
+    write_versioned(writers, run);
+
+  auto make = [&](const OutSpec& s, const std::vector<Tensor>& done) -> Tensor {
+    switch (s.kind) {
+      case OutSpec::SameAs:
+        return done[s.index];
+      case OutSpec::Input:
+        return raw[s.index];
+      case OutSpec::External:
+        return sources[n_in + s.index];
+      case OutSpec::SlotGrad: {
+        const GradSlot& g = slots[s.index];
+        TensorImpl* o = g.input >= 0 ? inputs[g.input].impl() : g.owner.lock().get();
+        return o->grad;
+      }
+      case OutSpec::Buffer:
+        return detail::make_tensor_rg(ir::make_buffer(storage(s.index), s.shape), false);
+      default:
+        return Tensor();
+    }
+  };
+  std::vector<Tensor> none;
+  for (auto& g : slots) {
+    if (g.after.kind == OutSpec::Unchanged) continue;
+    TensorImpl* o = g.input >= 0 ? inputs[g.input].impl() : g.owner.lock().get();
+    o->grad = make(g.after, none);
+  }
+  std::vector<Tensor> result;
+  for (auto& s : outs) result.push_back(make(s, result));
+  return result;
+}
+
+}  // namespace ember::engine::jit

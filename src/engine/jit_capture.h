@@ -1,0 +1,101 @@
+// One capture of a jitted function (engine/jit.cpp): the launches it recorded, where each of
+// their buffers comes from on a replay, and what the function did to the tensors around it.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ember/jit.h"
+#include "runtime/device.h"
+
+namespace ember::engine::jit {
+
+using StorageRef = std::shared_ptr<ir::Storage>;
+
+/// Where a replay finds one buffer of the captured launches.
+enum class Role : uint8_t {
+  Source,  // the current buffer of source `index`: an input, or an external tensor
+  Fresh,   // a new buffer on every replay: outputs, new gradients, values kept by the caller
+  Fixed,   // the same buffer on every replay: intermediates, buffers no source reaches
+  RngKey,  // fixed, refilled with new random keys on every replay
+};
+
+struct Binding {
+  Role role = Role::Fixed;
+  int index = -1;    // Source: source index; Fresh: index into Capture::fresh
+  StorageRef fixed;  // Fixed / RngKey: the buffer; Fresh: the capture's (for dtype and size)
+  bool written = false;
+  bool preexisting = false;  // the buffer existed before the capture
+};
+
+struct CapturedLaunch {
+  std::shared_ptr<runtime::Program> program;  // null: copy bindings[1] -> bindings[0]
+  std::vector<int> bindings;
+};
+
+/// How a replay produces an output, or what it leaves in a gradient slot.
+struct OutSpec {
+  enum Kind : uint8_t { Buffer, SameAs, Input, External, SlotGrad, Undefined, Unchanged };
+  Kind kind = Buffer;
+  int index = -1;  // binding / earlier output / input / external / slot
+  ScalarType dtype = kFloat32;
+  Shape shape;
+};
+
+/// A tensor that existed before the capture and that the function used (closure tensors,
+/// parameters, optimizer state), bound on every replay through the tensor, not its buffer.
+struct External {
+  std::weak_ptr<TensorImpl> impl;  // slot < 0
+  int slot = -1;                   // >= 0: the gradient that slots[slot]'s owner holds
+  bool written = false;            // the function wrote it in place
+};
+
+/// The gradient of a leaf made before the capture that the function read or replaced.
+struct GradSlot {
+  std::weak_ptr<TensorImpl> owner;  // input < 0
+  int input = -1;                   // >= 0: the owner is that input
+  bool read_first = false;          // read before replaced: the state before the call matters
+  bool before_defined = false;
+  ScalarType dtype = kFloat32;  // of the gradient before the call
+  Shape shape;
+  const TensorImpl* before = nullptr;
+  OutSpec after;
+};
+
+struct Capture {
+  // ---- key: a replay runs only when these still hold -------------------------------------------
+  std::vector<std::pair<ScalarType, Shape>> in_sig;
+  std::vector<bool> copied;  // input passed as a view (the function got a copy)
+  // The tensors passed at capture. While one is alive and a call passes another, the function
+  // may still read it through its closure, which the capture could not tell from reading the
+  // input: such a call captures again.
+  std::vector<std::weak_ptr<TensorImpl>> input_impls;
+  std::string device;
+  std::vector<int> partition;  // per source: the first source with the same buffer, -1: none
+  std::vector<std::pair<ScalarType, int64_t>> source_sig;  // per source: its buffer's
+  std::string mismatch;                                    // what differed, for DEBUG
+
+  // ---- the recording ---------------------------------------------------------------------------
+  std::vector<Binding> bindings;
+  std::vector<CapturedLaunch> launches;
+  std::vector<std::pair<ScalarType, int64_t>> fresh;
+  std::vector<External> externals;
+  std::vector<GradSlot> slots;
+  std::vector<bool> input_written;
+  std::vector<OutSpec> outs;
+  std::vector<int> check_alive;  // Fixed bindings of buffers made before the capture
+  int64_t planned = 0;
+
+  /// Runs fn once while recording (the capture call); returns its outputs.
+  std::vector<Tensor> record(const Jit::Fn& fn, const std::vector<Tensor>& inputs,
+                             const std::vector<Tensor>& raw, const std::vector<bool>& copied,
+                             const std::string& device);
+  /// Resolves the sources for a replay; false (with `mismatch` set) when the capture does not
+  /// apply (then the caller captures again). Throws Error when a bound tensor was destroyed.
+  bool matches(const std::vector<Tensor>& inputs, const std::vector<bool>& copied,
+               const std::string& device, std::vector<Tensor>& sources);
+  std::vector<Tensor> replay(const std::vector<Tensor>& inputs, const std::vector<Tensor>& raw,
+                             const std::vector<Tensor>& sources);
+};
+
+}  // namespace ember::engine::jit
