@@ -89,4 +89,8 @@ class Jit {
 /// Wraps fn in a Jit.
 inline Jit jit(Jit::Fn fn) { return Jit(std::move(fn)); }
 
+/// True while a Jit is capturing (tensor data cannot be read then; ops that check data, such as
+/// gather's index check, defer to in-graph checks).
+bool jit_capturing();
+
 }  // namespace ember

@@ -169,6 +169,16 @@ class Tensor {
   Tensor logical_xor(const Tensor& o) const;
 
   // ---- reductions (dims may be negative; an empty dim list reduces every dim) -------------------
+  /// Floating sums are accumulated blocked and pairwise in the reduce's own dtype (as numpy's and
+  /// PyTorch's): on `cpu` each of the kernel's U <= 16 interleaved accumulators adds blocks of at
+  /// most 256 terms in order and combines the block partials pairwise; `interp` sums pairwise down
+  /// to runs of 8. For n terms x_i the error of the result s^ is bounded, to first order, by
+  ///   |s^ - sum x_i| <= (256 + ceil(log2 n) + U) * u * sum |x_i|    (cpu)
+  ///   |s^ - sum x_i| <= (8 + ceil(log2 n)) * u * sum |x_i|          (interp)
+  /// with u = 2^-24 for float32 and 2^-53 for float64 (1e8 float32 terms: about 2e-5 of
+  /// sum |x_i| at worst; measured errors are far smaller, see tests/core/test_numerics.cpp). A
+  /// running float sum's bound grows as n u instead. mean, var and std inherit the bound. Matrix
+  /// products (the register-tiled kernels) still accumulate each output in order along k.
   Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor sum(IntList dims, bool keepdim = false,
              std::optional<ScalarType> dtype = std::nullopt) const;

@@ -128,6 +128,8 @@ std::string alu(const Expr& e, const std::vector<std::string>& a) {
       return cat({"log", f, "(", a[0], ")"});
     case Op::SIN:
       return cat({"sin", f, "(", a[0], ")"});
+    case Op::COS:
+      return cat({"cos", f, "(", a[0], ")"});
     case Op::SQRT:
       return cat({"sqrt", f, "(", a[0], ")"});
     case Op::TANH:

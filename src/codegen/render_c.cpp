@@ -1,5 +1,6 @@
 #include "codegen/render_c.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -20,6 +21,81 @@ using schedule::Expr;
 using schedule::Kernel;
 
 namespace {
+
+// Blocked pairwise summation of a floating SUM (the error bound is stated on Tensor::sum in
+// tensor.h). Each accumulator slot sums a block of at most kSumBlock terms in its register (the
+// inner loop stays a plain, vectorisable loop); each finished block partial enters a binary
+// counter of partials (lv_[k] holds the sum of 2^k blocks), which combines them pairwise:
+// block c merges with the partials of the levels given by c's trailing one bits. All slots
+// flush together, so one block counter serves them all. Costs one flush per block.
+constexpr int64_t kSumBlock = 256;
+
+struct BlockedSum {
+  bool on = false;
+  size_t flush_depth = 0;  // indentation of the loop after whose body a block may end
+  int64_t nacc = 1, every = 1;
+  std::string T;
+
+  std::string slot(const char* x, const std::string& i) const {
+    return nacc == 1 ? std::string(x) + "0" : std::string(x) + "[" + i + "]";
+  }
+  std::string level(int64_t k, const std::string& i) const {
+    return nacc == 1 ? "lv_[" + std::to_string(k) + "]"
+                     : "lv_[" + std::to_string(k) + "][" + i + "]";
+  }
+  void begin(std::ostringstream& s, const std::string& ind, const std::string& type, int64_t n_acc,
+             int64_t per_slot, int64_t n_last) {
+    T = type;
+    nacc = n_acc;
+    // A last axis longer than a block is split into blocks; a shorter one ends a block every
+    // `every` passes of it (at most kSumBlock terms).
+    every = n_last > kSumBlock ? 1 : kSumBlock / n_last;
+    int64_t passes = per_slot / n_last;  // of the last axis
+    int64_t blocks =
+        every > 1 ? (passes + every - 1) / every : passes * ((n_last + kSumBlock - 1) / kSumBlock);
+    int64_t levels = 1;
+    // Flushing block c writes level (trailing ones of c) <= log2(c + 1); the finish reads every set
+    // bit of the final count: 2^levels > blocks covers both.
+    while ((int64_t{1} << levels) <= blocks) levels++;
+    s << ind << T << " lv_[" << levels << "]" << (nacc == 1 ? "" : "[" + std::to_string(nacc) + "]")
+      << ";\n";
+    s << ind << "uint64_t nblk_ = 0;\n";
+    if (every > 1) s << ind << "int64_t cnt_ = 0;\n";
+  }
+  // Adds each slot's block partial to the counter and clears the slot.
+  void flush(std::ostringstream& s, const std::string& ind) const {
+    std::string in = ind + "  ";
+    s << ind << "{\n";
+    s << in << "int k_ = 0;\n";
+    s << in << "for (uint64_t c_ = nblk_; c_ & 1; c_ >>= 1) k_++;\n";
+    s << in << "for (int i = 0; i < " << nacc << "; i++) {\n";
+    s << in << "  " << T << " p_ = " << slot("acc", "i") << ";\n";
+    s << in << "  for (int l_ = 0; l_ < k_; l_++) p_ = " << (nacc == 1 ? "lv_[l_]" : "lv_[l_][i]")
+      << " + p_;\n";
+    s << in << "  " << (nacc == 1 ? "lv_[k_]" : "lv_[k_][i]") << " = p_;\n";
+    s << in << "  " << slot("acc", "i") << " = 0;\n";
+    s << in << "}\n";
+    s << in << "nblk_++;\n";
+    s << ind << "}\n";
+  }
+  void after_block(std::ostringstream& s, const std::string& ind) const {
+    if (every == 1) return flush(s, ind);
+    s << ind << "if (++cnt_ == " << every << ") {\n";
+    s << ind << "  cnt_ = 0;\n";
+    flush(s, ind + "  ");
+    s << ind << "}\n";
+  }
+  // Each slot's total: its open block plus the stored partials, smallest first.
+  void finish(std::ostringstream& s, const std::string& ind) const {
+    s << ind << "for (int i = 0; i < " << nacc << "; i++) {\n";
+    s << ind << "  " << T << " p_ = " << slot("acc", "i") << ";\n";
+    s << ind << "  for (int l_ = 0; (nblk_ >> l_) != 0; l_++)\n";
+    s << ind << "    if ((nblk_ >> l_) & 1) p_ = p_ + " << (nacc == 1 ? "lv_[l_]" : "lv_[l_][i]")
+      << ";\n";
+    s << ind << "  " << slot("acc", "i") << " = p_;\n";
+    s << ind << "}\n";
+  }
+};
 
 class Renderer {
  public:
@@ -113,10 +189,30 @@ class Renderer {
     auto slot = [&](const std::string& x, const std::string& i) {
       return nacc == 1 ? x + "0" : x + "[" + i + "]";
     };
+    // Floating sums over more than kSumBlock terms per accumulator are blocked and pairwise
+    // (blocked_sum below): `acc` holds the current block's partial only.
+    int64_t per_slot = 1;
+    for (size_t d = nglob_; d < rank_; d++) per_slot *= k_.full_shape[d];
+    per_slot /= unroll_;
+    BlockedSum bs;
+    bs.on = red->op == Op::SUM && is_floating_point(red->dtype) && per_slot > kSumBlock;
+    if (bs.on) bs.begin(s, ind, T, nacc, per_slot, k_.full_shape[rank_ - 1] / unroll_);
     std::string rind = ind;
     for (size_t d = nglob_; d < rank_; d++) {
       int64_t n = k_.full_shape[d];
       if (d + 1 == rank_ && unroll_ > 1) n /= unroll_;
+      if (d + 1 == rank_ && bs.on && n > kSumBlock) {
+        // The last reduce axis in blocks of kSumBlock iterations, each flushed when done.
+        s << rind << "for (int64_t rb_ = 0; rb_ < " << n << "; rb_ += " << kSumBlock << ") {\n";
+        rind += "  ";
+        s << rind << "int64_t re_ = rb_ + " << kSumBlock << " < " << n << " ? rb_ + " << kSumBlock
+          << " : " << n << ";\n";
+        s << rind << "for (int64_t r" << d << " = rb_; r" << d << " < re_; r" << d << "++) {\n";
+        bs.flush_depth = rind.size();
+        rind += "  ";
+        continue;
+      }
+      if (d + 1 == rank_ && bs.on) bs.flush_depth = rind.size();
       s << rind << "for (int64_t r" << d << " = 0; r" << d << " < " << n << "; r" << d << "++) {\n";
       rind += "  ";
     }
@@ -142,7 +238,9 @@ class Renderer {
     while (rind.size() > ind.size()) {
       rind.resize(rind.size() - 2);
       s << rind << "}\n";
+      if (bs.on && rind.size() == bs.flush_depth) bs.after_block(s, rind);
     }
+    if (bs.on) bs.finish(s, ind);
     // Epilogue: combine the unrolled accumulators, then the elementwise ops after the reduce.
     open_upcast(s, ind);
     std::string base = "(" + tile_index() + ")*" + std::to_string(unroll_);
@@ -254,9 +352,9 @@ std::string c_prelude(const Target& t) {
 // without -ffast-math.
 #define EMBER_SIMD __attribute__((__simd__("notinbranch")))
 float expf(float) EMBER_SIMD; float logf(float) EMBER_SIMD; float sinf(float) EMBER_SIMD;
-float tanhf(float) EMBER_SIMD; float powf(float, float) EMBER_SIMD;
+float cosf(float) EMBER_SIMD; float tanhf(float) EMBER_SIMD; float powf(float, float) EMBER_SIMD;
 double exp(double) EMBER_SIMD; double log(double) EMBER_SIMD; double sin(double) EMBER_SIMD;
-double tanh(double) EMBER_SIMD; double pow(double, double) EMBER_SIMD;
+double cos(double) EMBER_SIMD; double tanh(double) EMBER_SIMD; double pow(double, double) EMBER_SIMD;
 #endif
 // Counter-based uniform [0,1): splitmix64 finaliser over (seed, counter); 24 random mantissa bits.
 static inline float ember_rand(uint64_t seed, uint64_t ctr) {

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "ember/context.h"
+#include "ember/jit.h"
 #include "ir/overwrite.h"
 #include "runtime/cpu/target.h"
 #include "tensor/tensor_impl.h"
@@ -216,3 +217,5 @@ void realize_tensors(const std::vector<Tensor>& ts) {
 }
 
 }  // namespace ember::engine
+
+bool ember::jit_capturing() { return ember::engine::capturing(); }

@@ -1,5 +1,7 @@
 #include "ember/rl/train_config.h"
 
+#include <cmath>
+
 #include "ember/error.h"
 
 namespace ember::rl {
@@ -24,12 +26,34 @@ void TrainConfig::validate() const {
   require(gamma >= 0 && gamma <= 1 && gae_lambda >= 0 && gae_lambda <= 1,
           "gamma and lambda must lie in [0, 1]");
   require(update.passes >= 1, "passes must be >= 1");
-  require(update.minibatch >= 1 && transitions_per_epoch() % update.minibatch == 0,
+  require(update.minibatch >= 1 && update.minibatch <= transitions_per_epoch(),
+          "minibatch (" + std::to_string(update.minibatch) +
+              ") must lie in [1, transitions per epoch = envs x steps-per-env = " +
+              std::to_string(transitions_per_epoch()) + "]");
+  require(transitions_per_epoch() % update.minibatch == 0,
           "minibatch (" + std::to_string(update.minibatch) +
               ") must divide the transitions per epoch (" +
               std::to_string(transitions_per_epoch()) + ")");
-  require(update.lr > 0 && update.adam_eps >= 0, "lr must be > 0 and adam-eps >= 0");
-  require(update.loss.clip > 0, "clip must be > 0");
+  // The std of one advantage is undefined (Bessel's correction divides by M - 1 = 0): every
+  // normalised advantage would be NaN.
+  require(update.minibatch >= 2 || !update.loss.normalize_advantages,
+          "a minibatch of 1 cannot normalise advantages (their std over one value is undefined); "
+          "use --minibatch >= 2 or --no-adv-norm");
+  auto finite = [](double v) { return std::isfinite(v); };
+  require(finite(update.lr) && update.lr > 0 && finite(update.adam_eps) && update.adam_eps >= 0,
+          "lr must be finite and > 0, adam-eps finite and >= 0");
+  // Adam divides by 1 - beta^t: beta = 1 divides by zero.
+  require(update.adam_beta1 >= 0 && update.adam_beta1 < 1 && update.adam_beta2 >= 0 &&
+              update.adam_beta2 < 1,
+          "adam-beta1 and adam-beta2 must lie in [0, 1)");
+  require(finite(update.loss.clip) && update.loss.clip > 0, "clip must be finite and > 0");
+  require(finite(update.loss.value_coef) && finite(update.loss.entropy_coef) &&
+              !std::isnan(update.max_grad_norm),
+          "value-coef and entropy-coef must be finite and max-grad-norm a number");
+  require(finite(policy.log_std_init) && finite(policy.hidden_gain) &&
+              finite(policy.actor_output_gain) && finite(policy.critic_output_gain),
+          "log-std-init and the init gains must be finite");
+  require(!std::isnan(target), "target must be a number");
   require(policy.hidden >= 1 && policy.layers >= 1, "hidden and layers must be >= 1");
   require(checkpoint_every >= 0, "checkpoint-every must be >= 0");
   require(progress == "auto" || progress == "tty" || progress == "plain" || progress == "none",

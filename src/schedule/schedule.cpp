@@ -237,6 +237,7 @@ class Lowerer {
       case Op::EXP:
       case Op::LOG:
       case Op::SIN:
+      case Op::COS:
       case Op::TANH:
       case Op::SQRT:
       case Op::POW:

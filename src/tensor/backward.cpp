@@ -71,7 +71,9 @@ std::vector<NodeRef> rule(const ir::Node& n, const NodeRef& self, const NodeRef&
     case Op::LOG:
       return {div(g, s[0])};
     case Op::SIN:
-      return {mul(g, un(Op::SIN, sub(c(M_PI / 2, s[0]), s[0])))};
+      return {mul(g, un(Op::COS, s[0]))};
+    case Op::COS:
+      return {neg(mul(g, un(Op::SIN, s[0])))};
     case Op::SQRT:
       return {div(g, mul(c(2, self), self))};
     case Op::RECIP:
@@ -97,10 +99,15 @@ std::vector<NodeRef> rule(const ir::Node& n, const NodeRef& self, const NodeRef&
       return {ga, gb};
     }
     case Op::POW: {
-      NodeRef gx = mul(g, mul(s[1], bin(Op::POW, s[0], sub(s[1], c(1, s[1])))));
-      // d/dy x^y = x^y log x; defined as 0 where x == 0 (PyTorch's convention for y > 0).
+      // d/dx x^y = y x^(y-1), defined as 0 where y == 0 (libtorch's pow_backward: 0 * 0^-1).
+      NodeRef gx = where(eq(s[1], c(0, s[1])), c(0, g),
+                         mul(g, mul(s[1], bin(Op::POW, s[0], sub(s[1], c(1, s[1]))))));
+      // d/dy x^y = x^y log x, defined as 0 where x == 0 and y >= 0 (pow_backward_exponent).
       NodeRef lx = un(Op::LOG, s[0]);
-      NodeRef gy = where(eq(s[0], c(0, s[0])), c(0, g), mul(g, mul(self, lx)));
+      NodeRef base0 =
+          make_node(Op::AND, kBool,
+                    {eq(s[0], c(0, s[0])), make_node(Op::NOT, kBool, {lt(s[1], c(0, s[1]))})});
+      NodeRef gy = where(base0, c(0, g), mul(g, mul(self, lx)));
       return {gx, gy};
     }
     case Op::WHERE: {
@@ -115,8 +122,19 @@ std::vector<NodeRef> rule(const ir::Node& n, const NodeRef& self, const NodeRef&
       NodeRef count = make_node(Op::SUM, g->dtype, {hit}, n.arg);
       return {mul(hit, expand_to(div(g, count), s[0]->shape))};
     }
-    case Op::PROD:
-      return {div(mul(expand_to(g, s[0]->shape), expand_to(self, s[0]->shape)), s[0])};
+    case Op::PROD: {
+      // d prod / d x_i = the product of the others: prod / x_i without zeros; with exactly one
+      // zero, the product of the nonzero terms at the zero and 0 elsewhere; with more, 0
+      // (libtorch's prod_backward). Computed without dividing by a zero.
+      NodeRef x = s[0], zero = eq(x, c(0, x));
+      NodeRef nz = make_node(Op::SUM, g->dtype, {cast(zero, g->dtype)}, n.arg);
+      NodeRef rest = make_node(Op::PROD, x->dtype, {where(zero, c(1, x), x)}, n.arg);
+      NodeRef nz_e = expand_to(nz, x->shape), g_e = expand_to(g, x->shape);
+      NodeRef safe_x = where(zero, c(1, x), x);
+      NodeRef none = div(mul(g_e, expand_to(self, x->shape)), safe_x);
+      NodeRef one = where(zero, mul(g_e, expand_to(rest, x->shape)), c(0, g));
+      return {where(eq(nz_e, c(0, nz_e)), none, where(eq(nz_e, c(1, nz_e)), one, c(0, g)))};
+    }
     case Op::RESHAPE:
       return {movement(Op::RESHAPE, g, s[0]->shape)};
     case Op::PERMUTE: {

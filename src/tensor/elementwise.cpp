@@ -107,15 +107,14 @@ Tensor Tensor::sqrt() const { return float_unary(*this, Op::SQRT); }
 Tensor Tensor::sin() const { return float_unary(*this, Op::SIN); }
 Tensor Tensor::tanh() const { return float_unary(*this, Op::TANH); }
 Tensor Tensor::rsqrt() const { return sqrt().reciprocal(); }
-Tensor Tensor::cos() const {
-  // cos(x) = sin(pi/2 - x): one transcendental primitive serves both.
-  Tensor x = is_floating_point() ? *this : to(kDefaultFloat);
-  return (Scalar(M_PI / 2) - x).sin();
-}
+Tensor Tensor::cos() const { return float_unary(*this, Op::COS); }
 Tensor Tensor::reciprocal() const { return float_unary(*this, Op::RECIP); }
 Tensor Tensor::sigmoid() const {
   Tensor x = is_floating_point() ? *this : to(kDefaultFloat);
-  return ((-x).exp() + 1).reciprocal();
+  // exp(-|x|) never overflows: 1/(1+exp(-x)) would make exp(-x) = inf for x << 0, and its
+  // gradient 0 * inf = NaN where libtorch's sigmoid'(x) = s(1-s) is finite.
+  Tensor e = (-x.abs()).exp(), r = (e + 1).reciprocal();
+  return where(x >= 0, r, e * r);
 }
 Tensor Tensor::relu() const {
   require_not_bool(*this, "relu");

@@ -1,8 +1,10 @@
 // Movement ops: views expressed as index arithmetic (reshape, permute, expand, pad, shrink, flip)
 // and the composites built on them (slicing, cat, stack, split, gather).
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
+#include "ember/jit.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
@@ -330,6 +332,16 @@ Tensor stack(const std::vector<Tensor>& ts, int64_t d) {
   return cat(u, d);
 }
 
+// gather's indexes must lie in [0, size) (libtorch rejects negative ones too). Read eagerly,
+// except inside a jit capture, where reading data raises (see gather).
+static void check_gather_index(const Tensor& index, int64_t dim, int64_t size) {
+  if (jit_capturing() || index.numel() == 0) return;
+  for (int64_t v : index.to_vector<int64_t>())
+    if (v < 0 || v >= size)
+      throw IndexError("gather(): index " + std::to_string(v) + " is out of bounds for dimension " +
+                       std::to_string(dim) + " with size " + std::to_string(size));
+}
+
 Tensor Tensor::gather(int64_t d, const Tensor& index) const {
   d = wrap_dim(d, dim());
   if (index.dtype() != kInt64)
@@ -342,6 +354,7 @@ Tensor Tensor::gather(int64_t d, const Tensor& index) const {
     if (i != d && index.sizes()[i] > sizes()[i])
       throw ShapeError("gather: size of index " + list_str(index.sizes()) + " exceeds input " +
                        list_str(sizes()) + " at dimension " + std::to_string(i));
+  check_gather_index(index, d, sizes()[d]);
   // Move `d` last, select by comparing against arange (a one-hot mask) and reduce over it.
   Tensor x = transpose(d, -1), ix = index.transpose(d, -1);
   std::vector<TensorIndex> sl;
@@ -350,6 +363,11 @@ Tensor Tensor::gather(int64_t d, const Tensor& index) const {
   int64_t n = x.sizes().back();
   Tensor onehot = ix.unsqueeze(-1) == arange(n);
   Tensor picked = where(onehot, x.unsqueeze(-2), Scalar(0)).sum({-1}, false, dtype());
+  // Inside a jit capture the index is not readable: an out-of-range index (no one-hot hit, so no
+  // memory is read out of bounds) gives NaN in floating results on every replay.
+  if (jit_capturing() && is_floating_point())
+    picked = where((ix >= 0).logical_and(ix < n), picked,
+                   full({}, std::numeric_limits<double>::quiet_NaN(), dtype()));
   return picked.transpose(d, -1);
 }
 

@@ -157,9 +157,16 @@ Tensor Tensor::var(IntList dims, bool unbiased, bool keepdim) const {
   return diff.square().sum(dims, keepdim) /
          (denom > 0 ? denom : std::numeric_limits<double>::quiet_NaN());
 }
-Tensor Tensor::std() const { return var().sqrt(); }
+// sqrt(var) whose gradient is 0 where var == 0 (libtorch's std_backward masks the 1/(2 std)
+// factor there; sqrt's own derivative is infinite and, times var's zero gradient, NaN). The sqrt
+// reads 1 there so that no infinite factor enters the backward graph.
+static Tensor std_of_var(const Tensor& v) {
+  Tensor zero = v == 0;
+  return where(zero, zeros_like(v), where(zero, ones_like(v), v).sqrt());
+}
+Tensor Tensor::std() const { return std_of_var(var()); }
 Tensor Tensor::std(IntList dims, bool unbiased, bool keepdim) const {
-  return var(dims, unbiased, keepdim).sqrt();
+  return std_of_var(var(dims, unbiased, keepdim));
 }
 
 Tensor Tensor::logsumexp(IntList dims, bool keepdim) const {

@@ -13,7 +13,8 @@
 //
 // Terms (each a 0-d float32 tensor):
 //   A_hat = (A - mean(A)) / (std(A) + 1e-8) over the minibatch when normalize_advantages
-//           (std with Bessel's correction, as torch.std);
+//           (std with Bessel's correction, as torch.std) and M > 1 (A_hat = A for M = 1, whose
+//           std is undefined); equal advantages give A_hat = 0 with zero gradient;
 //   r     = exp(log pi(a | s) - old_log_prob)                        (PPO paper eq. 6)
 //   policy_loss = -mean(min(r A_hat, clip(r, 1 - eps, 1 + eps) A_hat))  (PPO paper eq. 7, negated)
 //   value_loss  = 0.5 * mean((V(s) - R)^2)                        (PPO paper eq. 9's L^VF, with

@@ -127,6 +127,20 @@ class Evaluator {
     return true;
   }
 
+  // Floating sums are pairwise (halves summed recursively, runs of <= 8 terms in order), rounded
+  // to the dtype after every add: error <= (7 + ceil(log2 n)) u sum|x| (tensor.h).
+  template <class At>
+  Val pairwise_sum(At& at, int64_t lo, int64_t hi, ScalarType t) {
+    if (hi - lo <= 8) {
+      Val acc = make(0, 0, t);
+      for (int64_t r = lo; r < hi; r++) acc = make(acc.f + at(r).f, 0, t);
+      return acc;
+    }
+    int64_t mid = lo + (hi - lo) / 2;
+    Val a = pairwise_sum(at, lo, mid, t), b = pairwise_sum(at, mid, hi, t);
+    return make(a.f + b.f, 0, t);
+  }
+
   Val reduce(const Expr& e) {
     std::vector<int64_t> saved = idx_;
     std::vector<int64_t> rshape;
@@ -142,13 +156,21 @@ class Evaluator {
     else
       acc =
           fl ? Val{-INFINITY, 0} : Val{0, t == kInt32 ? INT32_MIN : (t == kInt64 ? INT64_MIN : 0)};
-    for (int64_t r = 0; r < n; r++) {
+    auto at = [&](int64_t r) {
       int64_t lin = r;
       for (size_t j = e.axes.size(); j-- > 0;) {
         idx_[e.axes[j]] = lin % rshape[j];
         lin /= rshape[j];
       }
-      Val v = eval(*e.src[0]);
+      return eval(*e.src[0]);
+    };
+    if (e.op == Op::SUM && fl) {
+      acc = pairwise_sum(at, 0, n, t);
+      idx_ = saved;
+      return acc;
+    }
+    for (int64_t r = 0; r < n; r++) {
+      Val v = at(r);
       if (e.op == Op::SUM)
         acc = t == kBool ? make(0, acc.i | v.i, t) : make(acc.f + v.f, acc.i + v.i, t);
       else if (e.op == Op::PROD)
@@ -196,6 +218,8 @@ class Evaluator {
         return make(t == kFloat32 ? std::log(static_cast<float>(a[0].f)) : std::log(a[0].f), 0, t);
       case Op::SIN:
         return make(t == kFloat32 ? std::sin(static_cast<float>(a[0].f)) : std::sin(a[0].f), 0, t);
+      case Op::COS:
+        return make(t == kFloat32 ? std::cos(static_cast<float>(a[0].f)) : std::cos(a[0].f), 0, t);
       case Op::SQRT:
         return make(t == kFloat32 ? std::sqrt(static_cast<float>(a[0].f)) : std::sqrt(a[0].f), 0,
                     t);
