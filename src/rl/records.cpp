@@ -4,7 +4,6 @@
 #include <png.h>
 #include <unistd.h>
 
-#include <array>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include "ember/error.h"
 #include "ember/rl/plot.h"
 #include "runtime/cpu/compiler.h"  // the kernel compiler's identity (part of every cache key)
+#include "runtime/process.h"
 
 #ifndef EMBER_SOURCE_DIR
 #define EMBER_SOURCE_DIR ""
@@ -35,35 +35,34 @@ namespace {
 
 const auto g_library_loaded = std::chrono::steady_clock::now();
 
-std::string run_capture(const std::string& cmd, int* status) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) {
-    *status = -1;
-    return out;
-  }
-  std::array<char, 512> buf;
-  while (fgets(buf.data(), static_cast<int>(buf.size()), p)) out += buf.data();
-  *status = pclose(p);
-  return out;
-}
-
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
   return s;
 }
 
+std::string find_executable(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::istringstream ss(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(ss, dir, ':'))
+    if (!dir.empty() && access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
+  return "";
+}
+
 nlohmann::json git_info() {
   const std::string dir = EMBER_SOURCE_DIR;
   if (dir.empty() || !std::filesystem::exists(dir + "/.git")) return "unknown";
-  int st = 0;
-  const std::string q = "'" + dir + "'";
-  const std::string rev = trim(run_capture("git -C " + q + " rev-parse HEAD 2>/dev/null", &st));
-  if (st != 0 || rev.empty()) return "unknown";
-  const std::string status =
-      run_capture("git -C " + q + " status --porcelain --untracked-files=no 2>/dev/null", &st);
-  if (st != 0) return {{"revision", rev}, {"dirty", "unknown"}};
-  return {{"revision", rev}, {"dirty", !trim(status).empty()}, {"source_dir", dir}};
+  // No shell: git is looked up on PATH here and run with an argument vector.
+  const std::string git = find_executable("git");
+  if (git.empty()) return "unknown";
+  const runtime::ProcessResult rev =
+      runtime::run_process({git, "-C", dir, "rev-parse", "HEAD"}, 4096, true);
+  if (!rev.ok() || trim(rev.output).empty()) return "unknown";
+  const runtime::ProcessResult status = runtime::run_process(
+      {git, "-C", dir, "status", "--porcelain", "--untracked-files=no"}, 1 << 20, true);
+  if (!status.ok()) return {{"revision", trim(rev.output)}, {"dirty", "unknown"}};
+  return {
+      {"revision", trim(rev.output)}, {"dirty", !trim(status.output).empty()}, {"source_dir", dir}};
 }
 
 std::string utc_now() {
