@@ -1,16 +1,22 @@
 #include "ember/rl/records.h"
 
 #include <box2d/b2_common.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <png.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "atomic_file.h"
 #include "ember/context.h"
 #include "ember/error.h"
 #include "ember/rl/plot.h"
@@ -137,38 +143,129 @@ nlohmann::json provenance() {
   return j;
 }
 
-RunRecorder::RunRecorder(std::string dir, const nlohmann::json& config, const nlohmann::json& extra)
-    : dir_(std::move(dir)) {
+namespace {
+
+// Takes <dir>/.lock (flock, exclusive, non-blocking) and returns its descriptor.
+int claim_directory(const std::string& dir) {
+  const std::string lock = dir + "/.lock";
+  const int fd = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) throw IOError("cannot create '" + lock + "': " + std::strerror(errno));
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char buf[32] = {0};
+    const ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    close(fd);
+    throw IOError("output directory '" + dir + "' is in use by another ember train" +
+                  (n > 0 ? " (pid " + trim(buf) + ")" : std::string()) + "; choose another --out");
+  }
+  const std::string pid = std::to_string(getpid()) + "\n";
+  if (ftruncate(fd, 0) != 0 || pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+    // The pid is informational only.
+  }
+  return fd;
+}
+
+// The records of epochs 0 .. next_epoch-1, in order, from `path`; stops at the first line that
+// is torn, malformed or out of sequence. `dropped` counts the lines left out.
+std::string kept_records(const std::string& path, int64_t next_epoch, int64_t* dropped) {
+  std::ifstream f(path);
+  std::string line, kept;
+  int64_t expect = 0;
+  bool stop = false;
+  while (std::getline(f, line)) {
+    if (line.empty()) continue;
+    if (!stop && expect < next_epoch && !f.eof()) {  // the last line lacks its '\n': torn
+      const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_object() && j.contains("epoch") && j["epoch"].is_number_integer() &&
+          j["epoch"].get<int64_t>() == expect) {
+        kept += line + "\n";
+        ++expect;
+        continue;
+      }
+    }
+    stop = true;
+    ++*dropped;
+  }
+  return kept;
+}
+
+// Removes the temporary files of atomic writes that a kill -9 interrupted (".NAME.tmp..."), in
+// `dir` and `dir`/checkpoints. Called with the directory's lock held.
+void remove_stale_temporaries(const std::string& dir) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
-  if (ec) throw IOError("cannot create output directory '" + dir_ + "': " + ec.message());
-  run_ = {{"provenance", provenance()}, {"config", config}};
-  if (extra.is_object())
-    for (auto& [k, v] : extra.items()) run_[k] = v;
-  write_json("run.json", run_);
-  epochs_ = std::fopen(path("epochs.jsonl").c_str(), "a");
-  if (!epochs_) throw IOError("cannot open '" + path("epochs.jsonl") + "' for writing");
+  for (const fs::path d : {fs::path(dir), fs::path(dir) / "checkpoints"})
+    for (const auto& e : fs::directory_iterator(d, ec)) {
+      const std::string n = e.path().filename().string();
+      if (n.size() > 1 && n[0] == '.' && n.find(".tmp") != std::string::npos &&
+          e.is_regular_file(ec))
+        fs::remove(e.path(), ec);
+    }
+}
+
+}  // namespace
+
+RunRecorder::RunRecorder(std::string dir, const nlohmann::json& config, const nlohmann::json& extra,
+                         const RunResume* resume)
+    : dir_(std::move(dir)) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path parent = fs::path(dir_).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  if (mkdir(dir_.c_str(), 0755) != 0 && errno != EEXIST)
+    throw IOError("cannot create output directory '" + dir_ + "': " + std::strerror(errno));
+  lock_fd_ = claim_directory(dir_);
+  try {
+    bool empty = true;
+    for (const auto& e : fs::directory_iterator(dir_, ec))
+      if (e.path().filename() != ".lock") empty = false;
+    const bool in_place = resume && fs::equivalent(dir_, resume->source_dir, ec);
+    if (!empty && !in_place)
+      throw IOError(
+          "output directory '" + dir_ +
+          "' exists and is not empty; choose a new --out (one run, one directory)" +
+          (resume ? std::string() : ", or continue that run with --resume '" + dir_ + "'"));
+    nlohmann::json fresh = {{"provenance", provenance()}, {"config", config}};
+    if (extra.is_object())
+      for (auto& [k, v] : extra.items()) fresh[k] = v;
+    if (resume) {
+      const std::string kept =
+          kept_records(resume->source_dir + "/epochs.jsonl", resume->next_epoch, &dropped_records_);
+      write_file_atomic(path("epochs.jsonl"), kept);
+      fresh["resumed_from"] = resume->checkpoint;
+      fresh["resumed_at_epoch"] = resume->next_epoch;
+    }
+    if (in_place) {
+      remove_stale_temporaries(dir_);
+      std::ifstream f(path("run.json"));
+      run_ = nlohmann::json::parse(f, nullptr, false);
+      if (!run_.is_object()) run_ = {{"note", "run.json of the first run was unreadable"}};
+      run_.erase("summary");  // the summary of the run being continued is replaced at the end
+      run_["resumes"].push_back(fresh);
+    } else {
+      run_ = fresh;
+    }
+    write_json("run.json", run_);
+    epochs_ = std::fopen(path("epochs.jsonl").c_str(), "ae");
+    if (!epochs_) throw IOError("cannot open '" + path("epochs.jsonl") + "' for writing");
+  } catch (...) {
+    close(lock_fd_);
+    throw;
+  }
 }
 
 RunRecorder::~RunRecorder() {
   if (epochs_) std::fclose(epochs_);
+  if (lock_fd_ >= 0) close(lock_fd_);
 }
 
 void RunRecorder::write_json(const std::string& name, const nlohmann::json& j) const {
-  const std::string p = path(name), tmp = p + ".tmp";
-  {
-    std::ofstream f(tmp);
-    f << j.dump(2) << "\n";
-    if (!f) throw IOError("cannot write '" + tmp + "'");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, p, ec);
-  if (ec) throw IOError("cannot rename '" + tmp + "' to '" + p + "': " + ec.message());
+  write_file_atomic(path(name), j.dump(2) + "\n");
 }
 
 void RunRecorder::epoch(const nlohmann::json& record) {
   const std::string line = record.dump() + "\n";
-  if (std::fputs(line.c_str(), epochs_) < 0 || std::fflush(epochs_) != 0)
+  if (std::fputs(line.c_str(), epochs_) < 0 || std::fflush(epochs_) != 0 ||
+      fsync(fileno(epochs_)) != 0)
     throw IOError("cannot append to '" + path("epochs.jsonl") + "'");
 }
 
@@ -187,10 +284,7 @@ void RunRecorder::write_plot(const CurvePoint* saved, double target) const {
   PlotOptions o;
   o.target = target;
   if (saved) o.marker = std::make_pair(static_cast<double>(saved->transitions), saved->mean);
-  const std::string p = path("learning_curve.svg");
-  std::ofstream f(p);
-  f << learning_curve_svg(s, o);
-  if (!f) throw IOError("cannot write '" + p + "'");
+  write_file_atomic(path("learning_curve.svg"), learning_curve_svg(s, o));
 }
 
 void RunRecorder::finish(const nlohmann::json& summary, const CurvePoint* saved_eval,
