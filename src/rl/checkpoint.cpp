@@ -1,6 +1,8 @@
 #include "ember/rl/checkpoint.h"
 
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -94,7 +96,51 @@ const std::map<std::string, std::string>& option_pointers() {
   return m;
 }
 
+// Checks each key of `j` that `like` (a default configuration's JSON) has: the same kind of value
+// (integer, number, bool, string, object), and integers within int32 where the field is an int.
+void check_config_json(const json& j, const json& like, const std::string& at) {
+  if (!j.is_object())
+    throw ValueError("train config: " + (at.empty() ? "the configuration" : at) +
+                     " is not a JSON object");
+  static const std::set<std::string> int32_fields = {"threads", "env_threads", "max_episode_steps"};
+  for (const auto& [key, def] : like.items()) {
+    if (!j.contains(key)) continue;
+    const json& v = j.at(key);
+    const std::string name = at.empty() ? key : at + "." + key;
+    auto bad = [&](const char* want) {
+      throw ValueError("train config: \"" + name + "\" must be " + want + " (got " + v.dump() +
+                       ")");
+    };
+    if (def.is_object()) {
+      check_config_json(v, def, name);
+    } else if (def.is_boolean()) {
+      if (!v.is_boolean()) bad("true or false");
+    } else if (def.is_string()) {
+      if (!v.is_string()) bad("a string");
+    } else if (def.is_number_integer()) {
+      if (!v.is_number_integer()) bad("an integer");
+      if (def.is_number_unsigned() && !v.is_number_unsigned()) bad("a non-negative integer");
+      if (!v.is_number_unsigned() || v.get<uint64_t>() <= uint64_t(INT64_MAX)) {
+        const int64_t x = v.get<int64_t>();
+        if (int32_fields.count(key) && (x < INT32_MIN || x > INT32_MAX)) bad("a 32-bit integer");
+      } else if (!def.is_number_unsigned()) {
+        bad("an integer below 2^63");
+      }
+    } else if (def.is_number()) {
+      if (!v.is_number() || !std::isfinite(v.get<double>())) bad("a finite number");
+    }
+  }
+}
+
 }  // namespace
+
+TrainConfig checked_train_config(const json& j) {
+  check_config_json(j, to_json(TrainConfig{}), "");
+  TrainConfig c = train_config_from_json(j);
+  c.validate();
+  check_config_limits(c);
+  return c;
+}
 
 const std::set<std::string> kResumeOverridable = {
     "--max-transitions",  "--target",
@@ -233,8 +279,7 @@ void check_config_limits(const TrainConfig& c) {
 TrainConfig resume_config(const json& saved, const TrainConfig& cli,
                           const std::set<std::string>& given) {
   // Normalise the saved configuration through TrainConfig so both sides print alike.
-  TrainConfig base = train_config_from_json(saved);
-  check_config_limits(base);
+  const TrainConfig base = checked_train_config(saved);
   json merged = to_json(base);
   const json typed = to_json(cli);
   for (const std::string& opt : given) {

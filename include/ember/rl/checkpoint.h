@@ -55,11 +55,16 @@ std::string find_checkpoint(const std::string& path);
 std::string write_checkpoint_manifest(const std::string& dir, const std::string& stem,
                                       const CheckpointManifest& m);
 
+/// A configuration read from a file: every known key must hold the kind of value to_json writes
+/// (integers as integers, within 32 bits for the int fields; finite numbers; booleans; strings),
+/// then train_config_from_json, validate() and check_config_limits. Throws ValueError.
+TrainConfig checked_train_config(const nlohmann::json& j);
+
 /// Command-line options (CLI names) that a resumed run may change.
 extern const std::set<std::string> kResumeOverridable;
 
-/// The configuration of a resumed run: the checkpoint's `saved` configuration (range-checked with
-/// check_config_limits), with the overridable options in `given` (the options typed on the command
+/// The configuration of a resumed run: the checkpoint's `saved` configuration (checked with
+/// checked_train_config), with the overridable options in `given` (the options typed on the command
 /// line, CLI names such as "--max-transitions") taken from `cli`. Throws ValueError for another
 /// option in `given` whose value differs from the checkpoint's.
 TrainConfig resume_config(const nlohmann::json& saved, const TrainConfig& cli,
