@@ -172,8 +172,22 @@ TrainResult Trainer::run() {
                      std::to_string(resume->epoch));
   std::vector<CurvePoint> curve = resume ? resume->curve : std::vector<CurvePoint>{};
 
-  RolloutBuffer buffer(c.steps_per_env, c.envs, c.policy.obs_dim, c.policy.act_dim,
-                       c.envs * (c.steps_per_env / c.max_episode_steps + 2));
+  // Allocation failures name what was being allocated (not a bare std::bad_alloc).
+  const auto make_buffer = [&] {
+    try {
+      return std::make_unique<RolloutBuffer>(c.steps_per_env, c.envs, c.policy.obs_dim,
+                                             c.policy.act_dim,
+                                             c.envs * (c.steps_per_env / c.max_episode_steps + 2));
+    } catch (const std::bad_alloc&) {
+    } catch (const std::length_error&) {
+    }
+    throw Error("ember train: out of memory allocating the rollout buffer for " +
+                std::to_string(c.transitions_per_epoch()) + " transitions per epoch (" +
+                std::to_string(c.envs) + " envs x " + std::to_string(c.steps_per_env) +
+                " steps); lower --envs or --steps-per-env");
+  };
+  const std::unique_ptr<RolloutBuffer> buffer_storage = make_buffer();
+  RolloutBuffer& buffer = *buffer_storage;
   const MeansFn actor = make_means_fn(policy, c.jit);
   EvalOptions eval_opts;
   eval_opts.envs = c.eval_envs;

@@ -21,6 +21,7 @@
 #include "ember/error.h"
 #include "ember/rl/gaussian_policy.h"
 #include "ember/serialize.h"
+#include "ember/tensor.h"
 #include "runtime/thread_pool.h"
 #include "thread_pool.h"  // src/rl: the env thread pool
 
@@ -188,6 +189,30 @@ TEST(PolicyMetadata, CheckedAgainstTheTensorsBeforeAnythingIsAllocated) {
     EXPECT_LT(c.seconds, 10.0) << k.key;
     EXPECT_LT(c.max_rss_kb, 300 * 1024) << k.key;
   }
+  fs::remove_all(dir);
+}
+
+TEST(Allocation, FailuresNameWhatWasBeingAllocated) {
+  // A tensor buffer of 4 TiB.
+  try {
+    Tensor t = arange(int64_t{1} << 40, TensorOptions(kFloat32));
+    t.realize();
+    ADD_FAILURE() << "allocated 4 TiB";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot allocate a tensor buffer of 4398046511104 bytes"),
+              std::string::npos)
+        << e.what();
+  }
+  // The trainer's rollout buffer for 4096 envs x 10^7 steps (about 1.3 TB of observations).
+  const fs::path dir = temp_dir();
+  const Child c = run_child({EMBER_CLI_PATH, "train", "--out", (dir / "run").string(), "--envs",
+                             "4096", "--steps-per-env", "10000000", "--minibatch", "10000",
+                             "--threads", "1", "--progress", "none"},
+                            120.0);
+  EXPECT_EQ(c.status, 1) << c.out;
+  EXPECT_NE(c.out.find("out of memory allocating the rollout buffer for 40960000000 transitions"),
+            std::string::npos)
+      << c.out;
   fs::remove_all(dir);
 }
 
