@@ -185,6 +185,14 @@ CheckpointManifest parse_checkpoint_manifest(std::string_view text, const std::s
     }
     m.config = j.at("config");
     if (!m.config.is_object()) throw IOError(where + ": \"config\" is not an object");
+    if (j.contains("record")) {
+      m.record = j.at("record");
+      if (!m.record.is_null() && !(m.record.is_object() && m.record.contains("epoch") &&
+                                   m.record["epoch"].is_number_integer() &&
+                                   m.record["epoch"].get<int64_t>() == m.epoch - 1))
+        throw IOError(where + ": \"record\" is not the record of epoch " +
+                      std::to_string(m.epoch - 1));
+    }
   } catch (const json::exception& e) {
     throw IOError(where + ": malformed manifest (" + e.what() + ")");
   }
@@ -248,7 +256,8 @@ std::string write_checkpoint_manifest(const std::string& dir, const std::string&
       {"reward_scaler",
        {{"mean", m.scaler_mean}, {"var", m.scaler_var}, {"count", m.scaler_count}}},
       {"curve", curve},
-      {"config", m.config}};
+      {"config", m.config},
+      {"record", m.record}};
   const std::string path = dir + "/" + stem + ".json";
   write_file_atomic(path, manifest.dump(2) + "\n");
   return path;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -228,8 +229,11 @@ RunRecorder::RunRecorder(std::string dir, const nlohmann::json& config, const nl
     if (extra.is_object())
       for (auto& [k, v] : extra.items()) fresh[k] = v;
     if (resume) {
-      const std::string kept =
+      std::string kept =
           kept_records(resume->source_dir + "/epochs.jsonl", resume->next_epoch, &dropped_records_);
+      const int64_t lines = static_cast<int64_t>(std::count(kept.begin(), kept.end(), '\n'));
+      if (lines == resume->next_epoch - 1 && resume->record.is_object())
+        kept += resume->record.dump() + "\n";
       write_file_atomic(path("epochs.jsonl"), kept);
       fresh["resumed_from"] = resume->checkpoint;
       fresh["resumed_at_epoch"] = resume->next_epoch;
@@ -245,8 +249,11 @@ RunRecorder::RunRecorder(std::string dir, const nlohmann::json& config, const nl
       run_ = fresh;
     }
     write_json("run.json", run_);
-    epochs_ = std::fopen(path("epochs.jsonl").c_str(), "ae");
-    if (!epochs_) throw IOError("cannot open '" + path("epochs.jsonl") + "' for writing");
+    epochs_fd_ =
+        open(path("epochs.jsonl").c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (epochs_fd_ < 0)
+      throw IOError("cannot open '" + path("epochs.jsonl") +
+                    "' for writing: " + std::strerror(errno));
   } catch (...) {
     close(lock_fd_);
     throw;
@@ -254,7 +261,7 @@ RunRecorder::RunRecorder(std::string dir, const nlohmann::json& config, const nl
 }
 
 RunRecorder::~RunRecorder() {
-  if (epochs_) std::fclose(epochs_);
+  if (epochs_fd_ >= 0) close(epochs_fd_);
   if (lock_fd_ >= 0) close(lock_fd_);
 }
 
@@ -264,9 +271,23 @@ void RunRecorder::write_json(const std::string& name, const nlohmann::json& j) c
 
 void RunRecorder::epoch(const nlohmann::json& record) {
   const std::string line = record.dump() + "\n";
-  if (std::fputs(line.c_str(), epochs_) < 0 || std::fflush(epochs_) != 0 ||
-      fsync(fileno(epochs_)) != 0)
-    throw IOError("cannot append to '" + path("epochs.jsonl") + "'");
+  // One write of the whole line; on failure (e.g. a full disk) the file is cut back to its
+  // previous size, so it never ends in a torn line.
+  const off_t before = lseek(epochs_fd_, 0, SEEK_END);
+  size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = write(epochs_fd_, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  if (done < line.size() || fsync(epochs_fd_) != 0) {
+    const int e = done < line.size() && errno == 0 ? ENOSPC : errno;
+    if (before >= 0 && ftruncate(epochs_fd_, before) != 0) {
+      // Nothing more to do; the resume drops a torn last line.
+    }
+    throw IOError("cannot append to '" + path("epochs.jsonl") + "': " + std::strerror(e));
+  }
 }
 
 void RunRecorder::eval_point(const CurvePoint& p, double target) {

@@ -63,9 +63,11 @@ struct Abandoned {};
 std::string write_checkpoint(const std::string& dir, const std::string& stem,
                              const ActorCritic& policy, optim::Adam& opt,
                              const RewardScaler& scaler, int64_t next_epoch, int64_t transitions,
-                             const std::vector<CurvePoint>& curve, const TrainConfig& config) {
+                             const std::vector<CurvePoint>& curve, const TrainConfig& config,
+                             const json& record = nullptr) {
   fs::create_directories(dir);
   CheckpointManifest m;
+  m.record = record;
   m.epoch = next_epoch;
   m.transitions = transitions;
   m.policy_file = stem + ".policy.safetensors";
@@ -158,7 +160,7 @@ TrainResult Trainer::run() {
                   {"resumed_from", !resume ? json(nullptr) : json(resume->path)}};
     extra["provenance_threads"] = {{"kernel", get_num_threads()}, {"env", venv->threads()}};
     RunResume rr;
-    if (resume) rr = {resume->epoch, resume->run_dir, resume->path};
+    if (resume) rr = {resume->epoch, resume->run_dir, resume->path, resume->record};
     rec = std::make_unique<RunRecorder>(c.out_dir, to_json(c), extra, resume ? &rr : nullptr);
     if (resume) rec->set_curve(resume->curve);
     result.out_dir = c.out_dir;
@@ -305,9 +307,15 @@ TrainResult Trainer::run() {
       const double k0 = now();
       char stem[32];
       std::snprintf(stem, sizeof stem, "epoch_%04lld", static_cast<long long>(epoch + 1));
+      // The manifest carries this epoch's record (without the checkpoint's own timing): a kill
+      // between the checkpoint and the record's append loses no line, the resume restores it.
+      json closing = r;
+      closing["checkpoint_s"] = nullptr;
+      closing["epoch_s"] = now() - e0;
+      closing["elapsed_s"] = seconds_since_process_start();
       checkpoint_path =
           write_checkpoint(rec->path("checkpoints"), stem, policy, learner.optimizer(),
-                           collector.reward_scaler(), epoch + 1, transitions, curve, c);
+                           collector.reward_scaler(), epoch + 1, transitions, curve, c, closing);
       ck = now() - k0;
     }
     r["checkpoint_s"] = ck;

@@ -318,6 +318,22 @@ TEST_F(InterruptResume, ResumeRestoresTheConfigurationAndRejectsConflicts) {
   EXPECT_EQ(check_records(dir_ / "fork" / "epochs.jsonl"), 4);
 }
 
+TEST_F(InterruptResume, KillBetweenCheckpointAndRecordLosesNoLine) {
+  // The state a kill -9 leaves between writing checkpoints/epoch_0002.json and appending the
+  // record of epoch 1: the manifest carries that record and the resume restores it.
+  const Proc p = start(dir_, args({"--out", "run", "--max-transitions", "2000"}), dir_ / "log");
+  ASSERT_EQ(finish(p), 0) << read_all(dir_ / "log");
+  const fs::path run = dir_ / "run";
+  std::string records = read_all(run / "epochs.jsonl");
+  records = records.substr(0, records.find('\n') + 1);  // epoch 0 only
+  std::ofstream(run / "epochs.jsonl", std::ios::trunc) << records;
+  for (const char* f : {"final.json", "final.policy.safetensors", "final.optimizer.safetensors"})
+    fs::remove(run / "checkpoints" / f);
+  const Proc q = start(dir_, {"--resume", "run", "--max-transitions", "3000"}, dir_ / "resume.log");
+  ASSERT_EQ(finish(q), 0) << read_all(dir_ / "resume.log");
+  EXPECT_EQ(check_records(run / "epochs.jsonl"), 6);
+}
+
 TEST_F(InterruptResume, OneRunOneDirectory) {
   // An existing non-empty --out is refused.
   fs::create_directory(dir_ / "used");
@@ -342,6 +358,39 @@ TEST_F(InterruptResume, OneRunOneDirectory) {
   for (const auto& r : fs::directory_iterator(dir_ / "runs")) runs.push_back(r.path());
   ASSERT_EQ(runs.size(), 2u);
   for (const auto& r : runs) EXPECT_EQ(check_records(r / "epochs.jsonl"), 2);
+}
+
+TEST_F(InterruptResume, DiskFullIsACleanErrorAndLosesNothing) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs";
+  const fs::path small = dir_ / "small";
+  fs::create_directory(small);
+  if (std::system(("mount -t tmpfs -o size=160k tmpfs " + small.string()).c_str()) != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs here";
+  struct Unmount {
+    fs::path p;
+    ~Unmount() { std::system(("umount " + p.string()).c_str()); }
+  } unmount{small};
+  // Records and a checkpoint every 2 epochs until the 160 KiB file system is full.
+  const Proc p = start(dir_, args({"--out", "small/run", "--max-transitions", "1000000000"}),
+                       dir_ / "full.log");
+  EXPECT_EQ(finish(p, 120), 1);
+  const std::string log = read_all(dir_ / "full.log");
+  EXPECT_NE(log.find("No space left on device"), std::string::npos) << log;
+  // Whatever was written is whole: records without a torn line, manifests that parse, no
+  // temporaries.
+  const int64_t done = check_records(small / "run" / "epochs.jsonl");
+  EXPECT_GE(done, 2);
+  check_manifests(small / "run");
+  // With space again (a copy on the big file system), the run resumes from its newest checkpoint.
+  fs::copy(small / "run", dir_ / "big", fs::copy_options::recursive);
+  fs::remove(dir_ / "big" / ".lock");
+  const Proc q =
+      start(dir_, {"--resume", "big", "--max-transitions", std::to_string((done + 2) * 500)},
+            dir_ / "resume.log");
+  ASSERT_EQ(finish(q), 0) << read_all(dir_ / "resume.log");
+  EXPECT_EQ(check_records(dir_ / "big" / "epochs.jsonl"), done + 2);
+  std::printf("disk full after %lld epochs: clean error, records and checkpoints whole, resumed\n",
+              static_cast<long long>(done));
 }
 
 }  // namespace

@@ -33,8 +33,11 @@ struct CheckpointManifest {
   double scaler_mean = 0, scaler_var = 1, scaler_count = 1e-4;
   std::vector<CurvePoint> curve;
   nlohmann::json config;  // to_json(TrainConfig) of the run
-  std::string path;       // the manifest
-  std::string run_dir;    // the run's output directory (the parent of checkpoints/)
+  // The epochs.jsonl record of epoch `epoch - 1` (null when absent): the resume restores it when a
+  // kill came between the checkpoint and the record's append.
+  nlohmann::json record;
+  std::string path;     // the manifest
+  std::string run_dir;  // the run's output directory (the parent of checkpoints/)
 };
 
 /// Parses a manifest's text. Range checks: epoch in [0, 1e9]; transitions in [0, 1e15]; the

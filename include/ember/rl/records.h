@@ -47,6 +47,9 @@ struct RunResume {
   int64_t next_epoch = 0;
   std::string source_dir;  // the resumed run's directory
   std::string checkpoint;  // the manifest resumed from
+  // The checkpoint's copy of the record of epoch next_epoch - 1 (null if none): appended when the
+  // records stop just before it (a kill between the checkpoint and the append).
+  nlohmann::json record;
 };
 
 class RunRecorder {
@@ -81,7 +84,7 @@ class RunRecorder {
 
   std::string dir_;
   nlohmann::json run_;
-  std::FILE* epochs_ = nullptr;
+  int epochs_fd_ = -1;
   int lock_fd_ = -1;
   int64_t dropped_records_ = 0;
   std::vector<CurvePoint> curve_;
