@@ -194,13 +194,39 @@ std::string kept_records(const std::string& path, int64_t next_epoch, int64_t* d
 void remove_stale_temporaries(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  for (const fs::path d : {fs::path(dir), fs::path(dir) / "checkpoints"})
+  for (const fs::path& d : {fs::path(dir), fs::path(dir) / "checkpoints"})
     for (const auto& e : fs::directory_iterator(d, ec)) {
       const std::string n = e.path().filename().string();
       if (n.size() > 1 && n[0] == '.' && n.find(".tmp") != std::string::npos &&
           e.is_regular_file(ec))
         fs::remove(e.path(), ec);
     }
+}
+
+// Moves the checkpoints of an abandoned timeline (manifests with an epoch after `next_epoch`, and
+// the files they name) into checkpoints/abandoned-<pid>/, so that resuming from an earlier
+// checkpoint never leaves a later one for `--resume <run>` to pick. Nothing is deleted.
+void set_aside_later_checkpoints(const std::string& dir, int64_t next_epoch) {
+  namespace fs = std::filesystem;
+  const fs::path ck = fs::path(dir) / "checkpoints";
+  const fs::path aside = ck / ("abandoned-" + std::to_string(getpid()));
+  std::error_code ec;
+  std::vector<fs::path> later;
+  for (const auto& e : fs::directory_iterator(ck, ec)) {
+    if (e.path().extension() != ".json") continue;
+    std::ifstream f(e.path());
+    const nlohmann::json m = nlohmann::json::parse(f, nullptr, false);
+    if (m.is_object() && m.contains("epoch") && m["epoch"].is_number_integer() &&
+        m["epoch"].get<int64_t>() > next_epoch)
+      later.push_back(e.path());
+  }
+  for (const fs::path& manifest : later) {
+    fs::create_directory(aside, ec);
+    const std::string stem = manifest.stem().string();
+    for (const char* suffix : {".policy.safetensors", ".optimizer.safetensors"})
+      fs::rename(ck / (stem + suffix), aside / (stem + suffix), ec);
+    fs::rename(manifest, aside / manifest.filename(), ec);  // the manifest last
+  }
 }
 
 }  // namespace
@@ -240,6 +266,7 @@ RunRecorder::RunRecorder(std::string dir, const nlohmann::json& config, const nl
     }
     if (in_place) {
       remove_stale_temporaries(dir_);
+      set_aside_later_checkpoints(dir_, resume->next_epoch);
       std::ifstream f(path("run.json"));
       run_ = nlohmann::json::parse(f, nullptr, false);
       if (!run_.is_object()) run_ = {{"note", "run.json of the first run was unreadable"}};

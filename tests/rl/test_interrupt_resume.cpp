@@ -150,10 +150,12 @@ void check_manifests(const fs::path& run, bool no_temporaries = true) {
     EXPECT_TRUE(fs::exists(run / "checkpoints" / m.at("policy").get<std::string>()));
     EXPECT_TRUE(fs::exists(run / "checkpoints" / m.at("optimizer").get<std::string>()));
   }
-  for (const auto& e : fs::recursive_directory_iterator(run))
-    if (no_temporaries)
+  for (const auto& e : fs::recursive_directory_iterator(run)) {
+    if (no_temporaries) {
       EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos)
           << "temporary file left: " << e.path();
+    }
+  }
 }
 
 class InterruptResume : public ::testing::Test {
@@ -309,6 +311,24 @@ TEST_F(InterruptResume, ResumeRestoresTheConfigurationAndRejectsConflicts) {
                        dir_ / "ok.log");
   ASSERT_EQ(finish(r), 0) << read_all(dir_ / "ok.log");
   EXPECT_EQ(check_records(dir_ / "run" / "epochs.jsonl"), 6);
+  // Resuming in place from an earlier checkpoint sets the later ones aside, so that a later
+  // `--resume run` cannot pick a checkpoint of the abandoned timeline.
+  EXPECT_EQ(json::parse(read_all(dir_ / "run" / "checkpoints" / "final.json")).at("epoch"), 6);
+  const Proc t =
+      start(dir_, {"--resume", "run/checkpoints/epoch_0002.json", "--max-transitions", "1500"},
+            dir_ / "back.log");
+  ASSERT_EQ(finish(t), 0) << read_all(dir_ / "back.log");
+  EXPECT_EQ(check_records(dir_ / "run" / "epochs.jsonl"), 3);
+  const json newest = json::parse(read_all(dir_ / "run" / "checkpoints" / "final.json"));
+  EXPECT_EQ(newest.at("epoch").get<int64_t>(), 3);
+  int set_aside = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir_ / "run" / "checkpoints"))
+    if (e.path().filename() == "final.json" &&
+        e.path().parent_path().filename().string().rfind("abandoned-", 0) == 0) {
+      EXPECT_EQ(json::parse(read_all(e.path())).at("epoch"), 6);
+      ++set_aside;
+    }
+  EXPECT_EQ(set_aside, 1);
   // Resuming into a new directory copies the records before the checkpoint's epoch.
   const Proc s = start(
       dir_,

@@ -13,7 +13,8 @@
 // is destroyed) and refuses a directory that holds anything else, unless it is the directory of the
 // run being resumed. Resuming keeps the records of the epochs before the checkpoint's and drops
 // the rest (and a line torn by a kill), so no epoch appears twice; resuming into the run's own
-// directory keeps run.json and appends the new run to its "resumes" list.
+// directory keeps run.json and appends the new run to its "resumes" list, and moves checkpoints of
+// epochs after the resumed one into checkpoints/abandoned-<pid>/ (nothing is deleted).
 // Errors: IOError naming the path.
 #pragma once
 
