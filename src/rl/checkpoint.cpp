@@ -137,8 +137,8 @@ void check_config_json(const json& j, const json& like, const std::string& at) {
 TrainConfig checked_train_config(const json& j) {
   check_config_json(j, to_json(TrainConfig{}), "");
   TrainConfig c = train_config_from_json(j);
+  check_config_limits(c);  // first: validate() multiplies envs by steps per env
   c.validate();
-  check_config_limits(c);
   return c;
 }
 
@@ -267,8 +267,10 @@ void check_config_limits(const TrainConfig& c) {
   auto require = [](bool ok, const std::string& what) {
     if (!ok) throw ValueError("train config: " + what);
   };
-  require(c.envs <= 4096 && c.eval_envs <= 4096, "envs and eval-envs must be <= 4096");
-  require(c.steps_per_env <= 10'000'000, "steps-per-env must be <= 10^7");
+  require(c.envs >= 1 && c.envs <= 4096 && c.eval_envs <= 4096,
+          "envs must lie in [1, 4096] and eval-envs be <= 4096");
+  require(c.steps_per_env >= 1 && c.steps_per_env <= 10'000'000,
+          "steps-per-env must lie in [1, 10^7]");
   require(c.envs * c.steps_per_env <= 100'000'000, "transitions per epoch must be <= 10^8");
   require(c.max_episode_steps <= 10'000'000, "max-episode-steps must be <= 10^7");
   require(c.policy.hidden <= 65536 && c.policy.layers <= 256,
