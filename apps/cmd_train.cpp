@@ -4,24 +4,81 @@
 // 200 or 1,000,000 transitions, then the saved-policy evaluation; records go to runs/<timestamp>.
 #include <CLI/CLI.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "commands.h"
+#include "ember/error.h"
+#include "ember/rl/checkpoint.h"
 #include "ember/rl/trainer.h"
 
 namespace ember::app {
 namespace {
 
-std::string timestamp_dir() {
+// A new directory runs/<timestamp>[-N], created with mkdir (which fails when the directory
+// exists), so two runs started in the same second never share one.
+std::string unique_run_dir() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
   localtime_r(&t, &tm);
   char buf[64];
   std::strftime(buf, sizeof buf, "runs/%Y%m%d-%H%M%S", &tm);
-  return buf;
+  std::error_code ec;
+  std::filesystem::create_directories("runs", ec);
+  for (int i = 1; i < 10000; ++i) {
+    const std::string d = i == 1 ? std::string(buf) : std::string(buf) + "-" + std::to_string(i);
+    if (mkdir(d.c_str(), 0755) == 0) return d;
+    if (errno != EEXIST)
+      throw IOError("cannot create output directory '" + d + "': " + std::strerror(errno));
+  }
+  throw IOError(std::string("cannot find a free output directory next to '") + buf + "'");
+}
+
+// The first SIGINT or SIGTERM asks the trainer to stop cleanly; a second one exits at once.
+std::atomic<int> g_interrupt{0};
+
+extern "C" void on_interrupt(int sig) {
+  int none = 0;
+  if (g_interrupt.compare_exchange_strong(none, sig)) {
+    static const char m[] =
+        "\nember train: stopping after the current step and saving; send the signal again to "
+        "exit at once\n";
+    [[maybe_unused]] ssize_t n = write(2, m, sizeof m - 1);
+    return;
+  }
+  static const char m[] = "\nember train: second signal, exiting now\n";
+  [[maybe_unused]] ssize_t n = write(2, m, sizeof m - 1);
+  _exit(128 + sig);
+}
+
+void install_interrupt_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+// `s` as one shell word, for the printed resume command.
+std::string shell_word(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789-_=./,+:@") == std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
 }
 
 struct TrainArgs {
@@ -29,15 +86,43 @@ struct TrainArgs {
   bool no_jit = false, no_reward_scaling = false, no_adv_norm = false, global_clip = false;
 };
 
-void run_train(TrainArgs& a) {
-  rl::TrainConfig& c = a.config;
+void run_train(TrainArgs& a, const CLI::App& cmd) {
+  rl::TrainConfig c = a.config;
   c.jit = !a.no_jit;
   c.reward_scaling = !a.no_reward_scaling;
   c.update.loss.normalize_advantages = !a.no_adv_norm;
   c.update.separate_grad_clip = !a.global_clip;
-  if (c.out_dir.empty()) c.out_dir = timestamp_dir();
+  if (!c.resume.empty()) {
+    // The run's whole configuration comes from the checkpoint; typed options may only change
+    // what does not change the training (rl::resume_config).
+    std::set<std::string> given;
+    for (const CLI::Option* o : cmd.get_options())
+      if (o->count() > 0 && !o->get_lnames().empty()) given.insert("--" + o->get_lnames()[0]);
+    const std::string manifest = rl::find_checkpoint(c.resume);
+    const rl::CheckpointManifest m = rl::read_checkpoint_manifest(manifest);
+    const bool own_out = given.count("--out") > 0;
+    c = rl::resume_config(m.config, c, given);
+    c.resume = manifest;
+    if (!own_out) c.out_dir = m.run_dir;  // continue in the run's own directory
+  } else if (c.out_dir.empty()) {
+    c.out_dir = unique_run_dir();
+  }
   rl::Trainer trainer(c);
+  install_interrupt_handlers();
+  trainer.set_interrupt_flag(&g_interrupt);
   const rl::TrainResult r = trainer.run();
+  if (r.interrupted_by) {
+    std::printf("\nInterrupted by %s after %lld epochs (%lld transitions). Saved:\n",
+                r.interrupted_by == SIGINT ? "SIGINT" : "SIGTERM", static_cast<long long>(r.epochs),
+                static_cast<long long>(r.transitions_at_stop));
+    std::printf("policy:     %s\n", r.policy_path.c_str());
+    std::printf("checkpoint: %s\n", r.checkpoint_path.c_str());
+    std::printf("summary:    %s/summary.json\n", r.out_dir.c_str());
+    std::printf("plot:       %s\n", r.plot_path.c_str());
+    std::printf("Resume with:\n  ember train --resume %s\n", shell_word(r.checkpoint_path).c_str());
+    std::fflush(stdout);
+    throw ExitStatus{128 + r.interrupted_by};
+  }
   const rl::EvalResult& s = r.saved_policy_eval;
   std::printf("\n%s after %lld transitions (%lld epochs), %.2f s from process start\n",
               r.reached_target ? "Reached the target" : "Stopped at --max-transitions",
@@ -81,8 +166,9 @@ void add_train_command(CLI::App& app) {
                   "runs/<timestamp>)");
   cmd->add_option("--resume", c.resume,
                   "Continue from a checkpoint manifest (<run>/checkpoints/epoch_NNNN.json or "
-                  "final.json)")
-      ->check(CLI::ExistingFile);
+                  "final.json) or a run directory (its newest checkpoint), with the run's own "
+                  "configuration, in its own directory unless --out is given")
+      ->check(CLI::ExistingPath);
   cmd->add_option("--max-transitions", c.max_transitions,
                   "Stop after this many training transitions if the target was not reached")
       ->check(CLI::PositiveNumber);
@@ -150,7 +236,7 @@ void add_train_command(CLI::App& app) {
                 "Hand raw rewards to the learner (default: divide by the running std of the "
                 "discounted return)");
   cmd->add_flag("--no-adv-norm", a->no_adv_norm, "Do not normalise advantages per minibatch");
-  cmd->callback([a] { run_train(*a); });
+  cmd->callback([a, cmd] { run_train(*a, *cmd); });
 }
 
 }  // namespace ember::app

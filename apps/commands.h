@@ -11,6 +11,11 @@ class App;
 
 namespace ember::app {
 
+/// Thrown by a command to make `ember` exit with `code` (e.g. 130 after a SIGINT was handled).
+struct ExitStatus {
+  int code;
+};
+
 void add_env_command(CLI::App& app);  // ember env: run LunarLander episodes with a fixed policy
 // ember inspect: list a safetensors file's tensors (name, dtype, shape, min, max, mean)
 void add_inspect_command(CLI::App& app);

@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const ember::app::ExitStatus& e) {
+    return e.code;
   } catch (const std::exception& e) {
     std::cerr << "ember: error: " << e.what() << "\n";
     return 1;

@@ -11,6 +11,7 @@
 #include "ember/context.h"
 #include "ember/jit.h"
 #include "ir/overwrite.h"
+#include "runtime/cpu/compiler.h"
 #include "runtime/cpu/target.h"
 #include "tensor/tensor_impl.h"
 
@@ -163,11 +164,14 @@ void realize_tensors(const std::vector<Tensor>& ts) {
   double t_compile = 0;
   if (!missing.empty()) {
     double c0 = now();
+    const runtime::CompileCounters before = runtime::compile_counters();
     auto built = dev.compile(missing);
     t_compile = now() - c0;
     stats.kernels_compiled += static_cast<int64_t>(built.size());
     stats.compile_seconds += t_compile;
-    if (dev.name() == "cpu") stats.compiler_runs++;
+    const runtime::CompileCounters after = runtime::compile_counters();
+    stats.compiler_runs += after.compiler_runs - before.compiler_runs;
+    stats.disk_cache_hits += after.disk_hits - before.disk_hits;
     auto& cache = program_cache();
     std::lock_guard<std::mutex> l(cache.mu);
     for (size_t j = 0; j < built.size(); j++) cache.programs[keys[missing_idx[j]]] = built[j];

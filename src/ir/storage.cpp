@@ -2,6 +2,9 @@
 
 #include <cstdlib>
 #include <new>
+#include <string>
+
+#include "ember/error.h"
 
 namespace ember::ir {
 
@@ -35,7 +38,10 @@ void* Storage::data() {
     // Round up to whole cache lines so vector loads past a short tail stay inside the block.
     size_t n = (nbytes() + 63) / 64 * 64;
     data_ = std::aligned_alloc(64, n == 0 ? 64 : n);
-    if (!data_) throw std::bad_alloc();
+    if (!data_)
+      throw Error("ember: out of memory: cannot allocate a tensor buffer of " +
+                  std::to_string(nbytes()) + " bytes (" +
+                  std::to_string(static_cast<double>(nbytes()) / (1 << 30)) + " GiB)");
   }
   return data_;
 }

@@ -1,5 +1,7 @@
 #include "ember/rl/gaussian_policy.h"
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "ember/nn/init.h"
@@ -61,6 +63,49 @@ void save_policy(const ActorCritic& policy, const std::string& path, Metadata ex
   ember::save(*policy, path, extra);
 }
 
+void check_policy_tensors(const nn::NamedTensors& tensors, const PolicyOptions& o,
+                          const std::string& path) {
+  const std::string where = "policy file '" + path + "': ";
+  if (o.obs_dim < 1 || o.act_dim < 1 || o.hidden < 1 || o.layers < 1)
+    throw IOError(where + "metadata has obs_dim, act_dim, hidden or layers < 1");
+  // 2 tensors per linear layer, (layers + 1) layers per network, 2 networks, plus log_std. Checked
+  // first so that a huge "layers" costs nothing.
+  const int64_t count = static_cast<int64_t>(tensors.size());
+  if ((count - 1) % 4 != 0 || (count - 1) / 4 != o.layers + 1)
+    throw IOError(where + "metadata says " + std::to_string(o.layers) + " hidden layers (" +
+                  std::to_string(4 * (o.layers + 1) + 1) + " tensors) but the file holds " +
+                  std::to_string(count) + " tensors");
+  std::map<std::string, Shape> expected;
+  // The names and shapes ActorCriticImpl registers (tests/rl/test_policy.cpp keeps them in step).
+  auto mlp = [&](const std::string& prefix, int64_t in, int64_t out) {
+    int64_t width = in;
+    for (int64_t i = 0; i <= o.layers; ++i) {
+      const int64_t w = i == o.layers ? out : o.hidden;
+      expected[prefix + "." + std::to_string(i) + ".weight"] = {w, width};
+      expected[prefix + "." + std::to_string(i) + ".bias"] = {w};
+      width = w;
+    }
+  };
+  mlp("actor", o.obs_dim, o.act_dim);
+  expected["log_std"] = {o.act_dim};
+  mlp("critic", o.obs_dim, 1);
+  auto shape_str = [](const Shape& s) {
+    std::string t = "[";
+    for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+    return t + "]";
+  };
+  for (const auto& [name, t] : tensors) {
+    auto it = expected.find(name);
+    if (it == expected.end()) throw IOError(where + "unexpected tensor '" + name + "'");
+    if (t.sizes() != it->second)
+      throw IOError(where + "tensor '" + name + "' has shape " + shape_str(t.sizes()) +
+                    " but the metadata implies " + shape_str(it->second));
+    if (t.scalar_type() != kFloat32) throw IOError(where + "tensor '" + name + "' is not float32");
+  }
+  if (expected.size() != tensors.size())
+    throw IOError(where + "tensor names repeat or are missing");
+}
+
 ActorCritic load_policy(const std::string& path, Metadata* metadata) {
   TensorFile file = load_file(path);
   auto it = file.metadata.find(kPolicyMetadataKey);
@@ -73,6 +118,8 @@ ActorCritic load_policy(const std::string& path, Metadata* metadata) {
   } catch (const ValueError& e) {
     throw IOError("policy file '" + path + "': " + e.what());
   }
+  // Every shape is checked against the file before the network is allocated.
+  check_policy_tensors(file.tensors, options, path);
   ActorCritic policy(options);
   ember::load(*policy, path);
   if (metadata) *metadata = file.metadata;

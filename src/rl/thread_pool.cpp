@@ -1,8 +1,13 @@
 #include "thread_pool.h"
 
+#include "ember/error.h"
+
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <utility>
 
 namespace ember::rl {
@@ -37,15 +42,33 @@ ThreadPool::ThreadPool(int threads) {
     throw std::invalid_argument("ThreadPool: threads = " + std::to_string(threads) + " < 1");
   }
   workers_.reserve(threads - 1);
-  for (int c = 1; c < threads; ++c) workers_.emplace_back([this] { worker_loop(); });
+  try {
+    for (int c = 1; c < threads; ++c) {
+      if (const char* f = std::getenv("EMBER_TEST_FAIL_THREAD_START"); f && std::atoi(f) == c)
+        throw std::system_error(EAGAIN, std::generic_category(), "injected failure");
+      workers_.emplace_back([this] { worker_loop(); });
+    }
+  } catch (const std::system_error& e) {
+    // A throwing constructor runs no destructor: stop and join the started workers here, before
+    // the atomics they wait on go away.
+    const size_t started = workers_.size();
+    stop_and_join();
+    throw ember::Error("ember: cannot start the env thread pool: started " +
+                       std::to_string(started) + " of " + std::to_string(threads - 1) +
+                       " worker threads (" + e.what() +
+                       "); use fewer env threads or raise the process limit (ulimit -u)");
+  }
 }
 
-ThreadPool::~ThreadPool() {
+void ThreadPool::stop_and_join() {
   stop_.store(true, std::memory_order_relaxed);
   epoch_.fetch_add(1, std::memory_order_release);
   epoch_.notify_all();
   for (auto& w : workers_) w.join();
+  workers_.clear();
 }
+
+ThreadPool::~ThreadPool() { stop_and_join(); }
 
 void ThreadPool::drain(uint64_t generation) {
   for (;;) {

@@ -16,7 +16,9 @@ class ThreadPool {
  public:
   using Task = std::function<void(int64_t index)>;
 
-  explicit ThreadPool(int threads);  // threads >= 1, the caller included
+  // threads >= 1, the caller included. Throws ember::Error when the OS refuses a thread (the
+  // started workers are joined first); EMBER_TEST_FAIL_THREAD_START=i fails worker i (tests).
+  explicit ThreadPool(int threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -32,6 +34,7 @@ class ThreadPool {
 
  private:
   void worker_loop();
+  void stop_and_join();
   // Claims and runs indices of the task published as `generation` until none are left or a newer
   // task replaced it.
   void drain(uint64_t generation);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 
 #include "ember/context.h"
 #include "ember/rl/actor_inference.h"
+#include "ember/rl/checkpoint.h"
 #include "ember/rl/collector.h"
 #include "ember/rl/ppo_update.h"
 #include "ember/rl/progress.h"
@@ -38,14 +40,6 @@ json curve_to_json(const std::vector<CurvePoint>& curve) {
   return a;
 }
 
-std::vector<CurvePoint> curve_from_json(const json& a) {
-  std::vector<CurvePoint> c;
-  for (const auto& p : a)
-    c.push_back({p.at("epoch").get<int64_t>(), p.at("transitions").get<int64_t>(),
-                 p.at("mean").get<double>(), p.at("std").get<double>()});
-  return c;
-}
-
 json eval_json(const EvalResult& r) {
   return {{"mean", r.mean},
           {"std", r.std},
@@ -61,60 +55,31 @@ json eval_json(const EvalResult& r) {
           {"lengths", r.lengths}};
 }
 
-struct ResumeState {
-  int64_t epoch = 0, transitions = 0;
-  std::vector<CurvePoint> curve;
-  std::string from;
-};
+// Thrown from the collection callback to abandon an epoch after an interrupt.
+struct Abandoned {};
 
-// Writes the policy, the optimizer state and a JSON manifest; returns the manifest's path.
+// Writes the policy, the optimizer state and then (atomically, last) the manifest; returns the
+// manifest's path.
 std::string write_checkpoint(const std::string& dir, const std::string& stem,
                              const ActorCritic& policy, optim::Adam& opt,
                              const RewardScaler& scaler, int64_t next_epoch, int64_t transitions,
-                             const std::vector<CurvePoint>& curve, const TrainConfig& config) {
+                             const std::vector<CurvePoint>& curve, const TrainConfig& config,
+                             const json& record = nullptr) {
   fs::create_directories(dir);
-  const std::string policy_file = stem + ".policy.safetensors";
-  const std::string optim_file = stem + ".optimizer.safetensors";
-  save_policy(policy, dir + "/" + policy_file, {{"epoch", std::to_string(next_epoch)}});
-  ember::save(opt, dir + "/" + optim_file);
-  const json manifest = {
-      {"format", "ember.ppo.checkpoint/1"},
-      {"epoch", next_epoch},
-      {"transitions", transitions},
-      {"policy", policy_file},
-      {"optimizer", optim_file},
-      {"reward_scaler",
-       {{"mean", scaler.mean()}, {"var", scaler.var()}, {"count", scaler.count()}}},
-      {"curve", curve_to_json(curve)},
-      {"config", to_json(config)}};
-  const std::string path = dir + "/" + stem + ".json";
-  std::ofstream f(path);
-  f << manifest.dump(2) << "\n";
-  if (!f) throw IOError("cannot write checkpoint manifest '" + path + "'");
-  return path;
-}
-
-ResumeState load_checkpoint(const std::string& path, const ActorCritic& policy, optim::Adam& opt,
-                            RewardScaler& scaler) {
-  std::ifstream f(path);
-  if (!f) throw IOError("cannot open checkpoint '" + path + "'");
-  json m;
-  try {
-    m = json::parse(f);
-    if (m.value("format", "") != "ember.ppo.checkpoint/1")
-      throw IOError("checkpoint '" + path + "': not an ember.ppo.checkpoint/1 manifest");
-    const std::string dir = fs::path(path).parent_path().string();
-    const std::string base = dir.empty() ? "" : dir + "/";
-    ember::load(*policy, base + m.at("policy").get<std::string>());
-    ember::load(opt, base + m.at("optimizer").get<std::string>());
-    const json& rs = m.at("reward_scaler");
-    scaler.set_statistics(rs.at("mean").get<double>(), rs.at("var").get<double>(),
-                          rs.at("count").get<double>());
-    return {m.at("epoch").get<int64_t>(), m.at("transitions").get<int64_t>(),
-            curve_from_json(m.at("curve")), path};
-  } catch (const json::exception& e) {
-    throw IOError("checkpoint '" + path + "': malformed manifest (" + e.what() + ")");
-  }
+  CheckpointManifest m;
+  m.record = record;
+  m.epoch = next_epoch;
+  m.transitions = transitions;
+  m.policy_file = stem + ".policy.safetensors";
+  m.optimizer_file = stem + ".optimizer.safetensors";
+  m.scaler_mean = scaler.mean();
+  m.scaler_var = scaler.var();
+  m.scaler_count = scaler.count();
+  m.curve = curve;
+  m.config = to_json(config);
+  save_policy(policy, dir + "/" + m.policy_file, {{"epoch", std::to_string(next_epoch)}});
+  ember::save(opt, dir + "/" + m.optimizer_file);
+  return write_checkpoint_manifest(dir, stem, m);
 }
 
 }  // namespace
@@ -130,6 +95,10 @@ uint64_t derive_seed(uint64_t seed, uint64_t purpose, uint64_t index) {
   return z;
 }
 
+static const char* signal_name(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
 Trainer::Trainer(TrainConfig config) : config_(std::move(config)) {
   config_.validate();
   config_.update.jit = config_.jit;
@@ -141,6 +110,28 @@ TrainResult Trainer::run() {
   TrainResult result;
   Progress progress(c.progress, c.max_transitions);
 
+  auto interrupted = [&] {
+    return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed) != 0;
+  };
+
+  // A resume reads the manifest and checks the policy file against the configuration before the
+  // networks are built (a wrong shape fails here, allocating nothing of the network's size).
+  std::optional<CheckpointManifest> resume;
+  if (!c.resume.empty()) {
+    resume = read_checkpoint_manifest(find_checkpoint(c.resume));
+    if (resume->transitions != resume->epoch * c.transitions_per_epoch())
+      throw IOError("checkpoint '" + resume->path + "': " + std::to_string(resume->transitions) +
+                    " transitions after " + std::to_string(resume->epoch) +
+                    " epochs do not match " + std::to_string(c.transitions_per_epoch()) +
+                    " transitions per epoch");
+    if (resume->transitions >= c.max_transitions)
+      throw ValueError(
+          "checkpoint '" + resume->path + "' is at " + std::to_string(resume->transitions) +
+          " transitions, already >= --max-transitions " + std::to_string(c.max_transitions) +
+          "; give a larger --max-transitions to continue the run");
+    check_policy_tensors(load_file(resume->policy_file).tensors, c.policy, resume->policy_file);
+  }
+
   manual_seed(derive_seed(c.seed, kInit));
   ActorCritic policy(c.policy);
   PpoLearner learner(policy, c.update);
@@ -151,36 +142,54 @@ TrainResult Trainer::run() {
   if (venv->observation_dim() != c.policy.obs_dim || venv->action_dim() != c.policy.act_dim)
     throw ValueError("policy dims do not match the env's");
 
-  ResumeState resume;
-  // Reward-scaling statistics live in the collector; build it after a possible resume so that
-  // the training envs' seed can depend on the resumed epoch.
-  RewardScaler resumed_scaler(c.envs, c.gamma);
-  if (!c.resume.empty())
-    resume = load_checkpoint(c.resume, policy, learner.optimizer(), resumed_scaler);
-  const uint64_t env_seed = resume.from.empty()
-                                ? derive_seed(c.seed, kTrainEnvs)
-                                : derive_seed(c.seed, kResumeEnvs, uint64_t(resume.epoch));
+  if (resume) {
+    ember::load(*policy, resume->policy_file);
+    ember::load(learner.optimizer(), resume->optimizer_file);
+  }
+  // The training envs' seed depends on the resumed epoch.
+  const uint64_t env_seed = !resume ? derive_seed(c.seed, kTrainEnvs)
+                                    : derive_seed(c.seed, kResumeEnvs, uint64_t(resume->epoch));
   Collector collector(*venv, env_seed, c.gamma, c.reward_scaling);
-  if (!resume.from.empty())
-    collector.reward_scaler().set_statistics(resumed_scaler.mean(), resumed_scaler.var(),
-                                             resumed_scaler.count());
+  if (resume)
+    collector.reward_scaler().set_statistics(resume->scaler_mean, resume->scaler_var,
+                                             resume->scaler_count);
 
   std::unique_ptr<RunRecorder> rec;
   if (!c.out_dir.empty()) {
     json extra = {{"jit", {{"requested", c.jit}, {"available", jit_available()}}},
-                  {"resumed_from", resume.from.empty() ? json(nullptr) : json(resume.from)}};
+                  {"resumed_from", !resume ? json(nullptr) : json(resume->path)}};
     extra["provenance_threads"] = {{"kernel", get_num_threads()}, {"env", venv->threads()}};
-    rec = std::make_unique<RunRecorder>(c.out_dir, to_json(c), extra);
-    rec->set_curve(resume.curve);
+    RunResume rr;
+    if (resume) rr = {resume->epoch, resume->run_dir, resume->path, resume->record};
+    rec = std::make_unique<RunRecorder>(c.out_dir, to_json(c), extra, resume ? &rr : nullptr);
+    if (resume) rec->set_curve(resume->curve);
     result.out_dir = c.out_dir;
     result.records_path = rec->path("epochs.jsonl");
     result.plot_path = rec->path("learning_curve.svg");
     progress.message("ember train: records in " + c.out_dir);
   }
-  std::vector<CurvePoint> curve = resume.curve;
+  if (rec && rec->dropped_records() > 0)
+    progress.message("ember train: dropped " + std::to_string(rec->dropped_records()) +
+                     " epoch record(s) after the checkpoint's epoch " +
+                     std::to_string(resume->epoch));
+  std::vector<CurvePoint> curve = resume ? resume->curve : std::vector<CurvePoint>{};
 
-  RolloutBuffer buffer(c.steps_per_env, c.envs, c.policy.obs_dim, c.policy.act_dim,
-                       c.envs * (c.steps_per_env / c.max_episode_steps + 2));
+  // Allocation failures name what was being allocated (not a bare std::bad_alloc).
+  const auto make_buffer = [&] {
+    try {
+      return std::make_unique<RolloutBuffer>(c.steps_per_env, c.envs, c.policy.obs_dim,
+                                             c.policy.act_dim,
+                                             c.envs * (c.steps_per_env / c.max_episode_steps + 2));
+    } catch (const std::bad_alloc&) {
+    } catch (const std::length_error&) {
+    }
+    throw Error("ember train: out of memory allocating the rollout buffer for " +
+                std::to_string(c.transitions_per_epoch()) + " transitions per epoch (" +
+                std::to_string(c.envs) + " envs x " + std::to_string(c.steps_per_env) +
+                " steps); lower --envs or --steps-per-env");
+  };
+  const std::unique_ptr<RolloutBuffer> buffer_storage = make_buffer();
+  RolloutBuffer& buffer = *buffer_storage;
   const MeansFn actor = make_means_fn(policy, c.jit);
   EvalOptions eval_opts;
   eval_opts.envs = c.eval_envs;
@@ -190,17 +199,29 @@ TrainResult Trainer::run() {
   // sizes agree.
   const MeansFn eval_actor = c.eval_envs == c.envs ? actor : make_means_fn(policy, c.jit);
 
-  int64_t epoch = resume.epoch, transitions = resume.transitions;
+  int64_t epoch = resume ? resume->epoch : 0, transitions = resume ? resume->transitions : 0;
   const int64_t per_epoch = c.transitions_per_epoch();
   std::string checkpoint_path;
+  bool abandoned = false;
   for (;; ++epoch) {
     const double e0 = now();
     json r = {{"epoch", epoch}};
-    // 1. Collection.
+    // 1. Collection. An interrupt abandons it: the epoch is redone after a resume, so the
+    // reward-scaling statistics go back to where the epoch started.
     const std::vector<float> log_std = policy->log_std_values();
-    const CollectStats cs = collector.collect(actor, log_std, buffer, [&](int64_t t) {
-      progress.phase(epoch, transitions, "collect", t + 1, c.steps_per_env);
-    });
+    const RewardScaler scaler_at_start = collector.reward_scaler();
+    CollectStats cs;
+    try {
+      cs = collector.collect(actor, log_std, buffer, [&](int64_t t) {
+        if (interrupted()) throw Abandoned{};
+        progress.phase(epoch, transitions, "collect", t + 1, c.steps_per_env);
+      });
+    } catch (const Abandoned&) {
+      collector.reward_scaler().set_statistics(scaler_at_start.mean(), scaler_at_start.var(),
+                                               scaler_at_start.count());
+      abandoned = true;
+      break;
+    }
     transitions += per_epoch;
     r["transitions"] = transitions;
     r["collect_s"] = cs.seconds;
@@ -276,17 +297,25 @@ TrainResult Trainer::run() {
     }
     r["update_s"] = update_s;
 
-    // 4. Checkpoint and record.
+    // 4. Checkpoint and record. An interrupt that arrived during the evaluation or the update
+    // stops here, after the whole epoch.
     const bool stop_max = !stop_target && transitions >= c.max_transitions;
+    const bool stop_signal = !stop_target && !stop_max && interrupted();
     double ck = 0;
-    if (rec && !stop_target && !stop_max && c.checkpoint_every > 0 &&
+    if (rec && !stop_target && !stop_max && !stop_signal && c.checkpoint_every > 0 &&
         (epoch + 1) % c.checkpoint_every == 0) {
       const double k0 = now();
       char stem[32];
       std::snprintf(stem, sizeof stem, "epoch_%04lld", static_cast<long long>(epoch + 1));
+      // The manifest carries this epoch's record (without the checkpoint's own timing): a kill
+      // between the checkpoint and the record's append loses no line, the resume restores it.
+      json closing = r;
+      closing["checkpoint_s"] = nullptr;
+      closing["epoch_s"] = now() - e0;
+      closing["elapsed_s"] = seconds_since_process_start();
       checkpoint_path =
           write_checkpoint(rec->path("checkpoints"), stem, policy, learner.optimizer(),
-                           collector.reward_scaler(), epoch + 1, transitions, curve, c);
+                           collector.reward_scaler(), epoch + 1, transitions, curve, c, closing);
       ck = now() - k0;
     }
     r["checkpoint_s"] = ck;
@@ -295,7 +324,7 @@ TrainResult Trainer::run() {
     if (rec) rec->epoch(r);
     progress.epoch_done(epoch, transitions, cs.seconds, update_s, r["eval_s"].get<double>(),
                         r["epoch_s"].get<double>());
-    if (stop_target || stop_max) {
+    if (stop_target || stop_max || stop_signal) {
       if (stop_max) {
         result.seconds_to_stop = seconds_since_process_start();
         result.stop_reason = "max_transitions";
@@ -303,15 +332,27 @@ TrainResult Trainer::run() {
       break;
     }
   }
-  result.epochs = epoch + 1;
+  // The next epoch to run: the abandoned one, or the one after the last.
+  const int64_t next_epoch = abandoned ? epoch : epoch + 1;
+  if (result.stop_reason.empty()) {
+    result.stop_reason = "interrupted";
+    result.interrupted_by = interrupt_->load();
+    result.seconds_to_stop = seconds_since_process_start();
+  }
+  result.epochs = next_epoch;
   result.transitions_at_stop = transitions;
   result.curve = curve;
   result.last_eval_mean = curve.empty() ? 0.0 : curve.back().mean;
 
   // After the clock: save, reload into a fresh model, evaluate on fresh episodes.
-  char text[160];
-  std::snprintf(text, sizeof text, "%s at %lld transitions, %.2f s from process start",
-                result.reached_target ? "target reached" : "stopped (max transitions)",
+  char text[200];
+  const std::string why =
+      result.reached_target ? "target reached"
+      : result.interrupted_by
+          ? std::string("interrupted by ") + signal_name(result.interrupted_by) +
+                (abandoned ? " (epoch " + std::to_string(epoch) + " abandoned)" : std::string())
+          : "stopped (max transitions)";
+  std::snprintf(text, sizeof text, "%s at %lld transitions, %.2f s from process start", why.c_str(),
                 static_cast<long long>(transitions), result.seconds_to_stop);
   progress.message(text);
   if (rec) {
@@ -320,35 +361,44 @@ TrainResult Trainer::run() {
                 {{"transitions", std::to_string(transitions)}, {"seed", std::to_string(c.seed)}});
     result.checkpoint_path =
         write_checkpoint(rec->path("checkpoints"), "final", policy, learner.optimizer(),
-                         collector.reward_scaler(), epoch + 1, transitions, curve, c);
+                         collector.reward_scaler(), next_epoch, transitions, curve, c);
   }
-  progress.phase(epoch, transitions, "saved-policy evaluation", 0, 0);
-  const ActorCritic fresh = rec ? load_policy(result.policy_path) : policy;
-  EvalOptions final_opts = eval_opts;
-  final_opts.episodes_per_env = c.final_eval_episodes_per_env;
-  final_opts.seed = derive_seed(c.seed, kFinalEval);
-  result.saved_policy_eval =
-      evaluate(make_means_fn(fresh, c.jit), fresh->log_std_values(), final_opts);
-  std::snprintf(text, sizeof text, "saved-policy evaluation: mean %.2f over %zu episodes",
-                result.saved_policy_eval.mean, result.saved_policy_eval.returns.size());
-  progress.message(text);
+  // The saved-policy evaluation is skipped after an interrupt (the user asked to stop).
+  const bool final_eval = !result.interrupted_by && !interrupted();
+  if (final_eval) {
+    progress.phase(epoch, transitions, "saved-policy evaluation", 0, 0);
+    const ActorCritic fresh = rec ? load_policy(result.policy_path) : policy;
+    EvalOptions final_opts = eval_opts;
+    final_opts.episodes_per_env = c.final_eval_episodes_per_env;
+    final_opts.seed = derive_seed(c.seed, kFinalEval);
+    result.saved_policy_eval =
+        evaluate(make_means_fn(fresh, c.jit), fresh->log_std_values(), final_opts);
+    std::snprintf(text, sizeof text, "saved-policy evaluation: mean %.2f over %zu episodes",
+                  result.saved_policy_eval.mean, result.saved_policy_eval.returns.size());
+    progress.message(text);
+  } else if (!result.interrupted_by) {
+    result.interrupted_by = interrupt_->load();
+  }
   const CurvePoint saved_point =
       CurvePoint{epoch, transitions, result.saved_policy_eval.mean, result.saved_policy_eval.std};
   if (rec) {
-    const json summary = {{"reached_target", result.reached_target},
-                          {"stop_reason", result.stop_reason},
-                          {"target", c.target},
-                          {"epochs", result.epochs},
-                          {"transitions_at_stop", result.transitions_at_stop},
-                          {"seconds_to_stop", result.seconds_to_stop},
-                          {"seconds_to_stop_measured_from", "process start"},
-                          {"last_eval_mean", result.last_eval_mean},
-                          {"saved_policy_eval", eval_json(result.saved_policy_eval)},
-                          {"policy", result.policy_path},
-                          {"checkpoint", result.checkpoint_path},
-                          {"curve", curve_to_json(curve)},
-                          {"seconds_total", seconds_since_process_start()}};
-    rec->finish(summary, &saved_point, c.target);
+    const json summary = {
+        {"reached_target", result.reached_target},
+        {"stop_reason", result.stop_reason},
+        {"target", c.target},
+        {"epochs", result.epochs},
+        {"transitions_at_stop", result.transitions_at_stop},
+        {"seconds_to_stop", result.seconds_to_stop},
+        {"seconds_to_stop_measured_from", "process start"},
+        {"last_eval_mean", result.last_eval_mean},
+        {"interrupted_by",
+         result.interrupted_by ? json(signal_name(result.interrupted_by)) : json(nullptr)},
+        {"saved_policy_eval", final_eval ? eval_json(result.saved_policy_eval) : json(nullptr)},
+        {"policy", result.policy_path},
+        {"checkpoint", result.checkpoint_path},
+        {"curve", curve_to_json(curve)},
+        {"seconds_total", seconds_since_process_start()}};
+    rec->finish(summary, final_eval ? &saved_point : nullptr, c.target);
   }
   progress.finish();
   return result;

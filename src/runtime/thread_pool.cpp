@@ -1,22 +1,45 @@
 #include "runtime/thread_pool.h"
 
+#include <cerrno>
 #include <cstdlib>
 #include <memory>
+#include <string>
+#include <system_error>
+
+#include "ember/error.h"
 
 namespace ember::runtime {
 
 ThreadPool::ThreadPool(int threads) : threads_(threads < 1 ? 1 : threads) {
-  for (int i = 1; i < threads_; i++) workers_.emplace_back([this, i] { worker(i); });
+  try {
+    for (int i = 1; i < threads_; i++) {
+      if (const char* f = std::getenv("EMBER_TEST_FAIL_THREAD_START"); f && std::atoi(f) == i)
+        throw std::system_error(EAGAIN, std::generic_category(), "injected failure");
+      workers_.emplace_back([this, i] { worker(i); });
+    }
+  } catch (const std::system_error& e) {
+    // Stop and join the workers already started before the members they wait on are destroyed
+    // (a constructor that throws runs no destructor).
+    const size_t started = workers_.size();
+    stop_and_join();
+    throw Error("ember: cannot start the kernel thread pool: started " + std::to_string(started) +
+                " of " + std::to_string(threads_ - 1) + " worker threads (" + e.what() +
+                "); use fewer threads (--threads, EMBER_THREADS) or raise the process limit "
+                "(ulimit -u)");
+  }
 }
 
-ThreadPool::~ThreadPool() {
+void ThreadPool::stop_and_join() {
   {
     std::lock_guard<std::mutex> l(mu_);
     stop_ = true;
   }
   cv_.notify_all();
   for (auto& t : workers_) t.join();
+  workers_.clear();
 }
+
+ThreadPool::~ThreadPool() { stop_and_join(); }
 
 namespace {
 void chunk(int64_t n, int parts, int i, int64_t& b, int64_t& e) {

@@ -12,6 +12,9 @@ namespace ember::runtime {
 
 class ThreadPool {
  public:
+  /// Starts threads - 1 workers. Throws ember::Error naming the counts when the OS refuses a
+  /// thread (e.g. the process limit, `ulimit -u`); the workers already started are joined first.
+  /// EMBER_TEST_FAIL_THREAD_START=i makes the start of worker i fail (tests).
   explicit ThreadPool(int threads);
   ~ThreadPool();
   int threads() const { return threads_; }
@@ -20,6 +23,7 @@ class ThreadPool {
 
  private:
   void worker(int id);
+  void stop_and_join();
   int threads_;
   std::vector<std::thread> workers_;
   std::mutex mu_;

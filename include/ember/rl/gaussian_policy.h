@@ -77,7 +77,13 @@ PolicyOptions policy_options_from_json(const std::string& text);
 /// Saves the policy's parameters (safetensors, ember::save) with its options in the metadata, plus
 /// `extra` metadata entries. Throws IOError.
 void save_policy(const ActorCritic& policy, const std::string& path, Metadata extra = {});
-/// Builds a fresh ActorCritic from a file written by save_policy() and loads its parameters.
+/// Checks that `tensors` (read from `path`) are exactly the parameters an ActorCritic with
+/// `options` has: names, shapes and float32. Throws IOError naming the first difference; allocates
+/// nothing of the network's size.
+void check_policy_tensors(const nn::NamedTensors& tensors, const PolicyOptions& options,
+                          const std::string& path);
+/// Builds a fresh ActorCritic from a file written by save_policy() and loads its parameters; the
+/// metadata is checked against the file's tensors (check_policy_tensors) before anything is built.
 /// Throws IOError (unreadable or malformed file, missing kPolicyMetadataKey, shape mismatch).
 ActorCritic load_policy(const std::string& path, Metadata* metadata = nullptr);
 

@@ -30,11 +30,20 @@
 // train_episodes, train_return_mean, truncations, reward_scale (sqrt of the running return
 // variance).
 //
-// Checkpoints: <out>/checkpoints/epoch_NNNN.json names the policy and optimizer safetensors files
-// next to it and holds the counters, the reward-scaling statistics and the learning curve so far;
-// config.resume = that .json continues training from it (the training envs start fresh episodes).
+// Checkpoints (checkpoint.h): <out>/checkpoints/epoch_NNNN.json names the policy and optimizer
+// safetensors files next to it and holds the counters, the reward-scaling statistics and the
+// learning curve so far; config.resume = that .json (or the run's directory: its newest
+// checkpoint) continues training from it (the training envs start fresh episodes). The policy file
+// is checked against config.policy before the networks are built.
+//
+// Interrupts (set_interrupt_flag): when the flag becomes nonzero (the signal number), a collection
+// in progress is abandoned (that epoch is redone after a resume) and an evaluation or update in
+// progress is finished; then the run stops as at --max-transitions, with stop_reason
+// "interrupted": the policy, checkpoints/final.json, the summary and the plot are written; the
+// saved-policy evaluation is skipped.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,8 +57,9 @@ namespace ember::rl {
 
 struct TrainResult {
   bool reached_target = false;
-  std::string stop_reason;  // "target" | "max_transitions"
-  int64_t epochs = 0;       // epochs started
+  std::string stop_reason;  // "target" | "max_transitions" | "interrupted"
+  int interrupted_by = 0;   // the signal number when an interrupt stopped the run
+  int64_t epochs = 0;       // epochs done (the next epoch a resume runs)
   int64_t transitions_at_stop = 0;
   double seconds_to_stop = 0;  // from process start
   double last_eval_mean = 0;
@@ -68,9 +78,12 @@ class Trainer {
   /// Runs the whole job. Throws on I/O errors (IOError) and bad checkpoints.
   TrainResult run();
   const TrainConfig& config() const { return config_; }
+  /// A flag that a signal handler sets to the signal's number to stop the run cleanly (above).
+  void set_interrupt_flag(const std::atomic<int>* flag) { interrupt_ = flag; }
 
  private:
   TrainConfig config_;
+  const std::atomic<int>* interrupt_ = nullptr;
 };
 
 }  // namespace ember::rl

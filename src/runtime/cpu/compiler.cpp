@@ -1,12 +1,14 @@
 #include "runtime/cpu/compiler.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -14,7 +16,9 @@
 #include <vector>
 
 #include "ember/error.h"
+#include "runtime/cpu/kernel_cache.h"
 #include "runtime/cpu/target.h"
+#include "runtime/process.h"
 
 namespace ember::runtime {
 
@@ -22,14 +26,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string run_capture(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  std::array<char, 512> buf;
-  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
-  pclose(p);
-  return out;
+// The first line of a tool's output (run without a shell).
+std::string first_line(const std::vector<std::string>& argv) {
+  const ProcessResult r = run_process(argv, 4096, true);
+  if (!r.ok()) return "";
+  return r.output.substr(0, r.output.find('\n'));
+}
+
+// Splits a flag string on spaces into arguments (the flags hold no quoted arguments).
+void append_words(std::vector<std::string>& argv, const std::string& words) {
+  std::istringstream ss(words);
+  std::string w;
+  while (ss >> w) argv.push_back(w);
 }
 
 std::string find_in_path(const std::string& name) {
@@ -44,33 +52,24 @@ std::string find_in_path(const std::string& name) {
   return "";
 }
 
-// FNV-1a 64-bit, printed as hex: stable across runs and builds (std::hash is not).
-std::string content_hash(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
-bool writable_dir(const fs::path& p) {
-  std::error_code ec;
-  fs::create_directories(p, ec);
-  return fs::is_directory(p, ec) && access(p.c_str(), W_OK) == 0;
-}
-
 std::mutex g_mu;
+CompileCounters g_counters;  // guarded by g_mu
 
 }  // namespace
 
 std::string cache_dir() {
-  if (const char* e = std::getenv("EMBER_CACHE_DIR"); e && *e) return e;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ember";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/ember";
-  return "/tmp/ember-cache";
+  std::string d;
+  if (const char* e = std::getenv("EMBER_CACHE_DIR"); e && *e)
+    d = e;
+  else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    d = std::string(x) + "/ember";
+  else if (const char* h = std::getenv("HOME"); h && *h)
+    d = std::string(h) + "/.cache/ember";
+  else
+    return per_user_tmp_dir();  // never a fixed directory shared by every user
+  std::error_code ec;
+  const fs::path abs = fs::absolute(d, ec);  // no argument of the compiler starts with '-'
+  return ec ? d : abs.lexically_normal().string();
 }
 
 const CompilerInfo& compiler_info() {
@@ -86,8 +85,7 @@ const CompilerInfo& compiler_info() {
       if (!i.path.empty()) break;
     }
     if (i.path.empty()) return i;
-    std::string v = run_capture("'" + i.path + "' --version 2>/dev/null");
-    i.version = v.substr(0, v.find('\n'));
+    i.version = first_line({i.path, "--version"});
     // -fno-unswitch-loops: GCC 12.2 at -O3 -march=native (AVX-512) miscompiles an unswitched,
     // vectorised masked uint8 -> int64 sum (tests/codegen fuzz seed 200441); typical kernels
     // compile to the same code without it.
@@ -97,7 +95,7 @@ const CompilerInfo& compiler_info() {
     // glibc's vector math library: with it, loops over exp/log/sin/tanh/pow vectorise (the
     // kernel prelude declares the SIMD variants when EMBER_HAVE_MVEC is defined).
     i.libs = " -lm";
-    std::string mvec = run_capture("'" + i.path + "' -print-file-name=libmvec.so 2>/dev/null");
+    std::string mvec = first_line({i.path, "-print-file-name=libmvec.so"});
     if (mvec.find('/') != std::string::npos) {
       i.flags += " -DEMBER_HAVE_MVEC";
       i.libs += " -lmvec";
@@ -112,64 +110,133 @@ const CompilerInfo& compiler_info() {
   return info;
 }
 
+namespace {
+
+// The directories an entry may be loaded from, and the one new entries go to ("" when none).
+struct CacheDirs {
+  std::vector<std::string> lookup;
+  std::string publish;
+};
+
+CacheDirs resolve_cache_dirs() {
+  CacheDirs d;
+  const std::string primary = cache_dir();
+  const bool shared_place = primary == per_user_tmp_dir();
+  if (auto why = ensure_private_dir(primary, shared_place)) {
+    cache_warning("kernel cache directory '" + primary + "' ignored: " + *why);
+  } else {
+    d.lookup.push_back(primary);
+    if (dir_writable(primary)) d.publish = primary;
+  }
+  if (d.publish.empty() && !shared_place) {
+    // A read-only or untrusted cache: new entries go to the per-user directory, so that a run
+    // does not leave a new temporary directory behind.
+    const std::string fallback = per_user_tmp_dir();
+    if (auto why = ensure_private_dir(fallback, true)) {
+      cache_warning("kernel cache fallback directory '" + fallback + "' ignored: " + *why);
+    } else {
+      d.lookup.push_back(fallback);
+      if (dir_writable(fallback)) d.publish = fallback;
+    }
+  }
+  return d;
+}
+
+// Removes a private build directory and what the compiler left in it.
+struct BuildDir {
+  std::string path;
+  ~BuildDir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+
+void write_new_file(const std::string& path, const std::string& bytes) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) throw CompileError("ember: cannot create '" + path + "': " + std::strerror(errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int e = errno;
+      close(fd);
+      throw CompileError("ember: cannot write '" + path + "': " + std::strerror(e));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (fsync(fd) != 0 || close(fd) != 0)
+    throw CompileError("ember: cannot write '" + path + "': " + std::strerror(errno));
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  if (!f) throw CompileError("ember: cannot read compiled object '" + path + "'");
+  return ss.str();
+}
+
+}  // namespace
+
 void* compile_and_load(const std::string& source, bool* cache_hit) {
   const CompilerInfo& cc = compiler_info();
-  std::string key = content_hash(source + "\n" + cc.path + "\n" + cc.version + "\n" + cc.flags +
-                                 cc.libs + "\n" + cc.cpu + "\n" + host_target().str());
+  const std::string material = source + "\n" + cc.path + "\n" + cc.version + "\n" + cc.flags +
+                               cc.libs + "\n" + cc.cpu + "\n" + host_target().str();
+  const CacheKey key = make_cache_key(material);
   std::lock_guard<std::mutex> lock(g_mu);
-  fs::path dir = cache_dir();
-  if (!writable_dir(dir) && !fs::exists(dir / (key + ".so"))) {
-    static fs::path tmp = [] {
-      char templ[] = "/tmp/ember-cache-XXXXXX";
-      char* d = mkdtemp(templ);
-      return fs::path(d ? d : "/tmp");
-    }();
-    dir = tmp;
-  }
-  fs::path so = dir / (key + ".so");
-  if (fs::exists(so)) {
-    if (void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+  // Resolved on every compilation: a cache directory removed mid-run is recreated.
+  const CacheDirs dirs = resolve_cache_dirs();
+  for (const std::string& d : dirs.lookup)
+    if (void* h = load_cache_entry(d, key)) {
+      g_counters.disk_hits++;
       if (cache_hit) *cache_hit = true;
       return h;
     }
-    // Corrupt or foreign entry: rebuild it below (in a writable place).
-    if (!writable_dir(so.parent_path()) || access(so.c_str(), W_OK) != 0) {
-      static fs::path tmp2 = [] {
-        char templ[] = "/tmp/ember-cache-XXXXXX";
-        char* d = mkdtemp(templ);
-        return fs::path(d ? d : "/tmp");
-      }();
-      so = tmp2 / (key + ".so");
-    }
-  }
   if (cache_hit) *cache_hit = false;
-  std::string stem = so.string() + ".tmp." + std::to_string(getpid());
-  std::string src = stem + ".c", obj = stem + ".so", log = stem + ".log";
-  {
-    std::ofstream f(src);
-    f << source;
-    if (!f) throw CompileError("ember: cannot write kernel source to " + src);
+
+  // Build in a fresh private directory (mkdtemp: 0700, unpredictable name) inside the directory
+  // the entry is published to, so that the final rename stays on one file system.
+  const char* t = std::getenv("TMPDIR");
+  const std::string parent = !dirs.publish.empty() ? dirs.publish : (t && *t ? t : "/tmp");
+  std::string templ = parent + "/.ember-build-XXXXXX";
+  if (!mkdtemp(templ.data()))
+    throw CompileError("ember: cannot create a build directory in '" + parent +
+                       "': " + std::strerror(errno));
+  BuildDir build{templ};
+  const std::string src = build.path + "/kernel.c", obj = build.path + "/kernel.so";
+  write_new_file(src, source);
+  std::vector<std::string> argv = {cc.path};
+  append_words(argv, cc.flags);
+  argv.insert(argv.end(), {"-o", obj, src});
+  append_words(argv, cc.libs);
+  g_counters.compiler_runs++;
+  const ProcessResult r = run_process(argv);
+  if (!r.ok())
+    throw CompileError("ember: kernel compilation failed (" + display_command(argv) + ", status " +
+                       std::to_string(r.status) + "):\n" + r.output.substr(0, 4000));
+
+  // Seal the object with its key and checksum, then publish it atomically.
+  std::string bytes = read_file(obj);
+  bytes += cache_entry_trailer(bytes, key);
+  const std::string sealed = build.path + "/entry.so";
+  write_new_file(sealed, bytes);
+  std::string so = sealed;
+  if (!dirs.publish.empty()) {
+    const std::string dest = dirs.publish + "/" + key.name + ".so";
+    if (std::rename(sealed.c_str(), dest.c_str()) == 0)
+      so = dest;
+    else
+      cache_warning("cannot publish kernel cache entry '" + dest + "': " + std::strerror(errno));
   }
-  std::string cmd = "'" + cc.path + "' " + cc.flags + " -o '" + obj + "' '" + src + "'" + cc.libs +
-                    " > '" + log + "' 2>&1";
-  int rc = std::system(cmd.c_str());
-  if (rc != 0) {
-    std::ifstream lf(log);
-    std::stringstream msg;
-    msg << lf.rdbuf();
-    fs::remove(src);
-    fs::remove(log);
-    throw CompileError("ember: kernel compilation failed (" + cmd + "):\n" +
-                       msg.str().substr(0, 4000));
-  }
-  fs::remove(src);
-  fs::remove(log);
-  std::error_code ec;
-  fs::rename(obj, so, ec);  // atomic publish: readers see a whole object or none
-  if (ec) so = obj;
   void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) throw CompileError(std::string("ember: cannot load compiled kernels: ") + dlerror());
-  return h;
+  return h;  // an unpublished object stays mapped after its build directory is removed
+}
+
+CompileCounters compile_counters() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_counters;
 }
 
 void* load_symbol(void* handle, const std::string& name) {

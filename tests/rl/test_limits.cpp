@@ -1,0 +1,219 @@
+// Limits checked before work (issue 14 "Limits checked before work"): a thread pool that cannot
+// start all its threads throws a clear error instead of hanging (injected failure, and a real
+// `ulimit -u` as the user nobody), and a policy file whose metadata disagrees with its tensors is
+// refused before the network is allocated (the issue's 12 KB file with "hidden": 8192).
+#include <grp.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ember/error.h"
+#include "ember/rl/gaussian_policy.h"
+#include "ember/serialize.h"
+#include "ember/tensor.h"
+#include "runtime/thread_pool.h"
+#include "thread_pool.h"  // src/rl: the env thread pool
+
+namespace {
+
+using namespace ember;
+namespace fs = std::filesystem;
+constexpr uid_t kNobody = 65534;
+
+struct Child {
+  int status = -1;  // exit code, 128 + signal, or -1 when it had to be killed (a hang)
+  std::string out;
+  double seconds = 0;
+  long max_rss_kb = 0;
+};
+
+// Runs `body` in a forked child (its exit code is the result) or argv via exec, killing it after
+// `timeout_s`. `nproc`: RLIMIT_NPROC for the child; `uid`: run as that user.
+Child run_child(const std::vector<std::string>& argv, double timeout_s, rlim_t nproc = 0,
+                uid_t uid = 0) {
+  int fds[2];
+  if (pipe(fds) != 0) return {};
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    if (nproc) {
+      const rlimit r{nproc, nproc};
+      setrlimit(RLIMIT_NPROC, &r);
+    }
+    if (uid && (setgroups(0, nullptr) != 0 || setgid(uid) != 0 || setuid(uid) != 0)) _exit(99);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(98);
+  }
+  close(fds[1]);
+  Child c;
+  std::thread reader([&] {
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof buf)) > 0) c.out.append(buf, static_cast<size_t>(n));
+  });
+  int st = 0;
+  rusage ru{};
+  bool killed = false;
+  for (;;) {
+    const pid_t w = wait4(pid, &st, WNOHANG, &ru);
+    if (w == pid) break;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (s > timeout_s && !killed) {
+      kill(pid, SIGKILL);
+      killed = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  reader.join();
+  close(fds[0]);
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  c.max_rss_kb = ru.ru_maxrss;
+  c.status = killed ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return c;
+}
+
+TEST(ThreadPoolStart, InjectedFailureIsAClearErrorNotAHang) {
+  // Worker 3 of 7 fails to start: the constructor joins workers 1-2 and throws.
+  setenv("EMBER_TEST_FAIL_THREAD_START", "3", 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    runtime::ThreadPool pool(8);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("started 2 of 7 worker threads"), std::string::npos)
+        << e.what();
+  }
+  try {
+    rl::ThreadPool pool(8);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("env thread pool: started 2 of 7"), std::string::npos)
+        << e.what();
+  }
+  unsetenv("EMBER_TEST_FAIL_THREAD_START");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+  // Pools still start normally afterwards.
+  runtime::ThreadPool ok(4);
+  std::atomic<int64_t> sum{0};
+  ok.parallel_for(100, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) sum += i;
+  });
+  EXPECT_EQ(sum.load(), 4950);
+}
+
+fs::path temp_dir() {
+  char templ[] = "/tmp/ember-limits-test-XXXXXX";
+  EXPECT_NE(mkdtemp(templ), nullptr);
+  chmod(templ, 0755);
+  return templ;
+}
+
+fs::path small_policy(const fs::path& dir) {
+  rl::PolicyOptions o;
+  o.hidden = 8;
+  o.layers = 1;
+  const fs::path p = dir / "policy.safetensors";
+  rl::save_policy(rl::ActorCritic(o), p.string());
+  chmod(p.c_str(), 0644);
+  return p;
+}
+
+TEST(ThreadPoolStart, ProcessLimitMakesEvalFailCleanly) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run as nobody (root ignores ulimit -u)";
+  const fs::path dir = temp_dir();
+  const fs::path policy = small_policy(dir);
+  // The issue's input: a user limited to a few processes, `ember eval --threads 1000`.
+  const Child c = run_child(
+      {EMBER_CLI_PATH, "eval", "--policy", policy.string(), "--threads", "1000", "--episodes", "1"},
+      60.0, 40, kNobody);
+  EXPECT_NE(c.status, -1) << "hung (killed after 60 s): " << c.out;
+  EXPECT_EQ(c.status, 1) << c.out;
+  EXPECT_NE(c.out.find("cannot start the kernel thread pool"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("ulimit -u"), std::string::npos) << c.out;
+  fs::remove_all(dir);
+}
+
+// Rewrites the policy options stored in a policy file's metadata.
+void set_policy_metadata(const fs::path& p, const std::function<void(nlohmann::json&)>& edit) {
+  TensorFile f = load_file(p.string());
+  nlohmann::json j = nlohmann::json::parse(f.metadata.at(rl::kPolicyMetadataKey));
+  edit(j);
+  f.metadata[rl::kPolicyMetadataKey] = j.dump();
+  save(f.tensors, p.string(), f.metadata);
+  chmod(p.c_str(), 0644);
+}
+
+TEST(PolicyMetadata, CheckedAgainstTheTensorsBeforeAnythingIsAllocated) {
+  const fs::path dir = temp_dir();
+  const fs::path p = small_policy(dir);
+  EXPECT_LT(fs::file_size(p), 12'000u);
+  struct Case {
+    const char* key;
+    int64_t value;
+    const char* message;
+  };
+  for (const Case& k :
+       {Case{"hidden", 8192, "has shape [8, 8] but the metadata implies [8192, 8]"},
+        Case{"layers", 1'000'000'000, "says 1000000000 hidden layers"},
+        Case{"obs_dim", 1 << 30, "metadata implies [8, 1073741824]"}, Case{"act_dim", 0, "< 1"}}) {
+    const fs::path q = dir / (std::string(k.key) + ".safetensors");
+    fs::copy_file(p, q, fs::copy_options::overwrite_existing);
+    set_policy_metadata(q, [&](nlohmann::json& j) { j[k.key] = k.value; });
+    try {
+      rl::load_policy(q.string());
+      ADD_FAILURE() << k.key << ": no error";
+    } catch (const IOError& e) {
+      EXPECT_NE(std::string(e.what()).find(k.message), std::string::npos) << e.what();
+    }
+    // And through `ember eval`: a prompt clean error, no gigabytes.
+    const Child c = run_child({EMBER_CLI_PATH, "eval", "--policy", q.string()}, 60.0);
+    EXPECT_EQ(c.status, 1) << c.out;
+    EXPECT_NE(c.out.find(k.message), std::string::npos) << c.out;
+    EXPECT_LT(c.seconds, 10.0) << k.key;
+    EXPECT_LT(c.max_rss_kb, 300 * 1024) << k.key;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Allocation, FailuresNameWhatWasBeingAllocated) {
+  // A tensor buffer of 4 TiB.
+  try {
+    Tensor t = arange(int64_t{1} << 40, TensorOptions(kFloat32));
+    t.realize();
+    ADD_FAILURE() << "allocated 4 TiB";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot allocate a tensor buffer of 4398046511104 bytes"),
+              std::string::npos)
+        << e.what();
+  }
+  // The trainer's rollout buffer for 4096 envs x 10^7 steps (about 1.3 TB of observations).
+  const fs::path dir = temp_dir();
+  const Child c = run_child({EMBER_CLI_PATH, "train", "--out", (dir / "run").string(), "--envs",
+                             "4096", "--steps-per-env", "10000000", "--minibatch", "10000",
+                             "--threads", "1", "--progress", "none"},
+                            120.0);
+  EXPECT_EQ(c.status, 1) << c.out;
+  EXPECT_NE(c.out.find("out of memory allocating the rollout buffer for 40960000000 transitions"),
+            std::string::npos)
+      << c.out;
+  fs::remove_all(dir);
+}
+
+}  // namespace
