@@ -64,9 +64,26 @@ step() {
   return $rc
 }
 
+# The host's network setup is the one thing carried into the root: its proxy variables and, where
+# the host trusts a CA bundle Debian's does not have (a TLS-inspecting proxy), that bundle, named to
+# pip and the other TLS clients. Nothing else of the host's is visible inside.
+net_env=()
+for v in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY PIP_INDEX_URL \
+  PIP_EXTRA_INDEX_URL PIP_TRUSTED_HOST PIP_DEFAULT_TIMEOUT; do
+  if [ -n "${!v:-}" ]; then net_env+=("$v=${!v}"); fi
+done
+host_ca=${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}
+carry_host_ca() {
+  [ -s "$host_ca" ] || return 0
+  cp "$host_ca" "$root/etc/ssl/host-ca-bundle.crt"
+  local c=/etc/ssl/host-ca-bundle.crt
+  net_env+=("SSL_CERT_FILE=$c" "PIP_CERT=$c" "REQUESTS_CA_BUNDLE=$c" "CURL_CA_BUNDLE=$c"
+    "GIT_SSL_CAINFO=$c")
+}
+
 in_root() {
   chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "${net_env[@]}" \
     bash -c "cd /root/ember && $1"
 }
 
@@ -81,6 +98,7 @@ enter() {
     mounted+=("$root/$d")
   done
   cp /etc/resolv.conf "$root/etc/resolv.conf"
+  carry_host_ca
   git clone -q --no-local "$top" "$root/root/ember"
   git -C "$root/root/ember" checkout -q --detach "$sha"
 }
