@@ -1,12 +1,14 @@
 // The `ember` command line: subcommands are registered from apps/commands.h.
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
 
 #include "build_info.h"
 #include "commands.h"
+#include "ember/context.h"
 
 namespace {
 
@@ -20,10 +22,19 @@ constexpr const char* kEnvironmentHelp =
     "  EMBER_DEVICE=interp  run kernels on the reference interpreter (default: cpu)\n"
     "  EMBER_CACHE_DIR=DIR  compiled-kernel cache (default: $XDG_CACHE_HOME/ember or\n"
     "                       ~/.cache/ember)\n"
-    "  EMBER_CC=PATH        C compiler for kernels (default: cc, gcc or clang on PATH)\n";
+    "  EMBER_CC=PATH        C compiler for kernels (default: cc, gcc or clang on PATH)\n"
+    "  EMBER_ISA=LEVEL      generate kernels for avx512, avx2, sse2 or scalar (at most the\n"
+    "                       CPU's own level; default: the CPU's best)\n";
 
 std::string version_text() {
-  return std::string("ember ") + EMBER_VERSION + " (revision " + EMBER_BUILD_REVISION + ")";
+  std::string t;
+  try {
+    t = ember::kernel_target();
+  } catch (const std::exception& e) {
+    t = std::string("unavailable: ") + e.what();
+  }
+  return std::string("ember ") + EMBER_VERSION + " (revision " + EMBER_BUILD_REVISION +
+         ")\nkernel target: " + t;
 }
 
 }  // namespace
@@ -32,7 +43,7 @@ int main(int argc, char** argv) {
   CLI::App app{"ember: a lazy, fusing tensor library and the PPO agent that trains with it"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text,
-                       "Print the version and source revision, then exit");
+                       "Print the version, source revision and kernel target, then exit");
   app.footer(kEnvironmentHelp);
   ember::app::add_env_command(app);
   ember::app::add_inspect_command(app);
@@ -42,6 +53,8 @@ int main(int argc, char** argv) {
     sub->footer(sub->get_footer() + "\n" + kEnvironmentHelp);
 
   try {
+    // A bad $EMBER_ISA is refused before any work, whatever the subcommand.
+    if (const char* isa = std::getenv("EMBER_ISA"); isa && *isa) ember::kernel_target();
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

@@ -1,5 +1,5 @@
 // ember/context.h — run-time switches (DESIGN.md principle 8). Environment variables set the
-// defaults: DEBUG (0-4), EMBER_DEVICE (cpu | interp), EMBER_THREADS.
+// defaults: DEBUG (0-4), EMBER_DEVICE (cpu | interp), EMBER_THREADS, EMBER_ISA.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -38,5 +38,11 @@ void reset_runtime_stats();
 /// Thread count of the kernel thread pool (default EMBER_THREADS or all hardware threads).
 void set_num_threads(int n);
 int get_num_threads();
+
+/// The code-generation target kernels are built for in this process: the CPU's best vector level,
+/// or the lower one $EMBER_ISA=avx512|avx2|sse2|scalar forces, with its vector width, register
+/// count and cache sizes, e.g. "avx2 (256-bit, 16 registers, FMA; L1d 32 KiB, ...)".
+/// Throws ValueError when $EMBER_ISA names an unknown level or one this CPU lacks.
+std::string kernel_target();
 
 }  // namespace ember

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "runtime/cpu/target.h"
 #include "runtime/thread_pool.h"
 
 namespace ember {
@@ -24,5 +25,7 @@ void reset_runtime_stats() { runtime_stats() = RuntimeStats(); }
 
 void set_num_threads(int n) { runtime::set_num_threads(n); }
 int get_num_threads() { return runtime::num_threads(); }
+
+std::string kernel_target() { return runtime::host_target().str(); }
 
 }  // namespace ember
