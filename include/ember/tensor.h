@@ -87,6 +87,12 @@ class Tensor {
  public:
   Tensor() = default;
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  /// Rebinds this handle. Rebinding it away from a tensor that a jit capture read from outside
+  /// the function is noted, and the next call of that jit captures again (jit.h).
+  Tensor& operator=(const Tensor& o);
+  Tensor& operator=(Tensor&& o) noexcept;
 
   // ---- metadata -------------------------------------------------------------------------------
   bool defined() const { return impl_ != nullptr; }
@@ -178,7 +184,8 @@ class Tensor {
   /// with u = 2^-24 for float32 and 2^-53 for float64 (1e8 float32 terms: about 2e-5 of
   /// sum |x_i| at worst; measured errors are far smaller, see tests/core/test_numerics.cpp). A
   /// running float sum's bound grows as n u instead. mean, var and std inherit the bound. Matrix
-  /// products (the register-tiled kernels) still accumulate each output in order along k.
+  /// products (the register-tiled kernels) sum blocks of at most 256 products along k and add the
+  /// block partials in order: |c^ - c| <= (256 + ceil(k / 256)) * u * sum_k |a_ik b_kj|.
   Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor sum(IntList dims, bool keepdim = false,
              std::optional<ScalarType> dtype = std::nullopt) const;

@@ -20,6 +20,10 @@ using schedule::Kernel;
 
 namespace {
 
+// Terms per accumulator before a partial is set aside: the block of the generated reduce kernels
+// (render_c.cpp), so that Tensor::sum's stated bound covers matrix products too.
+constexpr int64_t kSumBlock = 256;
+
 uint64_t view_deps(const ir::View& v) {
   uint64_t m = 0;
   for (size_t d = 0; d < v.shape.size(); d++) {
@@ -295,21 +299,68 @@ class TileRenderer {
     for (auto& src : e.src) emit_scalars(*src, i, s, ind, memo, idx);
   }
 
+  std::string cacc_addr(int64_t i, int64_t v) {
+    return "cacc + (n0 - n_lo + " + std::to_string(i) + ") * " + std::to_string(MPAD_) +
+           " + m0 + " + std::to_string(v * W_);
+  }
+  std::string tot_addr(int64_t i, int64_t v) { return "tot + " + std::to_string(i * TM_ + v * W_); }
+
+  // Accumulation along k is blocked (Tensor::sum's bound): the accumulators sum at most
+  // kSumBlock consecutive terms from zero; the block partials are added in order into a local tile
+  // (within a cache block) and into cacc (across cache blocks). Error to first order
+  // (kSumBlock + ceil(K / kSumBlock)) u sum |a_ik b_kj| instead of K u sum |a_ik b_kj|, at the
+  // cost of a tile load and store per block.
   void render_micro(std::ostringstream& s, const std::string& ind) {
     int64_t nv = TM_ / W_;
-    for (int64_t i = 0; i < TN_; i++)
-      for (int64_t v = 0; v < nv; v++) s << ind << VT_ << " " << acc(i, v) << " = {0};\n";
+    const bool blocked = std::min(KC_, K_) > kSumBlock;
+    std::string in = ind + "  ";
+    if (blocked) {
+      s << ind << T_ << " tot[" << TN_ * TM_ << "] __attribute__((aligned(64)));\n";
+      s << ind << "for (int64_t kb = kc; kb < ke; kb += " << kSumBlock << ") {\n";
+      s << in << "const int64_t kbe = kb + " << kSumBlock << " < ke ? kb + " << kSumBlock
+        << " : ke;\n";
+      render_k_loop(s, in, "kb", "kbe");
+      s << in << "if (kb == kc) {\n";
+      for (int64_t i = 0; i < TN_; i++)
+        for (int64_t v = 0; v < nv; v++)
+          s << in << "  " << vstore(tot_addr(i, v), acc(i, v)) << "\n";
+      s << in << "} else {\n";
+      for (int64_t i = 0; i < TN_; i++)
+        for (int64_t v = 0; v < nv; v++)
+          s << in << "  " << vstore(tot_addr(i, v), vload(tot_addr(i, v)) + " + " + acc(i, v))
+            << "\n";
+      s << in << "}\n";
+      s << ind << "}\n";
+      for (int64_t i = 0; i < TN_; i++)
+        for (int64_t v = 0; v < nv; v++)
+          s << ind << VT_ << " " << acc(i, v) << " = " << vload(tot_addr(i, v)) << ";\n";
+    } else {
+      render_k_loop(s, ind, "kc", "ke");
+    }
     if (KC_ < K_) {
+      // This cache block's partial joins the running total of the blocks before it.
       s << ind << "if (kc > 0) {\n";
       for (int64_t i = 0; i < TN_; i++)
         for (int64_t v = 0; v < nv; v++)
-          s << ind << "  " << acc(i, v) << " = "
-            << vload("cacc + (n0 - n_lo + " + std::to_string(i) + ") * " + std::to_string(MPAD_) +
-                     " + m0 + " + std::to_string(v * W_))
+          s << ind << "  " << acc(i, v) << " = " << vload(cacc_addr(i, v)) << " + " << acc(i, v)
             << ";\n";
       s << ind << "}\n";
+      s << ind << "if (ke < " << K_ << ") {\n";
+      for (int64_t i = 0; i < TN_; i++)
+        for (int64_t v = 0; v < nv; v++)
+          s << ind << "  " << vstore(cacc_addr(i, v), acc(i, v)) << "\n";
+      s << ind << "  continue;\n" << ind << "}\n";
     }
-    s << ind << "for (int64_t k = kc; k < ke; k++) {\n";
+    render_epilogue(s, ind);
+  }
+
+  // Declares the accumulators at zero and adds the terms for k in [lo, hi) into them.
+  void render_k_loop(std::ostringstream& s, const std::string& ind, const std::string& lo,
+                     const std::string& hi) {
+    int64_t nv = TM_ / W_;
+    for (int64_t i = 0; i < TN_; i++)
+      for (int64_t v = 0; v < nv; v++) s << ind << VT_ << " " << acc(i, v) << " = {0};\n";
+    s << ind << "for (int64_t k = " << lo << "; k < " << hi << "; k++) {\n";
     std::string in = ind + "  ";
     for (size_t j = 0; j < p_.cols.size(); j++)
       for (int64_t v = 0; v < nv; v++) {
@@ -337,18 +388,6 @@ class TileRenderer {
     for (int64_t i = 0; i < TN_; i++)
       for (int64_t v = 0; v < nv; v++) s << in << acc(i, v) << " += " << vexpr(term, i, v) << ";\n";
     s << ind << "}\n";
-    if (KC_ < K_) {
-      s << ind << "if (ke < " << K_ << ") {\n";
-      for (int64_t i = 0; i < TN_; i++)
-        for (int64_t v = 0; v < nv; v++)
-          s << ind << "  "
-            << vstore("cacc + (n0 - n_lo + " + std::to_string(i) + ") * " + std::to_string(MPAD_) +
-                          " + m0 + " + std::to_string(v * W_),
-                      acc(i, v))
-            << "\n";
-      s << ind << "  continue;\n" << ind << "}\n";
-    }
-    render_epilogue(s, ind);
   }
 
   // Whether the ops after the reduce have a vector form: + - * / and negation of the reduce's

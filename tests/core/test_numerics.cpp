@@ -3,6 +3,7 @@
 // device (generated C) and, where it runs in seconds, on `interp`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -91,6 +92,34 @@ TEST(Numerics, MeanAndVarOverALargeBatch) {
   EXPECT_NEAR(v.item<float>(), var, cpu_sum_bound(nd, (nd - 1) * var, u) / (nd - 1) + 8 * u * var);
   std::printf("mean error %.3g, var error %.3g (relative)\n",
               std::abs(m.item<float>() - mean) / mean, std::abs(v.item<float>() - var) / var);
+}
+
+// Matrix products over a long k (the register-tiled kernels), in the forward layout and in the
+// weight-gradient layout (a transposed operand): each float32 output against the float64 product
+// of the same float32 values, within tensor.h's bound (256 + ceil(k / 256)) u sum_k |a b|. A
+// running float32 sum along k misses by hundreds of ulps here; the blocked sum by a few dozen.
+TEST(Numerics, LongKMatrixProductsWithinBoundOfFloat64) {
+  const int64_t k = 1 << 20;
+  manual_seed(11);
+  Tensor a = rand({6, k}), b = rand({k, 16}), at = rand({k, 6});
+  for (Tensor lhs : {a, at.t()}) {
+    Tensor c32 = lhs.matmul(b), c64 = lhs.to(kFloat64).matmul(b.to(kFloat64));
+    realize({c32, c64});
+    auto got = c32.to_vector<float>();
+    auto want = c64.to_vector<double>();
+    const double u = std::ldexp(1.0, -24);
+    double worst_ulps = 0;
+    for (size_t i = 0; i < got.size(); i++) {
+      // All terms are positive, so sum |a b| is the product itself.
+      const double bound = (256 + std::ceil(k / 256.0)) * u * want[i];
+      EXPECT_LE(std::abs(got[i] - want[i]), bound) << "output " << i;
+      worst_ulps = std::max(worst_ulps,
+                            std::abs(got[i] - want[i]) / std::ldexp(1.0, std::ilogb(want[i]) - 23));
+    }
+    std::printf("k = %lld: worst error %.1f ulps of the float64 product\n",
+                static_cast<long long>(k), worst_ulps);
+    EXPECT_LE(worst_ulps, 64);
+  }
 }
 
 // ---- 2. cos
