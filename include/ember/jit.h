@@ -17,10 +17,12 @@
 //  - tensor outside the function updated in place between calls, realized or not (s.copy_(v)):
 //    equal to eager (pending updates are realized before each call).
 //  - lazy tensor made outside the function and read by it: equal to eager (it is a constant).
-//  - tensor outside the function rebound to a new tensor (w = ...): Error "jit: a tensor that
-//    the function read at capture was destroyed ... call reset() ..." when the old tensor is
-//    destroyed. If the old tensor is still alive elsewhere the jit cannot see the change (C++
-//    closures are opaque): call reset() after rebinding, or pass the tensor as an input.
+//  - tensor outside the function rebound to a new tensor (w = ...) while the old one lives on
+//    elsewhere: equal to eager (rebinding any handle away from a tensor a capture read is
+//    counted on that tensor, and the next call captures again).
+//  - the same, when the rebinding destroyed the old tensor: Error "jit: a tensor that the
+//    function read at capture was destroyed ... call reset() ..." (the variable may also have
+//    gone out of scope, and running the function then would read freed memory).
 //  - nested jits: equal to eager (a jit called inside a capture runs as plain code).
 //  - aliasing between arguments, or between an argument and a tensor the function reads:
 //    equal to eager (a change of which ones share a buffer makes the call capture again; so does

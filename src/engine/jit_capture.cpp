@@ -175,6 +175,7 @@ class Observer final : public detail::AccessObserver {
       e.slot = s->second;
     else
       e.impl = t.impl()->weak_from_this();
+    t.impl()->jit_read = true;
     int id = static_cast<int>(c_.externals.size());
     c_.externals.push_back(std::move(e));
     external_of_.emplace(i, id);
@@ -273,6 +274,10 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
             "keep a stale value: return it as an output instead");
     obs.made.clear();
   }
+
+  // A handle rebound away from a tensor read from outside from now on may be the closure's.
+  for (auto& e : externals)
+    if (auto t = e.impl.lock()) e.rebinds = t->rebinds;
 
   // ---- sources: the inputs, then the external tensors ------------------------------------------
   std::vector<const ir::Storage*> src_storage;
@@ -433,6 +438,12 @@ bool Capture::matches(const std::vector<Tensor>& inputs, const std::vector<bool>
             "holding it rebound to a new tensor, e.g. a parameter replaced?); the function "
             "would now read another tensor: call reset() to capture again, or pass it as an "
             "input");
+      if (impl->rebinds != e.rebinds) {
+        mismatch =
+            "a variable that held a tensor the function read from outside was rebound (the "
+            "function may now read another tensor)";
+        return false;
+      }
       sources.emplace_back(std::move(impl));
       continue;
     }

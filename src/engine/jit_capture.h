@@ -48,6 +48,7 @@ struct External {
   std::weak_ptr<TensorImpl> impl;  // slot < 0
   int slot = -1;                   // >= 0: the gradient that slots[slot]'s owner holds
   bool written = false;            // the function wrote it in place
+  uint64_t rebinds = 0;            // impl's rebinds when the capture ended (slot < 0)
 };
 
 /// The gradient of a leaf made before the capture that the function read or replaced.

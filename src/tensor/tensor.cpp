@@ -200,6 +200,17 @@ ScalarType result_type(const Tensor& a, const Scalar& b) {
 // ---- metadata
 // -------------------------------------------------------------------------------------
 const Shape& Tensor::sizes() const { return detail::node_of(*this)->shape; }
+
+Tensor& Tensor::operator=(const Tensor& o) {
+  if (impl_ && impl_ != o.impl_ && impl_->jit_read) impl_->rebinds++;
+  impl_ = o.impl_;
+  return *this;
+}
+Tensor& Tensor::operator=(Tensor&& o) noexcept {
+  if (impl_ && impl_ != o.impl_ && impl_->jit_read) impl_->rebinds++;
+  impl_ = std::move(o.impl_);
+  return *this;
+}
 int64_t Tensor::dim() const { return static_cast<int64_t>(sizes().size()); }
 int64_t Tensor::numel() const { return ir::shape_numel(sizes()); }
 ScalarType Tensor::dtype() const { return detail::node_of(*this)->dtype; }

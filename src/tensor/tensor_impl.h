@@ -20,6 +20,11 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   /// Set by in-place ops on a realized tensor: realize() writes the result into this storage so
   /// that every holder of the buffer (optimizer, jit captures) sees the new values.
   std::shared_ptr<ir::Storage> assign_target;
+  /// Set when a jit capture bound this tensor as one the function read from outside itself;
+  /// from then on, every handle rebound away from it (Tensor::operator=) counts in `rebinds`, so
+  /// that a replay can tell that a closure variable may now hold another tensor (jit.h).
+  bool jit_read = false;
+  uint64_t rebinds = 0;
   const uint64_t serial = detail::next_tensor_serial();
 };
 

@@ -144,6 +144,29 @@ TEST(JitSemantics, ClosureTensorRebound) {
   }
 }
 
+TEST(JitSemantics, ClosureTensorReboundWhileAliveElsewhere) {
+  // The variable the function reads is rebound, but the tensor it held lives on in `keep`: a
+  // replay would silently read the old tensor. The rebinding is noted and the call captures
+  // again, so every call equals eager.
+  Tensor s = full({1}, 2.0);
+  Tensor keep = s;
+  auto f = jit([&](const std::vector<Tensor>& in) { return one(in[0] * s); });
+  for (int n = 1; n <= 3; n++) EXPECT_EQ(f({ones({1})})[0].item<float>(), 2.0f);
+  EXPECT_GT(f.replays(), 0);
+  s = full({1}, 5.0);
+  Tensor five = s;  // (a tensor the rebinding destroys raises instead: ClosureTensorRebound)
+  for (int n = 1; n <= 4; n++) EXPECT_EQ(f({ones({1})})[0].item<float>(), 5.0f) << n;
+  s = keep;  // back to the first tensor, by copy assignment this time
+  for (int n = 1; n <= 4; n++) EXPECT_EQ(f({ones({1})})[0].item<float>(), 2.0f) << n;
+  Tensor t = full({1}, 7.0);
+  s = std::move(t);  // and by move assignment
+  for (int n = 1; n <= 4; n++) EXPECT_EQ(f({ones({1})})[0].item<float>(), 7.0f) << n;
+  // Replays resume once the binding is stable.
+  const int64_t before = f.replays();
+  for (int n = 1; n <= 3; n++) EXPECT_EQ(f({ones({1})})[0].item<float>(), 7.0f);
+  EXPECT_GT(f.replays(), before);
+}
+
 TEST(JitSemantics, RepeatedAndPassThroughOutputs) {
   Tensor w = full({2}, 7.0);
   w.realize();
