@@ -4,7 +4,8 @@
 // parameter and its gradient.
 //
 // The programs mix pure ops, in-place ops on inputs and on closure tensors, realizes inside the
-// function, aliased arguments (changing between calls), repeated and pass-through outputs,
+// function, aliased arguments (changing between calls), closure variables rebound between calls
+// (the old tensor kept alive), repeated and pass-through outputs,
 // nested jits, backward() with and without zero_grad and SGD steps. All values stay small
 // integers (clamped; products of clamped factors), so every kernel is exact whatever the fusion
 // and the comparison is bitwise. Shapes are fixed and the op set is small, so the set of
@@ -46,6 +47,8 @@ struct Program {
   std::vector<int> outs;                   // indices into the value list; may repeat
   std::vector<bool> alias_call;            // per call: pass the same tensor as both inputs
   std::vector<bool> lazy_input;            // per call: input 0 passed as a lazy value
+  std::vector<bool> rebind_c0;             // per call: before it, c0 is rebound to a new tensor
+  std::vector<std::vector<float>> c0_new;  // (the old one is kept alive elsewhere)
   std::vector<std::vector<float>> x0, x1;  // per call input data
   std::vector<float> c0, c1, p;
 };
@@ -90,6 +93,14 @@ Program generate(uint32_t seed, int calls) {
   pr.c0 = vec();
   pr.c1 = vec();
   pr.p = vec();
+  // Rebinding is drawn from its own stream, so the programs above stay what they were.
+  std::mt19937 rng2(seed ^ 0x9e3779b9u);
+  for (int c = 0; c < calls; c++) {
+    pr.rebind_c0.push_back(rng2() % 4 == 0);
+    std::vector<float> v(4);
+    for (auto& x : v) x = static_cast<float>(static_cast<int>(rng2() % 9) - 4);
+    pr.c0_new.push_back(v);
+  }
   return pr;
 }
 
@@ -99,6 +110,7 @@ Tensor lim(const Tensor& t, double m) { return t.clamp(-m, m); }
 // function (with its nested helper, jitted or not).
 struct World {
   Tensor c0, c1, p;
+  std::vector<Tensor> kept;  // tensors c0 held before it was rebound
   std::unique_ptr<optim::SGD> opt;
   Jit::Fn inner_fn, fn;
   std::unique_ptr<Jit> inner, outer;
@@ -203,6 +215,11 @@ std::string run_program(uint32_t seed, int calls) {
     std::string err[2];
     for (int k = 0; k < 2; k++) {
       World& w = k ? jitted : eager;
+      if (pr.rebind_c0[c]) {  // host code rebinds a variable the function reads
+        w.kept.push_back(w.c0);
+        w.c0 = from_vector(pr.c0_new[c]);
+        w.c0.realize();
+      }
       Tensor x0 = from_vector(pr.x0[c]), x1 = from_vector(pr.x1[c]);
       x0.realize();
       x1.realize();
@@ -245,7 +262,8 @@ TEST(JitDifferential, OneProgramFromEnvironment) {
                 s.zero_grad, s.step);
   for (int o : pr.outs) std::printf("out %d\n", o);
   for (size_t c = 0; c < pr.alias_call.size(); c++)
-    std::printf("call %zu alias %d lazy %d\n", c + 1, int(pr.alias_call[c]), int(pr.lazy_input[c]));
+    std::printf("call %zu alias %d lazy %d rebind c0 %d\n", c + 1, int(pr.alias_call[c]),
+                int(pr.lazy_input[c]), int(pr.rebind_c0[c]));
   EXPECT_EQ(run_program(seed, 6), "");
 }
 
