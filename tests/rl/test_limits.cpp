@@ -139,9 +139,13 @@ TEST(ThreadPoolStart, ProcessLimitMakesEvalFailCleanly) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to run as nobody (root ignores ulimit -u)";
   const fs::path dir = temp_dir();
   const fs::path policy = small_policy(dir);
+  // nobody runs a copy: the build tree may be out of its reach (a clone under /root, 0700).
+  const fs::path ember = dir / "ember";
+  fs::copy_file(EMBER_CLI_PATH, ember);
+  chmod(ember.c_str(), 0755);
   // The input: a user limited to a few processes, `ember eval --threads 1000`.
   const Child c = run_child(
-      {EMBER_CLI_PATH, "eval", "--policy", policy.string(), "--threads", "1000", "--episodes", "1"},
+      {ember.string(), "eval", "--policy", policy.string(), "--threads", "1000", "--episodes", "1"},
       60.0, 40, kNobody);
   EXPECT_NE(c.status, -1) << "hung (killed after 60 s): " << c.out;
   EXPECT_EQ(c.status, 1) << c.out;

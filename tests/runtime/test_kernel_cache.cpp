@@ -107,6 +107,10 @@ class KernelCache : public ::testing::Test {
     tmp_ = base_ / "tmp";
     fs::create_directory(tmp_);
     chmod(tmp_.c_str(), 01777);
+    // The probe runs from here: nobody may not reach the build tree (a clone under /root, 0700).
+    probe_ = base_ / "kernel_cache_probe";
+    fs::copy_file(EMBER_PROBE_PATH, probe_);
+    chmod(probe_.c_str(), 0755);
   }
   void TearDown() override {
     std::error_code ec;
@@ -114,7 +118,7 @@ class KernelCache : public ::testing::Test {
   }
   // The probe with EMBER_CACHE_DIR = dir and TMPDIR = tmp_.
   Child probe(const fs::path& dir, bool alt = false, std::optional<uid_t> uid = {}) {
-    std::vector<std::string> argv = {EMBER_PROBE_PATH};
+    std::vector<std::string> argv = {probe_.string()};
     if (alt) argv.push_back("alt");
     return run(argv, {{"EMBER_CACHE_DIR", dir.string()}, {"TMPDIR", tmp_.string()}}, {}, uid);
   }
@@ -123,7 +127,7 @@ class KernelCache : public ::testing::Test {
     EXPECT_EQ(v.size(), 1u);
     return v.empty() ? fs::path() : v[0];
   }
-  fs::path base_, tmp_;
+  fs::path base_, tmp_, probe_;
 };
 
 bool is_root() { return geteuid() == 0; }
