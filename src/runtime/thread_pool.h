@@ -1,6 +1,9 @@
 // A persistent thread pool: workers wait on a condition variable between jobs, so a launch costs a
-// wake-up, not a thread creation. Ranges are split into contiguous chunks, one per thread.
+// wake-up, not a thread creation. A range is cut into chunks that the threads claim one at a time
+// (the caller too), so a thread whose core is busy with another process takes fewer chunks instead
+// of holding everyone up, and the caller never waits for a worker that has not woken yet.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -18,21 +21,31 @@ class ThreadPool {
   explicit ThreadPool(int threads);
   ~ThreadPool();
   int threads() const { return threads_; }
-  /// Calls fn(begin, end) over a partition of [0, n); the caller's thread takes the first chunk.
-  void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& fn);
+  /// Calls fn(begin, end) over a partition of [0, n) into contiguous chunks (about 8 per thread,
+  /// at least `min_chunk` indices each), each on whichever thread claims it first; returns when all
+  /// have run. Not re-entrant: one parallel_for at a time. n < 2^40.
+  void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& fn,
+                    int64_t min_chunk = 1);
 
  private:
-  void worker(int id);
+  void worker();
   void stop_and_join();
+  // Claims and runs chunks of job `gen` until none is left.
+  void run_chunks(uint64_t gen, const std::function<void(int64_t, int64_t)>& fn, int64_t n,
+                  int64_t chunk);
   int threads_;
   std::vector<std::thread> workers_;
   std::mutex mu_;
-  std::condition_variable cv_, done_cv_;
+  std::condition_variable cv_;
+  // The current job, read under mu_ by a waking worker.
   const std::function<void(int64_t, int64_t)>* job_ = nullptr;
-  int64_t n_ = 0;
+  int64_t n_ = 0, chunk_ = 1;
   uint64_t generation_ = 0;
-  int pending_ = 0;
   bool stop_ = false;
+  // (generation mod 2^24) << 40 | next unclaimed index: a worker that woke for an older job fails
+  // its compare-exchange instead of claiming a chunk of the new one with the old function.
+  std::atomic<uint64_t> next_{0};
+  std::atomic<int64_t> done_{0};  // indices of the current job that have run
 };
 
 /// The process-wide pool, sized by EMBER_THREADS (default: hardware threads).

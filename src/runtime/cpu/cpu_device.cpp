@@ -16,8 +16,11 @@ namespace {
 
 using KernelFn = void (*)(void* const*, int64_t, int64_t);
 
-// Splitting a kernel across threads pays only above this much work (loop-space elements).
-constexpr int64_t kMinParallelWork = 1 << 15;
+// Splitting a kernel across threads pays only above this much work (loop-space elements: a
+// matrix product's multiply-adds). Waking a worker costs ~10 us on an idle machine and a scheduler
+// time slice on a busy one; 2^18 multiply-adds take ~10 us on one core, so a batch-4 product
+// (4x128x128 = 2^16) stays on the caller's thread.
+constexpr int64_t kMinParallelWork = 1 << 18;
 
 struct CpuProgram : Program {
   KernelFn fn = nullptr;
