@@ -191,7 +191,9 @@ class Lowerer {
 
   ExprRef visit_reduce(const Node* n, std::vector<const Node*>& stack, bool below, bool shared) {
     bool fusable = !below && !reduce_ && !shared && (n == root_ || users_.at(n) == 1);
-    for (auto* m : stack) fusable = fusable && size1_reshape(*m);
+    bool size1 = true;
+    for (auto* m : stack) size1 = size1 && size1_reshape(*m);
+    fusable = fusable && (size1 || identity_above(n, stack));
     if (!fusable) {
       if (n == root_) throw Error("scheduler: root reduce cannot fuse");
       throw Materialise{n};
@@ -205,6 +207,32 @@ class Lowerer {
     std::vector<const Node*> inner;
     e->src.push_back(visit(n->src[0].get(), inner, true, false));
     return e;
+  }
+
+  // True when the root is nothing but the movement ops on the stack over reduce `n` and they
+  // compose to the identity on memory order (e.g. a transpose of a transpose, as autograd leaves on
+  // a weight's gradient): the reduce can store straight into the root's buffer instead of a
+  // separate one plus a copy kernel.
+  bool identity_above(const Node* n, const std::vector<const Node*>& stack) {
+    const Node* m = root_;
+    for (const Node* s : stack) {
+      while (m->op == Op::DETACH || m->op == Op::CONTIGUOUS) m = m->src[0].get();
+      if (m != s) return false;
+      m = m->src[0].get();
+    }
+    while (m->op == Op::DETACH || m->op == Op::CONTIGUOUS) m = m->src[0].get();
+    if (m != n) return false;
+    View v = View::contiguous(n->shape);
+    for (size_t j = stack.size(); j-- > 0;) {
+      auto nv = v.apply(*stack[j]);
+      if (!nv) return false;
+      v = *nv;
+    }
+    if (v.offset != 0 || v.has_mask()) return false;
+    auto want = ir::contiguous_strides(v.shape);
+    for (size_t d = 0; d < v.shape.size(); d++)
+      if (v.shape[d] > 1 && v.strides[d] != want[d]) return false;
+    return true;
   }
 
   // Re-expresses the views above the reduce in the kernel's output space (full shape with the

@@ -88,18 +88,38 @@ TEST(KernelCounts, ViewsAreNotCopies) {
   EXPECT_EQ(kernels_for({a.permute({1, 0})}), 0);
 }
 
+TEST(KernelCounts, TransposeOfTransposedProductIsOneKernel) {
+  // t().t() over a product is the identity on memory order: the product stores into the result's
+  // buffer (no copy kernel). A single t() is a real transpose: product, then a transposing copy.
+  auto a = input({5, 7}), b = input({7, 3});
+  Tensor want = a.matmul(b);
+  want.realize();
+  Tensor tt = a.matmul(b).t().t();
+  EXPECT_EQ(kernels_for({tt}), 1);
+  Tensor t1 = a.matmul(b).t().contiguous();
+  EXPECT_EQ(kernels_for({t1}), 2);
+  auto w = want.to_vector<float>(), got = tt.to_vector<float>(), got_t = t1.to_vector<float>();
+  ASSERT_EQ(got.size(), w.size());
+  for (size_t i = 0; i < 5; i++)
+    for (size_t j = 0; j < 3; j++) {
+      EXPECT_EQ(got[i * 3 + j], w[i * 3 + j]);
+      EXPECT_EQ(got_t[j * 5 + i], w[i * 3 + j]);
+    }
+}
+
 TEST(KernelCounts, MlpBackwardReadsTheMaterialisedActivation) {
   // h = tanh(x W1^T + b1) materialised by contiguous(); gradients of sum(g * (h W2^T + b2)).
   // Kernels: h (matmul + bias + tanh), dpre = (g W2) * (1 - h^2) (one matmul with its epilogue,
-  // read by two reduces), dW1 = dpre^T x, db1 = sum dpre, dW2 = g^T h, db2 = sum g, and two
-  // small copies that lay dW1 and dW2 out as [out, in]: 8. The tanh rule reads h from its
-  // buffer; recomputing tanh there instead cost a 9th kernel (and one per layer in an MLP).
+  // read by two reduces), dW1 = dpre^T x, db1 = sum dpre, dW2 = g^T h, db2 = sum g: 6. The
+  // weight gradients are transposes of transposed products, which store straight into [out, in]
+  // (two copy kernels more before that fusion). The tanh rule reads h from its buffer;
+  // recomputing tanh there instead cost a 7th kernel (and one per layer in an MLP).
   auto x = input({64, 8}), g = input({64, 4});
   nn::Linear l1(8, 16), l2(16, 4);
   Tensor h = l1->forward(x).tanh().contiguous();
   Tensor loss = (l2->forward(h) * g).sum();
   const auto grads = autograd::grad({loss}, {l1->weight, l1->bias, l2->weight, l2->bias});
-  EXPECT_EQ(kernels_for(grads), 8);
+  EXPECT_EQ(kernels_for(grads), 6);
 }
 
 TEST(KernelCounts, AdamStepOverMlpIsBounded) {
