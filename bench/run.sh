@@ -7,7 +7,8 @@
 # OPENBLAS_CORETYPE (SSE4.1 / Nehalem are the libraries' lowest levels, next to ember's sse2). At the
 # machine's own level OpenBLAS picks its kernel for the CPU (spec/anchors.md): the command unsets
 # OPENBLAS_CORETYPE (this machine's environment may force Haswell) and OPENBLAS_L2_SIZE.
-# BENCH_LEVELS="avx2 sse2" picks levels.
+# BENCH_LEVELS="avx2 sse2" picks levels. Then the env and jit benchmarks, and the training step
+# against libtorch's (bench_step_vs_torch).
 set -euo pipefail
 build=${1:-build/release}
 shift || true
@@ -41,3 +42,11 @@ for b in bench_env_steps bench_jit_overhead; do
     "$build/bench/$b"
   fi
 done
+# The training step against libtorch's, in one process, on 1 thread and on all of the machine's.
+if [ -x "$build/bench/bench_step_vs_torch" ]; then
+  echo "== bench_step_vs_torch =="
+  EMBER_THREADS=1 "$build/bench/bench_step_vs_torch"
+  if [ "$(nproc)" -gt 1 ]; then EMBER_THREADS=$(nproc) "$build/bench/bench_step_vs_torch"; fi
+else
+  echo "bench_step_vs_torch not built (needs libtorch-dev)"
+fi

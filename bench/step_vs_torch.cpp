@@ -1,0 +1,146 @@
+// The batch-10,000 PPO-style training step (the one in jit_overhead.cpp: actor and critic MLPs
+// 8 -> 4x128 tanh -> 2 / 1, Gaussian log-probability, clipped surrogate, value loss, backward,
+// clip_grad_norm_ 0.5, Adam) in ember (jit replay) and in libtorch, in one process, at the same
+// thread count (ember's pool size; libtorch's intra-op threads are set to match). Rounds alternate
+// the two (each round: 2 warm-up steps, then `reps` timed steps) so that drift on a shared machine
+// hits both; the table gives the medians over all timed steps and their ratio, in wall time and in
+// process CPU time (all threads, spin-waiting included: on a shared machine wall time also shows
+// the queue for the cores). Not a test.
+// Usage: bench_step_vs_torch [rounds [reps]]   (defaults 3 and 5)
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <vector>
+
+#include "ember/ember.h"
+
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double process_cpu() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+constexpr int64_t kBatch = 10000;
+
+ember::nn::Sequential ember_mlp(int64_t out) {
+  ember::nn::Sequential s;
+  s->push_back(ember::nn::Linear(8, 128));
+  for (int i = 0; i < 3; i++) {
+    s->push_back(ember::nn::Tanh());
+    s->push_back(ember::nn::Linear(128, 128));
+  }
+  s->push_back(ember::nn::Tanh());
+  s->push_back(ember::nn::Linear(128, out));
+  return s;
+}
+
+torch::nn::Sequential torch_mlp(int64_t out) {
+  torch::nn::Sequential s;
+  s->push_back(torch::nn::Linear(8, 128));
+  for (int i = 0; i < 3; i++) {
+    s->push_back(torch::nn::Tanh());
+    s->push_back(torch::nn::Linear(128, 128));
+  }
+  s->push_back(torch::nn::Tanh());
+  s->push_back(torch::nn::Linear(128, out));
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;
+  const int reps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
+  const int threads = ember::get_num_threads();
+  torch::set_num_threads(threads);
+
+  // ember: the step captured once by ember::jit, then replayed.
+  ember::manual_seed(0);
+  auto actor = ember_mlp(2), critic = ember_mlp(1);
+  std::vector<ember::Tensor> params = actor->parameters();
+  for (auto& p : critic->parameters()) params.push_back(p);
+  ember::optim::Adam opt(params, ember::optim::AdamOptions(1e-4));
+  ember::Tensor obs = ember::randn({kBatch, 8}), act = ember::randn({kBatch, 2}),
+                adv = ember::randn({kBatch}), ret = ember::randn({kBatch});
+  ember::Tensor logstd = ember::zeros({2});
+  ember::realize({obs, act, adv, ret, logstd});
+  ember::Jit step([&](const std::vector<ember::Tensor>& in) {
+    opt.zero_grad();
+    ember::Tensor mean = actor->forward(in[0]);
+    ember::Tensor logp = (-((in[1] - mean) / logstd.exp()).square() * 0.5 - logstd).sum({1});
+    ember::Tensor ratio = logp.exp();
+    ember::Tensor pg = -(ratio * in[2]).minimum(ratio.clamp(0.8, 1.2) * in[2]).mean();
+    ember::Tensor v = critic->forward(in[0]).squeeze(1);
+    ember::Tensor loss = pg + (v - in[3]).square().mean() * 0.5;
+    loss.backward();
+    ember::nn::utils::clip_grad_norm_(params, 0.5);
+    opt.step();
+    return std::vector<ember::Tensor>{loss.detach()};
+  });
+
+  // libtorch: the same step, eager (as PyTorch runs it).
+  torch::manual_seed(0);
+  auto t_actor = torch_mlp(2), t_critic = torch_mlp(1);
+  std::vector<torch::Tensor> t_params = t_actor->parameters();
+  for (auto& p : t_critic->parameters()) t_params.push_back(p);
+  torch::optim::Adam t_opt(t_params, torch::optim::AdamOptions(1e-4));
+  torch::Tensor t_obs = torch::randn({kBatch, 8}), t_act = torch::randn({kBatch, 2}),
+                t_adv = torch::randn({kBatch}), t_ret = torch::randn({kBatch});
+  torch::Tensor t_logstd = torch::zeros({2});
+  auto t_step = [&] {
+    t_opt.zero_grad();
+    torch::Tensor mean = t_actor->forward(t_obs);
+    torch::Tensor logp = (-((t_act - mean) / t_logstd.exp()).square() * 0.5 - t_logstd).sum({1});
+    torch::Tensor ratio = logp.exp();
+    torch::Tensor pg = -torch::minimum(ratio * t_adv, ratio.clamp(0.8, 1.2) * t_adv).mean();
+    torch::Tensor v = t_critic->forward(t_obs).squeeze(1);
+    torch::Tensor loss = pg + (v - t_ret).square().mean() * 0.5;
+    loss.backward();
+    torch::nn::utils::clip_grad_norm_(t_params, 0.5);
+    t_opt.step();
+    return loss.item<float>();
+  };
+
+  std::vector<double> te, tt, ce, ct;
+  for (int r = 0; r < rounds; r++) {
+    for (int i = 0; i < 2; i++) step({obs, act, adv, ret})[0].item<float>();
+    for (int i = 0; i < reps; i++) {
+      double t0 = now(), c0 = process_cpu();
+      step({obs, act, adv, ret})[0].item<float>();
+      te.push_back(now() - t0);
+      ce.push_back(process_cpu() - c0);
+    }
+    for (int i = 0; i < 2; i++) t_step();
+    for (int i = 0; i < reps; i++) {
+      double t0 = now(), c0 = process_cpu();
+      t_step();
+      tt.push_back(now() - t0);
+      ct.push_back(process_cpu() - c0);
+    }
+  }
+  const double e = median(te), t = median(tt), e_cpu = median(ce), t_cpu = median(ct);
+  std::printf(
+      "training step, batch %lld, %d threads (medians of %d steps each, alternating rounds)\n",
+      static_cast<long long>(kBatch), threads, rounds * reps);
+  std::printf("                     wall ms    cpu ms\n");
+  std::printf("  ember (jit replay) %9.2f %9.2f   %lld launches\n", e * 1e3, e_cpu * 1e3,
+              static_cast<long long>(step.captured_launches()));
+  std::printf("  libtorch (eager)   %9.2f %9.2f\n", t * 1e3, t_cpu * 1e3);
+  std::printf("  ember / libtorch   %9.2fx %8.2fx\n", e / t, e_cpu / t_cpu);
+  return 0;
+}
