@@ -25,8 +25,13 @@ struct RuntimeStats {
   int64_t kernels_launched = 0;
   int64_t kernels_compiled = 0;  // programs built (memory-cache misses)
   int64_t disk_cache_hits = 0;   // compiler runs avoided by the on-disk cache
-  int64_t compiler_runs = 0;
-  double compile_seconds = 0;
+  int64_t compiler_runs = 0;     // compiler processes started (compile jobs and links)
+  int64_t compile_batches = 0;   // schedules whose missing kernels went to the device as one batch
+  /// Of kernels_compiled (cpu device): kernels the compiler built, and kernels whose object was
+  /// found in the on-disk cache.
+  int64_t kernels_from_compiler = 0;
+  int64_t kernels_from_disk_cache = 0;
+  double compile_seconds = 0;  // wall time in the device's compile (disk-cache loads included)
   double kernel_seconds = 0;
   /// Copies of buffers made before an in-place write because a lazy value outside it still
   /// read the old contents (realized in-place ops, checkpoint loads).

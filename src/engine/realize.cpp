@@ -162,16 +162,21 @@ void realize_tensors(const std::vector<Tensor>& ts) {
     }
   }
   double t_compile = 0;
+  int64_t compiler_runs = 0;
   if (!missing.empty()) {
     double c0 = now();
     const runtime::CompileCounters before = runtime::compile_counters();
     auto built = dev.compile(missing);
     t_compile = now() - c0;
     stats.kernels_compiled += static_cast<int64_t>(built.size());
+    stats.compile_batches++;
     stats.compile_seconds += t_compile;
     const runtime::CompileCounters after = runtime::compile_counters();
     stats.compiler_runs += after.compiler_runs - before.compiler_runs;
     stats.disk_cache_hits += after.disk_hits - before.disk_hits;
+    stats.kernels_from_compiler += after.kernels_compiled - before.kernels_compiled;
+    stats.kernels_from_disk_cache += after.kernels_from_disk - before.kernels_from_disk;
+    compiler_runs = after.compiler_runs - before.compiler_runs;
     auto& cache = program_cache();
     std::lock_guard<std::mutex> l(cache.mu);
     for (size_t j = 0; j < built.size(); j++) cache.programs[keys[missing_idx[j]]] = built[j];
@@ -186,10 +191,10 @@ void realize_tensors(const std::vector<Tensor>& ts) {
   }
   if (ctx.debug >= 1)
     std::fprintf(stderr,
-                 "realize: %zu kernels (%zu cached, %zu compiled in %.1f ms), %d extra "
-                 "materialised, schedule %.2f ms\n",
+                 "realize: %zu kernels (%zu cached, %zu compiled in %.1f ms, %lld compiler "
+                 "processes), %d extra materialised, schedule %.2f ms\n",
                  sched.items.size(), hits, missing.size(), t_compile * 1e3,
-                 sched.materialised_extra, t_sched * 1e3);
+                 static_cast<long long>(compiler_runs), sched.materialised_extra, t_sched * 1e3);
   if (ctx.debug >= 4)
     for (auto& p : progs)
       if (!p->source.empty()) std::fprintf(stderr, "%s\n", p->source.c_str());

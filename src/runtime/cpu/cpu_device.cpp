@@ -1,6 +1,6 @@
-// The cpu device: renders a batch of kernels into one C translation unit, compiles it once, and
-// launches the functions on the persistent thread pool.
-#include <sstream>
+// The cpu device: renders a batch of kernels into one C translation unit (one shared object,
+// compiled by a few processes in parallel when the batch is large: compiler.h), and launches the
+// functions on the persistent thread pool.
 #include <unordered_map>
 
 #include "codegen/opt.h"
@@ -40,9 +40,8 @@ class CpuDevice : public Device {
   std::vector<std::shared_ptr<Program>> compile(
       const std::vector<const schedule::Kernel*>& kernels) override {
     std::vector<std::shared_ptr<CpuProgram>> progs;
-    std::ostringstream tu;
+    std::vector<std::string> sources;
     const codegen::Target& target = host_target();
-    tu << codegen::c_prelude(target);
     for (size_t i = 0; i < kernels.size(); i++) {
       auto p = std::make_shared<CpuProgram>();
       p->kernel = *kernels[i];
@@ -53,11 +52,12 @@ class CpuDevice : public Device {
       p->work = ir::shape_numel(p->kernel.full_shape);
       std::string fn = "k" + std::to_string(i) + "_" + p->name;
       p->source = codegen::render_c(p->kernel, o, fn);
-      tu << "\n" << p->source;
+      sources.push_back(p->source);
       progs.push_back(p);
     }
     bool hit = false;
-    void* handle = compile_and_load(tu.str(), &hit);
+    // One cache entry per batch, built by up to thread-count compiler processes at once.
+    void* handle = compile_and_load(codegen::c_prelude(target), sources, num_threads(), &hit);
     std::vector<std::shared_ptr<Program>> out;
     for (size_t i = 0; i < progs.size(); i++) {
       progs[i]->fn = reinterpret_cast<KernelFn>(
