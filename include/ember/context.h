@@ -7,7 +7,8 @@
 namespace ember {
 
 struct Context {
-  /// 1: one line per realize (kernels, cache hits, compile time); 2: one line per kernel (name,
+  /// 1: one line per realize (kernels, cache hits, compile time, compiler processes) and per jit
+  /// warm-up call and capture (kernels compiled, compile time); 2: one line per kernel (name,
   /// launch shape, time, FLOPs, bytes, GFLOPS, GB/s); 3: + applied optimisations; 4: + source.
   int debug = 0;
   /// Device that runs kernels: "cpu" (generated C) or "interp" (reference evaluator).
