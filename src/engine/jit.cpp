@@ -97,8 +97,11 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
   const Context& ctx = Context::get();
   const RuntimeStats before = runtime_stats();
   if (s.calls == 1) {  // warm-up: compile, create lazily initialised state
+    // The kernels of the whole call are compiled as one batch (until the function reads data).
+    engine::DeferLaunches defer;
     auto outs = s.fn(raw_inputs);
     realize(outs);
+    defer.finish();
     if (ctx.debug >= 1) print_compile("warm-up call", before);
     return outs;
   }
