@@ -7,7 +7,8 @@
 namespace ember {
 
 struct Context {
-  /// 1: one line per realize (kernels, cache hits, compile time); 2: one line per kernel (name,
+  /// 1: one line per realize (kernels, cache hits, compile time, compiler processes) and per jit
+  /// warm-up call and capture (kernels compiled, compile time); 2: one line per kernel (name,
   /// launch shape, time, FLOPs, bytes, GFLOPS, GB/s); 3: + applied optimisations; 4: + source.
   int debug = 0;
   /// Device that runs kernels: "cpu" (generated C) or "interp" (reference evaluator).
@@ -25,8 +26,13 @@ struct RuntimeStats {
   int64_t kernels_launched = 0;
   int64_t kernels_compiled = 0;  // programs built (memory-cache misses)
   int64_t disk_cache_hits = 0;   // compiler runs avoided by the on-disk cache
-  int64_t compiler_runs = 0;
-  double compile_seconds = 0;
+  int64_t compiler_runs = 0;     // compiler processes started (compile jobs and links)
+  int64_t compile_batches = 0;   // schedules whose missing kernels went to the device as one batch
+  /// Of kernels_compiled (cpu device): kernels the compiler built, and kernels whose object was
+  /// found in the on-disk cache.
+  int64_t kernels_from_compiler = 0;
+  int64_t kernels_from_disk_cache = 0;
+  double compile_seconds = 0;  // wall time in the device's compile (disk-cache loads included)
   double kernel_seconds = 0;
   /// Copies of buffers made before an in-place write because a lazy value outside it still
   /// read the old contents (realized in-place ops, checkpoint loads).

@@ -47,6 +47,18 @@ namespace {
 
 std::string signature(ScalarType t, const Shape& s) { return dtype_name(t) + ir::shape_str(s); }
 
+// DEBUG=1: what a warm-up or capture call cost in compilation (the difference of the counters).
+void print_compile(const char* what, const RuntimeStats& before) {
+  const RuntimeStats& now = runtime_stats();
+  std::fprintf(stderr,
+               "jit: %s compiled %lld kernels in %.1f ms (%lld from the disk cache, %lld compiler "
+               "processes)\n",
+               what, static_cast<long long>(now.kernels_compiled - before.kernels_compiled),
+               (now.compile_seconds - before.compile_seconds) * 1e3,
+               static_cast<long long>(now.kernels_from_disk_cache - before.kernels_from_disk_cache),
+               static_cast<long long>(now.compiler_runs - before.compiler_runs));
+}
+
 // Pending in-place updates (made outside the function, e.g. `s.copy_(v)` without realize) are
 // realized first, so that the function reads their new values from their buffers.
 void flush_pending_writes() {
@@ -83,9 +95,14 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
   if (engine::capturing()) return s.fn(raw_inputs);
   s.calls++;
   const Context& ctx = Context::get();
+  const RuntimeStats before = runtime_stats();
   if (s.calls == 1) {  // warm-up: compile, create lazily initialised state
+    // The kernels of the whole call are compiled as one batch (until the function reads data).
+    engine::DeferLaunches defer;
     auto outs = s.fn(raw_inputs);
     realize(outs);
+    defer.finish();
+    if (ctx.debug >= 1) print_compile("warm-up call", before);
     return outs;
   }
   flush_pending_writes();
@@ -125,6 +142,7 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
   auto outs = cap->record(s.fn, inputs, raw_inputs, copied, ctx.device);
   s.cap = std::move(cap);
   if (ctx.debug >= 1) {
+    print_compile("capture", before);
     int64_t fresh_bytes = 0;
     for (auto& [dt, n] : s.cap->fresh) fresh_bytes += n * static_cast<int64_t>(element_size(dt));
     std::fprintf(stderr,

@@ -1,6 +1,7 @@
 #include "engine/realize.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include "ember/context.h"
 #include "ember/jit.h"
 #include "ir/overwrite.h"
+#include "ir/storage.h"
 #include "runtime/cpu/compiler.h"
 #include "runtime/cpu/target.h"
 #include "tensor/tensor_impl.h"
@@ -36,6 +38,24 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// Deferred launches (DeferLaunches): the queue and the programs it waits for, all threads.
+struct Deferred {
+  std::mutex mu;  // held while the queue is compiled and run
+  std::vector<Launch> launches;
+  std::vector<std::shared_ptr<runtime::Program>> unbuilt;
+  std::vector<std::string> unbuilt_keys;
+  runtime::Device* device = nullptr;
+};
+Deferred& deferred() {
+  static Deferred d;
+  return d;
+}
+thread_local int t_defer_depth = 0;
+thread_local bool t_running_queue = false;
+std::atomic<bool> g_queue_nonempty{false};
+
+void flush_deferred_hook() { flush_deferred(); }
+
 // A view of a buffer through movement ops (and DETACH) needs no kernel.
 bool is_buffer_view(const ir::Node* n) {
   while (ir::is_movement(n->op) || n->op == Op::DETACH) n = n->src[0].get();
@@ -50,7 +70,81 @@ std::string shape_text(const std::vector<int64_t>& s) {
 
 }  // namespace
 
-void set_launch_hook(LaunchHook hook) { g_hook = std::move(hook); }
+void flush_deferred() {
+  if (t_running_queue || !g_queue_nonempty.load(std::memory_order_acquire)) return;
+  Deferred& d = deferred();
+  std::lock_guard<std::mutex> lock(d.mu);
+  if (d.launches.empty() && d.unbuilt.empty()) return;
+  t_running_queue = true;
+  struct Done {
+    ~Done() {
+      t_running_queue = false;
+      g_queue_nonempty.store(false);
+      ir::Storage::set_before_data_hook(nullptr);
+    }
+  } done;
+  std::vector<Launch> launches = std::move(d.launches);
+  auto unbuilt = std::move(d.unbuilt);
+  auto keys = std::move(d.unbuilt_keys);
+  d.launches.clear();
+  d.unbuilt.clear();
+  d.unbuilt_keys.clear();
+  if (!unbuilt.empty()) {
+    auto& stats = runtime_stats();
+    const double c0 = now();
+    const runtime::CompileCounters before = runtime::compile_counters();
+    try {
+      d.device->build(unbuilt);
+    } catch (...) {  // the programs stay unbuilt: forget them, a later realize prepares them again
+      auto& cache = program_cache();
+      std::lock_guard<std::mutex> l(cache.mu);
+      for (auto& k : keys) cache.programs.erase(k);
+      throw;
+    }
+    const double dt = now() - c0;
+    const runtime::CompileCounters after = runtime::compile_counters();
+    stats.compile_seconds += dt;
+    stats.compile_batches++;
+    stats.compiler_runs += after.compiler_runs - before.compiler_runs;
+    stats.disk_cache_hits += after.disk_hits - before.disk_hits;
+    stats.kernels_from_compiler += after.kernels_compiled - before.kernels_compiled;
+    stats.kernels_from_disk_cache += after.kernels_from_disk - before.kernels_from_disk;
+    if (Context::get().debug >= 1)
+      std::fprintf(stderr,
+                   "deferred launches: %zu kernels compiled as one batch in %.1f ms (%lld compiler "
+                   "processes), %zu launches\n",
+                   unbuilt.size(), dt * 1e3,
+                   static_cast<long long>(after.compiler_runs - before.compiler_runs),
+                   launches.size());
+    if (Context::get().debug >= 4)
+      for (auto& p : unbuilt) std::fprintf(stderr, "%s\n", p->source.c_str());
+  }
+  for (auto& l : launches) run_launch(l);
+}
+
+DeferLaunches::DeferLaunches() {
+  if (capturing()) return;
+  active_ = true;
+  t_defer_depth++;
+}
+
+void DeferLaunches::finish() {
+  if (!active_) return;
+  active_ = false;
+  if (--t_defer_depth == 0) flush_deferred();
+}
+
+DeferLaunches::~DeferLaunches() {
+  try {
+    finish();
+  } catch (...) {
+  }
+}
+
+void set_launch_hook(LaunchHook hook) {
+  if (hook) flush_deferred();  // a capture records launches that run now
+  g_hook = std::move(hook);
+}
 
 void copy_storage(const std::shared_ptr<ir::Storage>& dst,
                   const std::shared_ptr<ir::Storage>& src) {
@@ -59,6 +153,14 @@ void copy_storage(const std::shared_ptr<ir::Storage>& dst,
 bool capturing() { return static_cast<bool>(g_hook); }
 
 void run_launch(const Launch& l) {
+  if (t_defer_depth > 0 && !t_running_queue && !g_hook) {
+    Deferred& d = deferred();
+    std::lock_guard<std::mutex> lock(d.mu);
+    d.launches.push_back(l);
+    g_queue_nonempty.store(true, std::memory_order_release);
+    ir::Storage::set_before_data_hook(flush_deferred_hook);
+    return;
+  }
   if (!l.program) {  // a copy between buffers (in-place results that went through a temporary)
     if (g_hook) g_hook(l);
     std::memcpy(l.buffers[0]->data(), l.buffers[1]->data(), l.buffers[0]->nbytes());
@@ -110,6 +212,8 @@ void realize_tensors(const std::vector<Tensor>& ts) {
     roots.push_back({impl->node, impl->assign_target});
   }
   if (roots.empty()) return;
+  const bool defer = t_defer_depth > 0 && !g_hook;
+  if (!defer) flush_deferred();  // another thread's queue: its values first
   stats.realizes++;
   // In-place targets: values outside this realize that read their current data keep a copy.
   std::vector<std::shared_ptr<ir::Storage>> targets;
@@ -162,16 +266,33 @@ void realize_tensors(const std::vector<Tensor>& ts) {
     }
   }
   double t_compile = 0;
+  int64_t compiler_runs = 0;
   if (!missing.empty()) {
     double c0 = now();
     const runtime::CompileCounters before = runtime::compile_counters();
-    auto built = dev.compile(missing);
+    const auto built = defer ? dev.prepare(missing) : dev.compile(missing);
     t_compile = now() - c0;
     stats.kernels_compiled += static_cast<int64_t>(built.size());
+    if (defer) {
+      Deferred& d = deferred();
+      std::lock_guard<std::mutex> lock(d.mu);
+      d.device = &dev;
+      for (size_t j = 0; j < built.size(); j++) {
+        d.unbuilt.push_back(built[j]);
+        d.unbuilt_keys.push_back(keys[missing_idx[j]]);
+      }
+      g_queue_nonempty.store(true, std::memory_order_release);
+      ir::Storage::set_before_data_hook(flush_deferred_hook);
+    } else {
+      stats.compile_batches++;
+    }
     stats.compile_seconds += t_compile;
     const runtime::CompileCounters after = runtime::compile_counters();
     stats.compiler_runs += after.compiler_runs - before.compiler_runs;
     stats.disk_cache_hits += after.disk_hits - before.disk_hits;
+    stats.kernels_from_compiler += after.kernels_compiled - before.kernels_compiled;
+    stats.kernels_from_disk_cache += after.kernels_from_disk - before.kernels_from_disk;
+    compiler_runs = after.compiler_runs - before.compiler_runs;
     auto& cache = program_cache();
     std::lock_guard<std::mutex> l(cache.mu);
     for (size_t j = 0; j < built.size(); j++) cache.programs[keys[missing_idx[j]]] = built[j];
@@ -186,10 +307,11 @@ void realize_tensors(const std::vector<Tensor>& ts) {
   }
   if (ctx.debug >= 1)
     std::fprintf(stderr,
-                 "realize: %zu kernels (%zu cached, %zu compiled in %.1f ms), %d extra "
-                 "materialised, schedule %.2f ms\n",
-                 sched.items.size(), hits, missing.size(), t_compile * 1e3,
-                 sched.materialised_extra, t_sched * 1e3);
+                 "realize: %zu kernels (%zu cached, %zu %s in %.1f ms, %lld compiler "
+                 "processes), %d extra materialised, schedule %.2f ms\n",
+                 sched.items.size(), hits, missing.size(),
+                 defer ? "prepared for the deferred batch" : "compiled", t_compile * 1e3,
+                 static_cast<long long>(compiler_runs), sched.materialised_extra, t_sched * 1e3);
   if (ctx.debug >= 4)
     for (auto& p : progs)
       if (!p->source.empty()) std::fprintf(stderr, "%s\n", p->source.c_str());

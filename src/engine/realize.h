@@ -25,8 +25,31 @@ bool capturing();
 /// Realizes the tensors in one schedule.
 void realize_tensors(const std::vector<Tensor>& ts);
 
-/// Runs one program on buffers (allocating them), with DEBUG=2 timing.
+/// Runs one program on buffers (allocating them), with DEBUG=2 timing; queued instead while
+/// launches are deferred.
 void run_launch(const Launch& l);
+
+/// Defers the kernel launches of this thread's realizes while it lives (not while a jit captures),
+/// so that the kernels of all of them are compiled as one batch (one cache entry, compiler.h):
+/// realizes schedule and prepare programs, and queue their launches. The queue is run, after one
+/// compile of every program it needs, by finish(), at the end of the outermost scope, when host
+/// code touches any buffer's memory (ir::Storage::data()), when another thread realizes, and when
+/// a capture starts. Values are unchanged: launches run in their order, before anyone can look.
+/// Compiles and runs the deferred launches now (nothing when there are none).
+void flush_deferred();
+
+class DeferLaunches {
+ public:
+  DeferLaunches();
+  ~DeferLaunches();  // runs the queue (an error there is dropped: the scope is already unwinding)
+  DeferLaunches(const DeferLaunches&) = delete;
+  DeferLaunches& operator=(const DeferLaunches&) = delete;
+  /// Leaves the scope: at the outermost, compiles and runs the queue (throws CompileError).
+  void finish();
+
+ private:
+  bool active_ = false;
+};
 /// A copy launch: src's data into dst (recorded by a jit capture like any launch).
 void copy_storage(const std::shared_ptr<ir::Storage>& dst, const std::shared_ptr<ir::Storage>& src);
 

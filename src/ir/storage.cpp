@@ -10,7 +10,10 @@ namespace ember::ir {
 
 namespace {
 std::atomic<uint64_t> g_next_id{1};
-}
+std::atomic<void (*)()> g_before_data{nullptr};
+}  // namespace
+
+void Storage::set_before_data_hook(void (*hook)()) { g_before_data.store(hook); }
 
 Storage::Storage(ScalarType dtype, int64_t numel)
     : id_(g_next_id++), dtype_(dtype), numel_(numel) {}
@@ -34,6 +37,7 @@ std::vector<std::shared_ptr<const Node>> Storage::live_nodes() {
 }
 
 void* Storage::data() {
+  if (auto hook = g_before_data.load(std::memory_order_acquire)) hook();
   if (!data_) {
     // Round up to whole cache lines so vector loads past a short tail stay inside the block.
     size_t n = (nbytes() + 63) / 64 * 64;

@@ -26,8 +26,12 @@ class Storage {
   int64_t numel() const { return numel_; }
   size_t nbytes() const { return static_cast<size_t>(numel_) * element_size(dtype_); }
   bool allocated() const { return data_ != nullptr; }
-  /// The memory, allocated (uninitialised) on first call.
+  /// The memory, allocated (uninitialised) on first call. While the engine holds deferred kernel
+  /// launches it has set a hook (set_before_data_hook) that runs them first, so whoever reads or
+  /// writes the memory sees the data those launches produce.
   void* data();
+  /// Called at the start of every data() while set (nullptr: none).
+  static void set_before_data_hook(void (*hook)());
   /// True for the small key buffers of random ops (the jit refreshes them on replay).
   bool is_rng_key = false;
   /// Random numbers drawn with this key (the counter advance a replay must make).

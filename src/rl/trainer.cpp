@@ -205,6 +205,7 @@ TrainResult Trainer::run() {
   bool abandoned = false;
   for (;; ++epoch) {
     const double e0 = now();
+    const RuntimeStats stats0 = runtime_stats();
     json r = {{"epoch", epoch}};
     // 1. Collection. An interrupt abandons it: the epoch is redone after a resume, so the
     // reward-scaling statistics go back to where the epoch started.
@@ -296,6 +297,16 @@ TrainResult Trainer::run() {
         r[k] = nullptr;
     }
     r["update_s"] = update_s;
+    // Kernel compilation in this epoch and since process start (the first epoch's totals include
+    // building the networks).
+    const RuntimeStats& st = runtime_stats();
+    r["compile_s"] = st.compile_seconds - stats0.compile_seconds;
+    r["kernels_compiled"] = st.kernels_from_compiler - stats0.kernels_from_compiler;
+    r["kernels_from_disk_cache"] = st.kernels_from_disk_cache - stats0.kernels_from_disk_cache;
+    r["compiler_runs"] = st.compiler_runs - stats0.compiler_runs;
+    r["compile_total_s"] = st.compile_seconds;
+    r["kernels_compiled_total"] = st.kernels_from_compiler;
+    r["kernels_from_disk_cache_total"] = st.kernels_from_disk_cache;
 
     // 4. Checkpoint and record. An interrupt that arrived during the evaluation or the update
     // stops here, after the whole epoch.

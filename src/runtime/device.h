@@ -24,9 +24,18 @@ class Device {
  public:
   virtual ~Device() = default;
   virtual std::string name() const = 0;
-  /// Builds programs for kernels (already simplified); one compiler run for the whole batch.
+  /// Builds programs for kernels (already simplified); one batch (compiler.h) for all of them.
   virtual std::vector<std::shared_ptr<Program>> compile(
       const std::vector<const schedule::Kernel*>& kernels) = 0;
+  /// Two-step compile, so that the kernels of several schedules become one batch: prepare()
+  /// makes programs that must not launch until build() has built them (build() takes the
+  /// programs of any number of prepare() calls and builds the unbuilt ones as one batch).
+  /// Devices without a build step build in prepare().
+  virtual std::vector<std::shared_ptr<Program>> prepare(
+      const std::vector<const schedule::Kernel*>& kernels) {
+    return compile(kernels);
+  }
+  virtual void build(const std::vector<std::shared_ptr<Program>>& programs) { (void)programs; }
 };
 
 /// "cpu" (generated C, compiled and dlopen'ed) or "interp" (reference evaluator).

@@ -85,6 +85,16 @@ TEST(TrainShort, EvaluationImprovesAndRecordsAreWritten) {
                         "collect_buffer_s", "update_s", "eval_s", "epoch_s", "eval_mean",
                         "approx_kl", "clip_fraction", "explained_variance", "entropy"})
     EXPECT_TRUE(e0.contains(k)) << k;
+  // Kernel compilation (issue 17): every kernel the run built came from the compiler or the disk
+  // cache, and the process totals include the epoch's share.
+  EXPECT_GT(e0.at("kernels_compiled_total").get<int64_t>() +
+                e0.at("kernels_from_disk_cache_total").get<int64_t>(),
+            0);
+  EXPECT_GE(e0.at("kernels_compiled_total").get<int64_t>(),
+            e0.at("kernels_compiled").get<int64_t>());
+  EXPECT_GE(e0.at("compile_total_s").get<double>(), e0.at("compile_s").get<double>());
+  EXPECT_GE(e0.at("compile_s").get<double>(), 0.0);
+  EXPECT_GE(e0.at("compiler_runs").get<int64_t>(), 0);
 
   // `ember eval` on the saved policy, with a rendered episode.
   const std::string cmd =

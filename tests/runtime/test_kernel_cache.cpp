@@ -29,8 +29,9 @@ namespace fs = std::filesystem;
 using ember::runtime::CacheKey;
 
 constexpr uid_t kNobody = 65534;
-const char* const kExpected = "result 6112 ";     // sum over i < 64 of 3 i + 1
-const char* const kExpectedAlt = "result 9952 ";  // sum over i < 64 of 5 i - 2
+const char* const kExpected = "result 6112 ";         // sum over i < 64 of 3 i + 1
+const char* const kExpectedAlt = "result 9952 ";      // sum over i < 64 of 5 i - 2
+const char* const kExpectedBatch = "result 111520 ";  // sum over k <= 10, i < 64 of k i + 1
 
 struct Child {
   int status = -1;  // exit code, or 128 + signal
@@ -375,6 +376,76 @@ TEST_F(KernelCache, CacheDirectoryRemovedMidRunIsRecreated) {
   EXPECT_EQ(mode_of(dir), 0700u);
   EXPECT_EQ(entries(dir).size(), 1u);
   unsetenv("EMBER_CACHE_DIR");
+}
+
+// Issue 17: a schedule's kernels are one batch, one cache entry; a large batch is compiled by up
+// to thread-count processes at once and linked by one more, and the entry does not depend on it.
+TEST_F(KernelCache, BatchIsOneEntryWhateverTheThreadCount) {
+  const fs::path one = base_ / "one", two = base_ / "two";
+  auto batch = [&](const fs::path& dir, const std::string& threads) {
+    return run(
+        {probe_.string(), "batch"},
+        {{"EMBER_CACHE_DIR", dir.string()}, {"TMPDIR", tmp_.string()}, {"EMBER_THREADS", threads}});
+  };
+  const Child a = batch(one, "1");
+  ASSERT_EQ(a.status, 0) << a.out;
+  EXPECT_NE(a.out.find(kExpectedBatch), std::string::npos) << a.out;
+  EXPECT_EQ(counter(a.out, "compiler_runs"), 1) << a.out;  // ten kernels, one process
+  EXPECT_EQ(counter(a.out, "kernels_from_compiler"), 10) << a.out;
+  const Child b = batch(two, "2");
+  ASSERT_EQ(b.status, 0) << b.out;
+  EXPECT_NE(b.out.find(kExpectedBatch), std::string::npos) << b.out;
+  EXPECT_EQ(counter(b.out, "compiler_runs"), 3) << b.out;  // two compile jobs and the link
+  EXPECT_EQ(counter(b.out, "kernels_from_compiler"), 10) << b.out;
+  const fs::path e1 = only_entry(one), e2 = only_entry(two);
+  EXPECT_EQ(e1.filename(), e2.filename());  // the key does not depend on the split
+  EXPECT_EQ(mode_of(e2) & 022, 0u);
+  // The entry built in two parts is a whole, sealed entry: another thread count loads it.
+  const Child c = batch(two, "1");
+  ASSERT_EQ(c.status, 0) << c.out;
+  EXPECT_NE(c.out.find(kExpectedBatch), std::string::npos) << c.out;
+  EXPECT_EQ(counter(c.out, "compiler_runs"), 0) << c.out;
+  EXPECT_EQ(counter(c.out, "kernels_from_disk_cache"), 10) << c.out;
+  // A damaged batch entry is rebuilt, never run.
+  std::string bytes = read_all(e2);
+  bytes[bytes.size() / 2] ^= 0x10;
+  write_all(e2, bytes);
+  const Child d = batch(two, "2");
+  ASSERT_EQ(d.status, 0) << d.out;
+  EXPECT_NE(d.out.find("checksum mismatch"), std::string::npos) << d.out;
+  EXPECT_EQ(counter(d.out, "compiler_runs"), 3) << d.out;
+  EXPECT_TRUE(entries(tmp_).empty());
+}
+
+TEST_F(KernelCache, ProcessesCompilingTheSameBatchAtOnceAllSucceed) {
+  // Four processes with different thread counts build the same entries in one empty cache at the
+  // same moment (a shell starts them; the test process does not fork while threaded).
+  const fs::path dir = base_ / "cache";
+  std::string script;
+  for (int i = 0; i < 4; i++)
+    script += "EMBER_THREADS=" + std::to_string(i % 2 + 1) + " '" + probe_.string() +
+              "' batch > '" + (base_ / ("out" + std::to_string(i))).string() + "' 2>&1 & ";
+  script += "wait";
+  const Child sh = run({"/bin/sh", "-c", script},
+                       {{"EMBER_CACHE_DIR", dir.string()}, {"TMPDIR", tmp_.string()}});
+  ASSERT_EQ(sh.status, 0) << sh.out;
+  for (int i = 0; i < 4; i++) {
+    const std::string out = read_all(base_ / ("out" + std::to_string(i)));
+    EXPECT_NE(out.find(kExpectedBatch), std::string::npos) << out;
+    EXPECT_EQ(counter(out, "kernels_from_compiler") + counter(out, "kernels_from_disk_cache"), 10)
+        << out;
+    EXPECT_EQ(out.find("warning"), std::string::npos) << out;
+  }
+  // One entry (no build directory left behind), valid for every thread count.
+  ASSERT_EQ(entries(dir).size(), 1u);
+  for (const char* threads : {"1", "2", "3"}) {
+    const Child c = run(
+        {probe_.string(), "batch"},
+        {{"EMBER_CACHE_DIR", dir.string()}, {"TMPDIR", tmp_.string()}, {"EMBER_THREADS", threads}});
+    ASSERT_EQ(c.status, 0) << c.out;
+    EXPECT_NE(c.out.find(kExpectedBatch), std::string::npos) << c.out;
+    EXPECT_EQ(counter(c.out, "compiler_runs"), 0) << c.out;
+  }
 }
 
 }  // namespace

@@ -28,7 +28,10 @@
 // entropy, approx_kl, clip_fraction, explained_variance (of the pre-update values),
 // actor_grad_norm, critic_grad_norm (null for a stopping epoch without an update), action_std,
 // train_episodes, train_return_mean, truncations, reward_scale (sqrt of the running return
-// variance).
+// variance); kernel compilation: compile_s (wall seconds in kernel compilation and disk-cache
+// loads), kernels_compiled (kernels the C compiler built), kernels_from_disk_cache (kernels whose
+// object the on-disk cache held), compiler_runs (processes), each for this epoch, and
+// compile_total_s, kernels_compiled_total, kernels_from_disk_cache_total since process start.
 //
 // Checkpoints (checkpoint.h): <out>/checkpoints/epoch_NNNN.json names the policy and optimizer
 // safetensors files next to it and holds the counters, the reward-scaling statistics and the

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "ember/error.h"
@@ -179,24 +181,121 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// Splits kernels [0, n) into `parts` groups of about equal source size (largest first, each to
+// the lightest group); each group keeps the kernels' order.
+std::vector<std::vector<size_t>> balance(const std::vector<std::string>& kernels, int parts) {
+  std::vector<size_t> order(kernels.size());
+  for (size_t i = 0; i < order.size(); i++) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return kernels[a].size() > kernels[b].size(); });
+  std::vector<std::vector<size_t>> groups(static_cast<size_t>(parts));
+  std::vector<size_t> load(groups.size(), 0);
+  for (size_t i : order) {
+    const size_t g = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    groups[g].push_back(i);
+    load[g] += kernels[i].size();
+  }
+  for (auto& g : groups) std::sort(g.begin(), g.end());
+  return groups;
+}
+
+void check_run(const ProcessResult& r, const std::vector<std::string>& argv) {
+  if (!r.ok())
+    throw CompileError("ember: kernel compilation failed (" + display_command(argv) + ", status " +
+                       std::to_string(r.status) + "):\n" + r.output.substr(0, 4000));
+}
+
+// Builds `obj` (a shared object) from the batch in build directory `dir`; returns the number of
+// compiler processes run.
+int build_object(const CompilerInfo& cc, const std::string& dir, const std::string& obj,
+                 const std::string& prelude, const std::vector<std::string>& kernels, int jobs) {
+  const int n = static_cast<int>(kernels.size());
+  const int parts = std::max(1, std::min(jobs, n / kMinKernelsPerJob));
+  if (parts == 1) {
+    std::string tu = prelude;
+    for (const auto& k : kernels) tu += "\n" + k;
+    const std::string src = dir + "/kernel.c";
+    write_new_file(src, tu);
+    std::vector<std::string> argv = {cc.path};
+    append_words(argv, cc.flags);
+    argv.insert(argv.end(), {"-o", obj, src});
+    append_words(argv, cc.libs);
+    check_run(run_process(argv), argv);
+    return 1;
+  }
+  // Compile the parts to object files at once (same flags: -shared is inert with -c), then link.
+  const auto groups = balance(kernels, parts);
+  std::vector<std::vector<std::string>> argvs;
+  std::vector<std::string> objects;
+  for (size_t g = 0; g < groups.size(); g++) {
+    std::string tu = prelude;
+    for (size_t i : groups[g]) tu += "\n" + kernels[i];
+    const std::string src = dir + "/part" + std::to_string(g) + ".c";
+    objects.push_back(dir + "/part" + std::to_string(g) + ".o");
+    write_new_file(src, tu);
+    std::vector<std::string> argv = {cc.path};
+    append_words(argv, cc.flags);
+    argv.insert(argv.end(), {"-c", "-o", objects.back(), src});
+    argvs.push_back(std::move(argv));
+  }
+  std::vector<ProcessResult> results(argvs.size());
+  {
+    std::vector<std::thread> threads;
+    for (size_t g = 1; g < argvs.size(); g++)
+      threads.emplace_back([&, g] {
+        try {
+          results[g] = run_process(argvs[g]);
+        } catch (const std::exception& e) {  // std::bad_alloc only
+          results[g].status = -1;
+          results[g].output = e.what();
+        }
+      });
+    results[0] = run_process(argvs[0]);
+    for (auto& t : threads) t.join();
+  }
+  for (size_t g = 0; g < argvs.size(); g++) check_run(results[g], argvs[g]);
+  std::vector<std::string> link = {cc.path};
+  append_words(link, cc.flags);
+  link.insert(link.end(), {"-o", obj});
+  link.insert(link.end(), objects.begin(), objects.end());
+  append_words(link, cc.libs);
+  check_run(run_process(link), link);
+  return parts + 1;
+}
+
+}  // namespace
+
 void* compile_and_load(const std::string& source, bool* cache_hit) {
+  return compile_and_load(source, {}, 1, cache_hit);
+}
+
+void* compile_and_load(const std::string& prelude, const std::vector<std::string>& kernels,
+                       int jobs, bool* cache_hit) {
   const CompilerInfo& cc = compiler_info();
-  const std::string material = source + "\n" + cc.path + "\n" + cc.version + "\n" + cc.flags +
-                               cc.libs + "\n" + cc.cpu + "\n" + host_target().str();
+  std::string material = prelude;
+  for (const auto& k : kernels) material += "\n" + k;
+  material += "\n" + cc.path + "\n" + cc.version + "\n" + cc.flags + cc.libs + "\n" + cc.cpu +
+              "\n" + host_target().str();
   const CacheKey key = make_cache_key(material);
+  const int64_t n_kernels = static_cast<int64_t>(kernels.size());
   std::lock_guard<std::mutex> lock(g_mu);
   // Resolved on every compilation: a cache directory removed mid-run is recreated.
   const CacheDirs dirs = resolve_cache_dirs();
   for (const std::string& d : dirs.lookup)
     if (void* h = load_cache_entry(d, key)) {
       g_counters.disk_hits++;
+      g_counters.kernels_from_disk += n_kernels;
       if (cache_hit) *cache_hit = true;
       return h;
     }
   if (cache_hit) *cache_hit = false;
 
   // Build in a fresh private directory (mkdtemp: 0700, unpredictable name) inside the directory
-  // the entry is published to, so that the final rename stays on one file system.
+  // the entry is published to, so that the final rename stays on one file system. Two processes
+  // building the same entry at once each build their own and the later rename wins: both are
+  // whole, valid entries for the key.
   const char* t = std::getenv("TMPDIR");
   const std::string parent = !dirs.publish.empty() ? dirs.publish : (t && *t ? t : "/tmp");
   std::string templ = parent + "/.ember-build-XXXXXX";
@@ -204,17 +303,10 @@ void* compile_and_load(const std::string& source, bool* cache_hit) {
     throw CompileError("ember: cannot create a build directory in '" + parent +
                        "': " + std::strerror(errno));
   BuildDir build{templ};
-  const std::string src = build.path + "/kernel.c", obj = build.path + "/kernel.so";
-  write_new_file(src, source);
-  std::vector<std::string> argv = {cc.path};
-  append_words(argv, cc.flags);
-  argv.insert(argv.end(), {"-o", obj, src});
-  append_words(argv, cc.libs);
-  g_counters.compiler_runs++;
-  const ProcessResult r = run_process(argv);
-  if (!r.ok())
-    throw CompileError("ember: kernel compilation failed (" + display_command(argv) + ", status " +
-                       std::to_string(r.status) + "):\n" + r.output.substr(0, 4000));
+  const std::string obj = build.path + "/kernel.so";
+  g_counters.compiler_runs += build_object(cc, build.path, obj, prelude, kernels, jobs);
+  g_counters.batches_compiled++;
+  g_counters.kernels_compiled += n_kernels;
 
   // Seal the object with its key and checksum, then publish it atomically.
   std::string bytes = read_file(obj);

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ember::runtime {
 
@@ -27,10 +28,29 @@ const CompilerInfo& compiler_info();
 /// `cache_hit` reports whether the object came from the disk cache.
 void* compile_and_load(const std::string& source, bool* cache_hit);
 
-/// Compiler processes run and cache entries loaded since process start (all threads).
+/// Compiles a batch of kernels into one shared object (one cache entry) and dlopen()s it: the
+/// translation unit is `prelude` followed by "\n" + each of `kernels` (the same text, and so the
+/// same cache key, as compile_and_load of that whole unit). A batch of at least
+/// 2 * kMinKernelsPerJob kernels is split into up to `jobs` parts (kernels balanced by source
+/// size), each compiled to an object file by its own compiler process, at the same time, with
+/// the same flags, then linked into the one shared object by one more; a smaller batch, or
+/// jobs <= 1, is one compiler process. So the code of each kernel, and the numerics, do not
+/// depend on `jobs`, nor does the key: runs with different thread counts share entries.
+void* compile_and_load(const std::string& prelude, const std::vector<std::string>& kernels,
+                       int jobs, bool* cache_hit);
+
+/// A batch is split only when every compile job gets at least this many kernels: below that a
+/// job's process start and the extra link cost more than the parallel compile saves.
+inline constexpr int kMinKernelsPerJob = 4;
+
+/// Compiler processes run, batches compiled and cache entries loaded since process start (all
+/// threads); kernels_* count the kernels in those batches.
 struct CompileCounters {
-  int64_t compiler_runs = 0;
+  int64_t compiler_runs = 0;  // processes started (compile jobs and links)
+  int64_t batches_compiled = 0;
   int64_t disk_hits = 0;
+  int64_t kernels_compiled = 0;
+  int64_t kernels_from_disk = 0;
 };
 CompileCounters compile_counters();
 

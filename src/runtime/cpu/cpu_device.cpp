@@ -1,10 +1,11 @@
-// The cpu device: renders a batch of kernels into one C translation unit, compiles it once, and
-// launches the functions on the persistent thread pool.
-#include <sstream>
+// The cpu device: renders a batch of kernels into one C translation unit (one shared object,
+// compiled by a few processes in parallel when the batch is large: compiler.h), and launches the
+// functions on the persistent thread pool.
 #include <unordered_map>
 
 #include "codegen/opt.h"
 #include "codegen/render_c.h"
+#include "ember/error.h"
 #include "runtime/cpu/compiler.h"
 #include "runtime/cpu/target.h"
 #include "runtime/device.h"
@@ -23,10 +24,12 @@ using KernelFn = void (*)(void* const*, int64_t, int64_t);
 constexpr int64_t kMinParallelWork = 1 << 18;
 
 struct CpuProgram : Program {
-  KernelFn fn = nullptr;
+  KernelFn fn = nullptr;  // null until built
+  codegen::Opts plan;
   int64_t outer = 1;
   int64_t work = 0;
   void launch(void* const* bufs) const override {
+    if (!fn) throw Error("ember: internal error: kernel " + name + " launched before it was built");
     ThreadPool& pool = thread_pool();
     if (pool.threads() > 1 && work >= kMinParallelWork && outer > 1) {
       pool.parallel_for(outer, [&](int64_t b, int64_t e) { fn(bufs, b, e); });
@@ -42,32 +45,48 @@ class CpuDevice : public Device {
 
   std::vector<std::shared_ptr<Program>> compile(
       const std::vector<const schedule::Kernel*>& kernels) override {
-    std::vector<std::shared_ptr<CpuProgram>> progs;
-    std::ostringstream tu;
+    auto out = prepare(kernels);
+    build(out);
+    return out;
+  }
+
+  std::vector<std::shared_ptr<Program>> prepare(
+      const std::vector<const schedule::Kernel*>& kernels) override {
     const codegen::Target& target = host_target();
-    tu << codegen::c_prelude(target);
-    for (size_t i = 0; i < kernels.size(); i++) {
-      auto p = std::make_shared<CpuProgram>();
-      p->kernel = *kernels[i];
-      codegen::Opts o = codegen::heuristic(p->kernel, target);
-      p->opts = o.str();
-      p->name = p->kernel.name();
-      p->outer = codegen::outer_extent(p->kernel, o);
-      p->work = ir::shape_numel(p->kernel.full_shape);
-      std::string fn = "k" + std::to_string(i) + "_" + p->name;
-      p->source = codegen::render_c(p->kernel, o, fn);
-      tu << "\n" << p->source;
-      progs.push_back(p);
-    }
-    bool hit = false;
-    void* handle = compile_and_load(tu.str(), &hit);
     std::vector<std::shared_ptr<Program>> out;
-    for (size_t i = 0; i < progs.size(); i++) {
-      progs[i]->fn = reinterpret_cast<KernelFn>(
-          load_symbol(handle, "k" + std::to_string(i) + "_" + progs[i]->name));
-      out.push_back(progs[i]);
+    for (const schedule::Kernel* k : kernels) {
+      auto p = std::make_shared<CpuProgram>();
+      p->kernel = *k;
+      p->plan = codegen::heuristic(p->kernel, target);
+      p->opts = p->plan.str();
+      p->name = p->kernel.name();
+      p->outer = codegen::outer_extent(p->kernel, p->plan);
+      p->work = ir::shape_numel(p->kernel.full_shape);
+      out.push_back(p);
     }
     return out;
+  }
+
+  void build(const std::vector<std::shared_ptr<Program>>& programs) override {
+    std::vector<CpuProgram*> todo;
+    for (auto& p : programs)
+      if (auto* c = static_cast<CpuProgram*>(p.get()); !c->fn) todo.push_back(c);
+    if (todo.empty()) return;
+    // The function names number the kernels within the batch, so a batch's text (and cache key)
+    // depends only on its kernels.
+    std::vector<std::string> sources;
+    for (size_t i = 0; i < todo.size(); i++) {
+      todo[i]->source = codegen::render_c(todo[i]->kernel, todo[i]->plan,
+                                          "k" + std::to_string(i) + "_" + todo[i]->name);
+      sources.push_back(todo[i]->source);
+    }
+    bool hit = false;
+    // One cache entry per batch, built by up to thread-count compiler processes at once.
+    void* handle =
+        compile_and_load(codegen::c_prelude(host_target()), sources, num_threads(), &hit);
+    for (size_t i = 0; i < todo.size(); i++)
+      todo[i]->fn = reinterpret_cast<KernelFn>(
+          load_symbol(handle, "k" + std::to_string(i) + "_" + todo[i]->name));
   }
 };
 

@@ -1,0 +1,94 @@
+// Issue 17 (cold start): the kernels of one schedule are compiled as one batch, so a training step
+// with an empty kernel cache starts at most one compiler process per schedule, not one per
+// kernel, and a jitted function's warm-up call compiles its kernels as one batch. Runs in its own
+// process (ctest), with an empty cache directory of its own.
+#include <stdlib.h>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "ember/ember.h"
+
+namespace {
+
+using namespace ember;
+
+// A small MLP regression trained with Adam; the same seed gives the same initial weights.
+struct Model {
+  nn::Linear fc1, fc2, fc3;
+  std::unique_ptr<optim::Adam> opt;
+  Model() {
+    manual_seed(7);
+    fc1 = nn::Linear(8, 32);
+    fc2 = nn::Linear(32, 32);
+    fc3 = nn::Linear(32, 1);
+    std::vector<Tensor> params;
+    for (auto* l : {&fc1, &fc2, &fc3})
+      for (auto& p : (*l)->parameters()) params.push_back(p);
+    opt = std::make_unique<optim::Adam>(params, optim::AdamOptions(1e-2));
+  }
+  std::vector<Tensor> step(const std::vector<Tensor>& in) {
+    Tensor h = fc2->forward(fc1->forward(in[0]).tanh()).tanh();
+    Tensor loss = (fc3->forward(h) - in[1]).square().mean();
+    opt->zero_grad();
+    loss.backward();
+    opt->step();
+    return {loss};
+  }
+};
+
+TEST(CompileBatch, ColdTrainingStepStartsAtMostOneCompilerPerSchedule) {
+  char templ[] = "/tmp/ember-compile-batch-XXXXXX";
+  ASSERT_NE(mkdtemp(templ), nullptr);
+  setenv("EMBER_CACHE_DIR", (std::string(templ) + "/cache").c_str(), 1);
+  set_num_threads(1);  // one compile job per batch (compiler.h); more threads add parallel jobs
+  reset_runtime_stats();
+
+  // The scripted step: an MLP regression with Adam, jitted as the trainer does (warm-up call,
+  // capture, replays), then one eager step.
+  Model m;
+  auto step = [&m](const std::vector<Tensor>& in) { return m.step(in); };
+  Jit jitted(step);
+  manual_seed(8);
+  Tensor x = randn({64, 8}), y = randn({64, 1});
+  std::vector<float> losses;
+  // The warm-up call (the first) compiles the whole function as one batch: one process.
+  const RuntimeStats before = runtime_stats();
+  losses.push_back(jitted({x, y})[0].item<float>());
+  EXPECT_EQ(runtime_stats().compiler_runs - before.compiler_runs, 1);
+  EXPECT_GT(runtime_stats().kernels_from_compiler - before.kernels_from_compiler, 10);
+  for (int i = 1; i < 4; i++) losses.push_back(jitted({x, y})[0].item<float>());
+  losses.push_back(step({x, y})[0].item<float>());
+
+  const RuntimeStats s = runtime_stats();
+  EXPECT_EQ(jitted.replays(), 2);
+  EXPECT_GT(s.kernels_from_compiler, 20);
+  EXPECT_EQ(s.kernels_from_disk_cache, 0);
+  EXPECT_GT(s.compile_batches, 0);
+  EXPECT_LE(s.compile_batches, s.realizes);
+  // The issue's check: compiler processes <= schedules compiled, far fewer than kernels.
+  EXPECT_LE(s.compiler_runs, s.compile_batches);
+  EXPECT_LT(s.compiler_runs * 2, s.kernels_from_compiler);
+  for (size_t i = 1; i < losses.size(); i++) EXPECT_LT(losses[i], losses[0]) << i;
+
+  // Deferring the warm-up's launches changes no value: the same steps run eagerly (kernels now
+  // compiled) give the same bits.
+  Model eager;
+  for (size_t i = 0; i < losses.size(); i++) {
+    const float l = eager.step({x, y})[0].item<float>();
+    EXPECT_EQ(std::memcmp(&l, &losses[i], sizeof l), 0) << i << ": " << l << " vs " << losses[i];
+  }
+  const std::vector<float> w = m.fc1->weight.to_vector<float>(),
+                           w_eager = eager.fc1->weight.to_vector<float>();
+  ASSERT_EQ(w.size(), w_eager.size());
+  EXPECT_EQ(std::memcmp(w.data(), w_eager.data(), w.size() * sizeof(float)), 0);
+
+  std::error_code ec;
+  std::filesystem::remove_all(templ, ec);
+  unsetenv("EMBER_CACHE_DIR");
+}
+
+}  // namespace
