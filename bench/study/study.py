@@ -277,9 +277,28 @@ class Study:
         shutil.rmtree(run_dir, ignore_errors=True)
         return epochs, summary_row
 
+    def torch_train_args(self, epochs, seed=None):
+        n = (1000 if self.args.short else 20000) * epochs
+        a = ["--max-transitions", str(n), "--threads", str(self.threads)]
+        if self.args.short:
+            a += ["--steps-per-env", "250", "--minibatch", "500"]
+        if seed is None:
+            a += ["--eval-every", "100000", "--eval-episodes-per-env", "1"]
+        else:
+            a += ["--seed", str(seed)]
+        return a
+
     def phases(self):
         epochs, _ = self.ember_train("phases", self.train_args(3))
-        return epochs[2] if len(epochs) >= 3 else None
+        ember = epochs[2] if len(epochs) >= 3 else None
+        torch = None
+        exe = self.exe("study_torch_ppo")
+        if exe:
+            rows = [r for r in self.run("phases", [exe] + self.torch_train_args(3)) if r["kind"] == "epoch"]
+            torch = rows[2] if len(rows) >= 3 else None
+        else:
+            self.notes.append("libtorch trainer skipped: study_torch_ppo not built (libtorch-dev)")
+        return ember, torch
 
     def cold_start(self):
         cache = tempfile.mkdtemp(prefix="cold-cache-", dir=self.out)
@@ -295,11 +314,18 @@ class Study:
                                                          "--threads", str(self.threads)])
             if s:
                 s["seed"] = seed
+                s["impl"] = "ember"
                 rows.append(s)
+        exe = self.exe("study_torch_ppo")
+        if exe:
+            for seed in range(1, 6):
+                for r in self.run("time-to-target", [exe] + self.torch_train_args(50, seed)):
+                    if r["kind"] == "summary":
+                        rows.append(r)
         return rows
 
     # --- report --------------------------------------------------------------------------------
-    def report(self, prov, peaks, step, mm, direct, attr, ph, cold, warm, full):
+    def report(self, prov, peaks, step, mm, direct, attr, ph, ph_torch, cold, warm, full):
         L = []
         w = L.append
         w("# The PPO study, reproduced side by side\n")
@@ -311,8 +337,8 @@ class Study:
         w(f"- {prov['ember_version'].replace(chr(10), '; ')}")
         w("- packages: " + ", ".join(f"{k} {v}" for k, v in prov["packages"].items()))
         w(f"- OPENBLAS_CORETYPE in the environment: {prov['openblas_coretype_env']} (unset for the OpenBLAS rows); "
-          f"OMP_WAIT_POLICY: {prov['omp_wait_policy_env']} (libtorch and oneDNN use OpenMP; on a loaded machine "
-          "its default spinning can slow them several-fold)")
+          f"OMP_WAIT_POLICY: {prov['omp_wait_policy_env']} (libtorch and oneDNN use OpenMP; the study sets PASSIVE "
+          "unless the environment has a value: spinning waits slowed them several-fold on a loaded machine)")
         w(f"- load average: {prov['loadavg_start'][0]:.2f} at start, {os.getloadavg()[0]:.2f} at the end "
           "(other work on the machine inflates every time here)\n")
 
@@ -339,7 +365,8 @@ class Study:
             w(f"| *study: {k}* | *{v}* | |")
         best = [r["ratio_median"] for r in step["levels"].values() if r["ratio_median"]]
         if best:
-            w(f"\nLargest remaining gap: ember's best level is {min(best):.2f}x libtorch's step time.\n")
+            w(f"\nGap: ember's best level takes {min(best):.2f}x libtorch's step time (median of within-pair ratios; "
+              "below 1: ember is faster).\n")
 
         if mm:
             w("## Matrix products (10 warm-up, then " + ("5" if self.args.short else "30") + " timed calls; median)\n")
@@ -385,13 +412,20 @@ class Study:
         if ph:
             w("Settings as `ember train` (evaluation cut to 1 episode per env: it is not a phase here).\n")
             w("| implementation | collection | (actor inference / sampling / env / buffer) | update | (policy outputs / steps) | epoch |\n|---|---|---|---|---|---|")
-            w(f"| ember | {ph['collect_s']:.3f} | {ph['collect_inference_s']:.3f} / {ph['collect_sampling_s']:.3f} / "
-              f"{ph['collect_env_s']:.3f} / {ph['collect_buffer_s']:.3f} | {ph['update_s']:.3f} | "
-              f"{ph.get('update_policy_outputs_s', 0):.3f} / {ph.get('update_steps_s', 0):.3f} | {ph['epoch_s']:.3f} |")
+            for name, e in (("ember", ph), ("libtorch on ember's env", ph_torch)):
+                if e is None:
+                    w(f"| {name} | not run | | | | |")
+                    continue
+                w(f"| {name} | {e['collect_s']:.3f} | {e['collect_inference_s']:.3f} / {e['collect_sampling_s']:.3f} / "
+                  f"{e['collect_env_s']:.3f} / {e['collect_buffer_s']:.3f} | {e['update_s']:.3f} | "
+                  f"{e.get('update_policy_outputs_s', 0):.3f} / {e.get('update_steps_s', 0):.3f} | {e['epoch_s']:.3f} |")
             for k, v in ANCHORS["phases"].items():
                 w(f"| *study: {k}* | *{v[0]}* | | *{v[1]}* | | *{v[2]}* |")
-            w("\nThe references' own trainers (libtorch on ember's env, PyTorch on Gymnasium) are not part of this suite yet; "
-              "the study's PyTorch epoch is the comparison.\n")
+            if ph_torch:
+                w(f"\nGap: ember's epoch is {ph['epoch_s'] / ph_torch['epoch_s']:.2f}x libtorch's "
+                  f"(collection {ph['collect_s'] / ph_torch['collect_s']:.2f}x, update {ph['update_s'] / ph_torch['update_s']:.2f}x). "
+                  "The libtorch trainer (bench/study/torch_ppo.cpp) shares ember's env, collector, buffer and GAE; "
+                  "only the networks and the update are libtorch.\n")
         else:
             w("not measured (see notes)\n")
 
@@ -406,16 +440,16 @@ class Study:
 
         if self.args.full:
             w("## Time to the target (evaluation mean 200), 5 seeds\n")
-            w("| seed | transitions at stop | seconds to stop | reached | saved-policy eval |\n|---|---|---|---|---|")
+            w("| implementation | seed | transitions at stop | seconds to stop | reached | saved-policy eval |\n|---|---|---|---|---|---|")
             for r in full:
-                w(f"| {r['seed']} | {r['transitions_at_stop']} | {r['seconds_to_stop']:.1f} | {r['reached_target']} | "
+                w(f"| {r.get('impl', 'ember')} | {r['seed']} | {r['transitions_at_stop']} | {r['seconds_to_stop']:.1f} | {r['reached_target']} | "
                   f"{r['saved_policy_eval'] if r['saved_policy_eval'] is None else round(r['saved_policy_eval'], 2)} |")
-            w("| *study: PyTorch (M4)* | *520,000* | *45.60* | | *233.57* |")
-            w("| *study: tinygrad (M4)* | *520,000* | *579.42* | | *218.68* |\n")
+            w("| *study: PyTorch (M4)* | | *520,000* | *45.60* | | *233.57* |")
+            w("| *study: tinygrad (M4)* | | *520,000* | *579.42* | | *218.68* |\n")
+            w("libtorch's final evaluation is of the live policy (no save and load).\n")
 
         w("## Not in this run\n")
-        w("- Python references (PyTorch on Gymnasium LunarLanderContinuous, tinygrad) and the libtorch PPO trainer: "
-          "not implemented in this suite yet.")
+        w("- Python references (PyTorch on Gymnasium LunarLanderContinuous, tinygrad): not implemented in this suite yet.")
         for n in self.notes:
             w(f"- {n}")
         for n in self.errors:
@@ -432,12 +466,12 @@ class Study:
         mm = self.matmul()
         direct = self.direct()
         attr = self.attribution()
-        ph = self.phases()
+        ph, ph_torch = self.phases()
         cold, warm = self.cold_start()
         full = self.full() if self.args.full else []
         self.raw.append({"kind": "step_summary", **step})
         self.write_atomically("raw.jsonl", "".join(json.dumps(r) + "\n" for r in self.raw))
-        text = self.report(prov, peaks, step, mm, direct, attr, ph, cold, warm, full)
+        text = self.report(prov, peaks, step, mm, direct, attr, ph, ph_torch, cold, warm, full)
         self.write_atomically("report.md", text)
         print(f"[study] wrote {self.out}/report.md and raw.jsonl", file=sys.stderr)
         self.check(step, attr, ph, cold, warm)
@@ -464,6 +498,10 @@ class Study:
 
 
 def main():
+    # OpenMP's default is to spin while waiting; with more runnable threads than cores (a shared
+    # machine) that slows libtorch and oneDNN several-fold. Passive waiting is the fair default
+    # here; a value the user set is kept, and the report records it either way.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build/release", help="CMake build directory")
     ap.add_argument("--out", default=None, help="output directory (default runs/study-<UTC time>)")
