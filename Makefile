@@ -4,7 +4,7 @@ PRESET ?= release
 JOBS ?= $(shell nproc)
 BUILD := build/$(PRESET)
 
-.PHONY: deps configure build test test-dev train bench format clean fresh-check
+.PHONY: deps configure build test test-dev train bench study format clean fresh-check
 
 deps:
 	@bash scripts/install-deps.sh
@@ -28,6 +28,12 @@ train: build
 
 bench: build
 	@bash bench/run.sh $(BUILD)
+
+# The study (spec/ppo.md) side by side with libtorch and the BLAS libraries, one process at a
+# time: writes runs/study-<time>/report.md and raw.jsonl. ARGS="--short" (seconds), "--full"
+# (adds time to the target over 5 seeds), "--out DIR".
+study: build
+	@python3 bench/study/study.py --build $(BUILD) $(ARGS)
 
 # The README's two commands in a fresh Debian 12 root (mmdebstrap + chroot; as root; ~20-30 min).
 # REV=<commit> checks another committed revision (default HEAD).

@@ -24,7 +24,12 @@ constexpr const char* kEnvironmentHelp =
     "                       ~/.cache/ember)\n"
     "  EMBER_CC=PATH        C compiler for kernels (default: cc, gcc or clang on PATH)\n"
     "  EMBER_ISA=LEVEL      generate kernels for avx512, avx2, sse2 or scalar (at most the\n"
-    "                       CPU's own level; default: the CPU's best)\n";
+    "                       CPU's own level; default: the CPU's best)\n"
+    "  PROFILE=1            write a Chrome/Perfetto trace of every kernel launch and of the\n"
+    "                       trainer's phases at exit, to $EMBER_PROFILE_FILE (default:\n"
+    "                       ember-trace-<pid>.json)\n"
+    "  GRAPH=1              write the op graph and kernel graph of each realize as Graphviz\n"
+    "                       files into $EMBER_GRAPH_DIR (default: ember-graph)\n";
 
 std::string version_text() {
   std::string t;

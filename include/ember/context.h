@@ -1,5 +1,6 @@
 // ember/context.h — run-time switches (DESIGN.md principle 8). Environment variables set the
-// defaults: DEBUG (0-4), EMBER_DEVICE (cpu | interp), EMBER_THREADS, EMBER_ISA.
+// defaults: DEBUG (0-4), EMBER_DEVICE (cpu | interp), EMBER_THREADS, EMBER_ISA, PROFILE (with
+// EMBER_PROFILE_FILE), GRAPH (with EMBER_GRAPH_DIR).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -15,6 +16,18 @@ struct Context {
   std::string device = "cpu";
   /// Time every kernel launch into RuntimeStats::kernel_seconds without printing (benchmarks).
   bool profile_kernels = false;
+  /// PROFILE=1: record every kernel launch and ProfilePhase into the trace (ember/profile.h); a
+  /// process started with PROFILE=1 writes it to `profile_path` at exit.
+  bool profile = false;
+  /// EMBER_PROFILE_FILE, default "ember-trace-<pid>.json" in the working directory.
+  std::string profile_path;
+  /// GRAPH=1: every realize writes realize-<n>.ops.dot (the op graph below its roots) and
+  /// realize-<n>.kernels.dot (its kernels and the buffers between them) into `graph_dir`, for the
+  /// first kMaxGraphRealizes realizes of the process.
+  bool graph = false;
+  /// EMBER_GRAPH_DIR, default "ember-graph" in the working directory (created if missing).
+  std::string graph_dir = "ember-graph";
+  static constexpr int kMaxGraphRealizes = 1000;
 
   /// The process-wide context (defaults read from the environment on first use).
   static Context& get();

@@ -8,5 +8,6 @@
 #include "ember/jit.h"
 #include "ember/nn.h"
 #include "ember/optim.h"
+#include "ember/profile.h"
 #include "ember/serialize.h"
 #include "ember/tensor.h"

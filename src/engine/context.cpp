@@ -1,19 +1,48 @@
 #include "ember/context.h"
 
+#include <unistd.h>
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
+
+#include "ember/profile.h"
 
 #include "runtime/cpu/target.h"
 #include "runtime/thread_pool.h"
 
 namespace ember {
 
+namespace {
+void write_trace_at_exit() {
+  try {
+    const std::string& path = Context::get().profile_path;
+    write_trace(path);
+    std::fprintf(stderr, "PROFILE: trace written to %s\n", path.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "PROFILE: %s\n", e.what());
+  }
+}
+}  // namespace
+
 Context& Context::get() {
   static Context c = [] {
     Context x;
     if (const char* d = std::getenv("DEBUG")) x.debug = std::atoi(d);
     if (const char* d = std::getenv("EMBER_DEVICE"); d && *d) x.device = d;
+    if (const char* d = std::getenv("PROFILE")) x.profile = std::atoi(d) > 0;
+    x.profile_path = "ember-trace-" + std::to_string(static_cast<long>(getpid())) + ".json";
+    if (const char* d = std::getenv("EMBER_PROFILE_FILE"); d && *d) x.profile_path = d;
+    if (const char* d = std::getenv("GRAPH")) x.graph = std::atoi(d) > 0;
+    if (const char* d = std::getenv("EMBER_GRAPH_DIR"); d && *d) x.graph_dir = d;
     return x;
   }();
+  static const bool registered = [] {
+    if (!c.profile) return false;
+    clear_profile();  // constructs the event store before the handler: it outlives the handler
+    std::atexit(write_trace_at_exit);
+    return true;
+  }();
+  (void)registered;
   return c;
 }
 

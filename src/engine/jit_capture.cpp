@@ -516,7 +516,7 @@ std::vector<Tensor> Capture::replay(const std::vector<Tensor>& inputs,
         std::memcpy(dst->data(), storage(l.bindings[1])->data(), dst->nbytes());
         continue;
       }
-      if (ctx.debug >= 2 || ctx.profile_kernels) {
+      if (ctx.debug >= 2 || ctx.profile_kernels || ctx.profile) {
         engine::Launch el{l.program, {}};
         for (int bi : l.bindings) el.buffers.push_back(storage(bi));
         engine::run_launch(el);

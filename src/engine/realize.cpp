@@ -11,6 +11,8 @@
 
 #include "ember/context.h"
 #include "ember/jit.h"
+#include "engine/graph_dot.h"
+#include "engine/profiler.h"
 #include "ir/overwrite.h"
 #include "ir/storage.h"
 #include "runtime/cpu/compiler.h"
@@ -172,14 +174,16 @@ void run_launch(const Launch& l) {
   const Context& ctx = Context::get();
   auto& stats = runtime_stats();
   stats.kernels_launched++;
-  if (ctx.debug < 2 && !ctx.profile_kernels) {
+  if (ctx.debug < 2 && !ctx.profile_kernels && !ctx.profile) {
     l.program->launch(ptrs.data());
     return;
   }
-  double t0 = now();
+  const double t0 = profile_now();
   l.program->launch(ptrs.data());
-  double dt = now() - t0;
+  const double t1 = profile_now();
+  const double dt = t1 - t0;
   stats.kernel_seconds += dt;
+  if (ctx.profile) record_kernel(*l.program, t0, t1);
   if (ctx.debug < 2) return;
   const auto& k = l.program->kernel;
   double fl = k.flops(), by = k.bytes();
@@ -315,6 +319,8 @@ void realize_tensors(const std::vector<Tensor>& ts) {
   if (ctx.debug >= 4)
     for (auto& p : progs)
       if (!p->source.empty()) std::fprintf(stderr, "%s\n", p->source.c_str());
+
+  if (ctx.graph) write_realize_graphs(roots, sched, progs, ctx.graph_dir);
 
   for (size_t i = 0; i < sched.items.size(); i++) {
     Launch l{progs[i], sched.items[i].buffers};

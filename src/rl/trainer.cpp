@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "ember/context.h"
+#include "ember/profile.h"
 #include "ember/rl/actor_inference.h"
 #include "ember/rl/checkpoint.h"
 #include "ember/rl/collector.h"
@@ -213,6 +214,7 @@ TrainResult Trainer::run() {
     const RewardScaler scaler_at_start = collector.reward_scaler();
     CollectStats cs;
     try {
+      ProfilePhase phase("collect");  // PROFILE=1 trace
       cs = collector.collect(actor, log_std, buffer, [&](int64_t t) {
         if (interrupted()) throw Abandoned{};
         progress.phase(epoch, transitions, "collect", t + 1, c.steps_per_env);
@@ -243,6 +245,7 @@ TrainResult Trainer::run() {
     std::optional<EvalResult> ev;
     if (epoch % c.eval_every == 0) {
       progress.phase(epoch, transitions, "evaluate", 0, 0);
+      ProfilePhase phase("evaluate");
       eval_opts.seed = derive_seed(c.seed, kEval, uint64_t(epoch));
       ev = evaluate(eval_actor, log_std, eval_opts);
       curve.push_back({epoch, transitions, ev->mean, ev->std});
@@ -266,6 +269,7 @@ TrainResult Trainer::run() {
     double update_s = 0;
     if (!stop_target) {
       progress.phase(epoch, transitions, "update", 0, 0);
+      ProfilePhase phase("update");
       double u0 = now();
       compute_policy_outputs(policy, buffer);
       const double u1 = now();

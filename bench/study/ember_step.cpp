@@ -1,0 +1,96 @@
+// The study's controlled optimizer step for ember (spec/ppo.md): the training step `ember train`
+// runs (rl::PpoLearner::step_fn, jitted), on one random minibatch of `--batch` transitions.
+// Prints one JSON line: per-step milliseconds of the timed steps and their median. With
+// --attribution, one more line: the kernel attribution of one further step (PROFILE data).
+// A benchmark, not a test: run by bench/study/study.py, one process per measurement.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "ember/ember.h"
+#include "ember/rl/ppo_update.h"
+#include "step_args.h"
+
+using namespace ember;
+
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const study::StepArgs args = study::parse_step_args(argc, argv);
+  if (args.threads > 0) set_num_threads(args.threads);
+  manual_seed(0);
+  rl::ActorCritic policy{rl::PolicyOptions{}};
+  rl::PpoLearner learner(policy, rl::PpoUpdateOptions{});
+  const int64_t B = args.batch;
+  const std::vector<Tensor> in = {randn({B, 8}), randn({B, 2}) * 0.37, randn({B}) * 0.1 - 1.0,
+                                  randn({B}), randn({B}) * 10.0};
+  realize(in);
+  const rl::TensorFn& step = learner.step_fn();
+  // One step as the trainer runs it: the step, then its metrics read on the host.
+  auto one = [&] {
+    std::vector<Tensor> m = step(in);
+    for (auto& t : m) (void)t.item<float>();
+  };
+  std::vector<double> ms;
+  double first_ms = 0;
+  for (int i = 0; i < args.untimed + args.warmup + args.timed; i++) {
+    const double t0 = now();
+    one();
+    const double dt = (now() - t0) * 1e3;
+    if (i == 0) first_ms = dt;
+    if (i >= args.untimed + args.warmup) ms.push_back(dt);
+  }
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted.empty() ? 0
+                        : sorted.size() % 2
+                            ? sorted[sorted.size() / 2]
+                            : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  nlohmann::json r = {{"kind", "step"},
+                      {"impl", "ember"},
+                      {"target", kernel_target()},
+                      {"threads", get_num_threads()},
+                      {"batch", B},
+                      {"untimed", args.untimed},
+                      {"warmup", args.warmup},
+                      {"timed", args.timed},
+                      {"steps_ms", ms},
+                      {"median_ms", median},
+                      {"first_step_ms", first_ms},
+                      {"jit", rl::jit_available()}};
+  std::printf("%s\n", r.dump().c_str());
+  if (args.attribution) {
+    Context::get().profile = true;
+    clear_profile();
+    one();
+    Context::get().profile = false;
+    const std::vector<KernelEvent> ev = profiled_kernels();
+    const KernelAttribution a = attribute_kernels(ev);
+    nlohmann::json fam = nlohmann::json::array();
+    for (auto& f : a.families)
+      fam.push_back({{"family", kernel_family_name(f.family)},
+                     {"calls", f.calls},
+                     {"programs", f.programs},
+                     {"ms", f.seconds * 1e3},
+                     {"share", f.share}});
+    nlohmann::json kernels = nlohmann::json::array();
+    for (auto& e : ev)
+      kernels.push_back({{"name", e.name},
+                         {"family", kernel_family_name(e.family)},
+                         {"us", (e.end_s - e.start_s) * 1e6},
+                         {"flops", e.flops}});
+    nlohmann::json o = {
+        {"kind", "attribution"}, {"impl", "ember"},        {"batch", B},
+        {"calls", a.calls},      {"programs", a.programs}, {"kernel_ms", a.seconds * 1e3},
+        {"families", fam},       {"kernels", kernels}};
+    std::printf("%s\n", o.dump().c_str());
+  }
+  return 0;
+}

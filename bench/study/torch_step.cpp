@@ -1,0 +1,63 @@
+// The study's controlled optimizer step in libtorch: `ember train`'s step transcribed
+// (torch_policy.h), same protocol and JSON line as ember_step.cpp. A benchmark, not a test.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "step_args.h"
+#include "torch_policy.h"
+
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const ember::study::StepArgs args = ember::study::parse_step_args(argc, argv);
+  if (args.threads > 0) {
+    torch::set_num_threads(args.threads);
+  }
+  torch::manual_seed(0);
+  ember::study::TorchActorCritic ac;
+  const int64_t B = args.batch;
+  const torch::Tensor obs = torch::randn({B, 8}), act = torch::randn({B, 2}) * 0.37,
+                      old_logp = torch::randn({B}) * 0.1 - 1.0, adv_raw = torch::randn({B}),
+                      ret = torch::randn({B}) * 10.0;
+  // One step as `ember train` runs it: the step, then its metrics read on the host.
+  auto one = [&] { (void)ac.step(obs, act, old_logp, adv_raw, ret); };
+  std::vector<double> ms;
+  double first_ms = 0;
+  for (int i = 0; i < args.untimed + args.warmup + args.timed; i++) {
+    const double t0 = now();
+    one();
+    const double dt = (now() - t0) * 1e3;
+    if (i == 0) first_ms = dt;
+    if (i >= args.untimed + args.warmup) ms.push_back(dt);
+  }
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted.empty() ? 0
+                        : sorted.size() % 2
+                            ? sorted[sorted.size() / 2]
+                            : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  nlohmann::json r = {{"kind", "step"},
+                      {"impl", "libtorch"},
+                      {"version", TORCH_VERSION},
+                      {"threads", torch::get_num_threads()},
+                      {"batch", B},
+                      {"untimed", args.untimed},
+                      {"warmup", args.warmup},
+                      {"timed", args.timed},
+                      {"steps_ms", ms},
+                      {"median_ms", median},
+                      {"first_step_ms", first_ms}};
+  std::printf("%s\n", r.dump().c_str());
+  return 0;
+}

@@ -1,0 +1,126 @@
+#include "engine/graph_dot.h"
+
+#include <unistd.h>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "ember/context.h"
+#include "ember/error.h"
+
+namespace ember::engine {
+
+namespace {
+
+void write_atomically(const std::filesystem::path& path, const std::string& text) {
+  const std::string tmp = path.string() + ".tmp." + std::to_string(static_cast<long>(getpid()));
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.flush();
+    if (!f) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw Error("GRAPH: cannot write " + tmp);
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw Error("GRAPH: cannot rename " + tmp + " to " + path.string() + ": " + ec.message());
+  }
+}
+
+std::string op_graph(const std::vector<schedule::Root>& roots) {
+  std::ostringstream o;
+  o << "digraph ops {\n  rankdir=BT;\n  node [fontname=\"monospace\", fontsize=10];\n";
+  std::unordered_map<const ir::Node*, size_t> ids;
+  std::vector<const ir::Node*> stack;
+  for (auto& r : roots) stack.push_back(r.node.get());
+  // Iterative DFS: graphs of a training step are deep.
+  while (!stack.empty()) {
+    const ir::Node* n = stack.back();
+    stack.pop_back();
+    if (ids.count(n)) continue;
+    const size_t id = ids.size();
+    ids[n] = id;
+    std::string label = std::string(ir::op_name(n->op)) + "\\n" + dtype_name(n->dtype) + " " +
+                        ir::shape_str(n->shape);
+    const char* shape = "ellipse";
+    if (n->op == ir::Op::BUFFER) {
+      label += "\\nbuffer " + std::to_string(n->storage ? n->storage->id() : 0);
+      shape = "box";
+    } else if (n->op == ir::Op::CONST) {
+      char v[32];
+      std::snprintf(v, sizeof v, "%g", n->const_value());
+      label += std::string("\\n") + v;
+      shape = "plaintext";
+    }
+    o << "  n" << id << " [label=\"" << label << "\", shape=" << shape << "];\n";
+    if (n->op != ir::Op::BUFFER)
+      for (auto& s : n->src) stack.push_back(s.get());
+  }
+  for (auto& [n, id] : ids)
+    if (n->op != ir::Op::BUFFER)
+      for (auto& s : n->src) o << "  n" << ids.at(s.get()) << " -> n" << id << ";\n";
+  for (size_t i = 0; i < roots.size(); i++)
+    o << "  root" << i << " [label=\"root " << i << (roots[i].target ? " (in place)" : "")
+      << "\", shape=doubleoctagon];\n  n" << ids.at(roots[i].node.get()) << " -> root" << i
+      << ";\n";
+  o << "}\n";
+  return o.str();
+}
+
+std::string kernel_graph(const schedule::Schedule& sched,
+                         const std::vector<std::shared_ptr<runtime::Program>>& programs) {
+  std::ostringstream o;
+  o << "digraph kernels {\n  rankdir=TB;\n  node [fontname=\"monospace\", fontsize=10];\n";
+  std::unordered_map<const ir::Storage*, bool> declared;
+  auto buffer = [&](const std::shared_ptr<ir::Storage>& b) {
+    if (!declared.emplace(b.get(), true).second) return;
+    o << "  b" << b->id() << " [label=\"buffer " << b->id() << "\\n"
+      << dtype_name(b->dtype()) << "[" << b->numel() << "]\", shape=ellipse];\n";
+  };
+  for (size_t i = 0; i < sched.items.size(); i++) {
+    const auto& item = sched.items[i];
+    const std::string name =
+        i < programs.size() && programs[i] ? programs[i]->name : item.kernel.name();
+    o << "  k" << i << " [label=\"" << i << ": " << name << "\", shape=box, style=filled, "
+      << "fillcolor=\"#dde8f5\"];\n";
+    for (auto& b : item.buffers) buffer(b);
+    o << "  k" << i << " -> b" << item.buffers[0]->id() << ";\n";
+    for (size_t s = 1; s < item.buffers.size(); s++)
+      o << "  b" << item.buffers[s]->id() << " -> k" << i << ";\n";
+  }
+  for (auto& [src, dst] : sched.copies) {
+    buffer(src);
+    buffer(dst);
+    o << "  b" << src->id() << " -> b" << dst->id() << " [style=dashed, label=\"copy\"];\n";
+  }
+  o << "}\n";
+  return o.str();
+}
+
+}  // namespace
+
+void write_realize_graphs(const std::vector<schedule::Root>& roots, const schedule::Schedule& sched,
+                          const std::vector<std::shared_ptr<runtime::Program>>& programs,
+                          const std::string& dir) {
+  static std::atomic<int> counter{0};
+  const int n = counter++;
+  if (n >= Context::kMaxGraphRealizes) return;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error("GRAPH: cannot create " + dir + ": " + ec.message());
+  char stem[32];
+  std::snprintf(stem, sizeof stem, "realize-%05d", n);
+  const std::filesystem::path base(dir);
+  write_atomically(base / (std::string(stem) + ".ops.dot"), op_graph(roots));
+  write_atomically(base / (std::string(stem) + ".kernels.dot"), kernel_graph(sched, programs));
+}
+
+}  // namespace ember::engine
