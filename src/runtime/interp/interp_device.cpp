@@ -223,6 +223,10 @@ class Evaluator {
       case Op::SQRT:
         return make(t == kFloat32 ? std::sqrt(static_cast<float>(a[0].f)) : std::sqrt(a[0].f), 0,
                     t);
+      case Op::FLOOR:
+        if (!fl) return a[0];
+        return make(t == kFloat32 ? std::floor(static_cast<float>(a[0].f)) : std::floor(a[0].f), 0,
+                    t);
       case Op::TANH:
         return make(t == kFloat32 ? std::tanh(static_cast<float>(a[0].f)) : std::tanh(a[0].f), 0,
                     t);
@@ -243,8 +247,6 @@ class Evaluator {
         return make(a[0].f * a[1].f, a[0].i * a[1].i, t);
       case Op::DIV:
         return make(a[0].f / a[1].f, a[1].i ? a[0].i / a[1].i : 0, t);
-      case Op::MOD:
-        return make(std::fmod(a[0].f, a[1].f), a[1].i ? a[0].i % a[1].i : 0, t);
       case Op::MAX:
         if (fl) return (a[0].f > a[1].f || std::isnan(a[0].f)) ? a[0] : a[1];
         return a[0].i > a[1].i ? a[0] : a[1];
@@ -277,9 +279,24 @@ class Evaluator {
         return make(0, a[0].i ^ a[1].i, t);
       case Op::WHERE:
         return a[0].i ? a[1] : a[2];
-      default:
-        throw Error(std::string("interp: no rule for ") + ir::op_name(e.op));
-    }
+      // Not ALU ops: the kernel's Load, Const, Rand and Reduce expressions cover them.
+      case Op::BUFFER:
+      case Op::CONST:
+      case Op::RAND:
+      case Op::CONTIGUOUS:
+      case Op::DETACH:
+      case Op::SUM:
+      case Op::RMAX:
+      case Op::PROD:
+      case Op::RESHAPE:
+      case Op::PERMUTE:
+      case Op::EXPAND:
+      case Op::PAD:
+      case Op::SHRINK:
+      case Op::FLIP:
+        break;
+    }  // no default: -Werror=switch makes a new op in ops.def without a rule a build error
+    throw Error(std::string("interp: no ALU rule for ") + ir::op_name(e.op));
   }
 
   const Kernel& k_;
