@@ -18,6 +18,8 @@
 #include "ember/rl/rollout_buffer.h"
 #include "ember/rl/vector_env.h"
 #include "ember/serialize.h"
+#include "ember/support/clock.h"
+#include "ember/support/splitmix64.h"
 
 namespace ember::rl {
 namespace {
@@ -28,9 +30,7 @@ namespace fs = std::filesystem;
 // Seed purposes.
 enum : uint64_t { kInit = 1, kTrainEnvs, kEval, kFinalEval, kShuffle, kResumeEnvs };
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using support::now_seconds;
 
 json curve_to_json(const std::vector<CurvePoint>& curve) {
   json a = json::array();
@@ -58,8 +58,8 @@ json eval_json(const EvalResult& r) {
 // Thrown from the collection callback to abandon an epoch after an interrupt.
 struct Abandoned {};
 
-// Writes the policy, the optimizer state and then (atomically, last) the manifest; returns the
-// manifest's path.
+// Writes the policy, the optimizer state and then (atomically, last) the
+// manifest; returns the manifest's path.
 std::string write_checkpoint(const std::string& dir, const std::string& stem,
                              const ActorCritic& policy, optim::Adam& opt,
                              const RewardScaler& scaler, int64_t next_epoch, int64_t transitions,
@@ -85,13 +85,9 @@ std::string write_checkpoint(const std::string& dir, const std::string& stem,
 }  // namespace
 
 uint64_t derive_seed(uint64_t seed, uint64_t purpose, uint64_t index) {
-  uint64_t z = seed ^ (purpose * 0x9E3779B97F4A7C15ULL) ^ (index * 0xD1B54A32D192ED03ULL);
-  for (int i = 0; i < 2; ++i) {  // splitmix64 finaliser, twice
-    z += 0x9E3779B97F4A7C15ULL;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z ^= z >> 31;
-  }
+  uint64_t z = seed ^ (purpose * support::kSplitMix64Gamma) ^ (index * 0xD1B54A32D192ED03ULL);
+  for (int i = 0; i < 2; ++i)  // splitmix64, two steps
+    z = support::splitmix64_mix(z += support::kSplitMix64Gamma);
   return z;
 }
 
@@ -114,8 +110,9 @@ TrainResult Trainer::run() {
     return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed) != 0;
   };
 
-  // A resume reads the manifest and checks the policy file against the configuration before the
-  // networks are built (a wrong shape fails here, allocating nothing of the network's size).
+  // A resume reads the manifest and checks the policy file against the
+  // configuration before the networks are built (a wrong shape fails here,
+  // allocating nothing of the network's size).
   std::optional<CheckpointManifest> resume;
   if (!c.resume.empty()) {
     resume = read_checkpoint_manifest(find_checkpoint(c.resume));
@@ -174,7 +171,8 @@ TrainResult Trainer::run() {
                      std::to_string(resume->epoch));
   std::vector<CurvePoint> curve = resume ? resume->curve : std::vector<CurvePoint>{};
 
-  // Allocation failures name what was being allocated (not a bare std::bad_alloc).
+  // Allocation failures name what was being allocated (not a bare
+  // std::bad_alloc).
   const auto make_buffer = [&] {
     try {
       return std::make_unique<RolloutBuffer>(c.steps_per_env, c.envs, c.policy.obs_dim,
@@ -195,8 +193,8 @@ TrainResult Trainer::run() {
   eval_opts.envs = c.eval_envs;
   eval_opts.episodes_per_env = c.eval_episodes_per_env;
   eval_opts.env = env_options;
-  // The evaluation's actor runs on eval_envs observations; share the jitted one when the batch
-  // sizes agree.
+  // The evaluation's actor runs on eval_envs observations; share the jitted one
+  // when the batch sizes agree.
   const MeansFn eval_actor = c.eval_envs == c.envs ? actor : make_means_fn(policy, c.jit);
 
   int64_t epoch = resume ? resume->epoch : 0, transitions = resume ? resume->transitions : 0;
@@ -204,10 +202,11 @@ TrainResult Trainer::run() {
   std::string checkpoint_path;
   bool abandoned = false;
   for (;; ++epoch) {
-    const double e0 = now();
+    const double e0 = now_seconds();
     json r = {{"epoch", epoch}};
-    // 1. Collection. An interrupt abandons it: the epoch is redone after a resume, so the
-    // reward-scaling statistics go back to where the epoch started.
+    // 1. Collection. An interrupt abandons it: the epoch is redone after a
+    // resume, so the reward-scaling statistics go back to where the epoch
+    // started.
     const std::vector<float> log_std = policy->log_std_values();
     const RewardScaler scaler_at_start = collector.reward_scaler();
     CollectStats cs;
@@ -265,15 +264,15 @@ TrainResult Trainer::run() {
     double update_s = 0;
     if (!stop_target) {
       progress.phase(epoch, transitions, "update", 0, 0);
-      double u0 = now();
+      double u0 = now_seconds();
       compute_policy_outputs(policy, buffer);
-      const double u1 = now();
+      const double u1 = now_seconds();
       buffer.compute_advantages(c.gamma, c.gae_lambda);
-      const double u2 = now();
+      const double u2 = now_seconds();
       const UpdateStats us = learner.update(
           buffer, derive_seed(c.seed, kShuffle, uint64_t(epoch)),
           [&](int64_t d, int64_t t) { progress.phase(epoch, transitions, "update", d, t); });
-      update_s = now() - u0;
+      update_s = now_seconds() - u0;
       r["update_policy_outputs_s"] = u1 - u0;
       r["update_gae_s"] = u2 - u1;
       r["update_gather_s"] = us.gather_seconds;
@@ -297,29 +296,30 @@ TrainResult Trainer::run() {
     }
     r["update_s"] = update_s;
 
-    // 4. Checkpoint and record. An interrupt that arrived during the evaluation or the update
-    // stops here, after the whole epoch.
+    // 4. Checkpoint and record. An interrupt that arrived during the evaluation
+    // or the update stops here, after the whole epoch.
     const bool stop_max = !stop_target && transitions >= c.max_transitions;
     const bool stop_signal = !stop_target && !stop_max && interrupted();
     double ck = 0;
     if (rec && !stop_target && !stop_max && !stop_signal && c.checkpoint_every > 0 &&
         (epoch + 1) % c.checkpoint_every == 0) {
-      const double k0 = now();
+      const double k0 = now_seconds();
       char stem[32];
       std::snprintf(stem, sizeof stem, "epoch_%04lld", static_cast<long long>(epoch + 1));
-      // The manifest carries this epoch's record (without the checkpoint's own timing): a kill
-      // between the checkpoint and the record's append loses no line, the resume restores it.
+      // The manifest carries this epoch's record (without the checkpoint's own
+      // timing): a kill between the checkpoint and the record's append loses no
+      // line, the resume restores it.
       json closing = r;
       closing["checkpoint_s"] = nullptr;
-      closing["epoch_s"] = now() - e0;
+      closing["epoch_s"] = now_seconds() - e0;
       closing["elapsed_s"] = seconds_since_process_start();
       checkpoint_path =
           write_checkpoint(rec->path("checkpoints"), stem, policy, learner.optimizer(),
                            collector.reward_scaler(), epoch + 1, transitions, curve, c, closing);
-      ck = now() - k0;
+      ck = now_seconds() - k0;
     }
     r["checkpoint_s"] = ck;
-    r["epoch_s"] = now() - e0;
+    r["epoch_s"] = now_seconds() - e0;
     r["elapsed_s"] = seconds_since_process_start();
     if (rec) rec->epoch(r);
     progress.epoch_done(epoch, transitions, cs.seconds, update_s, r["eval_s"].get<double>(),
@@ -344,7 +344,8 @@ TrainResult Trainer::run() {
   result.curve = curve;
   result.last_eval_mean = curve.empty() ? 0.0 : curve.back().mean;
 
-  // After the clock: save, reload into a fresh model, evaluate on fresh episodes.
+  // After the clock: save, reload into a fresh model, evaluate on fresh
+  // episodes.
   char text[200];
   const std::string why =
       result.reached_target ? "target reached"
@@ -363,7 +364,8 @@ TrainResult Trainer::run() {
         write_checkpoint(rec->path("checkpoints"), "final", policy, learner.optimizer(),
                          collector.reward_scaler(), next_epoch, transitions, curve, c);
   }
-  // The saved-policy evaluation is skipped after an interrupt (the user asked to stop).
+  // The saved-policy evaluation is skipped after an interrupt (the user asked
+  // to stop).
   const bool final_eval = !result.interrupted_by && !interrupted();
   if (final_eval) {
     progress.phase(epoch, transitions, "saved-policy evaluation", 0, 0);

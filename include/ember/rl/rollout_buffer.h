@@ -13,7 +13,7 @@
 //   rewards [T * N]        learner rewards (after reward scaling); raw_rewards: env units
 //   terminated, truncated [T * N] uint8
 //   log_probs, values, next_values, advantages, returns [T * N]  (filled after collection)
-// Errors: std::invalid_argument on out-of-range indices or mismatched sizes, std::logic_error when
+// Errors: ValueError on out-of-range indices or mismatched sizes, std::logic_error when
 // a phase is run out of order.
 #pragma once
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "ember/error.h"
+#include "ember/support/splitmix64.h"
 #include "runtime/device.h"
 
 namespace ember::runtime {
@@ -82,10 +83,8 @@ void store(void* p, ScalarType t, int64_t idx, Val v) {
 }
 
 float rand_value(uint64_t seed, uint64_t ctr) {
-  uint64_t z = seed * 0x9E3779B97F4A7C15ULL + ctr * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  z ^= z >> 31;
+  uint64_t z = support::splitmix64_mix(seed * support::kSplitMix64Gamma +
+                                       ctr * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL);
   return static_cast<float>(z >> 40) * (1.0f / 16777216.0f);
 }
 
