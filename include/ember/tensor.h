@@ -142,6 +142,9 @@ class Tensor {
   Tensor sign() const;
   Tensor square() const;
   Tensor reciprocal() const;
+  /// Largest whole number <= x, elementwise (torch.floor); the identity on integer tensors.
+  /// Its gradient is 0.
+  Tensor floor() const;
   Tensor pow(const Tensor& e) const;
   Tensor pow(const Scalar& e) const;
   Tensor maximum(const Tensor& o) const;

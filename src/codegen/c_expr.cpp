@@ -67,17 +67,36 @@ std::string reduce_init(Op op, ScalarType t) {
 }
 
 std::string reduce_update(Op op, ScalarType t, const std::string& acc, const std::string& v) {
-  bool b = t == kBool;
-  switch (op) {
-    case Op::SUM:
-      return b ? "(" + acc + " | " + v + ")" : "(" + acc + " + " + v + ")";
-    case Op::PROD:
-      return b ? "(" + acc + " & " + v + ")" : "(" + acc + " * " + v + ")";
-    default:
-      if (is_floating_point(t))
-        return "((" + v + " > " + acc + " || " + v + " != " + v + ") ? " + v + " : " + acc + ")";
-      return "(" + v + " > " + acc + " ? " + v + " : " + acc + ")";
+  return render_op(op, t, {acc, v});
+}
+
+std::string render_template(const char* tmpl, ScalarType t, const std::vector<std::string>& a) {
+  std::string r;
+  for (const char* p = tmpl; *p; p++) {
+    if (*p != '$') {
+      r += *p;
+      continue;
+    }
+    char k = *++p;
+    if (k >= '0' && k <= '2')
+      r += a.at(static_cast<size_t>(k - '0'));
+    else if (k == 'f')
+      r += t == kFloat32 ? "f" : "";
+    else if (k == 'T')
+      r += ctype(t);
+    else if (k == 'I')
+      r += literal(1, t);
+    else
+      throw Error(std::string("render: bad C template ") + tmpl);
   }
+  return r;
+}
+
+std::string render_op(Op op, ScalarType t, const std::vector<std::string>& a) {
+  const ir::OpInfo& info = ir::op_info(op);
+  const char* tmpl = is_floating_point(t) ? info.c_float : t == kBool ? info.c_bool : info.c_int;
+  if (!*tmpl) throw Error(std::string("render: no C rule for ") + info.name);
+  return render_template(tmpl, t, a);
 }
 
 namespace {
@@ -113,73 +132,6 @@ std::string ExprEmitter::valid(const ir::View& v, const std::vector<std::string>
   return s;
 }
 
-namespace {
-
-std::string alu(const Expr& e, const std::vector<std::string>& a) {
-  const char* T = ctype(e.dtype);
-  bool fl = is_floating_point(e.dtype);
-  std::string f = e.dtype == kFloat32 ? "f" : "";
-  switch (e.op) {
-    case Op::NEG:
-      return cat({"(-", a[0], ")"});
-    case Op::EXP:
-      return cat({"exp", f, "(", a[0], ")"});
-    case Op::LOG:
-      return cat({"log", f, "(", a[0], ")"});
-    case Op::SIN:
-      return cat({"sin", f, "(", a[0], ")"});
-    case Op::COS:
-      return cat({"cos", f, "(", a[0], ")"});
-    case Op::SQRT:
-      return cat({"sqrt", f, "(", a[0], ")"});
-    case Op::TANH:
-      return cat({"tanh", f, "(", a[0], ")"});
-    case Op::RECIP:
-      return cat({"(", literal(1, e.dtype), " / ", a[0], ")"});
-    case Op::NOT:
-      return cat({"(uint8_t)(!", a[0], ")"});
-    case Op::CAST:
-      if (e.dtype == kBool) return cat({"(uint8_t)(", a[0], " != 0)"});
-      return cat({"(", std::string(T), ")(", a[0], ")"});
-    case Op::ADD:
-      return cat({"(", a[0], " + ", a[1], ")"});
-    case Op::SUB:
-      return cat({"(", a[0], " - ", a[1], ")"});
-    case Op::MUL:
-      return cat({"(", a[0], " * ", a[1], ")"});
-    case Op::DIV:
-      if (fl) return cat({"(", a[0], " / ", a[1], ")"});
-      return cat({"(", a[1], " == 0 ? 0 : ", a[0], " / ", a[1], ")"});
-    case Op::MOD:
-      if (fl) return cat({"fmod", f, "(", a[0], ", ", a[1], ")"});
-      return cat({"(", a[1], " == 0 ? 0 : ", a[0], " % ", a[1], ")"});
-    case Op::MAX:
-      if (fl)
-        return cat(
-            {"((", a[0], " > ", a[1], " || ", a[0], " != ", a[0], ") ? ", a[0], " : ", a[1], ")"});
-      return cat({"(", a[0], " > ", a[1], " ? ", a[0], " : ", a[1], ")"});
-    case Op::POW:
-      if (fl) return cat({"pow", f, "(", a[0], ", ", a[1], ")"});
-      return cat({"(", std::string(T), ")ember_ipow((int64_t)", a[0], ", (int64_t)", a[1], ")"});
-    case Op::CMPLT:
-      return cat({"(uint8_t)(", a[0], " < ", a[1], ")"});
-    case Op::CMPEQ:
-      return cat({"(uint8_t)(", a[0], " == ", a[1], ")"});
-    case Op::AND:
-      return cat({"(uint8_t)(", a[0], " & ", a[1], ")"});
-    case Op::OR:
-      return cat({"(uint8_t)(", a[0], " | ", a[1], ")"});
-    case Op::XOR:
-      return cat({"(uint8_t)(", a[0], " ^ ", a[1], ")"});
-    case Op::WHERE:
-      return cat({"(", a[0], " ? ", a[1], " : ", a[2], ")"});
-    default:
-      throw Error(std::string("render: no C rule for ") + ir::op_name(e.op));
-  }
-}
-
-}  // namespace
-
 std::string ExprEmitter::emit(const Expr& e, std::ostringstream& s, const std::string& ind,
                               Memo& memo, const std::vector<std::string>& idx) {
   auto it = memo.find(&e);
@@ -214,7 +166,7 @@ std::string ExprEmitter::emit(const Expr& e, std::ostringstream& s, const std::s
       x = reduce_update(e.op, e.dtype, reduce_init(e.op, e.dtype), a[0]);
       break;
     case Expr::Kind::Alu:
-      x = alu(e, a);
+      x = render_op(e.op, e.dtype, a);
       break;
   }
   std::string name = cat({"v", std::to_string(next_++)});

@@ -14,6 +14,11 @@ const char* ctype(ScalarType t);
 /// A C literal of type t (NaN and infinities included).
 std::string literal(double v, ScalarType t);
 std::string reduce_init(ir::Op op, ScalarType t);
+/// An ALU op's C expression from its template in ops.def (the float, integer or bool column by
+/// t, the result's dtype) with operands `a`. Throws ember::Error for an op without a template.
+std::string render_op(ir::Op op, ScalarType t, const std::vector<std::string>& a);
+/// A C template of ops.def ($0..$2 operands, $f float32 suffix, $T C type, $I one) expanded.
+std::string render_template(const char* tmpl, ScalarType t, const std::vector<std::string>& a);
 /// The reduce step `acc (op) v` as a C expression (NaN-propagating max, bool or/and).
 std::string reduce_update(ir::Op op, ScalarType t, const std::string& acc, const std::string& v);
 

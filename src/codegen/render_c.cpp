@@ -344,6 +344,27 @@ static inline void ember_std(double* p, ember_vd v) { __builtin_memcpy(p, &v, si
   return s;
 }
 
+// `float expf(float) EMBER_SIMD;` for every SimdLibm op of ops.def (its c_float template names
+// the function), float then double, three to a line.
+static std::string simd_libm_declarations() {
+  std::string out;
+  for (const char* T : {"float", "double"}) {
+    int n = 0;
+    for (int i = 0; i < ir::kNumOps; i++) {
+      const ir::OpInfo& op = ir::op_info(static_cast<Op>(i));
+      if (!(op.flags & ir::SimdLibm)) continue;
+      std::string fn = op.c_float;
+      fn = fn.substr(0, fn.find("$f(")) + (std::string(T) == "float" ? "f" : "");
+      std::string params = T;
+      for (int a = 1; a < op.arity; a++) params += std::string(", ") + T;
+      out += std::string(n % 3 ? " " : "") + T + " " + fn + "(" + params + ") EMBER_SIMD;";
+      if (++n % 3 == 0) out += "\n";
+    }
+    if (n % 3) out += "\n";
+  }
+  return out;
+}
+
 std::string c_prelude(const Target& t) {
   return R"(#include <math.h>
 #include <stdint.h>
@@ -351,11 +372,8 @@ std::string c_prelude(const Target& t) {
 // glibc's libmvec SIMD variants (<= 4 ulp, IEEE special values kept): loops calling these vectorise
 // without -ffast-math.
 #define EMBER_SIMD __attribute__((__simd__("notinbranch")))
-float expf(float) EMBER_SIMD; float logf(float) EMBER_SIMD; float sinf(float) EMBER_SIMD;
-float cosf(float) EMBER_SIMD; float tanhf(float) EMBER_SIMD; float powf(float, float) EMBER_SIMD;
-double exp(double) EMBER_SIMD; double log(double) EMBER_SIMD; double sin(double) EMBER_SIMD;
-double cos(double) EMBER_SIMD; double tanh(double) EMBER_SIMD; double pow(double, double) EMBER_SIMD;
-#endif
+)" + simd_libm_declarations() +
+         R"(#endif
 // Counter-based uniform [0,1): splitmix64 finaliser over (seed, counter); 24 random mantissa bits.
 static inline float ember_rand(uint64_t seed, uint64_t ctr) {
   uint64_t z = seed * 0x9E3779B97F4A7C15ULL + ctr * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL;

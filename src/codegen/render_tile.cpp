@@ -76,8 +76,7 @@ int strided_loads(const std::vector<const Expr*>& terms, int axis) {
 }
 
 bool vector_op(const Expr& e, ScalarType t) {
-  return e.kind == Expr::Kind::Alu && e.dtype == t &&
-         (e.op == Op::ADD || e.op == Op::SUB || e.op == Op::MUL || e.op == Op::NEG);
+  return e.kind == Expr::Kind::Alu && e.dtype == t && ir::op_has(e.op, ir::TileTerm);
 }
 
 // Walks the part of the reduce term that varies along both row and col; collects the column-only
@@ -267,16 +266,7 @@ class TileRenderer {
     if (!(deps_(e) & (uint64_t{1} << p_.col))) return scal_.at({&e, i});
     std::vector<std::string> a;
     for (auto& s : e.src) a.push_back(vexpr(*s, i, v));
-    switch (e.op) {
-      case Op::ADD:
-        return "(" + a[0] + " + " + a[1] + ")";
-      case Op::SUB:
-        return "(" + a[0] + " - " + a[1] + ")";
-      case Op::MUL:
-        return "(" + a[0] + " * " + a[1] + ")";
-      default:
-        return "(-" + a[0] + ")";
-    }
+    return render_template(ir::op_info(e.op).c_float, e.dtype, a);
   }
 
   // Row-only operands of the both-varying part, emitted as scalars for tile row i.
@@ -402,9 +392,7 @@ class TileRenderer {
       case Expr::Kind::Const:
         return !e.view.has_mask();
       case Expr::Kind::Alu:
-        if (e.op != Op::ADD && e.op != Op::SUB && e.op != Op::MUL && e.op != Op::DIV &&
-            e.op != Op::NEG)
-          return false;
+        if (!ir::op_has(e.op, ir::TileEpilogue)) return false;
         for (auto& src : e.src)
           if (!vector_epilogue(*src)) return false;
         return true;
@@ -432,18 +420,7 @@ class TileRenderer {
     }
     std::vector<std::string> a;
     for (auto& src : e.src) a.push_back(vepi(*src, i, v));
-    switch (e.op) {
-      case Op::ADD:
-        return "(" + a[0] + " + " + a[1] + ")";
-      case Op::SUB:
-        return "(" + a[0] + " - " + a[1] + ")";
-      case Op::MUL:
-        return "(" + a[0] + " * " + a[1] + ")";
-      case Op::DIV:
-        return "(" + a[0] + " / " + a[1] + ")";
-      default:
-        return "(-" + a[0] + ")";
-    }
+    return render_template(ir::op_info(e.op).c_float, e.dtype, a);
   }
 
   // Accumulators -> the elementwise ops after the reduce -> the output. Whole tiles go straight

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ember/error.h"
 #include "ember/grad_mode.h"
 
 namespace ember::rl {
@@ -22,10 +23,9 @@ MeansFn make_means_fn(const ActorCritic& policy, bool use_jit) {
   return [fn, o, a](std::span<const float> obs, std::span<float> means) {
     const int64_t n = static_cast<int64_t>(obs.size()) / o;
     if (n * o != static_cast<int64_t>(obs.size()) || means.size() != static_cast<size_t>(n * a))
-      throw std::invalid_argument("actor: " + std::to_string(obs.size()) +
-                                  " observation values and " + std::to_string(means.size()) +
-                                  " mean slots do not form [n, " + std::to_string(o) + "] -> [n, " +
-                                  std::to_string(a) + "]");
+      throw ValueError("actor: " + std::to_string(obs.size()) + " observation values and " +
+                       std::to_string(means.size()) + " mean slots do not form [n, " +
+                       std::to_string(o) + "] -> [n, " + std::to_string(a) + "]");
     const std::vector<Tensor> out = (*fn)({from_blob(obs.data(), {n, o}, kFloat32)});
     const std::vector<float> m = out.at(0).to_vector<float>();
     std::copy(m.begin(), m.end(), means.begin());

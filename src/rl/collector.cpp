@@ -5,12 +5,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "ember/error.h"
+#include "ember/support/clock.h"
+
 namespace ember::rl {
 namespace {
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using support::now_seconds;
 
 }  // namespace
 
@@ -22,7 +23,7 @@ Collector::Collector(VectorEnv& env, uint64_t seed, double gamma, bool reward_sc
       sampler_(seed ^ 0x5A3C9E1F0B7D2468ULL),
       out_(env.num_envs(), env.observation_dim()) {
   if (env.single_action_space().is_discrete())
-    throw std::invalid_argument("Collector: the Gaussian policy needs a continuous action space");
+    throw ValueError("Collector: the Gaussian policy needs a continuous action space");
   const size_t n = static_cast<size_t>(env.num_envs());
   obs_.resize(n * static_cast<size_t>(env.observation_dim()));
   means_.resize(n * static_cast<size_t>(env.action_dim()));
@@ -37,11 +38,11 @@ CollectStats Collector::collect(const MeansFn& actor, std::span<const float> log
                                 RolloutBuffer& buf, const std::function<void(int64_t)>& on_step) {
   const int64_t n = env_.num_envs(), o = env_.observation_dim(), a = env_.action_dim();
   if (buf.envs() != n || buf.obs_dim() != o || buf.act_dim() != a)
-    throw std::invalid_argument("Collector::collect: buffer is [" + std::to_string(buf.envs()) +
-                                " envs, obs " + std::to_string(buf.obs_dim()) + ", act " +
-                                std::to_string(buf.act_dim()) + "], env is [" + std::to_string(n) +
-                                ", " + std::to_string(o) + ", " + std::to_string(a) + "]");
-  const double t_start = now();
+    throw ValueError("Collector::collect: buffer is [" + std::to_string(buf.envs()) +
+                     " envs, obs " + std::to_string(buf.obs_dim()) + ", act " +
+                     std::to_string(buf.act_dim()) + "], env is [" + std::to_string(n) + ", " +
+                     std::to_string(o) + ", " + std::to_string(a) + "]");
+  const double t_start = now_seconds();
   CollectStats st;
   if (!started_) {
     env_.reset(seed_, obs_);
@@ -51,19 +52,19 @@ CollectStats Collector::collect(const MeansFn& actor, std::span<const float> log
   const Space& space = env_.single_action_space();
   const VectorStepOutput view = out_.view();
   for (int64_t t = 0; t < buf.steps(); ++t) {
-    const double t0 = now();
+    const double t0 = now_seconds();
     actor(obs_, means_);
-    const double t1 = now();
+    const double t1 = now_seconds();
     std::span<float> act = buf.actions(t);
     sampler_.sample(means_, log_std, act);
     for (size_t k = 0; k < act.size(); ++k)
       clipped_[k] = std::clamp(act[k], space.low[k % static_cast<size_t>(a)],
                                space.high[k % static_cast<size_t>(a)]);
-    const double t2 = now();
+    const double t2 = now_seconds();
     std::copy(obs_.begin(), obs_.end(), buf.observations(t).begin());
-    const double t3 = now();
+    const double t3 = now_seconds();
     env_.step(clipped_, view);
-    const double t4 = now();
+    const double t4 = now_seconds();
     std::span<float> raw = buf.raw_rewards(t), rew = buf.rewards(t);
     std::span<uint8_t> term = buf.terminated(t), trunc = buf.truncated(t);
     for (int64_t i = 0; i < n; ++i) {
@@ -92,18 +93,18 @@ CollectStats Collector::collect(const MeansFn& actor, std::span<const float> log
       std::copy(raw.begin(), raw.end(), rew.begin());
     }
     std::copy(out_.observations.begin(), out_.observations.end(), obs_.begin());
-    const double t5 = now();
+    const double t5 = now_seconds();
     st.inference_seconds += t1 - t0;
     st.sampling_seconds += t2 - t1;
     st.buffer_seconds += (t3 - t2) + (t5 - t4);
     st.env_seconds += t4 - t3;
     if (on_step) on_step(t);
   }
-  const double t0 = now();
+  const double t0 = now_seconds();
   buf.set_bootstrap_observations(obs_);
-  st.buffer_seconds += now() - t0;
+  st.buffer_seconds += now_seconds() - t0;
   st.transitions = buf.size();
-  st.seconds = now() - t_start;
+  st.seconds = now_seconds() - t_start;
   return st;
 }
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "ember/error.h"
+
 namespace ember::rl {
 namespace {
 
@@ -24,15 +26,15 @@ Space Space::box(std::vector<int64_t> shape, std::vector<float> low, std::vector
   s.high = std::move(high);
   const auto n = static_cast<size_t>(s.flat_size());
   if (s.low.size() != n || s.high.size() != n) {
-    throw std::invalid_argument("Space::box: bounds have " + std::to_string(s.low.size()) + "/" +
-                                std::to_string(s.high.size()) + " values for " + std::to_string(n) +
-                                " elements");
+    throw ValueError("Space::box: bounds have " + std::to_string(s.low.size()) + "/" +
+                     std::to_string(s.high.size()) + " values for " + std::to_string(n) +
+                     " elements");
   }
   return s;
 }
 
 Space Space::discrete(int64_t n) {
-  if (n < 1) throw std::invalid_argument("Space::discrete: n = " + std::to_string(n) + " < 1");
+  if (n < 1) throw ValueError("Space::discrete: n = " + std::to_string(n) + " < 1");
   Space s;
   s.kind = Kind::kDiscrete;
   s.dtype = DType::kInt64;

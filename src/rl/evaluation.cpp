@@ -7,26 +7,26 @@
 #include <stdexcept>
 #include <string>
 
+#include "ember/error.h"
 #include "ember/rl/gaussian.h"
+#include "ember/support/clock.h"
 
 namespace ember::rl {
 namespace {
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using support::now_seconds;
 
 }  // namespace
 
 EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
                     const EvalOptions& options) {
   if (options.envs < 1 || options.episodes_per_env < 1)
-    throw std::invalid_argument("evaluate: envs (" + std::to_string(options.envs) +
-                                ") and episodes_per_env (" +
-                                std::to_string(options.episodes_per_env) + ") must be >= 1");
+    throw ValueError("evaluate: envs (" + std::to_string(options.envs) +
+                     ") and episodes_per_env (" + std::to_string(options.episodes_per_env) +
+                     ") must be >= 1");
   if (!options.env.continuous)
-    throw std::invalid_argument("evaluate: the Gaussian policy needs continuous actions");
-  const double t_start = now();
+    throw ValueError("evaluate: the Gaussian policy needs continuous actions");
+  const double t_start = now_seconds();
   const size_t n = static_cast<size_t>(options.envs);
   std::vector<std::unique_ptr<LunarLander>> envs;
   for (size_t i = 0; i < n; ++i) envs.push_back(std::make_unique<LunarLander>(options.env));
@@ -34,8 +34,8 @@ EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
   const Space& aspace = envs[0]->action_space();
   const size_t a = static_cast<size_t>(aspace.flat_size());
   if (log_std.size() != a)
-    throw std::invalid_argument("evaluate: log_std has " + std::to_string(log_std.size()) +
-                                " values for " + std::to_string(a) + " action dims");
+    throw ValueError("evaluate: log_std has " + std::to_string(log_std.size()) + " values for " +
+                     std::to_string(a) + " action dims");
 
   std::vector<float> obs(n * o), means(n * a), actions(n * a);
   std::vector<double> ep_return(n, 0.0);
@@ -49,10 +49,10 @@ EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
   EvalResult r;
   size_t active = n;
   while (active > 0) {
-    double t0 = now();
+    double t0 = now_seconds();
     actor(obs, means);
     ++r.actor_calls;
-    double t1 = now();
+    double t1 = now_seconds();
     r.inference_seconds += t1 - t0;
     if (options.stochastic)
       sampler.sample(means, log_std, actions);
@@ -60,7 +60,7 @@ EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
       std::copy(means.begin(), means.end(), actions.begin());
     for (size_t k = 0; k < n * a; ++k)
       actions[k] = std::clamp(actions[k], aspace.low[k % a], aspace.high[k % a]);
-    double t2 = now();
+    double t2 = now_seconds();
     r.sampling_seconds += t2 - t1;
     for (size_t i = 0; i < n; ++i) {
       if (done_count[i] >= options.episodes_per_env) continue;
@@ -80,7 +80,7 @@ EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
           envs[i]->reset_into(std::nullopt, row);
       }
     }
-    r.env_seconds += now() - t2;
+    r.env_seconds += now_seconds() - t2;
   }
   for (size_t i = 0; i < n; ++i) {
     r.returns.insert(r.returns.end(), returns[i].begin(), returns[i].end());
@@ -98,7 +98,7 @@ EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
   r.mean = sum / static_cast<double>(r.returns.size());
   for (double x : r.returns) sq += (x - r.mean) * (x - r.mean);
   r.std = std::sqrt(sq / static_cast<double>(r.returns.size()));
-  r.seconds = now() - t_start;
+  r.seconds = now_seconds() - t_start;
   return r;
 }
 

@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "ember/error.h"
+
 namespace ember::rl {
 
 void compute_gae(int64_t steps, int64_t envs, std::span<const float> rewards,
@@ -10,13 +12,12 @@ void compute_gae(int64_t steps, int64_t envs, std::span<const float> rewards,
                  std::span<const uint8_t> terminated, std::span<const uint8_t> truncated,
                  double gamma, double lambda, std::span<float> advantages,
                  std::span<float> returns) {
-  if (steps < 0 || envs < 1) throw std::invalid_argument("compute_gae: bad steps/envs");
+  if (steps < 0 || envs < 1) throw ValueError("compute_gae: bad steps/envs");
   const size_t n = static_cast<size_t>(steps * envs);
   auto check = [&](const char* name, size_t got) {
     if (got != n)
-      throw std::invalid_argument(std::string("compute_gae: ") + name + " has " +
-                                  std::to_string(got) +
-                                  " elements, expected T * N = " + std::to_string(n));
+      throw ValueError(std::string("compute_gae: ") + name + " has " + std::to_string(got) +
+                       " elements, expected T * N = " + std::to_string(n));
   };
   check("rewards", rewards.size());
   check("values", values.size());
@@ -26,8 +27,8 @@ void compute_gae(int64_t steps, int64_t envs, std::span<const float> rewards,
   check("advantages", advantages.size());
   check("returns", returns.size());
   if (!(gamma >= 0 && gamma <= 1) || !(lambda >= 0 && lambda <= 1))
-    throw std::invalid_argument("compute_gae: gamma " + std::to_string(gamma) + " and lambda " +
-                                std::to_string(lambda) + " must lie in [0, 1]");
+    throw ValueError("compute_gae: gamma " + std::to_string(gamma) + " and lambda " +
+                     std::to_string(lambda) + " must lie in [0, 1]");
   for (int64_t e = 0; e < envs; ++e) {
     double next_adv = 0.0;
     for (int64_t t = steps; t-- > 0;) {

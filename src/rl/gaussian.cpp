@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "ember/error.h"
+
 namespace ember::rl {
 namespace {
 
@@ -34,9 +36,9 @@ Tensor gaussian_entropy(const Tensor& log_std) {
 double gaussian_log_prob(std::span<const float> action, std::span<const float> mean,
                          std::span<const float> log_std) {
   if (action.size() != mean.size() || action.size() != log_std.size())
-    throw std::invalid_argument("gaussian_log_prob: action, mean and log_std lengths differ (" +
-                                std::to_string(action.size()) + ", " + std::to_string(mean.size()) +
-                                ", " + std::to_string(log_std.size()) + ")");
+    throw ValueError("gaussian_log_prob: action, mean and log_std lengths differ (" +
+                     std::to_string(action.size()) + ", " + std::to_string(mean.size()) + ", " +
+                     std::to_string(log_std.size()) + ")");
   double lp = 0.0;
   for (size_t i = 0; i < action.size(); ++i) {
     const double z = (double(action[i]) - mean[i]) * std::exp(-double(log_std[i]));
@@ -69,9 +71,9 @@ void GaussianSampler::sample(std::span<const float> means, std::span<const float
                              std::span<float> actions) {
   const size_t a = log_std.size();
   if (a == 0 || means.size() % a != 0 || actions.size() != means.size())
-    throw std::invalid_argument("GaussianSampler::sample: means has " +
-                                std::to_string(means.size()) + " values, actions " +
-                                std::to_string(actions.size()) + ", log_std " + std::to_string(a));
+    throw ValueError("GaussianSampler::sample: means has " + std::to_string(means.size()) +
+                     " values, actions " + std::to_string(actions.size()) + ", log_std " +
+                     std::to_string(a));
   for (size_t i = 0; i < means.size(); ++i) {
     const double sigma = std::exp(double(log_std[i % a]));
     actions[i] = static_cast<float>(means[i] + sigma * standard_normal());

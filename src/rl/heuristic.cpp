@@ -5,14 +5,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "ember/error.h"
 #include "ember/rl/lunar_lander.h"
 
 namespace ember::rl {
 
 HeuristicTodo heuristic_todo(std::span<const float> s) {
   if (s.size() != static_cast<size_t>(lunar::kObsDim)) {
-    throw std::invalid_argument("heuristic: observation has " + std::to_string(s.size()) +
-                                " values, expected 8");
+    throw ValueError("heuristic: observation has " + std::to_string(s.size()) +
+                     " values, expected 8");
   }
   // Point towards the centre, and aim for a height that shrinks as the lander nears the pad.
   const double angle_target = std::clamp(0.5 * s[0] + 1.0 * s[2], -0.4, 0.4);
@@ -45,10 +46,9 @@ void HeuristicPolicy::act(std::span<const float> observations, std::span<float> 
   const size_t obs_dim = lunar::kObsDim, act_dim = action_dim();
   const size_t n = observations.size() / obs_dim;
   if (observations.size() % obs_dim != 0 || actions.size() != n * act_dim) {
-    throw std::invalid_argument("HeuristicPolicy::act: " + std::to_string(observations.size()) +
-                                " observation floats and " + std::to_string(actions.size()) +
-                                " action floats do not form [n, 8] and [n, " +
-                                std::to_string(act_dim) + "]");
+    throw ValueError("HeuristicPolicy::act: " + std::to_string(observations.size()) +
+                     " observation floats and " + std::to_string(actions.size()) +
+                     " action floats do not form [n, 8] and [n, " + std::to_string(act_dim) + "]");
   }
   for (size_t i = 0; i < n; ++i) {
     const auto obs = observations.subspan(i * obs_dim, obs_dim);

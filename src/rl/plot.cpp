@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "ember/error.h"
+
 namespace ember::rl {
 namespace {
 
@@ -55,7 +57,7 @@ std::string esc(const std::string& s) {
 
 std::string learning_curve_svg(const PlotSeries& s, const PlotOptions& o) {
   if (s.x.size() != s.y.size() || (!s.err.empty() && s.err.size() != s.x.size()))
-    throw std::invalid_argument("learning_curve_svg: x, y (and err) must have equal lengths");
+    throw ValueError("learning_curve_svg: x, y (and err) must have equal lengths");
   // Data ranges (always include 0 on x, the target and the marker).
   double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
   bool any = false;

@@ -7,13 +7,12 @@
 #include "ember/autograd.h"
 #include "ember/grad_mode.h"
 #include "ember/rl/random.h"
+#include "ember/support/clock.h"
 
 namespace ember::rl {
 namespace {
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using support::now_seconds;
 
 }  // namespace
 
@@ -94,13 +93,13 @@ UpdateStats PpoLearner::update(const RolloutBuffer& buffer, uint64_t shuffle_see
   MiniBatch batch;
   const int64_t o = buffer.obs_dim(), a = buffer.act_dim();
   for (int64_t pass = 0; pass < options_.passes; ++pass) {
-    double t0 = now();
+    double t0 = now_seconds();
     std::iota(perm.begin(), perm.end(), int64_t{0});
     for (int64_t i = n - 1; i > 0; --i)  // Fisher-Yates
       std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(rng.integers(0, i + 1))]);
-    st.gather_seconds += now() - t0;
+    st.gather_seconds += now_seconds() - t0;
     for (int64_t start = 0; start < n; start += mb) {
-      t0 = now();
+      t0 = now_seconds();
       buffer.gather(std::span<const int64_t>(perm).subspan(static_cast<size_t>(start),
                                                            static_cast<size_t>(mb)),
                     batch);
@@ -109,12 +108,12 @@ UpdateStats PpoLearner::update(const RolloutBuffer& buffer, uint64_t shuffle_see
                                       from_blob(batch.log_probs.data(), {mb}, kFloat32),
                                       from_blob(batch.advantages.data(), {mb}, kFloat32),
                                       from_blob(batch.returns.data(), {mb}, kFloat32)};
-      const double t1 = now();
+      const double t1 = now_seconds();
       st.gather_seconds += t1 - t0;
       const std::vector<Tensor> m = step_fn_(in);
       double v[8];
       for (int k = 0; k < 8; ++k) v[k] = m[static_cast<size_t>(k)].item<double>();
-      st.step_seconds += now() - t1;
+      st.step_seconds += now_seconds() - t1;
       st.loss += v[0];
       st.policy_loss += v[1];
       st.value_loss += v[2];

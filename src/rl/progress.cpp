@@ -6,6 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "ember/error.h"
+
 namespace ember::rl {
 namespace {
 
@@ -44,7 +46,7 @@ Progress::Progress(const std::string& mode, int64_t max_transitions, std::FILE* 
   else if (mode == "none")
     mode_ = Mode::kNone;
   else
-    throw std::invalid_argument("progress mode must be auto, tty, plain or none: " + mode);
+    throw ValueError("progress mode must be auto, tty, plain or none: " + mode);
   start_ = last_draw_ = std::chrono::steady_clock::now();
 }
 

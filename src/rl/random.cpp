@@ -3,6 +3,7 @@
 #include <string>
 
 #include "ember/rl/env.h"
+#include "ember/support/splitmix64.h"
 
 namespace ember::rl {
 
@@ -10,10 +11,7 @@ void Xoshiro256::seed_with(uint64_t seed) {
   // splitmix64 spreads any seed (0 included) over the 256-bit state, never all zero.
   uint64_t x = seed;
   for (uint64_t& s : s_) {
-    uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    s = z ^ (z >> 31);
+    s = support::splitmix64_mix(x += support::kSplitMix64Gamma);
   }
 }
 

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "ember/error.h"
+
 namespace ember::rl {
 namespace {
 
@@ -137,8 +139,7 @@ void write_png(const std::filesystem::path& path, const Image& image) {
 
 RenderedEpisode render_episode(LunarLander& env, const PolicyFn& policy, uint64_t seed,
                                const std::filesystem::path& dir, int every) {
-  if (every < 1)
-    throw std::invalid_argument("render_episode: every = " + std::to_string(every) + " < 1");
+  if (every < 1) throw ValueError("render_episode: every = " + std::to_string(every) + " < 1");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw EnvError("render_episode: cannot create " + dir.string() + ": " + ec.message());

@@ -4,14 +4,16 @@
 #include <stdexcept>
 #include <string>
 
+#include "ember/error.h"
+
 namespace ember::rl {
 
 RewardScaler::RewardScaler(int64_t envs, double gamma, double eps)
     : envs_(envs), gamma_(gamma), eps_(eps) {
   if (envs < 1 || !(gamma >= 0 && gamma <= 1) || !(eps > 0))
-    throw std::invalid_argument("RewardScaler: need envs >= 1, gamma in [0, 1], eps > 0 (got " +
-                                std::to_string(envs) + ", " + std::to_string(gamma) + ", " +
-                                std::to_string(eps) + ")");
+    throw ValueError("RewardScaler: need envs >= 1, gamma in [0, 1], eps > 0 (got " +
+                     std::to_string(envs) + ", " + std::to_string(gamma) + ", " +
+                     std::to_string(eps) + ")");
   returns_.assign(static_cast<size_t>(envs), 0.0);
 }
 
@@ -19,8 +21,8 @@ void RewardScaler::scale(std::span<const float> rewards, std::span<const uint8_t
                          std::span<float> scaled) {
   const size_t n = static_cast<size_t>(envs_);
   if (rewards.size() != n || done.size() != n || scaled.size() != n)
-    throw std::invalid_argument("RewardScaler::scale: expected " + std::to_string(n) +
-                                " rewards, flags and outputs");
+    throw ValueError("RewardScaler::scale: expected " + std::to_string(n) +
+                     " rewards, flags and outputs");
   // Batch moments of the updated returns.
   double bmean = 0.0, bvar = 0.0;
   for (size_t i = 0; i < n; ++i) {
@@ -46,7 +48,7 @@ void RewardScaler::scale(std::span<const float> rewards, std::span<const uint8_t
 
 void RewardScaler::set_statistics(double mean, double var, double count) {
   if (!(var >= 0) || !(count > 0))
-    throw std::invalid_argument("RewardScaler::set_statistics: var must be >= 0 and count > 0");
+    throw ValueError("RewardScaler::set_statistics: var must be >= 0 and count > 0");
   mean_ = mean;
   var_ = var;
   count_ = count;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ember/error.h"
 #include "ember/rl/gae.h"
 #include "ember/rl/gaussian.h"
 
@@ -19,7 +20,7 @@ RolloutBuffer::RolloutBuffer(int64_t steps, int64_t envs, int64_t obs_dim, int64
       act_dim_(act_dim),
       capacity_(truncation_capacity) {
   if (steps < 1 || envs < 1 || obs_dim < 1 || act_dim < 1 || truncation_capacity < 0)
-    throw std::invalid_argument(
+    throw ValueError(
         "RolloutBuffer: steps, envs, obs_dim, act_dim must be >= 1 and "
         "the truncation capacity >= 0");
   const size_t n = static_cast<size_t>(steps * envs);
@@ -45,8 +46,8 @@ void RolloutBuffer::clear() {
 
 void RolloutBuffer::check_step(int64_t t) const {
   if (t < 0 || t >= steps_)
-    throw std::invalid_argument("RolloutBuffer: step " + std::to_string(t) + " outside [0, " +
-                                std::to_string(steps_) + ")");
+    throw ValueError("RolloutBuffer: step " + std::to_string(t) + " outside [0, " +
+                     std::to_string(steps_) + ")");
 }
 
 std::span<float> RolloutBuffer::observations(int64_t t) {
@@ -83,9 +84,8 @@ std::span<uint8_t> RolloutBuffer::truncated(int64_t t) {
 void RolloutBuffer::add_truncation(int64_t t, int64_t env, std::span<const float> final_obs) {
   check_step(t);
   if (env < 0 || env >= envs_ || final_obs.size() != static_cast<size_t>(obs_dim_))
-    throw std::invalid_argument("RolloutBuffer::add_truncation: env " + std::to_string(env) +
-                                " or observation size " + std::to_string(final_obs.size()) +
-                                " out of range");
+    throw ValueError("RolloutBuffer::add_truncation: env " + std::to_string(env) +
+                     " or observation size " + std::to_string(final_obs.size()) + " out of range");
   const int64_t slot = static_cast<int64_t>(truncation_rows_.size());
   if (slot >= capacity_) {  // grow (the batched inference input changes shape)
     capacity_ = std::max<int64_t>(2 * capacity_, capacity_ + envs_);
@@ -98,8 +98,8 @@ void RolloutBuffer::add_truncation(int64_t t, int64_t env, std::span<const float
 
 void RolloutBuffer::set_bootstrap_observations(std::span<const float> observations) {
   if (observations.size() != static_cast<size_t>(envs_ * obs_dim_))
-    throw std::invalid_argument("RolloutBuffer::set_bootstrap_observations: expected " +
-                                std::to_string(envs_ * obs_dim_) + " values");
+    throw ValueError("RolloutBuffer::set_bootstrap_observations: expected " +
+                     std::to_string(envs_ * obs_dim_) + " values");
   std::copy(observations.begin(), observations.end(),
             obs_.begin() + static_cast<std::ptrdiff_t>(size() * obs_dim_));
   have_bootstrap_ = true;
@@ -112,10 +112,9 @@ void RolloutBuffer::set_policy_outputs(std::span<const float> means, std::span<c
     throw std::logic_error("RolloutBuffer: set_bootstrap_observations() must come first");
   if (means.size() != static_cast<size_t>(rows * act_dim_) ||
       values.size() != static_cast<size_t>(rows) || log_std.size() != static_cast<size_t>(act_dim_))
-    throw std::invalid_argument("RolloutBuffer::set_policy_outputs: expected means [" +
-                                std::to_string(rows) + ", " + std::to_string(act_dim_) +
-                                "], values [" + std::to_string(rows) + "], log_std [" +
-                                std::to_string(act_dim_) + "]");
+    throw ValueError("RolloutBuffer::set_policy_outputs: expected means [" + std::to_string(rows) +
+                     ", " + std::to_string(act_dim_) + "], values [" + std::to_string(rows) +
+                     "], log_std [" + std::to_string(act_dim_) + "]");
   const int64_t n = size();
   const size_t a = static_cast<size_t>(act_dim_);
   for (int64_t i = 0; i < n; ++i) {
@@ -153,8 +152,8 @@ void RolloutBuffer::gather(std::span<const int64_t> indices, MiniBatch& out) con
   for (size_t j = 0; j < m; ++j) {
     const int64_t i = indices[j];
     if (i < 0 || i >= n)
-      throw std::invalid_argument("RolloutBuffer::gather: index " + std::to_string(i) +
-                                  " outside [0, " + std::to_string(n) + ")");
+      throw ValueError("RolloutBuffer::gather: index " + std::to_string(i) + " outside [0, " +
+                       std::to_string(n) + ")");
     const size_t u = static_cast<size_t>(i);
     std::copy_n(obs_.begin() + static_cast<std::ptrdiff_t>(u * o), o,
                 out.observations.begin() + static_cast<std::ptrdiff_t>(j * o));
@@ -168,7 +167,7 @@ void RolloutBuffer::gather(std::span<const int64_t> indices, MiniBatch& out) con
 
 double explained_variance(std::span<const float> values, std::span<const float> returns) {
   if (values.size() != returns.size() || values.empty())
-    throw std::invalid_argument("explained_variance: values and returns must be equal, non-empty");
+    throw ValueError("explained_variance: values and returns must be equal, non-empty");
   const double n = static_cast<double>(values.size());
   double mr = 0, md = 0;
   for (size_t i = 0; i < values.size(); ++i) {

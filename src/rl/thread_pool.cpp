@@ -39,7 +39,7 @@ constexpr int64_t index_of(uint64_t claim) { return claim & kIndexMask; }
 
 ThreadPool::ThreadPool(int threads) {
   if (threads < 1) {
-    throw std::invalid_argument("ThreadPool: threads = " + std::to_string(threads) + " < 1");
+    throw ValueError("ThreadPool: threads = " + std::to_string(threads) + " < 1");
   }
   workers_.reserve(threads - 1);
   try {
@@ -105,7 +105,7 @@ void ThreadPool::parallel_for(int64_t n, const Task& task) {
     return;
   }
   if (n > static_cast<int64_t>(kIndexMask)) {
-    throw std::invalid_argument("ThreadPool: n = " + std::to_string(n) + " >= 2^20");
+    throw ValueError("ThreadPool: n = " + std::to_string(n) + " >= 2^20");
   }
   task_.store(&task, std::memory_order_relaxed);
   done_.store(0, std::memory_order_relaxed);

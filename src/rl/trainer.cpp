@@ -19,6 +19,8 @@
 #include "ember/rl/rollout_buffer.h"
 #include "ember/rl/vector_env.h"
 #include "ember/serialize.h"
+#include "ember/support/clock.h"
+#include "ember/support/splitmix64.h"
 
 namespace ember::rl {
 namespace {
@@ -29,9 +31,7 @@ namespace fs = std::filesystem;
 // Seed purposes.
 enum : uint64_t { kInit = 1, kTrainEnvs, kEval, kFinalEval, kShuffle, kResumeEnvs };
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using support::now_seconds;
 
 json curve_to_json(const std::vector<CurvePoint>& curve) {
   json a = json::array();
@@ -86,13 +86,9 @@ std::string write_checkpoint(const std::string& dir, const std::string& stem,
 }  // namespace
 
 uint64_t derive_seed(uint64_t seed, uint64_t purpose, uint64_t index) {
-  uint64_t z = seed ^ (purpose * 0x9E3779B97F4A7C15ULL) ^ (index * 0xD1B54A32D192ED03ULL);
-  for (int i = 0; i < 2; ++i) {  // splitmix64 finaliser, twice
-    z += 0x9E3779B97F4A7C15ULL;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z ^= z >> 31;
-  }
+  uint64_t z = seed ^ (purpose * support::kSplitMix64Gamma) ^ (index * 0xD1B54A32D192ED03ULL);
+  for (int i = 0; i < 2; ++i)  // splitmix64, two steps
+    z = support::splitmix64_mix(z += support::kSplitMix64Gamma);
   return z;
 }
 
@@ -106,127 +102,170 @@ Trainer::Trainer(TrainConfig config) : config_(std::move(config)) {
   if (config_.threads > 0) set_num_threads(config_.threads);
 }
 
-TrainResult Trainer::run() {
-  const TrainConfig& c = config_;
-  TrainResult result;
-  Progress progress(c.progress, c.max_transitions);
+namespace {
 
-  auto interrupted = [&] {
+// One training run, phase by phase: setup (resume checks, networks, envs, records), then per
+// epoch collect -> evaluate -> update -> checkpoint and record, then the closing save, the
+// saved-policy evaluation and the summary. The order of the setup steps is the order of the
+// random streams they draw from: keep it.
+class TrainingRun {
+ public:
+  TrainingRun(const TrainConfig& c, const std::atomic<int>* interrupt)
+      : c_(c), interrupt_(interrupt), progress_(c.progress, c.max_transitions) {}
+
+  TrainResult run() {
+    setup();
+    int64_t epoch = resume_ ? resume_->epoch : 0;
+    bool abandoned = false;
+    for (;; ++epoch) {
+      const double e0 = now_seconds();
+      const RuntimeStats stats0 = runtime_stats();
+      json r = {{"epoch", epoch}};
+      CollectStats cs;
+      if (!collect(epoch, r, cs)) {
+        abandoned = true;
+        break;
+      }
+      const std::optional<EvalResult> ev = evaluate_epoch(epoch, r);
+      const bool stop_target = ev && ev->mean >= c_.target;
+      if (stop_target) {
+        result_.seconds_to_stop = seconds_since_process_start();
+        result_.reached_target = true;
+        result_.stop_reason = "target";
+      }
+      const double update_s = update(epoch, r, !stop_target);
+      record_compilation(r, stats0);
+      // An interrupt that arrived during the evaluation or the update stops here, after the
+      // whole epoch.
+      const bool stop_max = !stop_target && transitions_ >= c_.max_transitions;
+      const bool stop_signal = !stop_target && !stop_max && interrupted();
+      const bool checkpoint = rec_ && !stop_target && !stop_max && !stop_signal &&
+                              c_.checkpoint_every > 0 && (epoch + 1) % c_.checkpoint_every == 0;
+      record_epoch(epoch, r, e0, checkpoint, cs.seconds, update_s);
+      if (stop_target || stop_max || stop_signal) {
+        if (stop_max) {
+          result_.seconds_to_stop = seconds_since_process_start();
+          result_.stop_reason = "max_transitions";
+        }
+        break;
+      }
+    }
+    finish(epoch, abandoned);
+    return result_;
+  }
+
+ private:
+  bool interrupted() const {
     return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed) != 0;
-  };
+  }
 
   // A resume reads the manifest and checks the policy file against the configuration before the
   // networks are built (a wrong shape fails here, allocating nothing of the network's size).
-  std::optional<CheckpointManifest> resume;
-  if (!c.resume.empty()) {
-    resume = read_checkpoint_manifest(find_checkpoint(c.resume));
-    if (resume->transitions != resume->epoch * c.transitions_per_epoch())
-      throw IOError("checkpoint '" + resume->path + "': " + std::to_string(resume->transitions) +
-                    " transitions after " + std::to_string(resume->epoch) +
-                    " epochs do not match " + std::to_string(c.transitions_per_epoch()) +
+  void read_resume() {
+    if (c_.resume.empty()) return;
+    resume_ = read_checkpoint_manifest(find_checkpoint(c_.resume));
+    if (resume_->transitions != resume_->epoch * c_.transitions_per_epoch())
+      throw IOError("checkpoint '" + resume_->path + "': " + std::to_string(resume_->transitions) +
+                    " transitions after " + std::to_string(resume_->epoch) +
+                    " epochs do not match " + std::to_string(c_.transitions_per_epoch()) +
                     " transitions per epoch");
-    if (resume->transitions >= c.max_transitions)
+    if (resume_->transitions >= c_.max_transitions)
       throw ValueError(
-          "checkpoint '" + resume->path + "' is at " + std::to_string(resume->transitions) +
-          " transitions, already >= --max-transitions " + std::to_string(c.max_transitions) +
+          "checkpoint '" + resume_->path + "' is at " + std::to_string(resume_->transitions) +
+          " transitions, already >= --max-transitions " + std::to_string(c_.max_transitions) +
           "; give a larger --max-transitions to continue the run");
-    check_policy_tensors(load_file(resume->policy_file).tensors, c.policy, resume->policy_file);
+    check_policy_tensors(load_file(resume_->policy_file).tensors, c_.policy, resume_->policy_file);
   }
 
-  manual_seed(derive_seed(c.seed, kInit));
-  ActorCritic policy(c.policy);
-  PpoLearner learner(policy, c.update);
+  void setup() {
+    read_resume();
+    manual_seed(derive_seed(c_.seed, kInit));
+    policy_ = ActorCritic(c_.policy);
+    learner_ = std::make_unique<PpoLearner>(policy_, c_.update);
 
-  LunarLanderOptions env_options;
-  env_options.max_episode_steps = c.max_episode_steps;
-  auto venv = make_lunar_lander_vector(c.envs, env_options, c.env_threads);
-  if (venv->observation_dim() != c.policy.obs_dim || venv->action_dim() != c.policy.act_dim)
-    throw ValueError("policy dims do not match the env's");
+    env_options_.max_episode_steps = c_.max_episode_steps;
+    venv_ = make_lunar_lander_vector(c_.envs, env_options_, c_.env_threads);
+    if (venv_->observation_dim() != c_.policy.obs_dim || venv_->action_dim() != c_.policy.act_dim)
+      throw ValueError("policy dims do not match the env's");
 
-  if (resume) {
-    ember::load(*policy, resume->policy_file);
-    ember::load(learner.optimizer(), resume->optimizer_file);
+    if (resume_) {
+      ember::load(*policy_, resume_->policy_file);
+      ember::load(learner_->optimizer(), resume_->optimizer_file);
+    }
+    // The training envs' seed depends on the resumed epoch.
+    const uint64_t env_seed = !resume_
+                                  ? derive_seed(c_.seed, kTrainEnvs)
+                                  : derive_seed(c_.seed, kResumeEnvs, uint64_t(resume_->epoch));
+    collector_ = std::make_unique<Collector>(*venv_, env_seed, c_.gamma, c_.reward_scaling);
+    if (resume_)
+      collector_->reward_scaler().set_statistics(resume_->scaler_mean, resume_->scaler_var,
+                                                 resume_->scaler_count);
+    open_records();
+    curve_ = resume_ ? resume_->curve : std::vector<CurvePoint>{};
+    buffer_ = make_buffer();
+    actor_ = make_means_fn(policy_, c_.jit);
+    eval_opts_.envs = c_.eval_envs;
+    eval_opts_.episodes_per_env = c_.eval_episodes_per_env;
+    eval_opts_.env = env_options_;
+    // The evaluation's actor runs on eval_envs observations; share the jitted one when the batch
+    // sizes agree.
+    eval_actor_ = c_.eval_envs == c_.envs ? actor_ : make_means_fn(policy_, c_.jit);
+    transitions_ = resume_ ? resume_->transitions : 0;
   }
-  // The training envs' seed depends on the resumed epoch.
-  const uint64_t env_seed = !resume ? derive_seed(c.seed, kTrainEnvs)
-                                    : derive_seed(c.seed, kResumeEnvs, uint64_t(resume->epoch));
-  Collector collector(*venv, env_seed, c.gamma, c.reward_scaling);
-  if (resume)
-    collector.reward_scaler().set_statistics(resume->scaler_mean, resume->scaler_var,
-                                             resume->scaler_count);
 
-  std::unique_ptr<RunRecorder> rec;
-  if (!c.out_dir.empty()) {
-    json extra = {{"jit", {{"requested", c.jit}, {"available", jit_available()}}},
-                  {"resumed_from", !resume ? json(nullptr) : json(resume->path)}};
-    extra["provenance_threads"] = {{"kernel", get_num_threads()}, {"env", venv->threads()}};
-    RunResume rr;
-    if (resume) rr = {resume->epoch, resume->run_dir, resume->path, resume->record};
-    rec = std::make_unique<RunRecorder>(c.out_dir, to_json(c), extra, resume ? &rr : nullptr);
-    if (resume) rec->set_curve(resume->curve);
-    result.out_dir = c.out_dir;
-    result.records_path = rec->path("epochs.jsonl");
-    result.plot_path = rec->path("learning_curve.svg");
-    progress.message("ember train: records in " + c.out_dir);
+  void open_records() {
+    if (!c_.out_dir.empty()) {
+      json extra = {{"jit", {{"requested", c_.jit}, {"available", jit_available()}}},
+                    {"resumed_from", !resume_ ? json(nullptr) : json(resume_->path)}};
+      extra["provenance_threads"] = {{"kernel", get_num_threads()}, {"env", venv_->threads()}};
+      RunResume rr;
+      if (resume_) rr = {resume_->epoch, resume_->run_dir, resume_->path, resume_->record};
+      rec_ = std::make_unique<RunRecorder>(c_.out_dir, to_json(c_), extra, resume_ ? &rr : nullptr);
+      if (resume_) rec_->set_curve(resume_->curve);
+      result_.out_dir = c_.out_dir;
+      result_.records_path = rec_->path("epochs.jsonl");
+      result_.plot_path = rec_->path("learning_curve.svg");
+      progress_.message("ember train: records in " + c_.out_dir);
+    }
+    if (rec_ && rec_->dropped_records() > 0)
+      progress_.message("ember train: dropped " + std::to_string(rec_->dropped_records()) +
+                        " epoch record(s) after the checkpoint's epoch " +
+                        std::to_string(resume_->epoch));
   }
-  if (rec && rec->dropped_records() > 0)
-    progress.message("ember train: dropped " + std::to_string(rec->dropped_records()) +
-                     " epoch record(s) after the checkpoint's epoch " +
-                     std::to_string(resume->epoch));
-  std::vector<CurvePoint> curve = resume ? resume->curve : std::vector<CurvePoint>{};
 
   // Allocation failures name what was being allocated (not a bare std::bad_alloc).
-  const auto make_buffer = [&] {
+  std::unique_ptr<RolloutBuffer> make_buffer() const {
     try {
-      return std::make_unique<RolloutBuffer>(c.steps_per_env, c.envs, c.policy.obs_dim,
-                                             c.policy.act_dim,
-                                             c.envs * (c.steps_per_env / c.max_episode_steps + 2));
+      return std::make_unique<RolloutBuffer>(
+          c_.steps_per_env, c_.envs, c_.policy.obs_dim, c_.policy.act_dim,
+          c_.envs * (c_.steps_per_env / c_.max_episode_steps + 2));
     } catch (const std::bad_alloc&) {
     } catch (const std::length_error&) {
     }
     throw Error("ember train: out of memory allocating the rollout buffer for " +
-                std::to_string(c.transitions_per_epoch()) + " transitions per epoch (" +
-                std::to_string(c.envs) + " envs x " + std::to_string(c.steps_per_env) +
+                std::to_string(c_.transitions_per_epoch()) + " transitions per epoch (" +
+                std::to_string(c_.envs) + " envs x " + std::to_string(c_.steps_per_env) +
                 " steps); lower --envs or --steps-per-env");
-  };
-  const std::unique_ptr<RolloutBuffer> buffer_storage = make_buffer();
-  RolloutBuffer& buffer = *buffer_storage;
-  const MeansFn actor = make_means_fn(policy, c.jit);
-  EvalOptions eval_opts;
-  eval_opts.envs = c.eval_envs;
-  eval_opts.episodes_per_env = c.eval_episodes_per_env;
-  eval_opts.env = env_options;
-  // The evaluation's actor runs on eval_envs observations; share the jitted one when the batch
-  // sizes agree.
-  const MeansFn eval_actor = c.eval_envs == c.envs ? actor : make_means_fn(policy, c.jit);
+  }
 
-  int64_t epoch = resume ? resume->epoch : 0, transitions = resume ? resume->transitions : 0;
-  const int64_t per_epoch = c.transitions_per_epoch();
-  std::string checkpoint_path;
-  bool abandoned = false;
-  for (;; ++epoch) {
-    const double e0 = now();
-    const RuntimeStats stats0 = runtime_stats();
-    json r = {{"epoch", epoch}};
-    // 1. Collection. An interrupt abandons it: the epoch is redone after a resume, so the
-    // reward-scaling statistics go back to where the epoch started.
-    const std::vector<float> log_std = policy->log_std_values();
-    const RewardScaler scaler_at_start = collector.reward_scaler();
-    CollectStats cs;
+  // 1. Collection. An interrupt abandons it (returns false): the epoch is redone after a resume,
+  // so the reward-scaling statistics go back to where the epoch started.
+  bool collect(int64_t epoch, json& r, CollectStats& cs) {
+    log_std_ = policy_->log_std_values();
+    const RewardScaler scaler_at_start = collector_->reward_scaler();
     try {
       ProfilePhase phase("collect");  // PROFILE=1 trace
-      cs = collector.collect(actor, log_std, buffer, [&](int64_t t) {
+      cs = collector_->collect(actor_, log_std_, *buffer_, [&](int64_t t) {
         if (interrupted()) throw Abandoned{};
-        progress.phase(epoch, transitions, "collect", t + 1, c.steps_per_env);
+        progress_.phase(epoch, transitions_, "collect", t + 1, c_.steps_per_env);
       });
     } catch (const Abandoned&) {
-      collector.reward_scaler().set_statistics(scaler_at_start.mean(), scaler_at_start.var(),
-                                               scaler_at_start.count());
-      abandoned = true;
-      break;
+      collector_->reward_scaler().set_statistics(scaler_at_start.mean(), scaler_at_start.var(),
+                                                 scaler_at_start.count());
+      return false;
     }
-    transitions += per_epoch;
-    r["transitions"] = transitions;
+    transitions_ += c_.transitions_per_epoch();
+    r["transitions"] = transitions_;
     r["collect_s"] = cs.seconds;
     r["collect_inference_s"] = cs.inference_seconds;
     r["collect_sampling_s"] = cs.sampling_seconds;
@@ -237,20 +276,23 @@ TrainResult Trainer::run() {
     for (double x : cs.episode_returns) tr += x;
     r["train_return_mean"] =
         cs.episode_returns.empty() ? json(nullptr) : json(tr / double(cs.episode_returns.size()));
-    r["truncations"] = buffer.truncations();
-    r["reward_scale"] = std::sqrt(collector.reward_scaler().var() + 1e-8);
-    r["action_std"] = {std::exp(log_std[0]), std::exp(log_std.size() > 1 ? log_std[1] : 0.f)};
+    r["truncations"] = buffer_->truncations();
+    r["reward_scale"] = std::sqrt(collector_->reward_scaler().var() + 1e-8);
+    r["action_std"] = {std::exp(log_std_[0]), std::exp(log_std_.size() > 1 ? log_std_[1] : 0.f)};
+    return true;
+  }
 
-    // 2. Scheduled evaluation.
+  // 2. Scheduled evaluation.
+  std::optional<EvalResult> evaluate_epoch(int64_t epoch, json& r) {
     std::optional<EvalResult> ev;
-    if (epoch % c.eval_every == 0) {
-      progress.phase(epoch, transitions, "evaluate", 0, 0);
+    if (epoch % c_.eval_every == 0) {
+      progress_.phase(epoch, transitions_, "evaluate", 0, 0);
       ProfilePhase phase("evaluate");
-      eval_opts.seed = derive_seed(c.seed, kEval, uint64_t(epoch));
-      ev = evaluate(eval_actor, log_std, eval_opts);
-      curve.push_back({epoch, transitions, ev->mean, ev->std});
-      progress.evaluation(epoch, transitions, ev->mean, ev->std, ev->seconds);
-      if (rec) rec->eval_point(curve.back(), c.target);
+      eval_opts_.seed = derive_seed(c_.seed, kEval, uint64_t(epoch));
+      ev = evaluate(eval_actor_, log_std_, eval_opts_);
+      curve_.push_back({epoch, transitions_, ev->mean, ev->std});
+      progress_.evaluation(epoch, transitions_, ev->mean, ev->std, ev->seconds);
+      if (rec_) rec_->eval_point(curve_.back(), c_.target);
     }
     r["eval_s"] = ev ? ev->seconds : 0.0;
     r["eval_mean"] = ev ? json(ev->mean) : json(nullptr);
@@ -258,27 +300,24 @@ TrainResult Trainer::run() {
     r["eval_min"] = ev ? json(ev->min) : json(nullptr);
     r["eval_max"] = ev ? json(ev->max) : json(nullptr);
     r["eval_episodes"] = ev ? json(ev->returns.size()) : json(nullptr);
-    const bool stop_target = ev && ev->mean >= c.target;
-    if (stop_target) {
-      result.seconds_to_stop = seconds_since_process_start();
-      result.reached_target = true;
-      result.stop_reason = "target";
-    }
+    return ev;
+  }
 
-    // 3. Update (not after the stopping evaluation).
+  // 3. Update (not after the stopping evaluation: `run` false). Returns its seconds.
+  double update(int64_t epoch, json& r, bool run) {
     double update_s = 0;
-    if (!stop_target) {
-      progress.phase(epoch, transitions, "update", 0, 0);
+    if (run) {
+      progress_.phase(epoch, transitions_, "update", 0, 0);
       ProfilePhase phase("update");
-      double u0 = now();
-      compute_policy_outputs(policy, buffer);
-      const double u1 = now();
-      buffer.compute_advantages(c.gamma, c.gae_lambda);
-      const double u2 = now();
-      const UpdateStats us = learner.update(
-          buffer, derive_seed(c.seed, kShuffle, uint64_t(epoch)),
-          [&](int64_t d, int64_t t) { progress.phase(epoch, transitions, "update", d, t); });
-      update_s = now() - u0;
+      double u0 = now_seconds();
+      compute_policy_outputs(policy_, *buffer_);
+      const double u1 = now_seconds();
+      buffer_->compute_advantages(c_.gamma, c_.gae_lambda);
+      const double u2 = now_seconds();
+      const UpdateStats us = learner_->update(
+          *buffer_, derive_seed(c_.seed, kShuffle, uint64_t(epoch)),
+          [&](int64_t d, int64_t t) { progress_.phase(epoch, transitions_, "update", d, t); });
+      update_s = now_seconds() - u0;
       r["update_policy_outputs_s"] = u1 - u0;
       r["update_gae_s"] = u2 - u1;
       r["update_gather_s"] = us.gather_seconds;
@@ -292,7 +331,7 @@ TrainResult Trainer::run() {
       r["clip_fraction"] = us.clip_fraction;
       r["actor_grad_norm"] = us.actor_grad_norm;
       r["critic_grad_norm"] = us.critic_grad_norm;
-      const double expl = explained_variance(buffer.values(), buffer.returns());
+      const double expl = explained_variance(buffer_->values(), buffer_->returns());
       r["explained_variance"] = std::isfinite(expl) ? json(expl) : json(nullptr);
     } else {
       for (const char* k :
@@ -301,8 +340,12 @@ TrainResult Trainer::run() {
         r[k] = nullptr;
     }
     r["update_s"] = update_s;
-    // Kernel compilation in this epoch and since process start (the first epoch's totals include
-    // building the networks).
+    return update_s;
+  }
+
+  // Kernel compilation in this epoch and since process start (the first epoch's totals include
+  // building the networks).
+  static void record_compilation(json& r, const RuntimeStats& stats0) {
     const RuntimeStats& st = runtime_stats();
     r["compile_s"] = st.compile_seconds - stats0.compile_seconds;
     r["kernels_compiled"] = st.kernels_from_compiler - stats0.kernels_from_compiler;
@@ -311,112 +354,130 @@ TrainResult Trainer::run() {
     r["compile_total_s"] = st.compile_seconds;
     r["kernels_compiled_total"] = st.kernels_from_compiler;
     r["kernels_from_disk_cache_total"] = st.kernels_from_disk_cache;
+  }
 
-    // 4. Checkpoint and record. An interrupt that arrived during the evaluation or the update
-    // stops here, after the whole epoch.
-    const bool stop_max = !stop_target && transitions >= c.max_transitions;
-    const bool stop_signal = !stop_target && !stop_max && interrupted();
+  // 4. Checkpoint (when due) and record.
+  void record_epoch(int64_t epoch, json& r, double e0, bool checkpoint, double collect_s,
+                    double update_s) {
     double ck = 0;
-    if (rec && !stop_target && !stop_max && !stop_signal && c.checkpoint_every > 0 &&
-        (epoch + 1) % c.checkpoint_every == 0) {
-      const double k0 = now();
+    if (checkpoint) {
+      const double k0 = now_seconds();
       char stem[32];
       std::snprintf(stem, sizeof stem, "epoch_%04lld", static_cast<long long>(epoch + 1));
       // The manifest carries this epoch's record (without the checkpoint's own timing): a kill
       // between the checkpoint and the record's append loses no line, the resume restores it.
       json closing = r;
       closing["checkpoint_s"] = nullptr;
-      closing["epoch_s"] = now() - e0;
+      closing["epoch_s"] = now_seconds() - e0;
       closing["elapsed_s"] = seconds_since_process_start();
-      checkpoint_path =
-          write_checkpoint(rec->path("checkpoints"), stem, policy, learner.optimizer(),
-                           collector.reward_scaler(), epoch + 1, transitions, curve, c, closing);
-      ck = now() - k0;
+      write_checkpoint(rec_->path("checkpoints"), stem, policy_, learner_->optimizer(),
+                       collector_->reward_scaler(), epoch + 1, transitions_, curve_, c_, closing);
+      ck = now_seconds() - k0;
     }
     r["checkpoint_s"] = ck;
-    r["epoch_s"] = now() - e0;
+    r["epoch_s"] = now_seconds() - e0;
     r["elapsed_s"] = seconds_since_process_start();
-    if (rec) rec->epoch(r);
-    progress.epoch_done(epoch, transitions, cs.seconds, update_s, r["eval_s"].get<double>(),
-                        r["epoch_s"].get<double>());
-    if (stop_target || stop_max || stop_signal) {
-      if (stop_max) {
-        result.seconds_to_stop = seconds_since_process_start();
-        result.stop_reason = "max_transitions";
-      }
-      break;
-    }
+    if (rec_) rec_->epoch(r);
+    progress_.epoch_done(epoch, transitions_, collect_s, update_s, r["eval_s"].get<double>(),
+                         r["epoch_s"].get<double>());
   }
-  // The next epoch to run: the abandoned one, or the one after the last.
-  const int64_t next_epoch = abandoned ? epoch : epoch + 1;
-  if (result.stop_reason.empty()) {
-    result.stop_reason = "interrupted";
-    result.interrupted_by = interrupt_->load();
-    result.seconds_to_stop = seconds_since_process_start();
-  }
-  result.epochs = next_epoch;
-  result.transitions_at_stop = transitions;
-  result.curve = curve;
-  result.last_eval_mean = curve.empty() ? 0.0 : curve.back().mean;
 
-  // After the clock: save, reload into a fresh model, evaluate on fresh episodes.
-  char text[200];
-  const std::string why =
-      result.reached_target ? "target reached"
-      : result.interrupted_by
-          ? std::string("interrupted by ") + signal_name(result.interrupted_by) +
-                (abandoned ? " (epoch " + std::to_string(epoch) + " abandoned)" : std::string())
-          : "stopped (max transitions)";
-  std::snprintf(text, sizeof text, "%s at %lld transitions, %.2f s from process start", why.c_str(),
-                static_cast<long long>(transitions), result.seconds_to_stop);
-  progress.message(text);
-  if (rec) {
-    result.policy_path = rec->path("policy.safetensors");
-    save_policy(policy, result.policy_path,
-                {{"transitions", std::to_string(transitions)}, {"seed", std::to_string(c.seed)}});
-    result.checkpoint_path =
-        write_checkpoint(rec->path("checkpoints"), "final", policy, learner.optimizer(),
-                         collector.reward_scaler(), next_epoch, transitions, curve, c);
+  // After the clock: save, reload into a fresh model, evaluate on fresh episodes, summarise.
+  void finish(int64_t epoch, bool abandoned) {
+    // The next epoch to run: the abandoned one, or the one after the last.
+    const int64_t next_epoch = abandoned ? epoch : epoch + 1;
+    if (result_.stop_reason.empty()) {
+      result_.stop_reason = "interrupted";
+      result_.interrupted_by = interrupt_->load();
+      result_.seconds_to_stop = seconds_since_process_start();
+    }
+    result_.epochs = next_epoch;
+    result_.transitions_at_stop = transitions_;
+    result_.curve = curve_;
+    result_.last_eval_mean = curve_.empty() ? 0.0 : curve_.back().mean;
+
+    char text[200];
+    const std::string why =
+        result_.reached_target ? "target reached"
+        : result_.interrupted_by
+            ? std::string("interrupted by ") + signal_name(result_.interrupted_by) +
+                  (abandoned ? " (epoch " + std::to_string(epoch) + " abandoned)" : std::string())
+            : "stopped (max transitions)";
+    std::snprintf(text, sizeof text, "%s at %lld transitions, %.2f s from process start",
+                  why.c_str(), static_cast<long long>(transitions_), result_.seconds_to_stop);
+    progress_.message(text);
+    if (rec_) {
+      result_.policy_path = rec_->path("policy.safetensors");
+      save_policy(
+          policy_, result_.policy_path,
+          {{"transitions", std::to_string(transitions_)}, {"seed", std::to_string(c_.seed)}});
+      result_.checkpoint_path =
+          write_checkpoint(rec_->path("checkpoints"), "final", policy_, learner_->optimizer(),
+                           collector_->reward_scaler(), next_epoch, transitions_, curve_, c_);
+    }
+    // The saved-policy evaluation is skipped after an interrupt (the user asked to stop).
+    const bool final_eval = !result_.interrupted_by && !interrupted();
+    if (final_eval) {
+      progress_.phase(epoch, transitions_, "saved-policy evaluation", 0, 0);
+      const ActorCritic fresh = rec_ ? load_policy(result_.policy_path) : policy_;
+      EvalOptions final_opts = eval_opts_;
+      final_opts.episodes_per_env = c_.final_eval_episodes_per_env;
+      final_opts.seed = derive_seed(c_.seed, kFinalEval);
+      result_.saved_policy_eval =
+          evaluate(make_means_fn(fresh, c_.jit), fresh->log_std_values(), final_opts);
+      std::snprintf(text, sizeof text, "saved-policy evaluation: mean %.2f over %zu episodes",
+                    result_.saved_policy_eval.mean, result_.saved_policy_eval.returns.size());
+      progress_.message(text);
+    } else if (!result_.interrupted_by) {
+      result_.interrupted_by = interrupt_->load();
+    }
+    if (rec_) write_summary(epoch, final_eval);
+    progress_.finish();
   }
-  // The saved-policy evaluation is skipped after an interrupt (the user asked to stop).
-  const bool final_eval = !result.interrupted_by && !interrupted();
-  if (final_eval) {
-    progress.phase(epoch, transitions, "saved-policy evaluation", 0, 0);
-    const ActorCritic fresh = rec ? load_policy(result.policy_path) : policy;
-    EvalOptions final_opts = eval_opts;
-    final_opts.episodes_per_env = c.final_eval_episodes_per_env;
-    final_opts.seed = derive_seed(c.seed, kFinalEval);
-    result.saved_policy_eval =
-        evaluate(make_means_fn(fresh, c.jit), fresh->log_std_values(), final_opts);
-    std::snprintf(text, sizeof text, "saved-policy evaluation: mean %.2f over %zu episodes",
-                  result.saved_policy_eval.mean, result.saved_policy_eval.returns.size());
-    progress.message(text);
-  } else if (!result.interrupted_by) {
-    result.interrupted_by = interrupt_->load();
-  }
-  const CurvePoint saved_point =
-      CurvePoint{epoch, transitions, result.saved_policy_eval.mean, result.saved_policy_eval.std};
-  if (rec) {
+
+  void write_summary(int64_t epoch, bool final_eval) {
+    const CurvePoint saved_point = CurvePoint{epoch, transitions_, result_.saved_policy_eval.mean,
+                                              result_.saved_policy_eval.std};
     const json summary = {
-        {"reached_target", result.reached_target},
-        {"stop_reason", result.stop_reason},
-        {"target", c.target},
-        {"epochs", result.epochs},
-        {"transitions_at_stop", result.transitions_at_stop},
-        {"seconds_to_stop", result.seconds_to_stop},
+        {"reached_target", result_.reached_target},
+        {"stop_reason", result_.stop_reason},
+        {"target", c_.target},
+        {"epochs", result_.epochs},
+        {"transitions_at_stop", result_.transitions_at_stop},
+        {"seconds_to_stop", result_.seconds_to_stop},
         {"seconds_to_stop_measured_from", "process start"},
-        {"last_eval_mean", result.last_eval_mean},
+        {"last_eval_mean", result_.last_eval_mean},
         {"interrupted_by",
-         result.interrupted_by ? json(signal_name(result.interrupted_by)) : json(nullptr)},
-        {"saved_policy_eval", final_eval ? eval_json(result.saved_policy_eval) : json(nullptr)},
-        {"policy", result.policy_path},
-        {"checkpoint", result.checkpoint_path},
-        {"curve", curve_to_json(curve)},
+         result_.interrupted_by ? json(signal_name(result_.interrupted_by)) : json(nullptr)},
+        {"saved_policy_eval", final_eval ? eval_json(result_.saved_policy_eval) : json(nullptr)},
+        {"policy", result_.policy_path},
+        {"checkpoint", result_.checkpoint_path},
+        {"curve", curve_to_json(curve_)},
         {"seconds_total", seconds_since_process_start()}};
-    rec->finish(summary, final_eval ? &saved_point : nullptr, c.target);
+    rec_->finish(summary, final_eval ? &saved_point : nullptr, c_.target);
   }
-  progress.finish();
-  return result;
-}
+
+  const TrainConfig& c_;
+  const std::atomic<int>* interrupt_;
+  Progress progress_;
+  TrainResult result_;
+  std::optional<CheckpointManifest> resume_;
+  ActorCritic policy_;
+  std::unique_ptr<PpoLearner> learner_;
+  LunarLanderOptions env_options_;
+  std::unique_ptr<VectorEnv> venv_;
+  std::unique_ptr<Collector> collector_;
+  std::unique_ptr<RunRecorder> rec_;
+  std::vector<CurvePoint> curve_;
+  std::unique_ptr<RolloutBuffer> buffer_;
+  MeansFn actor_, eval_actor_;
+  EvalOptions eval_opts_;
+  std::vector<float> log_std_;  // the policy's log-std at the start of this epoch's collection
+  int64_t transitions_ = 0;
+};
+
+}  // namespace
+
+TrainResult Trainer::run() { return TrainingRun(config_, interrupt_).run(); }
 
 }  // namespace ember::rl

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ember/error.h"
 #include "thread_pool.h"
 
 namespace ember::rl {
@@ -11,8 +12,8 @@ namespace {
 
 void check_size(const char* name, size_t got, int64_t want) {
   if (got != static_cast<size_t>(want)) {
-    throw std::invalid_argument(std::string("VectorEnv: ") + name + " has " + std::to_string(got) +
-                                " elements, expected " + std::to_string(want));
+    throw ValueError(std::string("VectorEnv: ") + name + " has " + std::to_string(got) +
+                     " elements, expected " + std::to_string(want));
   }
 }
 
@@ -30,23 +31,23 @@ VectorStepOutput VectorBuffers::view() {
 }
 
 VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs, int threads) : envs_(std::move(envs)) {
-  if (envs_.empty()) throw std::invalid_argument("VectorEnv: no environments");
+  if (envs_.empty()) throw ValueError("VectorEnv: no environments");
   if (envs_.size() >= (size_t{1} << 20)) {
-    throw std::invalid_argument("VectorEnv: " + std::to_string(envs_.size()) +
-                                " environments, at most 2^20 - 1");
+    throw ValueError("VectorEnv: " + std::to_string(envs_.size()) +
+                     " environments, at most 2^20 - 1");
   }
   obs_dim_ = envs_[0]->observation_space().flat_size();
   act_dim_ = envs_[0]->action_space().flat_size();
   for (size_t i = 0; i < envs_.size(); ++i) {
-    if (!envs_[i]) throw std::invalid_argument("VectorEnv: env " + std::to_string(i) + " is null");
+    if (!envs_[i]) throw ValueError("VectorEnv: env " + std::to_string(i) + " is null");
     if (envs_[i]->observation_space().flat_size() != obs_dim_ ||
         envs_[i]->action_space().flat_size() != act_dim_) {
-      throw std::invalid_argument("VectorEnv: env " + std::to_string(i) +
-                                  " has different space sizes from env 0");
+      throw ValueError("VectorEnv: env " + std::to_string(i) +
+                       " has different space sizes from env 0");
     }
   }
   if (threads < 1) {
-    throw std::invalid_argument("VectorEnv: threads = " + std::to_string(threads) + " < 1");
+    throw ValueError("VectorEnv: threads = " + std::to_string(threads) + " < 1");
   }
   // More threads than envs would only idle.
   pool_ = std::make_unique<ThreadPool>(static_cast<int>(std::min<int64_t>(threads, num_envs())));
@@ -108,8 +109,7 @@ std::unique_ptr<VectorEnv> make_lunar_lander_vector(int64_t num_envs,
                                                     const LunarLanderOptions& options,
                                                     int threads) {
   if (num_envs < 1) {
-    throw std::invalid_argument("make_lunar_lander_vector: num_envs = " + std::to_string(num_envs) +
-                                " < 1");
+    throw ValueError("make_lunar_lander_vector: num_envs = " + std::to_string(num_envs) + " < 1");
   }
   std::vector<std::unique_ptr<Env>> envs;
   envs.reserve(num_envs);

@@ -20,28 +20,8 @@ struct Materialise {
 };
 
 // f(0, ..., 0) == 0: the zero fill of a PAD above the op may be pushed below it. The others
-// (exp(0) = 1, log(0) = -inf, 1/0, !0, 0 == 0, 0/0, 0^0, fmod(0, 0)) need the fill re-applied.
-bool zero_preserving(Op op) {
-  switch (op) {
-    case Op::NEG:
-    case Op::SIN:
-    case Op::SQRT:
-    case Op::TANH:
-    case Op::CAST:
-    case Op::ADD:
-    case Op::SUB:
-    case Op::MUL:
-    case Op::MAX:
-    case Op::CMPLT:
-    case Op::AND:
-    case Op::OR:
-    case Op::XOR:
-    case Op::WHERE:
-      return true;
-    default:
-      return false;
-  }
-}
+// (exp(0) = 1, log(0) = -inf, 1/0, !0, 0 == 0, 0/0, 0^0) need the fill re-applied.
+bool zero_preserving(Op op) { return ir::op_has(op, ir::ZeroPreserving); }
 
 bool size1_reshape(const Node& m) {
   if (m.op != Op::RESHAPE) return false;
@@ -254,30 +234,14 @@ class Lowerer {
   const std::unordered_set<const Node*>& mat_;
   const std::unordered_map<const Node*, int>& users_;
   const std::unordered_map<const Node*, std::shared_ptr<ir::Storage>>& storage_;
-  // Work per element of the value below `n`, up to the next materialised value: transcendental
-  // ops count 8, other ALU ops 1.
+  // Work per element of the value below `n`, up to the next materialised value: the sum of the
+  // ops' cost column (ops.def; transcendental ops and reduces 8, other ALU ops 1).
   int cost(const Node* n) {
     if (n->op == Op::BUFFER || (n != root_ && mat_.count(n))) return 0;
     auto it = cost_.find(n);
     if (it != cost_.end()) return it->second;
-    int c = 0;
-    switch (n->op) {
-      case Op::EXP:
-      case Op::LOG:
-      case Op::SIN:
-      case Op::COS:
-      case Op::TANH:
-      case Op::SQRT:
-      case Op::POW:
-      case Op::RECIP:
-      case Op::DIV:
-        c = 8;
-        break;
-      default:
-        c = ir::is_elementwise(n->op) ? 1 : 0;
-    }
+    int c = ir::op_info(n->op).cost;
     for (auto& s : n->src) c += cost(s.get());
-    if (ir::is_reduce(n->op)) c += 8;
     cost_[n] = c;
     return c;
   }
@@ -298,13 +262,6 @@ class Lowerer {
   std::vector<std::shared_ptr<ir::Storage>> inputs_;
   std::map<std::pair<const Node*, std::pair<std::vector<const Node*>, bool>>, ExprRef> memo_;
 };
-
-bool reads_storage(const Expr& e, int slot) {
-  if ((e.kind == Expr::Kind::Load) && e.buf == slot) return true;
-  for (auto& s : e.src)
-    if (reads_storage(*s, slot)) return true;
-  return false;
-}
 
 // True when every load of `slot` uses the same index as the store (a safe in-place update).
 bool reads_only_at_store_index(const Expr& e, int slot, const View& out) {

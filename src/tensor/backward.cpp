@@ -164,9 +164,23 @@ std::vector<NodeRef> rule(const ir::Node& n, const NodeRef& self, const NodeRef&
       return {movement(Op::FLIP, g, n.arg.ints)};
     case Op::CONTIGUOUS:
       return {g};
-    default:
+    case Op::FLOOR:
+      return {c(0, g)};  // piecewise constant (libtorch: zeros)
+    // Not differentiable (the NoGrad flag of ops.def; checked by tests/ops): leaves, the gradient
+    // barrier, and ops with bool results.
+    case Op::BUFFER:
+    case Op::CONST:
+    case Op::RAND:
+    case Op::DETACH:
+    case Op::NOT:
+    case Op::CMPLT:
+    case Op::CMPEQ:
+    case Op::AND:
+    case Op::OR:
+    case Op::XOR:
       return std::vector<NodeRef>(s.size(), nullptr);
-  }
+  }  // no default: -Werror=switch makes a new op in ops.def without a rule a build error
+  throw Error(std::string("autograd: no gradient rule for ") + ir::op_name(n.op));
 }
 
 // The sources autograd walks: a realized value that kept its graph (Node::origin) leads to it.

@@ -18,10 +18,11 @@ namespace {
 
 NodeRef un(Op op, const NodeRef& x) { return ir::make_node(op, x->dtype, {x}); }
 
-// Floating unary ops promote integer and bool inputs to the default float type (torch.exp(int)).
-Tensor float_unary(const Tensor& t, Op op) {
+// A unary primitive; FloatOnly ops (ops.def) promote integer and bool inputs to the default float
+// type (torch.exp(int)).
+Tensor unary(const Tensor& t, Op op) {
   NodeRef x = node_of(t);
-  if (!is_floating_point(x->dtype)) x = cast(x, kDefaultFloat);
+  if (ir::op_has(op, ir::FloatOnly) && !is_floating_point(x->dtype)) x = cast(x, kDefaultFloat);
   return make_tensor(un(op, x), {&t});
 }
 
@@ -101,14 +102,18 @@ Tensor Tensor::neg() const {
   require_not_bool(*this, "neg");
   return make_tensor(un(Op::NEG, node_of(*this)), {this});
 }
-Tensor Tensor::exp() const { return float_unary(*this, Op::EXP); }
-Tensor Tensor::log() const { return float_unary(*this, Op::LOG); }
-Tensor Tensor::sqrt() const { return float_unary(*this, Op::SQRT); }
-Tensor Tensor::sin() const { return float_unary(*this, Op::SIN); }
-Tensor Tensor::tanh() const { return float_unary(*this, Op::TANH); }
+Tensor Tensor::exp() const { return unary(*this, Op::EXP); }
+Tensor Tensor::log() const { return unary(*this, Op::LOG); }
+Tensor Tensor::sqrt() const { return unary(*this, Op::SQRT); }
+Tensor Tensor::sin() const { return unary(*this, Op::SIN); }
+Tensor Tensor::tanh() const { return unary(*this, Op::TANH); }
 Tensor Tensor::rsqrt() const { return sqrt().reciprocal(); }
-Tensor Tensor::cos() const { return float_unary(*this, Op::COS); }
-Tensor Tensor::reciprocal() const { return float_unary(*this, Op::RECIP); }
+Tensor Tensor::cos() const { return unary(*this, Op::COS); }
+Tensor Tensor::reciprocal() const { return unary(*this, Op::RECIP); }
+Tensor Tensor::floor() const {
+  if (!is_floating_point()) return *this;  // integers are whole already (torch.floor)
+  return unary(*this, Op::FLOOR);
+}
 Tensor Tensor::sigmoid() const {
   Tensor x = is_floating_point() ? *this : to(kDefaultFloat);
   // exp(-|x|) never overflows: 1/(1+exp(-x)) would make exp(-x) = inf for x << 0, and its

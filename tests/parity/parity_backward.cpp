@@ -6,6 +6,7 @@
 // abs/relu/clamp/maximum) except where ties are the point of the case.
 #include <torch/csrc/autograd/autograd.h>
 
+#include "op_coverage.h"
 #include "parity_grad.h"
 
 #define TR .tol = parity::kTranscendental
@@ -19,6 +20,12 @@ BACKWARD_CASE(GradUnary, abs) { return b.randn({4, 5}).abs(); }
 BACKWARD_CASE(GradUnary, neg) { return -b.randn({4, 5}).neg(); }
 BACKWARD_CASE(GradUnary, sigmoid, TR) { return (b.randn({4, 5}) * 2).sigmoid(); }
 BACKWARD_CASE(GradUnary, tanh, TR) { return (b.randn({4, 5}) * 2).tanh(); }
+// floor's gradient is 0: the leaf's gradient is floor(3x) * 3 only if none flows through floor.
+BACKWARD_CASE(GradUnary, floor) {
+  auto x = b.values({-2.5, -1.0, -0.3, -0.0, 0.0, 0.4, 1.0, 1.7, 2.5, 7.2}, {2, 5}) * 3;
+  return x.floor() * x;
+}
+PARITY_COVERS(FLOOR, GradUnary, floor);
 BACKWARD_CASE(GradUnary, relu) { return b.randn({4, 5}).relu(); }
 BACKWARD_CASE(GradUnary, sin_cos, TR) {
   auto x = b.randn({3, 4});

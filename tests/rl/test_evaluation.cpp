@@ -7,6 +7,7 @@
 #include <numeric>
 #include <vector>
 
+#include "ember/error.h"
 #include "ember/rl/evaluation.h"
 #include "ember/rl/heuristic.h"
 #include "ember/rl/lunar_lander.h"
@@ -109,9 +110,9 @@ TEST(Evaluation, SameSeedSameResultAndBadOptions) {
                    b = evaluate(heuristic_means, log_std, o);
   EXPECT_EQ(a.returns, b.returns);
   o.episodes_per_env = 0;
-  EXPECT_THROW(evaluate(heuristic_means, log_std, o), std::invalid_argument);
+  EXPECT_THROW(evaluate(heuristic_means, log_std, o), ember::ValueError);
   o.episodes_per_env = 1;
-  EXPECT_THROW(evaluate(heuristic_means, std::vector<float>{0.0f}, o), std::invalid_argument);
+  EXPECT_THROW(evaluate(heuristic_means, std::vector<float>{0.0f}, o), ember::ValueError);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ember/error.h"
 #include "ember/rl/gae.h"
 #include "ember/rl/reward_scaler.h"
 #include "ember/rl/rollout_buffer.h"
@@ -69,8 +70,8 @@ TEST(Gae, LambdaLimits) {
 TEST(Gae, RejectsBadSizesAndParameters) {
   std::vector<float> x(4), bad(3);
   std::vector<uint8_t> f(4);
-  EXPECT_THROW(compute_gae(2, 2, bad, x, x, f, f, 0.9, 0.9, x, x), std::invalid_argument);
-  EXPECT_THROW(compute_gae(2, 2, x, x, x, f, f, 1.5, 0.9, x, x), std::invalid_argument);
+  EXPECT_THROW(compute_gae(2, 2, bad, x, x, f, f, 0.9, 0.9, x, x), ember::ValueError);
+  EXPECT_THROW(compute_gae(2, 2, x, x, x, f, f, 1.5, 0.9, x, x), ember::ValueError);
 }
 
 // The buffer maps V(s'_t): the next row's value, the bootstrap row after the last step, or the
@@ -122,7 +123,7 @@ TEST(RolloutBuffer, GatherCopiesRows) {
   EXPECT_EQ(mb.observations, (std::vector<float>{1, 1, 0, 0}));
   EXPECT_EQ(mb.actions, (std::vector<float>{11, 0}));
   const std::vector<int64_t> bad = {4};
-  EXPECT_THROW(buf.gather(bad, mb), std::invalid_argument);
+  EXPECT_THROW(buf.gather(bad, mb), ember::ValueError);
 }
 
 TEST(ExplainedVariance, PerfectAndMeanPredictions) {

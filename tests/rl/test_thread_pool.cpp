@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "ember/error.h"
 #include "thread_pool.h"
 
 namespace ember::rl {
@@ -38,7 +39,7 @@ TEST(ThreadPool, RethrowsAfterAllIndicesRan) {
   std::atomic<int> again{0};
   pool.parallel_for(5, [&](int64_t) { again.fetch_add(1); });
   EXPECT_EQ(again.load(), 5);
-  EXPECT_THROW(ThreadPool(0), std::invalid_argument);
+  EXPECT_THROW(ThreadPool(0), ember::ValueError);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "ember/error.h"
 #include "ember/rl/heuristic.h"
 #include "ember/rl/vector_env.h"
 
@@ -173,10 +174,10 @@ TEST(VectorEnv, Errors) {
   }
   actions[5] = 0.0f;
   VectorBuffers small(2, kObs);
-  EXPECT_THROW(venv->step(actions, small.view()), std::invalid_argument);
+  EXPECT_THROW(venv->step(actions, small.view()), ember::ValueError);
   EXPECT_NO_THROW(venv->step(actions, buf.view()));
-  EXPECT_THROW(make_lunar_lander_vector(0), std::invalid_argument);
-  EXPECT_THROW(make_lunar_lander_vector(2, {}, 0), std::invalid_argument);
+  EXPECT_THROW(make_lunar_lander_vector(0), ember::ValueError);
+  EXPECT_THROW(make_lunar_lander_vector(2, {}, 0), ember::ValueError);
   EXPECT_THROW(make_lunar_lander_vector(2, {.gravity = -20}), InvalidOptionError);
 }
 

@@ -32,7 +32,7 @@ struct CollectStats {
 class Collector {
  public:
   /// `seed` seeds the envs (env i: seed + i) and the action noise. reward_scaling off hands raw
-  /// rewards to the learner. Throws std::invalid_argument for a discrete action space.
+  /// rewards to the learner. Throws ValueError for a discrete action space.
   Collector(VectorEnv& env, uint64_t seed, double gamma, bool reward_scaling);
 
   /// Fills buffer (whose envs and dims must match) with buffer.steps() vector steps, including

@@ -43,7 +43,7 @@ struct EvalResult {
   double seconds = 0, inference_seconds = 0, sampling_seconds = 0, env_seconds = 0;
 };
 
-/// Throws std::invalid_argument for envs < 1, episodes_per_env < 1, a discrete env, or a log_std
+/// Throws ValueError for envs < 1, episodes_per_env < 1, a discrete env, or a log_std
 /// of the wrong length.
 EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
                     const EvalOptions& options);

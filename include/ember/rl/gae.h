@@ -25,7 +25,7 @@
 
 namespace ember::rl {
 
-/// Fills advantages [T, N] and returns [T, N]. Throws std::invalid_argument when an array's size
+/// Fills advantages [T, N] and returns [T, N]. Throws ValueError when an array's size
 /// is not T * N or gamma/lambda lie outside [0, 1].
 void compute_gae(int64_t steps, int64_t envs, std::span<const float> rewards,
                  std::span<const float> values, std::span<const float> next_values,

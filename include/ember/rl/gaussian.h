@@ -31,7 +31,7 @@ Tensor gaussian_log_prob(const Tensor& actions, const Tensor& means, const Tenso
 Tensor gaussian_entropy(const Tensor& log_std);
 
 /// Host form of gaussian_log_prob for one action row (all spans of length A).
-/// Throws std::invalid_argument when the lengths differ.
+/// Throws ValueError when the lengths differ.
 double gaussian_log_prob(std::span<const float> action, std::span<const float> mean,
                          std::span<const float> log_std);
 
@@ -44,7 +44,7 @@ class GaussianSampler {
   /// One standard normal draw.
   double standard_normal();
   /// means [n, A] row-major, log_std [A] -> actions [n, A] (unclipped samples).
-  /// Throws std::invalid_argument when sizes disagree.
+  /// Throws ValueError when sizes disagree.
   void sample(std::span<const float> means, std::span<const float> log_std,
               std::span<float> actions);
 

@@ -21,7 +21,7 @@ std::array<float, 2> heuristic_action(std::span<const float> observation);
 int heuristic_discrete_action(std::span<const float> observation);
 
 // Batched form for vector envs: observations [n, 8] float32 row-major -> actions [n, 2]
-// (continuous) or [n, 1] holding the discrete index. Throws std::invalid_argument when sizes
+// (continuous) or [n, 1] holding the discrete index. Throws ValueError when sizes
 // disagree.
 class HeuristicPolicy {
  public:

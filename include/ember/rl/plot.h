@@ -24,7 +24,7 @@ struct PlotOptions {
   int width = 800, height = 480;
 };
 
-/// The SVG document text. Throws std::invalid_argument when x and y lengths differ.
+/// The SVG document text. Throws ValueError when x and y lengths differ.
 std::string learning_curve_svg(const PlotSeries& series, const PlotOptions& options);
 
 }  // namespace ember::rl

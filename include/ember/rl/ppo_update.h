@@ -58,8 +58,6 @@ class PpoLearner {
 
   /// The (un-jitted) training step described above.
   std::vector<Tensor> train_step(const std::vector<Tensor>& inputs);
-  /// The training step as used by update(): train_step, wrapped in ember::jit when options.jit.
-  const TensorFn& step_fn() const { return step_fn_; }
 
   /// options.passes passes over buffer's T * N transitions in shuffled minibatches (a fresh
   /// permutation per pass from `shuffle_seed`). Throws ValueError when the minibatch size does
@@ -76,7 +74,7 @@ class PpoLearner {
   PpoUpdateOptions options_;
   std::vector<Tensor> actor_params_, critic_params_;
   std::unique_ptr<optim::Adam> optimizer_;
-  TensorFn step_fn_;
+  TensorFn step_fn_;  // train_step, wrapped in ember::jit when options.jit
 };
 
 }  // namespace ember::rl

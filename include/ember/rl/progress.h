@@ -17,7 +17,7 @@ class Progress {
  public:
   enum class Mode { kTty, kPlain, kNone };
   /// "auto" picks kTty when `out` is a terminal, else kPlain; also "tty", "plain", "none".
-  /// Throws std::invalid_argument for another name.
+  /// Throws ValueError for another name.
   Progress(const std::string& mode, int64_t max_transitions, std::FILE* out = stdout);
 
   Mode mode() const { return mode_; }

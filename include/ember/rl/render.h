@@ -36,7 +36,7 @@ struct RenderedEpisode {
 
 // Plays one episode from reset(seed) with `policy`, writing dir/frame_00000.png (the reset state),
 // frame_00001.png, ... every `every` steps and always the last one. Creates `dir` if needed.
-// Throws EnvError on a file error, std::invalid_argument for every < 1.
+// Throws EnvError on a file error, ValueError for every < 1.
 RenderedEpisode render_episode(LunarLander& env, const PolicyFn& policy, uint64_t seed,
                                const std::filesystem::path& dir, int every = 1);
 

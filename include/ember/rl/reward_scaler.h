@@ -18,7 +18,7 @@ namespace ember::rl {
 
 class RewardScaler {
  public:
-  /// Throws std::invalid_argument for envs < 1, gamma outside [0, 1] or eps <= 0.
+  /// Throws ValueError for envs < 1, gamma outside [0, 1] or eps <= 0.
   RewardScaler(int64_t envs, double gamma, double eps = 1e-8);
 
   /// rewards [N] (env units), done [N] 0/1 (the step ended the episode) -> scaled [N] (may be the

@@ -13,7 +13,7 @@
 //   rewards [T * N]        learner rewards (after reward scaling); raw_rewards: env units
 //   terminated, truncated [T * N] uint8
 //   log_probs, values, next_values, advantages, returns [T * N]  (filled after collection)
-// Errors: std::invalid_argument on out-of-range indices or mismatched sizes, std::logic_error when
+// Errors: ValueError on out-of-range indices or mismatched sizes, std::logic_error when
 // a phase is run out of order.
 #pragma once
 
@@ -73,11 +73,6 @@ class RolloutBuffer {
   /// Copies rows `indices` (each in [0, T*N)) into `out` (resized as needed).
   void gather(std::span<const int64_t> indices, MiniBatch& out) const;
 
-  std::span<const float> all_actions() const { return actions_; }
-  std::span<const float> all_rewards() const { return rewards_; }
-  std::span<const float> all_raw_rewards() const { return raw_rewards_; }
-  std::span<const uint8_t> all_terminated() const { return terminated_; }
-  std::span<const uint8_t> all_truncated() const { return truncated_; }
   std::span<const float> log_probs() const { return log_probs_; }
   std::span<const float> values() const { return values_; }
   std::span<const float> next_values() const { return next_values_; }

@@ -17,7 +17,7 @@
 // Each sub-env step runs wholly on one thread (threads claim sub-envs one at a time), so results
 // do not depend on the thread count.
 // Errors: InvalidActionError (wrong action count or NaN, checked for the whole batch before any
-// sub-env is stepped), EnvStateError (step before reset), std::invalid_argument (buffer sizes).
+// sub-env is stepped), EnvStateError (step before reset), ValueError (buffer sizes).
 #pragma once
 
 #include <cstdint>
@@ -53,7 +53,7 @@ struct VectorBuffers {
 class VectorEnv {
  public:
   // All envs must share observation and action space sizes. `threads` >= 1 counts the caller
-  // (more threads than envs are not started). Throws std::invalid_argument on an empty list, more
+  // (more threads than envs are not started). Throws ValueError on an empty list, more
   // than 2^20 - 1 envs, mismatched spaces or threads < 1.
   VectorEnv(std::vector<std::unique_ptr<Env>> envs, int threads = 1);
   ~VectorEnv();

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "ember/error.h"
+#include "ember/support/splitmix64.h"
 #include "runtime/device.h"
 
 namespace ember::runtime {
@@ -82,10 +83,8 @@ void store(void* p, ScalarType t, int64_t idx, Val v) {
 }
 
 float rand_value(uint64_t seed, uint64_t ctr) {
-  uint64_t z = seed * 0x9E3779B97F4A7C15ULL + ctr * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  z ^= z >> 31;
+  uint64_t z = support::splitmix64_mix(seed * support::kSplitMix64Gamma +
+                                       ctr * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL);
   return static_cast<float>(z >> 40) * (1.0f / 16777216.0f);
 }
 
@@ -223,6 +222,10 @@ class Evaluator {
       case Op::SQRT:
         return make(t == kFloat32 ? std::sqrt(static_cast<float>(a[0].f)) : std::sqrt(a[0].f), 0,
                     t);
+      case Op::FLOOR:
+        if (!fl) return a[0];
+        return make(t == kFloat32 ? std::floor(static_cast<float>(a[0].f)) : std::floor(a[0].f), 0,
+                    t);
       case Op::TANH:
         return make(t == kFloat32 ? std::tanh(static_cast<float>(a[0].f)) : std::tanh(a[0].f), 0,
                     t);
@@ -243,8 +246,6 @@ class Evaluator {
         return make(a[0].f * a[1].f, a[0].i * a[1].i, t);
       case Op::DIV:
         return make(a[0].f / a[1].f, a[1].i ? a[0].i / a[1].i : 0, t);
-      case Op::MOD:
-        return make(std::fmod(a[0].f, a[1].f), a[1].i ? a[0].i % a[1].i : 0, t);
       case Op::MAX:
         if (fl) return (a[0].f > a[1].f || std::isnan(a[0].f)) ? a[0] : a[1];
         return a[0].i > a[1].i ? a[0] : a[1];
@@ -277,9 +278,24 @@ class Evaluator {
         return make(0, a[0].i ^ a[1].i, t);
       case Op::WHERE:
         return a[0].i ? a[1] : a[2];
-      default:
-        throw Error(std::string("interp: no rule for ") + ir::op_name(e.op));
-    }
+      // Not ALU ops: the kernel's Load, Const, Rand and Reduce expressions cover them.
+      case Op::BUFFER:
+      case Op::CONST:
+      case Op::RAND:
+      case Op::CONTIGUOUS:
+      case Op::DETACH:
+      case Op::SUM:
+      case Op::RMAX:
+      case Op::PROD:
+      case Op::RESHAPE:
+      case Op::PERMUTE:
+      case Op::EXPAND:
+      case Op::PAD:
+      case Op::SHRINK:
+      case Op::FLIP:
+        break;
+    }  // no default: -Werror=switch makes a new op in ops.def without a rule a build error
+    throw Error(std::string("interp: no ALU rule for ") + ir::op_name(e.op));
   }
 
   const Kernel& k_;

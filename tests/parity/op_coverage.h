@@ -1,0 +1,33 @@
+// Which parity case exercises each primitive op of src/ir/ops.def. A case that is an op's parity
+// case says so next to its body with PARITY_COVERS(OP, Suite, name); an op that cannot have a
+// libtorch case (its values differ by design) says why with PARITY_EXEMPT(OP, "reason").
+// OpTable.every_op_has_a_parity_case (parity_op_coverage.cpp) checks the registry against ops.def
+// and gtest's list of cases.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace parity {
+
+struct OpCover {
+  std::string op;
+  std::string suite, name;  // empty suite: exempt, `name` is the reason
+};
+
+inline std::vector<OpCover>& op_covers() {
+  static std::vector<OpCover> v;
+  return v;
+}
+
+struct RegisterOpCover {
+  RegisterOpCover(const char* op, const char* suite, const char* name) {
+    op_covers().push_back({op, suite, name});
+  }
+};
+
+}  // namespace parity
+
+#define PARITY_COVERS(OP, suite, name) \
+  static const parity::RegisterOpCover parity_covers_##OP##_##suite##_##name(#OP, #suite, #name)
+#define PARITY_EXEMPT(OP, reason) \
+  static const parity::RegisterOpCover parity_exempt_##OP(#OP, "", reason)
