@@ -58,6 +58,9 @@ class PpoLearner {
 
   /// The (un-jitted) training step described above.
   std::vector<Tensor> train_step(const std::vector<Tensor>& inputs);
+  /// The training step as used by update(): train_step, wrapped in ember::jit when options.jit
+  /// (the study's controlled step, bench/study/ember_step.cpp, times exactly this).
+  const TensorFn& step_fn() const { return step_fn_; }
 
   /// options.passes passes over buffer's T * N transitions in shuffled minibatches (a fresh
   /// permutation per pass from `shuffle_seed`). Throws ValueError when the minibatch size does
