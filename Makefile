@@ -32,7 +32,10 @@ bench: build
 # The study (spec/ppo.md) side by side with libtorch and the BLAS libraries, one process at a
 # time: writes runs/study-<time>/report.md and raw.jsonl. ARGS="--short" (seconds), "--full"
 # (adds time to the target over 5 seeds), "--out DIR".
+# The Python references (PyTorch on Gymnasium, tinygrad) run from .venv-study, created from PyPI on
+# the first run (scripts/study-venv.sh); without it the study runs without them and says so.
 study: build
+	@bash scripts/study-venv.sh || echo "study: the Python references are unavailable (see above); running without them"
 	@python3 bench/study/study.py --build $(BUILD) $(ARGS)
 
 # The README's two commands in a fresh Debian 12 root (mmdebstrap + chroot; as root; ~20-30 min).

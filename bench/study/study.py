@@ -24,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 
+from python_refs import PythonRefs
+
 ANCHORS = {
     "step": {"PyTorch (M4)": 10.582, "tinygrad (M4)": 234.562},
     "matmul": {
@@ -49,6 +51,10 @@ class Study:
         if args.levels:
             self.levels = [l for l in args.levels.split(",") if l]
         self.top = self.levels[0] if self.levels else "sse2"
+        # The Python references are minutes, not seconds: the short (CI) mode leaves them out.
+        self.py = PythonRefs(None if (args.no_python or args.short) else args.python_venv)
+        if args.short:
+            self.py.missing = {"all": "left out of the short mode"}
 
     # --- helpers -------------------------------------------------------------------------------
     @staticmethod
@@ -149,6 +155,7 @@ class Study:
             "omp_wait_policy_env": os.environ.get("OMP_WAIT_POLICY"),
             "loadavg_start": os.getloadavg(),
             "mode": "short" if self.args.short else ("full" if self.args.full else "default"),
+            "python_refs": self.py.versions,
         }
 
     # --- sections ------------------------------------------------------------------------------
@@ -163,6 +170,29 @@ class Study:
                 peaks[level] = r["gflops"]
         return peaks
 
+    def paired(self, section, ember_cmd, ember_env, ref_cmd, pairs, level):
+        """`pairs` process pairs of ember and a reference, alternating who runs first (spec/ppo.md).
+        Returns (ember process medians, reference process medians, within-pair ratios ember/ref)."""
+        em, ref, ratios = [], [], []
+        for p in range(pairs):
+            got = {}
+            for who in (("ember", "ref") if p % 2 == 0 else ("ref", "ember")):
+                if who == "ember":
+                    rows = self.run(section, ember_cmd, ember_env)
+                else:
+                    rows = self.run(section, ref_cmd) if ref_cmd else []
+                for r in rows:
+                    r["pair"] = p
+                    r["level"] = level
+                    got[who] = r["median_ms"]
+            if "ember" in got:
+                em.append(got["ember"])
+            if "ref" in got:
+                ref.append(got["ref"])
+            if "ember" in got and "ref" in got:
+                ratios.append(got["ember"] / got["ref"])
+        return em, ref, ratios
+
     def step(self):
         s = self.args
         batch = 1000 if s.short else 10000
@@ -171,39 +201,25 @@ class Study:
         common = ["--batch", str(batch), "--threads", str(self.threads)] + proto
         ember, torch = self.exe("study_ember_step"), self.exe("study_torch_step")
         levels = self.levels[:1] if s.short else self.levels
-        result = {"batch": batch, "pairs": pairs, "levels": {}, "torch": None}
+        result = {"batch": batch, "pairs": pairs, "levels": {}, "torch": None, "python": {}}
         if not torch:
             self.notes.append("libtorch step skipped: study_torch_step not built (libtorch-dev)")
+        med = lambda xs: statistics.median(xs) if xs else None
         torch_medians = []
         for level in levels:
-            em, ratios = [], []
-            for p in range(pairs):
-                order = ["ember", "torch"] if p % 2 == 0 else ["torch", "ember"]
-                got = {}
-                for who in order:
-                    if who == "ember":
-                        rows = self.run("step", [ember] + common, {"EMBER_ISA": level})
-                    elif torch:
-                        rows = self.run("step", [torch] + common)
-                    else:
-                        rows = []
-                    for r in rows:
-                        r["pair"] = p
-                        r["level"] = level
-                        got[who] = r["median_ms"]
-                if "ember" in got:
-                    em.append(got["ember"])
-                if "torch" in got:
-                    torch_medians.append(got["torch"])
-                if "ember" in got and "torch" in got:
-                    ratios.append(got["ember"] / got["torch"])
-            result["levels"][level] = {
-                "median_ms": statistics.median(em) if em else None,
-                "process_medians": em,
-                "ratio_median": statistics.median(ratios) if ratios else None,
-            }
+            em, tm, ratios = self.paired("step", [ember] + common, {"EMBER_ISA": level},
+                                         [torch] + common if torch else None, pairs, level)
+            torch_medians += tm
+            result["levels"][level] = {"median_ms": med(em), "process_medians": em, "ratio_median": med(ratios)}
         if torch_medians:
-            result["torch"] = {"median_ms": statistics.median(torch_medians), "process_medians": torch_medians}
+            result["torch"] = {"median_ms": med(torch_medians), "process_medians": torch_medians}
+        # The Python references, each paired with ember at the machine's best level.
+        for impl, script in (("pytorch", "torch_step.py"), ("tinygrad", "tinygrad_step.py")):
+            if self.py.has(impl):
+                em, ref, ratios = self.paired("step_python", [ember] + common, {"EMBER_ISA": self.top},
+                                              self.py.cmd(script, *common), pairs, self.top)
+                result["python"][impl] = {"median_ms": med(ref), "process_medians": ref,
+                                          "ember_median_ms": med(em), "ratio_median": med(ratios)}
         return result
 
     def matmul(self):
@@ -225,6 +241,10 @@ class Study:
             rows += self.run("matmul", [t, str(self.threads), timed])
         else:
             self.notes.append("libtorch matmul skipped: study_torch_matmul not built")
+        if self.py.has("pytorch"):
+            rows += self.run("matmul", self.py.cmd("torch_matmul.py", self.threads, timed))
+        if self.py.has("tinygrad"):
+            rows += self.run("matmul", self.py.cmd("tinygrad_matmul.py", timed))
         return rows
 
     def direct(self):
@@ -298,7 +318,12 @@ class Study:
             torch = rows[2] if len(rows) >= 3 else None
         else:
             self.notes.append("libtorch trainer skipped: study_torch_ppo not built (libtorch-dev)")
-        return ember, torch
+        py = None
+        if self.py.has("pytorch", "gymnasium"):
+            args = self.torch_train_args(3) + ["--final-eval-episodes-per-env", "1"]
+            rows = [r for r in self.run("phases", self.py.cmd("torch_ppo_gym.py", *args)) if r["kind"] == "epoch"]
+            py = rows[2] if len(rows) >= 3 else None
+        return ember, torch, py
 
     def cold_start(self):
         cache = tempfile.mkdtemp(prefix="cold-cache-", dir=self.out)
@@ -322,10 +347,15 @@ class Study:
                 for r in self.run("time-to-target", [exe] + self.torch_train_args(50, seed)):
                     if r["kind"] == "summary":
                         rows.append(r)
+        if self.py.has("pytorch", "gymnasium"):
+            for seed in range(1, 6):
+                for r in self.run("time-to-target", self.py.cmd("torch_ppo_gym.py", *self.torch_train_args(50, seed))):
+                    if r["kind"] == "summary":
+                        rows.append(r)
         return rows
 
     # --- report --------------------------------------------------------------------------------
-    def report(self, prov, peaks, step, mm, direct, attr, ph, ph_torch, cold, warm, full):
+    def report(self, prov, peaks, step, mm, direct, attr, ph, ph_torch, ph_py, cold, warm, full):
         L = []
         w = L.append
         w("# The PPO study, reproduced side by side\n")
@@ -336,6 +366,9 @@ class Study:
           f"{' '.join(prov['compiler'])}; flags `{prov['cxx_flags']}`; kernels: {' '.join(prov['kernel_compiler'])}")
         w(f"- {prov['ember_version'].replace(chr(10), '; ')}")
         w("- packages: " + ", ".join(f"{k} {v}" for k, v in prov["packages"].items()))
+        if prov["python_refs"]:
+            w("- Python references (.venv-study, bench/study/py/requirements.txt): "
+              + ", ".join(f"{k} {v}" for k, v in prov["python_refs"].items()))
         w(f"- OPENBLAS_CORETYPE in the environment: {prov['openblas_coretype_env']} (unset for the OpenBLAS rows); "
           f"OMP_WAIT_POLICY: {prov['omp_wait_policy_env']} (libtorch and oneDNN use OpenMP; the study sets PASSIVE "
           "unless the environment has a value: spinning waits slowed them several-fold on a loaded machine)")
@@ -363,10 +396,21 @@ class Study:
         w(f"| libtorch | {tm:.3f} | 1 |" if tm is not None else "| libtorch | not run | |")
         for k, v in ANCHORS["step"].items():
             w(f"| *study: {k}* | *{v}* | |")
+        if step["python"]:
+            w(f"\nThe Python references, each in {step['pairs']} process pair(s) with ember ({self.top}), alternating "
+              "who runs first (bench/study/py/torch_step.py, tinygrad_step.py with TinyJit):\n")
+            w("| reference | step (ms) | ember in the same pairs (ms) | ember / reference (median of pairs) |\n|---|---|---|---|")
+            for impl, r in step["python"].items():
+                f = lambda v, fmt: fmt.format(v) if v is not None else "failed"
+                w(f"| {impl} (Python) | {f(r['median_ms'], '{:.3f}')} | {f(r['ember_median_ms'], '{:.3f}')} | "
+                  f"{f(r['ratio_median'], '{:.2f}x')} |")
         best = [r["ratio_median"] for r in step["levels"].values() if r["ratio_median"]]
         if best:
             w(f"\nGap: ember's best level takes {min(best):.2f}x libtorch's step time (median of within-pair ratios; "
               "below 1: ember is faster).\n")
+        py_ratio = (step["python"].get("pytorch") or {}).get("ratio_median")
+        if py_ratio:
+            w(f"Against PyTorch from Python: ember ({self.top}) takes {py_ratio:.2f}x its step time.\n")
 
         if mm:
             w("## Matrix products (10 warm-up, then " + ("5" if self.args.short else "30") + " timed calls; median)\n")
@@ -412,7 +456,10 @@ class Study:
         if ph:
             w("Settings as `ember train` (evaluation cut to 1 episode per env: it is not a phase here).\n")
             w("| implementation | collection | (actor inference / sampling / env / buffer) | update | (policy outputs / steps) | epoch |\n|---|---|---|---|---|---|")
-            for name, e in (("ember", ph), ("libtorch on ember's env", ph_torch)):
+            rows = [("ember", ph), ("libtorch on ember's env", ph_torch)]
+            if self.py.has("pytorch", "gymnasium"):
+                rows.append(("PyTorch on Gymnasium (Python)", ph_py))
+            for name, e in rows:
                 if e is None:
                     w(f"| {name} | not run | | | | |")
                     continue
@@ -426,6 +473,10 @@ class Study:
                   f"(collection {ph['collect_s'] / ph_torch['collect_s']:.2f}x, update {ph['update_s'] / ph_torch['update_s']:.2f}x). "
                   "The libtorch trainer (bench/study/torch_ppo.cpp) shares ember's env, collector, buffer and GAE; "
                   "only the networks and the update are libtorch.\n")
+            if ph_py:
+                w(f"Against PyTorch on Gymnasium from Python (its own env and collection loop): ember's epoch is "
+                  f"{ph['epoch_s'] / ph_py['epoch_s']:.2f}x (collection {ph['collect_s'] / ph_py['collect_s']:.2f}x, "
+                  f"update {ph['update_s'] / ph_py['update_s']:.2f}x).\n")
         else:
             w("not measured (see notes)\n")
 
@@ -449,7 +500,8 @@ class Study:
             w("libtorch's final evaluation is of the live policy (no save and load).\n")
 
         w("## Not in this run\n")
-        w("- Python references (PyTorch on Gymnasium LunarLanderContinuous, tinygrad): not implemented in this suite yet.")
+        for n in self.py.notes():
+            w(f"- {n}")
         for n in self.notes:
             w(f"- {n}")
         for n in self.errors:
@@ -466,12 +518,12 @@ class Study:
         mm = self.matmul()
         direct = self.direct()
         attr = self.attribution()
-        ph, ph_torch = self.phases()
+        ph, ph_torch, ph_py = self.phases()
         cold, warm = self.cold_start()
         full = self.full() if self.args.full else []
         self.raw.append({"kind": "step_summary", **step})
         self.write_atomically("raw.jsonl", "".join(json.dumps(r) + "\n" for r in self.raw))
-        text = self.report(prov, peaks, step, mm, direct, attr, ph, ph_torch, cold, warm, full)
+        text = self.report(prov, peaks, step, mm, direct, attr, ph, ph_torch, ph_py, cold, warm, full)
         self.write_atomically("report.md", text)
         print(f"[study] wrote {self.out}/report.md and raw.jsonl", file=sys.stderr)
         self.check(step, attr, ph, cold, warm)
@@ -509,6 +561,10 @@ def main():
     ap.add_argument("--full", action="store_true", help="also time to the target over 5 seeds")
     ap.add_argument("--threads", type=int, default=0, help="threads for every library (default EMBER_THREADS or all cores)")
     ap.add_argument("--levels", default="", help="comma-separated ISA levels for ember (default: all the CPU has)")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap.add_argument("--python-venv", default=os.path.join(root, ".venv-study"),
+                    help="virtual environment of the Python references (scripts/study-venv.sh creates it)")
+    ap.add_argument("--no-python", action="store_true", help="leave out the Python references")
     args = ap.parse_args()
     if args.short and args.full:
         ap.error("--short and --full exclude each other")
