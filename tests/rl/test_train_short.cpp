@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -50,8 +51,10 @@ size_t count_lines(const fs::path& p) {
 }
 
 TEST(TrainShort, EvaluationImprovesAndRecordsAreWritten) {
-  const fs::path out = fs::temp_directory_path() / "ember_rl_train_short";
-  fs::remove_all(out);
+  // A directory of its own: concurrent runs of the suite (two clones, two users) must not collide.
+  char templ[] = "/tmp/ember-train-short-XXXXXX";
+  ASSERT_NE(mkdtemp(templ), nullptr);
+  const fs::path out = templ;
   Trainer trainer(short_config(out.string()));
   const TrainResult r = trainer.run();
   ASSERT_GE(r.curve.size(), 2u);
