@@ -7,15 +7,15 @@
 //     return x.exp();                    // a tensor, a vector/tuple of tensors, or a number (item)
 //   }
 //
-// Inside a body only the backend `b` differs: b.randn/b.rand/b.randint/b.randbool/b.values make
-// inputs from one std::mt19937_64 stream (seeded from the case name), b.zeros/b.cat/b.where/...
-// are the free functions, b.f32/b.i64/... the dtypes, b.sl/b.at the index entries, b.none an
-// absent optional (clamp(b.none, hi)). Tensor methods
-// and operators are called directly: ember's names mirror libtorch's. b.realize(t) forces a value
-// at that point of the body (a no-op on libtorch). Results are computed in one schedule. (libtorch
-// gotcha: a two-element dim list starting with 0, `x.sum({0, 2})`, is ambiguous there, since {0, n}
-// also reads as ArrayRef(nullptr, n) of Dimnames; write `{2, 0}`. And `t.view({})` is view(dtype)
-// there: write `t.view(parity::Shape{})`.)
+// Inside a body only the backend `b` differs: b.randn/b.rand/b.randint/b.randbool/b.dyadic/b.values
+// make inputs from one std::mt19937_64 stream (seeded from the case name),
+// b.zeros/b.cat/b.where/... are the free functions, b.f32/b.i64/... the dtypes, b.sl/b.at the index
+// entries, b.none an absent optional (clamp(b.none, hi)). Tensor methods and operators are called
+// directly: ember's names mirror libtorch's. b.realize(t) forces a value at that point of the body
+// (a no-op on libtorch). Results are computed in one schedule. (libtorch gotcha: a two-element dim
+// list starting with 0, `x.sum({0, 2})`, is ambiguous there, since {0, n} also reads as
+// ArrayRef(nullptr, n) of Dimnames; write `{2, 0}`. And `t.view({})` is view(dtype) there: write
+// `t.view(parity::Shape{})`.)
 //
 // Tolerances: float32/float64 |ember - torch| <= atol + rtol * |torch| with atol 1e-6, rtol 1e-3
 // (kTranscendental, looser, only where a case says so); integers and bools exact; NaN matches NaN.
@@ -130,6 +130,16 @@ class BackendBase {
     return make(gen_.integers(numel(s), lo, hi), s, dt.value_or(self().i64));
   }
   T randbool(Shape s) { return make(gen_.integers(numel(s), 0, 2), s, self().b8); }
+  /// Multiples of 1/steps, uniform in [-1, 1). They are exact in float32, and so are the products
+  /// and partial sums of a matrix product of them (up to K = 2^16 terms at steps 16): its result
+  /// does not depend on the summation order. Product cases use them so that an output near zero
+  /// cannot make the test depend on the reference's order (another BLAS kernel on another CPU),
+  /// and so that a wrong or missing term shows at any size.
+  T dyadic(Shape s, int64_t steps = 16, std::optional<DType> dt = {}) {
+    std::vector<double> v = gen_.integers(numel(s), -steps, steps);
+    for (double& x : v) x /= static_cast<double>(steps);
+    return make(std::move(v), s, dt);
+  }
   /// Given values (row-major) as dtype (float32 by default).
   T values(std::vector<double> v, Shape s, std::optional<DType> dt = {}) {
     return make(std::move(v), s, dt);

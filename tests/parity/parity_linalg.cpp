@@ -194,14 +194,17 @@ PARITY_CASE(Large, argmax_rows, .grad = false) {
 PARITY_CASE(Large, softmax_rows, .tol = parity::kTranscendental) {
   return (b.randn({400, 100}) * 3).softmax(1);
 }
-PARITY_CASE(Large, matmul_64) { return b.mm(b.randn({64, 48}), b.randn({48, 64})); }
-PARITY_CASE(Large, matmul_tall_threaded) { return b.mm(b.randn({512, 40}), b.randn({40, 96})); }
+// Products with K >= 17 take dyadic inputs (parity.h): exact sums, whatever the order, so an output
+// near zero cannot turn the reference's summation order into a failure (it did: this bmm on a
+// CPU whose BLAS kernel sums differently, 2e-6 apart at -0.0004).
+PARITY_CASE(Large, matmul_64) { return b.mm(b.dyadic({64, 48}), b.dyadic({48, 64})); }
+PARITY_CASE(Large, matmul_tall_threaded) { return b.mm(b.dyadic({512, 40}), b.dyadic({40, 96})); }
 PARITY_CASE(Large, matmul_transposed_and_odd) {
-  auto a = b.randn({37, 100}), c = b.randn({61, 37});
+  auto a = b.dyadic({37, 100}), c = b.dyadic({61, 37});
   return b.matmul(a.t(), c.t());
 }
 PARITY_CASE(Large, batched_matmul_epilogue) {
-  auto a = b.randn({8, 33, 24}), c = b.randn({8, 24, 40});
+  auto a = b.dyadic({8, 33, 24}), c = b.dyadic({8, 24, 40});
   return (b.bmm(a, c) + b.randn({40})).tanh();
 }
 PARITY_CASE(Large, int_reductions, .grad = false) {
@@ -224,11 +227,11 @@ PARITY_CASE(Large, cat_and_pad) {
 PARITY_CASE(Matmul, tile_edges_odd_sizes) {
   std::vector<typename B::T> out;
   for (int64_t n : {1, 3, 17, 127, 129})
-    for (int64_t m : {1, 3, 17, 129}) out.push_back(b.matmul(b.randn({n, 17}), b.randn({17, m})));
-  out.push_back(b.matmul(b.randn({129, 3}).t(), b.randn({258, 127}).slice(0, 0, 258, 2)));
-  out.push_back(b.matmul(b.randn({17, 254}).slice(1, 1, 254, 2), b.randn({17, 127}).t()));
-  out.push_back(b.matmul(b.randn({2, 17, 3}), b.randn({3, 129})));
-  out.push_back(b.matmul(b.randn({3, 1, 5, 127}), b.randn({2, 127, 17})) + 1);
+    for (int64_t m : {1, 3, 17, 129}) out.push_back(b.matmul(b.dyadic({n, 17}), b.dyadic({17, m})));
+  out.push_back(b.matmul(b.dyadic({129, 3}).t(), b.dyadic({258, 127}).slice(0, 0, 258, 2)));
+  out.push_back(b.matmul(b.dyadic({17, 254}).slice(1, 1, 254, 2), b.dyadic({17, 127}).t()));
+  out.push_back(b.matmul(b.dyadic({2, 17, 3}), b.dyadic({3, 129})));
+  out.push_back(b.matmul(b.dyadic({3, 1, 5, 127}), b.dyadic({2, 127, 17})) + 1);
   return out;
 }
 PARITY_CASE(Matmul, long_reduce_10001) {
