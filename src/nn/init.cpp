@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "ember/grad_mode.h"
+#include "ember/host_values.h"
+#include "ember/jit.h"
 
 namespace ember::nn::init {
 
@@ -13,6 +15,27 @@ Tensor& write(Tensor& t, const Tensor& value) {
   t.copy_(value);
   t.realize();
   return t;
+}
+
+// The initialisers compute on the host from the generator's stream (rand_values): a kernel per
+// parameter shape made most of a cold start's compile work. Host values are those of the device
+// expression each one replaces; a jit capture keeps the device expression (its replays draw anew).
+bool on_host(const Tensor& t) {
+  return !jit_capturing() && (t.dtype() == kFloat32 || t.dtype() == kFloat64);
+}
+
+// Writes host values (t's dtype) into t: a buffer copy, no kernel.
+template <typename T>
+Tensor& write_values(Tensor& t, const std::vector<T>& values) {
+  return write(t, from_vector<T>(values, t.sizes()));
+}
+
+// Host values of double precision written as t's dtype; the rounding to float32 is the cast
+// kernel's ((float)x).
+Tensor& write_doubles(Tensor& t, const std::vector<double>& values) {
+  if (t.dtype() == kFloat64) return write_values(t, values);
+  if (t.dtype() != kFloat32) return write(t, from_vector<double>(values, t.sizes()).to(t.dtype()));
+  return write_values(t, std::vector<float>(values.begin(), values.end()));
 }
 
 int64_t fan_in(const Tensor& t) {
@@ -26,15 +49,36 @@ int64_t fan_in(const Tensor& t) {
 }  // namespace
 
 Tensor& uniform_(Tensor& t, double low, double high) {
-  return write(t, rand(t.sizes(), t.dtype()) * (high - low) + low);
+  if (!on_host(t)) return write(t, rand(t.sizes(), t.dtype()) * (high - low) + low);
+  const std::vector<float> u = rand_values(t.numel());
+  // The kernel's u * (high - low) + low: the generated C contracts it to one fused multiply-add
+  // (GCC's default -ffp-contract=fast; a target without FMA rounds twice, <= 1 ulp apart).
+  if (t.dtype() == kFloat32) {
+    // A float32 constant in a kernel is the double rounded to float (ir::make_const).
+    const auto scale = static_cast<float>(high - low), shift = static_cast<float>(low);
+    std::vector<float> v(u.size());
+    for (size_t i = 0; i < u.size(); i++) v[i] = std::fma(u[i], scale, shift);
+    return write_values(t, v);
+  }
+  std::vector<double> v(u.size());
+  for (size_t i = 0; i < u.size(); i++) v[i] = std::fma(static_cast<double>(u[i]), high - low, low);
+  return write_values(t, v);
 }
 
 Tensor& normal_(Tensor& t, double mean, double std) {
+  // On the device: the kernel's vectorised log and cos (libmvec) differ from the host's by ulps.
   return write(t, randn(t.sizes(), t.dtype()) * std + mean);
 }
 
-Tensor& zeros_(Tensor& t) { return write(t, zeros({}, t.dtype())); }
-Tensor& constant_(Tensor& t, double value) { return write(t, full({}, value, t.dtype())); }
+Tensor& zeros_(Tensor& t) { return constant_(t, 0.0); }
+
+Tensor& constant_(Tensor& t, double value) {
+  if (!on_host(t)) return write(t, full({}, value, t.dtype()));
+  if (t.dtype() == kFloat32)
+    return write_values(
+        t, std::vector<float>(static_cast<size_t>(t.numel()), static_cast<float>(value)));
+  return write_values(t, std::vector<double>(static_cast<size_t>(t.numel()), value));
+}
 
 Tensor& kaiming_uniform_(Tensor& t, double a) {
   double gain = std::sqrt(2.0 / (1.0 + a * a));
@@ -48,7 +92,15 @@ Tensor& orthogonal_(Tensor& t, double gain) {
   int64_t rows = t.size(0), cols = t.numel() / rows;
   bool transpose = rows < cols;
   int64_t m = transpose ? cols : rows, n = transpose ? rows : cols;  // m >= n
-  std::vector<double> a = randn({m, n}, kFloat64).to_vector<double>();
+  // randn({m, n}, kFloat64) on the host: Box-Muller on the draws of rand({2, m, n}), the same
+  // expression as randn's. The kernel's vectorised log and cos (libmvec, <= 4 ulp) may differ from
+  // glibc's scalar ones in a last double bit, which the float32 result almost never shows.
+  const std::vector<float> u = rand_values(2 * m * n);
+  std::vector<double> a(static_cast<size_t>(m * n));
+  for (size_t i = 0; i < a.size(); i++) {
+    const double u1 = 1.0 - static_cast<double>(u[i]), u2 = static_cast<double>(u[a.size() + i]);
+    a[i] = std::sqrt(std::log(u1) * -2.0) * std::cos(u2 * (2 * M_PI));
+  }
   // Householder QR of a (m x n, row-major): q gets the first n columns of Q.
   std::vector<double> r = a, q(static_cast<size_t>(m * m), 0.0);
   for (int64_t i = 0; i < m; i++) q[i * m + i] = 1.0;
@@ -86,7 +138,7 @@ Tensor& orthogonal_(Tensor& t, double gain) {
       else
         out[i * cols + k] = v;
     }
-  return write(t, from_vector<double>(out, t.sizes()).to(t.dtype()));
+  return write_doubles(t, out);
 }
 
 }  // namespace ember::nn::init

@@ -1,6 +1,7 @@
 #include "ember/nn/module.h"
 
 #include "ember/grad_mode.h"
+#include "ember/host_values.h"
 #include "ir/node.h"
 
 namespace ember::nn {
@@ -38,17 +39,15 @@ NamedTensors Module::named_buffers(bool recurse) const {
 Tensor& Module::register_parameter(std::string name, Tensor t, bool requires_grad) {
   for (auto& [n, p] : params_)
     if (n == name) throw ValueError("register_parameter: parameter '" + name + "' already exists");
-  // Parameters own a contiguous buffer of their own.
-  Tensor p = t.node()->op == ir::Op::BUFFER ? t : t.detach().clone();
-  p.realize();
+  // Parameters own a contiguous buffer of their own (a constant one filled on the host).
+  Tensor p = t.node()->op == ir::Op::BUFFER ? t : realized_clone(t);
   if (requires_grad) p.set_requires_grad(true);
   params_.emplace_back(std::move(name), p);
   return params_.back().second;
 }
 
 Tensor& Module::register_buffer(std::string name, Tensor t) {
-  Tensor b = t.node()->op == ir::Op::BUFFER ? t : t.detach().clone();
-  b.realize();
+  Tensor b = t.node()->op == ir::Op::BUFFER ? t : realized_clone(t);
   buffers_.emplace_back(std::move(name), b);
   return buffers_.back().second;
 }

@@ -3,28 +3,22 @@
 #include <cmath>
 
 #include "ember/grad_mode.h"
+#include "ember/host_values.h"
 #include "engine/overwrite.h"
 #include "ir/node.h"
 
 namespace ember::optim {
 
 namespace {
-Tensor scalar_buffer(double v) {
-  Tensor t = full({}, v, kFloat32).clone();
-  t.realize();
-  return t;
-}
+// States are filled on the host (realized_clone): no kernel to compile per parameter shape.
+Tensor scalar_buffer(double v) { return realized_clone(full({}, v, kFloat32)); }
 // Host-side write into a realized 0-d float32 buffer: no kernel, so nothing to compile.
 void write_scalar(Tensor& t, double v) {
   t.realize();
   engine::overwrite_in_place(
       {t}, [&] { *static_cast<float*>(t.node()->storage->data()) = static_cast<float>(v); });
 }
-Tensor zeros_state(const Tensor& p) {
-  Tensor t = zeros(p.sizes(), p.dtype()).clone();
-  t.realize();
-  return t;
-}
+Tensor zeros_state(const Tensor& p) { return realized_clone(zeros(p.sizes(), p.dtype())); }
 }  // namespace
 
 Optimizer::Optimizer(std::vector<Tensor> params, double lr)

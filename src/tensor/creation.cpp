@@ -5,6 +5,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "ember/host_values.h"
+#include "ember/support/splitmix64.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
@@ -196,6 +198,40 @@ Tensor rand(IntList shape, TensorOptions o) {
   detail::next_rng_key(n, static_cast<int64_t*>(key->data()));
   NodeRef r = ir::make_node(Op::RAND, kFloat32, {ir::make_buffer(key, {2})}, {}, shape);
   return with_grad(make_tensor(detail::cast(r, t)), o);
+}
+
+std::vector<float> rand_values(int64_t n) {
+  if (n < 0) throw ValueError("rand_values: negative count " + std::to_string(n));
+  if (auto* o = detail::access_observer()) o->host_data();  // a replay would not draw again
+  int64_t key[2];
+  detail::next_rng_key(n, key);
+  std::vector<float> v(static_cast<size_t>(n));
+  // ember_rand of the kernel prelude (codegen/render_c.cpp), counter = key[1] + index.
+  const auto seed = static_cast<uint64_t>(key[0]), first = static_cast<uint64_t>(key[1]);
+  for (int64_t i = 0; i < n; i++) {
+    const uint64_t z = support::splitmix64_mix(
+        seed * support::kSplitMix64Gamma +
+        (first + static_cast<uint64_t>(i)) * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL);
+    v[static_cast<size_t>(i)] = static_cast<float>(z >> 40) * (1.0f / 16777216.0f);
+  }
+  return v;
+}
+
+Tensor realized_clone(const Tensor& t) {
+  const ir::Node* n = node_of(t).get();
+  while (n->op == Op::RESHAPE || n->op == Op::EXPAND || n->op == Op::PERMUTE) n = n->src[0].get();
+  if (n->op != Op::CONST || detail::access_observer()) {
+    Tensor c = t.detach().clone();
+    c.realize();
+    return c;
+  }
+  // The fill kernel's value: ir::make_const keeps it as the dtype holds it (float32 rounded),
+  // and the kernel's literal prints it back exactly.
+  const int64_t numel = t.numel();
+  auto storage = std::make_shared<ir::Storage>(t.dtype(), numel);
+  fill_from_doubles(storage->data(), t.dtype(),
+                    std::vector<double>(static_cast<size_t>(numel), n->arg.f));
+  return make_tensor(ir::make_buffer(storage, t.sizes()));
 }
 
 Tensor randn(IntList shape, TensorOptions o) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -86,6 +87,39 @@ TEST(CompileBatch, ColdTrainingStepStartsAtMostOneCompilerPerSchedule) {
   ASSERT_EQ(w.size(), w_eager.size());
   EXPECT_EQ(std::memcmp(w.data(), w_eager.data(), w.size() * sizeof(float)), 0);
 
+  std::error_code ec;
+  std::filesystem::remove_all(templ, ec);
+  unsetenv("EMBER_CACHE_DIR");
+}
+
+// Kernels whose code differs only in a size that is the launch's range (the same elementwise
+// update of parameters of different shapes, as an optimizer step has) are compiled once.
+TEST(CompileBatch, KernelsDifferingOnlyInSizeShareOneFunction) {
+  char templ[] = "/tmp/ember-compile-batch-XXXXXX";
+  ASSERT_NE(mkdtemp(templ), nullptr);
+  setenv("EMBER_CACHE_DIR", (std::string(templ) + "/cache").c_str(), 1);
+  reset_runtime_stats();
+  manual_seed(21);
+  // Values no other test computes (fresh programs): a * b + 0.375 over three sizes, one schedule.
+  std::vector<Tensor> a, b, out;
+  for (int64_t n : {3, 70, 1000}) {
+    a.push_back(rand({n}));
+    b.push_back(rand({n}));
+    out.push_back(a.back() * b.back() + 0.375);
+  }
+  realize(out);
+  const RuntimeStats s = runtime_stats();
+  EXPECT_GE(s.kernels_compiled, 3);  // three programs (three kernels of different sizes) ...
+  EXPECT_EQ(s.kernels_from_compiler, s.kernels_compiled - 2);  // ... two of them shared
+  for (size_t k = 0; k < out.size(); k++) {
+    const auto va = a[k].to_vector<float>(), vb = b[k].to_vector<float>(),
+               vo = out[k].to_vector<float>();
+    ASSERT_EQ(vo.size(), va.size());
+    for (size_t i = 0; i < vo.size(); i++)
+      // One rounding where the target fuses the multiply-add, two otherwise.
+      EXPECT_TRUE(vo[i] == std::fma(va[i], vb[i], 0.375f) || vo[i] == va[i] * vb[i] + 0.375f)
+          << k << " " << i;
+  }
   std::error_code ec;
   std::filesystem::remove_all(templ, ec);
   unsetenv("EMBER_CACHE_DIR");

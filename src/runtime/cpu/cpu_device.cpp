@@ -73,20 +73,27 @@ class CpuDevice : public Device {
       if (auto* c = static_cast<CpuProgram*>(p.get()); !c->fn) todo.push_back(c);
     if (todo.empty()) return;
     // The function names number the kernels within the batch, so a batch's text (and cache key)
-    // depends only on its kernels.
-    std::vector<std::string> sources;
+    // depends only on its kernels. Kernels whose code is the same apart from the name (the same
+    // elementwise update over buffers of different sizes: its size is the launch's range) are
+    // compiled once and share the function.
+    std::vector<std::string> sources, symbols(todo.size());
+    std::unordered_map<std::string, size_t> first_with_body;
     for (size_t i = 0; i < todo.size(); i++) {
-      todo[i]->source = codegen::render_c(todo[i]->kernel, todo[i]->plan,
-                                          "k" + std::to_string(i) + "_" + todo[i]->name);
-      sources.push_back(todo[i]->source);
+      const std::string symbol = "k" + std::to_string(i) + "_" + todo[i]->name;
+      todo[i]->source = codegen::render_c(todo[i]->kernel, todo[i]->plan, symbol);
+      std::string body = todo[i]->source;  // the code with its name blanked out
+      for (size_t at = body.find(symbol); at != std::string::npos; at = body.find(symbol, at))
+        body.replace(at, symbol.size(), "");
+      auto [it, fresh] = first_with_body.emplace(body, i);
+      symbols[i] = fresh ? symbol : symbols[it->second];
+      if (fresh) sources.push_back(todo[i]->source);
     }
     bool hit = false;
     // One cache entry per batch, built by up to thread-count compiler processes at once.
     void* handle =
         compile_and_load(codegen::c_prelude(host_target()), sources, num_threads(), &hit);
     for (size_t i = 0; i < todo.size(); i++)
-      todo[i]->fn = reinterpret_cast<KernelFn>(
-          load_symbol(handle, "k" + std::to_string(i) + "_" + todo[i]->name));
+      todo[i]->fn = reinterpret_cast<KernelFn>(load_symbol(handle, symbols[i]));
   }
 };
 
