@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct TensorImpl;
 
 using Shape = std::vector<int64_t>;
 using IntList = std::vector<int64_t>;
+class Tensor;
+/// Tensors with names, in order (a module's state dict, an optimizer's state, a checkpoint).
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
 /// A number given where a tensor is expected (a "wrapped number" in PyTorch's promotion rules:
 /// it never widens a tensor's dtype within the same category).
