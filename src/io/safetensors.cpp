@@ -20,9 +20,7 @@
 #include <set>
 #include <vector>
 
-#include "engine/overwrite.h"
-#include "engine/realize.h"
-#include "ir/node.h"
+#include "ember/jit.h"
 
 namespace ember {
 
@@ -256,16 +254,16 @@ struct Blob {
   std::string name;
   ScalarType dtype;
   Shape shape;
-  std::shared_ptr<ir::Storage> storage;  // holds the bytes alive
+  Tensor buffer;  // a realized contiguous tensor: holds the bytes alive
   size_t nbytes;
 };
 
-// A realized, contiguous storage with t's elements (t's own buffer when it has one).
-std::shared_ptr<ir::Storage> contiguous_storage(const Tensor& t) {
-  if (t.node()->op == ir::Op::BUFFER) return t.node()->storage;
+// A realized, contiguous tensor with t's elements (t itself when it is a buffer of its own).
+Tensor contiguous_buffer(const Tensor& t) {
+  if (t.is_realized()) return t;
   Tensor c = t.clone();
   c.realize();
-  return c.node()->storage;
+  return c;
 }
 
 void write_all(int fd, const char* p, size_t n, const std::string& tmp, const std::string& path) {
@@ -329,7 +327,7 @@ void write_atomic(const std::string& path,
 }
 
 void check_not_capturing(const char* what) {
-  if (engine::capturing())
+  if (jit_capturing())
     throw Error(std::string(what) + ": checkpoint I/O inside a jit capture is not allowed");
 }
 
@@ -359,7 +357,7 @@ void save(const NamedTensors& tensors, const std::string& path, const Metadata& 
     header["__metadata__"] = std::move(m);
   }
   for (auto& [name, t] : tensors) {
-    Blob b{name, t.dtype(), t.sizes(), contiguous_storage(t), 0};
+    Blob b{name, t.dtype(), t.sizes(), contiguous_buffer(t), 0};
     b.nbytes = static_cast<size_t>(t.numel()) * element_size(t.dtype());
     header[name] = {{"dtype", st_dtype(b.dtype)},
                     {"shape", b.shape},
@@ -379,7 +377,7 @@ void save(const NamedTensors& tensors, const std::string& path, const Metadata& 
   std::vector<std::pair<const char*, size_t>> parts{{reinterpret_cast<const char*>(len), 8},
                                                     {text.data(), text.size()}};
   for (auto& b : blobs)
-    if (b.nbytes) parts.emplace_back(static_cast<const char*>(b.storage->data()), b.nbytes);
+    if (b.nbytes) parts.emplace_back(static_cast<const char*>(b.buffer.data_ptr()), b.nbytes);
   write_atomic(path, parts);
 }
 
@@ -447,19 +445,18 @@ Metadata load_into(const NamedTensors& targets, const std::string& path,
   for (auto& [name, t] : targets) all.push_back(t);
   realize(all);  // pending in-place updates land first; values are replaced below
   for (auto& [name, t] : targets) {
-    const auto& n = t.node();
-    if (n->op != ir::Op::BUFFER || !n->storage || n->storage->numel() != t.numel())
+    if (!t.is_realized())
       throw ValueError("load: tensor '" + name +
                        "' is not a realized buffer (a view?); load into the tensor that owns it");
   }
 
   // 2. Write in place (cannot fail); lazy values built on the old contents keep them.
-  engine::overwrite_in_place(all, [&] {
+  overwrite_in_place(all, [&] {
     for (auto& [name, t] : targets) {
       const Entry& e = *by_name.at(name);
       const size_t nbytes = e.end - e.begin;
       if (!nbytes) continue;
-      char* dst = static_cast<char*>(t.node()->storage->data());
+      char* dst = static_cast<char*>(t.data_ptr());
       std::memcpy(dst, p.data.data() + e.begin, nbytes);
       if (e.dtype == kBool)
         for (size_t i = 0; i < nbytes; i++) dst[i] = dst[i] != 0;

@@ -1,7 +1,6 @@
 #include "ember/nn/module.h"
 
 #include "ember/grad_mode.h"
-#include "ir/node.h"
 
 namespace ember::nn {
 
@@ -39,7 +38,7 @@ Tensor& Module::register_parameter(std::string name, Tensor t, bool requires_gra
   for (auto& [n, p] : params_)
     if (n == name) throw ValueError("register_parameter: parameter '" + name + "' already exists");
   // Parameters own a contiguous buffer of their own.
-  Tensor p = t.node()->op == ir::Op::BUFFER ? t : t.detach().clone();
+  Tensor p = t.is_realized() ? t : t.detach().clone();
   p.realize();
   if (requires_grad) p.set_requires_grad(true);
   params_.emplace_back(std::move(name), p);
@@ -47,7 +46,7 @@ Tensor& Module::register_parameter(std::string name, Tensor t, bool requires_gra
 }
 
 Tensor& Module::register_buffer(std::string name, Tensor t) {
-  Tensor b = t.node()->op == ir::Op::BUFFER ? t : t.detach().clone();
+  Tensor b = t.is_realized() ? t : t.detach().clone();
   b.realize();
   buffers_.emplace_back(std::move(name), b);
   return buffers_.back().second;

@@ -3,8 +3,6 @@
 #include <cmath>
 
 #include "ember/grad_mode.h"
-#include "engine/overwrite.h"
-#include "ir/node.h"
 
 namespace ember::optim {
 
@@ -17,8 +15,7 @@ Tensor scalar_buffer(double v) {
 // Host-side write into a realized 0-d float32 buffer: no kernel, so nothing to compile.
 void write_scalar(Tensor& t, double v) {
   t.realize();
-  engine::overwrite_in_place(
-      {t}, [&] { *static_cast<float*>(t.node()->storage->data()) = static_cast<float>(v); });
+  overwrite_in_place({t}, [&] { *static_cast<float*>(t.data_ptr()) = static_cast<float>(v); });
 }
 Tensor zeros_state(const Tensor& p) {
   Tensor t = zeros(p.sizes(), p.dtype()).clone();
