@@ -11,12 +11,14 @@
 #pragma once
 #include <concepts>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -32,6 +34,9 @@ struct TensorImpl;
 
 using Shape = std::vector<int64_t>;
 using IntList = std::vector<int64_t>;
+class Tensor;
+/// Tensors with names, in order (a module's state dict, an optimizer's state, a checkpoint).
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
 /// A number given where a tensor is expected (a "wrapped number" in PyTorch's promotion rules:
 /// it never widens a tensor's dtype within the same category).
@@ -120,6 +125,18 @@ class Tensor {
   template <typename T>
   std::vector<T> to_vector() const;
   std::string toString() const;
+
+  // ---- buffers (host access without the graph) -------------------------------------------------
+  /// True when this tensor is a buffer of its own: realized, not a view of another tensor's
+  /// buffer and without a pending in-place update (it then keeps that buffer across optimizer
+  /// steps, in-place ops and checkpoint loads).
+  bool is_realized() const;
+  /// Identifies the buffer of a realized tensor: equal for tensors that share one, unchanged by
+  /// in-place updates; null when !is_realized().
+  const void* storage_id() const;
+  /// The first byte of a realized tensor's buffer (row-major elements of dtype()). Throws
+  /// ValueError when !is_realized(). Write through it only inside ember::overwrite_in_place.
+  void* data_ptr() const;
 
   // ---- copies and casts ------------------------------------------------------------------------
   Tensor contiguous() const;
@@ -381,6 +398,13 @@ Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> m
 
 /// Realizes several tensors in one schedule (shared subgraphs are computed once).
 void realize(const std::vector<Tensor>& ts);
+
+/// Writes into realized tensors' buffers from host code (checkpoint loads, an optimizer's learning
+/// rate) with the value semantics of an in-place op: lazy values that read the current data keep
+/// a copy, `write` runs (it writes through data_ptr()), and every tensor keeps its buffer, so a
+/// jit replay bound to it reads the new values. Throws ValueError when a tensor is not a realized
+/// buffer (a view or a pending update).
+void overwrite_in_place(const std::vector<Tensor>& ts, const std::function<void()>& write);
 
 /// Result dtype of a binary op under PyTorch's promotion (dimensioned tensors > 0-d tensors >
 /// wrapped scalars, each only when of a higher category).

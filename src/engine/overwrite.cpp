@@ -44,3 +44,9 @@ void overwrite_in_place(const std::vector<Tensor>& ts, const std::function<void(
 }
 
 }  // namespace ember::engine
+
+namespace ember {
+void overwrite_in_place(const std::vector<Tensor>& ts, const std::function<void()>& write) {
+  engine::overwrite_in_place(ts, write);
+}
+}  // namespace ember

@@ -45,12 +45,6 @@ T convert(const void* p, ScalarType t, int64_t i) {
   return T{};
 }
 
-// Installs the engine's realize for the tensor layer (autograd realizes gradients).
-const bool g_realizer_installed = [] {
-  detail::realizer() = &engine::realize_tensors;
-  return true;
-}();
-
 }  // namespace
 
 const Tensor& Tensor::realize() const {

@@ -2,7 +2,6 @@
 
 #include "ember/grad_mode.h"
 #include "ember/host_values.h"
-#include "ir/node.h"
 
 namespace ember::nn {
 
@@ -40,14 +39,14 @@ Tensor& Module::register_parameter(std::string name, Tensor t, bool requires_gra
   for (auto& [n, p] : params_)
     if (n == name) throw ValueError("register_parameter: parameter '" + name + "' already exists");
   // Parameters own a contiguous buffer of their own (a constant one filled on the host).
-  Tensor p = t.node()->op == ir::Op::BUFFER ? t : realized_clone(t);
+  Tensor p = t.is_realized() ? t : realized_clone(t);
   if (requires_grad) p.set_requires_grad(true);
   params_.emplace_back(std::move(name), p);
   return params_.back().second;
 }
 
 Tensor& Module::register_buffer(std::string name, Tensor t) {
-  Tensor b = t.node()->op == ir::Op::BUFFER ? t : realized_clone(t);
+  Tensor b = t.is_realized() ? t : realized_clone(t);
   buffers_.emplace_back(std::move(name), b);
   return buffers_.back().second;
 }

@@ -4,8 +4,6 @@
 
 #include "ember/grad_mode.h"
 #include "ember/host_values.h"
-#include "engine/overwrite.h"
-#include "ir/node.h"
 
 namespace ember::optim {
 
@@ -15,8 +13,7 @@ Tensor scalar_buffer(double v) { return realized_clone(full({}, v, kFloat32)); }
 // Host-side write into a realized 0-d float32 buffer: no kernel, so nothing to compile.
 void write_scalar(Tensor& t, double v) {
   t.realize();
-  engine::overwrite_in_place(
-      {t}, [&] { *static_cast<float*>(t.node()->storage->data()) = static_cast<float>(v); });
+  overwrite_in_place({t}, [&] { *static_cast<float*>(t.data_ptr()) = static_cast<float>(v); });
 }
 Tensor zeros_state(const Tensor& p) { return realized_clone(zeros(p.sizes(), p.dtype())); }
 }  // namespace

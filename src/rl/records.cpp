@@ -18,12 +18,11 @@
 #include <thread>
 
 #include "atomic_file.h"
+#include "ember/build_info.h"  // the kernel compiler and target (part of every cache key)
 #include "ember/context.h"
 #include "ember/error.h"
 #include "ember/rl/plot.h"
-#include "runtime/cpu/compiler.h"  // the kernel compiler's identity (part of every cache key)
-#include "runtime/cpu/target.h"    // the ISA level kernels are generated for
-#include "runtime/process.h"
+#include "ember/support/process.h"
 
 #ifndef EMBER_SOURCE_DIR
 #define EMBER_SOURCE_DIR ""
@@ -63,10 +62,10 @@ nlohmann::json git_info() {
   // No shell: git is looked up on PATH here and run with an argument vector.
   const std::string git = find_executable("git");
   if (git.empty()) return "unknown";
-  const runtime::ProcessResult rev =
-      runtime::run_process({git, "-C", dir, "rev-parse", "HEAD"}, 4096, true);
+  const support::ProcessResult rev =
+      support::run_process({git, "-C", dir, "rev-parse", "HEAD"}, 4096, true);
   if (!rev.ok() || trim(rev.output).empty()) return "unknown";
-  const runtime::ProcessResult status = runtime::run_process(
+  const support::ProcessResult status = support::run_process(
       {git, "-C", dir, "status", "--porcelain", "--untracked-files=no"}, 1 << 20, true);
   if (!status.ok()) return {{"revision", trim(rev.output)}, {"dirty", "unknown"}};
   return {
@@ -109,7 +108,7 @@ double seconds_since_process_start() {
 nlohmann::json provenance() {
   nlohmann::json j;
   j["git"] = git_info();
-  j["cpu"] = {{"model", runtime::cpu_model()},
+  j["cpu"] = {{"model", ember::cpu_model()},
               {"logical_cores", std::thread::hardware_concurrency()},
               {"online_cores", sysconf(_SC_NPROCESSORS_ONLN)}};
 #if defined(__clang__)
@@ -121,17 +120,18 @@ nlohmann::json provenance() {
 #endif
   j["compiler"] = {{"cxx", cxx}, {"flags", EMBER_CXX_FLAGS}, {"build_type", EMBER_BUILD_TYPE}};
   try {
-    const auto& cc = runtime::compiler_info();
-    j["kernel_compiler"] = {{"path", cc.path}, {"version", cc.version}, {"flags", cc.flags}};
-    const auto& t = runtime::host_target();
-    j["kernel_target"] = {{"isa", codegen::isa_name(t.isa)},
-                          {"host_isa", codegen::isa_name(runtime::host_isa())},
-                          {"vector_bits", t.vector_bytes * 8},
-                          {"vector_registers", t.vector_registers},
-                          {"fma", t.fma},
-                          {"l1d_bytes", t.l1d},
-                          {"l2_bytes", t.l2},
-                          {"l3_bytes", t.l3}};
+    const BuildInfo b = build_info();
+    j["kernel_compiler"] = {{"path", b.kernel_compiler_path},
+                            {"version", b.kernel_compiler_version},
+                            {"flags", b.kernel_compiler_flags}};
+    j["kernel_target"] = {{"isa", b.isa},
+                          {"host_isa", b.host_isa},
+                          {"vector_bits", b.vector_bits},
+                          {"vector_registers", b.vector_registers},
+                          {"fma", b.fma},
+                          {"l1d_bytes", b.l1d_bytes},
+                          {"l2_bytes", b.l2_bytes},
+                          {"l3_bytes", b.l3_bytes}};
   } catch (const std::exception& e) {
     j["kernel_compiler"] = {{"error", e.what()}};
   }

@@ -1,4 +1,4 @@
-#include "runtime/process.h"
+#include "ember/support/process.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 
 extern char** environ;
 
-namespace ember::runtime {
+namespace ember::support {
 
 ProcessResult run_process(const std::vector<std::string>& argv, size_t max_output,
                           bool discard_stderr) {
@@ -99,4 +99,4 @@ std::string display_command(const std::vector<std::string>& argv) {
   return s;
 }
 
-}  // namespace ember::runtime
+}  // namespace ember::support

@@ -60,7 +60,7 @@ Tensor& Tensor::set_requires_grad(bool r) {
   if (r && !impl_->requires_grad) {
     // Leaves are concrete buffers (as in PyTorch): optimizers, checkpoints and jit captures bind
     // them by buffer identity.
-    if (detail::realizer()) detail::realizer()({*this});
+    ember::realize({*this});
     auto& reg = registry();
     std::lock_guard<std::mutex> l(reg.mu);
     std::erase_if(reg.leaves, [](auto& w) { return w.expired(); });
@@ -115,16 +115,9 @@ void Tensor::backward(const Tensor& gradient) const {
     to_realize.push_back(p->grad);
   }
   // Gradients are made concrete now (as in PyTorch): an in-place update of a parameter after
-  // backward() must not change its gradient. The engine (a higher layer) installs the realizer.
-  if (detail::realizer()) detail::realizer()(to_realize);
+  // backward() must not change its gradient.
+  ember::realize(to_realize);
 }
-
-namespace detail {
-Realizer& realizer() {
-  static Realizer r;
-  return r;
-}
-}  // namespace detail
 
 namespace autograd {
 

@@ -216,6 +216,19 @@ int64_t Tensor::numel() const { return ir::shape_numel(sizes()); }
 ScalarType Tensor::dtype() const { return detail::node_of(*this)->dtype; }
 const std::shared_ptr<const ir::Node>& Tensor::node() const { return detail::node_of(*this); }
 
+bool Tensor::is_realized() const { return node()->op == Op::BUFFER; }
+
+const void* Tensor::storage_id() const { return node()->storage.get(); }
+
+void* Tensor::data_ptr() const {
+  const NodeRef& n = node();
+  if (n->op != Op::BUFFER)
+    throw ValueError(
+        "data_ptr: the tensor is not a realized buffer (call realize(); a view needs "
+        "contiguous() first)");
+  return n->storage->data();
+}
+
 int64_t Tensor::size(int64_t d) const {
   if (dim() == 0) throw IndexError("size(): a 0-d tensor has no dims");
   return sizes()[detail::wrap_dim(d, dim())];

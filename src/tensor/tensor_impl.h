@@ -50,12 +50,8 @@ ir::NodeRef scalar_node(const Scalar& s, ScalarType t, const Shape& shape);
 ir::NodeRef binary(ir::Op op, ir::NodeRef a, ir::NodeRef b, ScalarType out_dtype, const char* name);
 ScalarType scalar_default_dtype(const Scalar& s);
 
-/// The engine's realize, installed by the engine layer at start-up (the tensor layer cannot call
-/// upwards directly).
-using Realizer = void (*)(const std::vector<Tensor>&);
 /// Reserves n random numbers from the global generator: key = {seed, first counter}.
 void next_rng_key(int64_t n, int64_t* key);
-Realizer& realizer();
 
 /// Watches what a function does to tensors while ember::jit captures it (engine/jit.cpp), so
 /// that a replay can do the same (or refuse). Set for the calling thread only, null otherwise.

@@ -38,6 +38,39 @@ TEST(ValueSemantics, ReaderRealizedAfterAnUpdateSeesTheOldValue) {
   EXPECT_EQ((x + 1).to_vector<float>(), (std::vector<float>{7, 10, 13}));
 }
 
+// The public buffer calls that nn, optim and io use instead of the graph (Tensor::node()).
+TEST(ValueSemantics, BufferCallsFollowTheBuffer) {
+  Tensor a = arange(6, kFloat32).reshape({2, 3}).clone();
+  a.realize();
+  ASSERT_TRUE(a.is_realized());
+  const float* p = static_cast<const float*>(a.data_ptr());
+  EXPECT_EQ(std::vector<float>(p, p + 6), (std::vector<float>{0, 1, 2, 3, 4, 5}));
+  const void* id = a.storage_id();
+  ASSERT_NE(id, nullptr);
+  Tensor alias = a;
+  EXPECT_EQ(alias.storage_id(), id);
+  Tensor view = a.t();  // a view of a's buffer is not a buffer of its own, even realized
+  view.realize();
+  EXPECT_FALSE(view.is_realized());
+  EXPECT_EQ(view.storage_id(), nullptr);
+  EXPECT_THROW(view.data_ptr(), ValueError);
+  EXPECT_NE(a.contiguous().clone().realize().storage_id(), id);
+  {
+    NoGradGuard g;
+    a.mul_(2);  // pending: no buffer until realized, then the same one
+  }
+  EXPECT_FALSE(a.is_realized());
+  EXPECT_THROW(a.data_ptr(), ValueError);
+  a.realize();
+  EXPECT_EQ(a.storage_id(), id);
+  Tensor before = a + 1;  // lazy, reads the buffer as it is now
+  overwrite_in_place({a}, [&] { static_cast<float*>(a.data_ptr())[0] = 7; });
+  EXPECT_EQ(a.storage_id(), id);
+  EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{7, 2, 4, 6, 8, 10}));
+  EXPECT_EQ(before.to_vector<float>(), (std::vector<float>{1, 3, 5, 7, 9, 11}));
+  EXPECT_THROW(overwrite_in_place({view}, [] {}), ValueError);
+}
+
 TEST(ValueSemantics, NoCopyWhenNothingElseReadsTheOldData) {
   Tensor x = realized({1, 2, 3});
   reset_runtime_stats();

@@ -21,7 +21,6 @@
 
 #include "ember/ember.h"
 #include "ember/serialize.h"
-#include "ir/node.h"
 
 namespace ember_checkpoint_test {
 
@@ -33,7 +32,7 @@ inline std::string raw_bytes(const Tensor& t) {
   Tensor c = t.contiguous();
   c.realize();
   if (t.numel() == 0) return {};
-  return std::string(static_cast<const char*>(c.node()->storage->data()),
+  return std::string(static_cast<const char*>(c.data_ptr()),
                      static_cast<size_t>(t.numel()) * element_size(t.dtype()));
 }
 
@@ -41,19 +40,20 @@ struct Snap {
   ScalarType dtype;
   Shape shape;
   std::string bytes;
-  const ir::Storage* storage;
+  const void* storage;  // Tensor::storage_id()
   bool operator==(const Snap&) const = default;
 };
 inline std::map<std::string, Snap> snapshot(const nn::NamedTensors& ts) {
   std::map<std::string, Snap> s;
-  for (auto& [n, t] : ts) s[n] = {t.dtype(), t.sizes(), raw_bytes(t), t.node()->storage.get()};
+  for (auto& [n, t] : ts) s[n] = {t.dtype(), t.sizes(), raw_bytes(t), t.storage_id()};
   return s;
 }
 // Values only (dtype, shape, bytes), to compare two different modules.
 inline std::map<std::string, std::string> values(const nn::NamedTensors& ts) {
   std::map<std::string, std::string> v;
   for (auto& [n, t] : ts)
-    v[n] = std::string(dtype_name(t.dtype())) + ir::shape_str(t.sizes()) + ":" + raw_bytes(t);
+    v[n] =
+        std::string(dtype_name(t.dtype())) + testing::PrintToString(t.sizes()) + ":" + raw_bytes(t);
   return v;
 }
 // A module's state dict: parameters and buffers.

@@ -13,7 +13,7 @@
 
 namespace ember::nn {
 
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+using NamedTensors = ember::NamedTensors;
 
 class Module {
  public:

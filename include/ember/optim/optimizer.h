@@ -26,7 +26,7 @@ class Optimizer {
   void set_lr(double lr);
   const std::vector<Tensor>& params() const { return params_; }
   /// Named state tensors (for checkpoints): e.g. "0.exp_avg", "step".
-  virtual std::vector<std::pair<std::string, Tensor>> state() const = 0;
+  virtual NamedTensors state() const = 0;
 
  protected:
   /// Builds the lazy update of parameter i (and its state) from gradient g; returns the tensors to
@@ -54,7 +54,7 @@ struct SGDOptions {
 class SGD : public Optimizer {
  public:
   SGD(std::vector<Tensor> params, SGDOptions o);
-  std::vector<std::pair<std::string, Tensor>> state() const override;
+  NamedTensors state() const override;
 
  private:
   void begin_step(std::vector<Tensor>& out) override;
@@ -86,7 +86,7 @@ struct AdamOptions {
 class Adam : public Optimizer {
  public:
   Adam(std::vector<Tensor> params, AdamOptions o, bool decoupled_weight_decay = false);
-  std::vector<std::pair<std::string, Tensor>> state() const override;
+  NamedTensors state() const override;
 
  private:
   void begin_step(std::vector<Tensor>& out) override;

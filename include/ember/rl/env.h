@@ -5,7 +5,8 @@
 // reset again. Observations and actions are float32; a discrete action is passed as one float
 // holding the integer index (0 <= a < n). Spaces describe shapes, bounds and dtypes.
 //
-// Errors (all derive from EnvError, itself a std::runtime_error):
+// Errors (all derive from EnvError, itself an ember::Error: one vocabulary with the tensor
+// library):
 //   InvalidActionError  wrong number of action values, NaN, or a discrete index out of range;
 //   EnvStateError       step() before the first reset() or after the episode ended;
 //   InvalidOptionError  an environment option outside its documented range.
@@ -15,15 +16,16 @@
 #include <cstdint>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "ember/error.h"
+
 namespace ember::rl {
 
-class EnvError : public std::runtime_error {
+class EnvError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 class InvalidActionError : public EnvError {
  public:
