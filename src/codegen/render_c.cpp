@@ -110,8 +110,8 @@ class Renderer {
     std::ostringstream s;
     s << "void " << fn << "(void* const* restrict bufs, int64_t start, int64_t end) {\n";
     for (size_t i = 0; i < k_.buffers.size(); i++)
-      s << "  " << (i ? "const " : "") << ctype(k_.buffers[i].dtype) << "* restrict b" << i
-        << " = (" << ctype(k_.buffers[i].dtype) << "*)bufs[" << i << "];\n";
+      s << "  " << (i >= k_.num_outputs() ? "const " : "") << ctype(k_.buffers[i].dtype)
+        << "* restrict b" << i << " = (" << ctype(k_.buffers[i].dtype) << "*)bufs[" << i << "];\n";
     std::string ind = "  ";
     if (nglob_ == 0) {
       s << ind << "for (int64_t o_ = start; o_ < end; o_++) {\n";
@@ -130,9 +130,16 @@ class Renderer {
     }
     if (k_.reduce_axes.empty()) {
       open_upcast(s, ind);
+      // Every output's value first (one memo: shared subexpressions once), then the stores: an
+      // output that overwrites an input read at this index is stored after its last read.
       std::unordered_map<const Expr*, std::string> memo;
       std::string v = emit(*k_.value, s, ind, memo);
+      std::vector<std::string> more;
+      for (auto& o : k_.more_outputs) more.push_back(emit(*o.value, s, ind, memo));
       store(s, ind, v);
+      for (size_t j = 0; j < more.size(); j++)
+        s << ind << "b" << j + 1 << "[" << ExprEmitter::index(k_.more_outputs[j].view, axes())
+          << "] = " << more[j] << ";\n";
       close_upcast(s, ind);
     } else {
       render_reduce(s, ind);
@@ -154,6 +161,7 @@ class Renderer {
   }
 
   void render_reduce(std::ostringstream& s, std::string& ind) {
+    if (!k_.more_outputs.empty()) throw Error("render: a reduce kernel with several outputs");
     const Expr* red = find_reduce(*k_.value);
     if (!red) throw Error("render: reduce kernel without a reduce");
     int64_t tile = 1;
@@ -412,7 +420,10 @@ static inline int64_t ember_ipow(int64_t b, int64_t e) {
 }
 
 std::string render_c(const Kernel& k, const Opts& o, const std::string& fn_name) {
-  if (o.find(ActionKind::Vectorize)) return render_tile(k, o, fn_name);
+  if (o.find(ActionKind::Vectorize)) {
+    if (!k.more_outputs.empty()) throw Error("render: a tiled kernel with several outputs");
+    return render_tile(k, o, fn_name);
+  }
   return Renderer(k, o).render(fn_name);
 }
 

@@ -92,8 +92,9 @@ std::string kernel_graph(const schedule::Schedule& sched,
     o << "  k" << i << " [label=\"" << i << ": " << name << "\", shape=box, style=filled, "
       << "fillcolor=\"#dde8f5\"];\n";
     for (auto& b : item.buffers) buffer(b);
-    o << "  k" << i << " -> b" << item.buffers[0]->id() << ";\n";
-    for (size_t s = 1; s < item.buffers.size(); s++)
+    const size_t outs = item.kernel.num_outputs();
+    for (size_t s = 0; s < outs; s++) o << "  k" << i << " -> b" << item.buffers[s]->id() << ";\n";
+    for (size_t s = outs; s < item.buffers.size(); s++)
       o << "  b" << item.buffers[s]->id() << " -> k" << i << ";\n";
   }
   for (auto& [src, dst] : sched.copies) {

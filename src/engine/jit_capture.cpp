@@ -315,7 +315,8 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
   for (auto& l : rec) {
     CapturedLaunch cl{l.program, {}};
     for (auto& b : l.buffers) cl.bindings.push_back(bind(b));
-    bindings[cl.bindings[0]].written = true;
+    const size_t outputs = l.program ? l.program->kernel.num_outputs() : 1;
+    for (size_t o = 0; o < outputs; o++) bindings[cl.bindings[o]].written = true;
     launches.push_back(std::move(cl));
   }
   rec.clear();

@@ -70,6 +70,10 @@ Kernel map_kernel(const Kernel& k, const ViewFn& fv, const AxesFn& fa) {
   std::unordered_map<const Expr*, ExprRef> memo;
   r.value = map_expr(k.value, fv, fa, memo);
   r.out_view = fv(k.out_view);
+  for (auto& o : r.more_outputs) {
+    o.value = map_expr(o.value, fv, fa, memo);
+    o.view = fv(o.view);
+  }
   r.reduce_axes = fa(k.reduce_axes);
   return r;
 }
@@ -105,6 +109,11 @@ std::string Kernel::key() const {
   view_key(o, out_view);
   std::unordered_map<const Expr*, int> seen;
   expr_key(o, *value, seen);
+  for (auto& out : more_outputs) {
+    o << "|o";
+    view_key(o, out.view);
+    expr_key(o, *out.value, seen);
+  }
   return o.str();
 }
 
@@ -119,6 +128,7 @@ double Kernel::flops() const {
   double per = 0;
   std::unordered_map<const Expr*, bool> seen;
   count_ops(*value, per, seen);
+  for (auto& o : more_outputs) count_ops(*o.value, per, seen);
   return per * static_cast<double>(ir::shape_numel(full_shape));
 }
 
@@ -159,6 +169,10 @@ Kernel simplify(const Kernel& in) {
   std::vector<ir::View> views;
   for_each_view(*k.value, [&](const ir::View& v) { views.push_back(v); });
   views.push_back(k.out_view);
+  for (auto& o : k.more_outputs) {
+    for_each_view(*o.value, [&](const ir::View& v) { views.push_back(v); });
+    views.push_back(o.view);
+  }
   size_t nred = k.reduce_axes.size();
   size_t nglob = n - nred;
   // Groups of consecutive original axes that become one axis.

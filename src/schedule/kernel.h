@@ -27,18 +27,31 @@ struct Expr {
   std::vector<int64_t> axes;  // Reduce: reduced axes of the loop space
 };
 
-/// A kernel argument: slot 0 is the output, then the inputs in first-use order.
+/// A kernel argument: slots 0 .. num_outputs() - 1 are the outputs, then the inputs in first-use
+/// order.
 struct KernelBuffer {
   ScalarType dtype;
   int64_t numel;
 };
 
+/// A further stored value of a multi-output kernel (schedule/fuse_outputs.h).
+struct KernelOutput {
+  ExprRef value;
+  ir::View view;
+};
+
 struct Kernel {
   std::vector<int64_t> full_shape;
   std::vector<int64_t> reduce_axes;  // sorted; empty for elementwise kernels
-  ExprRef value;                     // the stored value (output space)
-  ir::View out_view;                 // store index map (output space)
+  ExprRef value;                     // the value stored in slot 0 (output space)
+  ir::View out_view;                 // its store index map (output space)
+  /// Elementwise kernels only: the values stored in slots 1, 2, ... over the same loop space.
+  /// Every value of one loop index is computed before any of them is stored, so an output may
+  /// overwrite an input that the kernel reads at the same index (an in-place update).
+  std::vector<KernelOutput> more_outputs;
   std::vector<KernelBuffer> buffers;
+
+  size_t num_outputs() const { return 1 + more_outputs.size(); }
 
   /// Structural key: equal keys mean identical generated code (buffers are positional).
   std::string key() const;

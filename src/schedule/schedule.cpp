@@ -5,6 +5,7 @@
 
 #include "ember/error.h"
 #include "ir/overwrite.h"
+#include "schedule/fuse_outputs.h"
 
 namespace ember::schedule {
 
@@ -263,14 +264,6 @@ class Lowerer {
   std::map<std::pair<const Node*, std::pair<std::vector<const Node*>, bool>>, ExprRef> memo_;
 };
 
-// True when every load of `slot` uses the same index as the store (a safe in-place update).
-bool reads_only_at_store_index(const Expr& e, int slot, const View& out) {
-  if (e.kind == Expr::Kind::Load && e.buf == slot && !(e.view == out)) return false;
-  for (auto& s : e.src)
-    if (!reads_only_at_store_index(*s, slot, out)) return false;
-  return true;
-}
-
 }  // namespace
 
 Schedule create_schedule(const std::vector<Root>& roots) {
@@ -322,22 +315,31 @@ Schedule create_schedule(const std::vector<Root>& roots) {
       mat.insert(m.node);
       continue;
     }
-    // An in-place root writes its target directly when no other kernel reads the target's old
-    // contents and its own kernel reads them only at the index it stores (a pure elementwise
-    // update). Otherwise the new value stays in its own buffer (which its readers use) and is
-    // copied into the target after all kernels ran.
+    fuse_outputs(s.items);
+    // An in-place root writes its target directly when no kernel after its own reads the
+    // target's old contents (kernels run in order: those before it read them before it writes)
+    // and its own kernel reads them only at the index it stores (a pure elementwise update).
+    // Otherwise the new value stays in its own buffer (which its readers use) and is copied into
+    // the target after all kernels ran.
     for (auto& [node, target] : targets) {
       auto fresh = storage.at(node);
       size_t writer = 0;
-      for (size_t i = 0; i < s.items.size(); i++)
-        if (s.items[i].buffers[0] == fresh) writer = i;
-      bool safe = true;
+      const ir::View* store_view = nullptr;
       for (size_t i = 0; i < s.items.size(); i++) {
+        const Kernel& k = s.items[i].kernel;
+        for (size_t o = 0; o < k.num_outputs(); o++)
+          if (s.items[i].buffers[o] == fresh) {
+            writer = i;
+            store_view = o ? &k.more_outputs[o - 1].view : &k.out_view;
+          }
+      }
+      bool safe = true;
+      for (size_t i = writer; i < s.items.size(); i++) {
         auto& it = s.items[i];
-        for (size_t b = 1; b < it.buffers.size(); b++) {
+        for (size_t b = it.kernel.num_outputs(); b < it.buffers.size(); b++) {
           if (it.buffers[b] != target) continue;
           if (i != writer || !it.kernel.reduce_axes.empty() ||
-              !reads_only_at_store_index(*it.kernel.value, static_cast<int>(b), it.kernel.out_view))
+              !reads_only_at(it.kernel, static_cast<int>(b), *store_view))
             safe = false;
         }
       }
@@ -350,6 +352,7 @@ Schedule create_schedule(const std::vector<Root>& roots) {
         s.copies.push_back({fresh, target});
       }
     }
+    for (auto& item : s.items) alias_inputs_to_outputs(item);
     for (auto& [node, target] : more_targets) s.copies.push_back({storage.at(node), target});
     for (auto& r : roots)
       s.results.push_back(r.node->op == Op::BUFFER ? r.node->storage

@@ -21,8 +21,8 @@ namespace ember::schedule {
 
 struct ScheduleItem {
   Kernel kernel;
-  std::vector<std::shared_ptr<ir::Storage>> buffers;  // slot 0 = output
-  const ir::Node* node = nullptr;  // the value computed (alive while the roots are)
+  std::vector<std::shared_ptr<ir::Storage>> buffers;  // the kernel's slots: outputs, then inputs
+  const ir::Node* node = nullptr;  // the (last) value computed (alive while the roots are)
 };
 
 struct Root {

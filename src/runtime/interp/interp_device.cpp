@@ -98,10 +98,16 @@ class Evaluator {
     for (auto a : k_.reduce_axes) out_shape[a] = 1;
     int64_t n_out = ir::shape_numel(out_shape);
     idx_.assign(rank, 0);
+    std::vector<Val> more;
     for (int64_t o = 0; o < n_out; o++) {
       unravel(o, out_shape);
+      // All values of this index before any store (an output may overwrite an input read here).
       Val v = eval(*k_.value);
+      more.clear();
+      for (auto& out : k_.more_outputs) more.push_back(eval(*out.value));
       store(bufs_[0], k_.buffers[0].dtype, index(k_.out_view), v);
+      for (size_t j = 0; j < more.size(); j++)
+        store(bufs_[j + 1], k_.buffers[j + 1].dtype, index(k_.more_outputs[j].view), more[j]);
     }
   }
 
