@@ -130,16 +130,23 @@ Opts heuristic(const schedule::Kernel& k, const Target& t) {
   const int L = static_cast<int>(std::max<int64_t>(4, t.lanes(kFloat32)));
   size_t rank = k.full_shape.size();
   size_t nglob = rank - k.reduce_axes.size();
+  // The vector axis is judged on the reduce's own input (the loads that run rows x reduce times),
+  // not on the epilogue's: a matrix-vector product whose epilogue reads a vector along the output
+  // (the value head minus its target) must still walk its contiguous reduce axis.
+  std::vector<const Expr*> all;
+  nodes(*k.value, all);
   std::vector<const Expr*> ls;
-  loads(*k.value, ls);
+  for (auto* e : all)
+    if (e->kind == Expr::Kind::Reduce) loads(*e->src[0], ls);
   size_t last_red = rank - 1;
-  bool reduce_contiguous = false;
-  for (auto* l : ls)
-    if (l->view.strides[last_red] == 1) reduce_contiguous = true;
-  bool out_vector_axis = false;
-  if (nglob > 0)
-    for (auto* l : ls)
-      if (l->view.strides[nglob - 1] == 1) out_vector_axis = true;
+  int reduce_contiguous = 0, out_contiguous = 0;
+  for (auto* l : ls) {
+    if (l->view.strides[last_red] == 1) reduce_contiguous++;
+    if (nglob > 0 && l->view.strides[nglob - 1] == 1) out_contiguous++;
+  }
+  // Vectors across the output when more of the reduce's loads are contiguous along it (a column
+  // sum, a product's broadcast operand); ties keep the output axis.
+  bool out_vector_axis = out_contiguous > 0 && out_contiguous >= reduce_contiguous;
 
   if (nglob >= 1 && out_vector_axis) {
     // Register tile: a vector's worth of the last output axis times a few rows of another.
@@ -153,8 +160,6 @@ Opts heuristic(const schedule::Kernel& k, const Target& t) {
   }
   // A max over a contiguous axis stays one loop: GCC vectorises the integer-key max reduction
   // (render_c.cpp) itself, but not sixteen unrolled scalar ones.
-  std::vector<const Expr*> all;
-  nodes(*k.value, all);
   bool max_reduce = false;
   for (auto* e : all) max_reduce |= e->kind == Expr::Kind::Reduce && e->op == ir::Op::RMAX;
   if (reduce_contiguous && !max_reduce) {

@@ -187,6 +187,29 @@ PARITY_CASE(Large, column_reduce_odd_sizes) {
   auto x = b.randn({129, 67, 5});
   return std::vector{x.sum({1}), x.amax({0}), x.amin({2}), x.sum({2, 0})};
 }
+// Sums over a non-innermost axis (bias gradients): odd widths and heights around the vector
+// widths, a tall one past a summation block, non-contiguous inputs (a transposed and a strided
+// view, a middle axis) and a fused producer.
+PARITY_CASE(Large, column_reduce_sizes) {
+  auto tall = b.randn({10001, 17}), sq = b.randn({129, 127}), t3 = b.randn({3, 1});
+  auto x = b.randn({17, 129, 3}), w = b.randn({127, 129});
+  return std::vector{tall.sum({0}),
+                     sq.sum({0}),
+                     t3.sum({0}),
+                     b.randn({1, 3}).sum({0}),
+                     w.t().sum({1}),
+                     (sq * 2 + 1).tanh().sum({0}),
+                     x.sum({0}),
+                     x.sum({1}),
+                     x.permute({2, 0, 1}).sum({1}),
+                     sq.t().sum({0}, true)};
+}
+// A matrix-vector product whose epilogue reads a vector along the output (the value head minus
+// its target): the reduce must still walk its contiguous axis.
+PARITY_CASE(Large, column_reduce_matvec_epilogue, .tol = parity::kTranscendental) {
+  auto x = b.randn({257, 128}), bias = b.randn({128}), w = b.randn({128}), t = b.randn({257});
+  return ((x + bias).tanh() * w).sum({1}) + 0.5 - t;
+}
 PARITY_CASE(Large, argmax_rows, .grad = false) {
   auto x = b.randn({500, 130});
   return std::vector{x.argmax(1), x.argmin(0)};
