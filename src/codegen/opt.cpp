@@ -11,8 +11,8 @@ namespace ember::codegen {
 using schedule::Expr;
 
 std::string Opts::str() const {
-  static const char* names[] = {"UPCAST",       "UNROLL",      "VECTORIZE", "PACK",
-                                "BLOCK_REDUCE", "BLOCK_OUTER", "COLS_OUTER"};
+  static const char* names[] = {"UPCAST",       "UNROLL",      "VECTORIZE",  "PACK",
+                                "BLOCK_REDUCE", "BLOCK_OUTER", "COLS_OUTER", "SPLIT_REDUCE"};
   std::ostringstream o;
   for (auto& a : actions)
     o << names[static_cast<int>(a.kind)] << "(" << a.axis << "," << a.amount << ") ";
@@ -113,6 +113,20 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   if ((!p.rows_direct || far) && !p.rows.empty()) o.actions.push_back({ActionKind::Pack, p.row, 1});
   if (kc < kk) o.actions.push_back({ActionKind::BlockReduce, p.red, static_cast<int>(kc)});
   o.actions.push_back({ActionKind::BlockOuter, p.row, static_cast<int>(nc)});
+  // Split-K for tall-skinny products (a weight gradient: 128x128 outputs, K = 10,000): when the
+  // row blocks give the pool fewer than 8 units, slices of the reduce axis (whole cache blocks, at
+  // least 2048 deep) make up the rest. The slice count depends on the shape only, never on the
+  // threads, so the sum's order does not either. Small products stay whole.
+  int64_t batch = 1;
+  for (int d = 0; d < p.row; d++) batch *= k.full_shape[d];
+  int64_t units = batch * ((n + nc - 1) / nc);
+  if (kc < kk && units < 8 && n * m * kk >= (int64_t{1} << 22)) {
+    int64_t s = std::min((8 + units - 1) / units, kk / 2048);
+    if (s >= 2) {
+      int64_t ks = ((kk + s - 1) / s + kc - 1) / kc * kc;
+      if (ks < kk) o.actions.push_back({ActionKind::SplitReduce, p.red, static_cast<int>(ks)});
+    }
+  }
   // Column tiles outside when the whole reduce is one block and a column tile's panel (K x TM)
   // fits half of L1 (e.g. 128 x 16 floats on AVX2: 8 KiB): it is then read from L1 by every row
   // tile of the block instead of from L2.

@@ -70,4 +70,33 @@ TEST(ReducePlan, ColumnSumVectorisesAcrossTheOutput) {
   }
 }
 
+// The weight-gradient layout ((128 x 10000) @ (10000 x 128): two row blocks) splits its reduce
+// axis into slices for the thread pool (split-K); the slices' sum and a fused epilogue after it
+// match a host loop. A batch-4 product stays whole.
+TEST(ReducePlan, WeightGradientSplitsTheReduceAxis) {
+  const int64_t k = 10000, n = 128;
+  Tensor x = input({k, n}), g = input({k, n}), bias = input({n});
+  Tensor w = (matmul(x.t(), g) + bias) * 0.5;
+  std::string log = debug3(w);
+  auto at = log.find("kernel r_128_128_10000 ");
+  ASSERT_NE(at, std::string::npos) << log;
+  auto eol = log.find('\n', log.find("opts:", at));
+  EXPECT_NE(log.substr(at, eol - at).find("SPLIT_REDUCE(2,"), std::string::npos) << log;
+  auto xv = x.to_vector<float>(), gv = g.to_vector<float>(), bv = bias.to_vector<float>(),
+       got = w.to_vector<float>();
+  for (int64_t i = 0; i < n; i += 7)
+    for (int64_t j = 0; j < n; j++) {
+      double s = 0;
+      for (int64_t r = 0; r < k; r++) s += double(xv[r * n + i]) * gv[r * n + j];
+      ASSERT_NEAR(got[i * n + j], (s + bv[j]) * 0.5, 2e-3) << i << "," << j;
+    }
+}
+
+TEST(ReducePlan, SmallProductDoesNotSplit) {
+  Tensor a = input({4, 128}), b = input({128, 128});
+  std::string log = debug3(matmul(a, b));
+  ASSERT_NE(log.find("kernel r_4_128_128 "), std::string::npos) << log;
+  EXPECT_EQ(log.find("SPLIT_REDUCE"), std::string::npos) << log;
+}
+
 }  // namespace

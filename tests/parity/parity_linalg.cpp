@@ -223,6 +223,22 @@ PARITY_CASE(Large, matmul_transposed_and_odd) {
   auto a = b.randn({37, 100}), c = b.randn({61, 37});
   return b.matmul(a.t(), c.t());
 }
+// Split-K (tall-skinny products: few output rows, a long reduce): odd K, odd output sizes, an
+// epilogue after the slices' sum (a vector one and an element-wise tanh), a batch. Operands are
+// uniform in [0, 1): the sums do not cancel, so the tolerance measures the summation (a normal
+// 10,001-term dot product near zero differs from libtorch's by its rounding, ~1e-4).
+PARITY_CASE(Large, matmul_split_k_odd) {
+  auto a = b.rand({10001, 37}), c = b.rand({10001, 129});
+  return b.matmul(a.t(), c);
+}
+PARITY_CASE(Large, matmul_split_k_epilogue, .tol = parity::kTranscendental) {
+  auto a = b.rand({10001, 17}), c = b.rand({10001, 128}), bias = b.randn({128});
+  auto p = b.matmul(a.t(), c);
+  return std::vector{(p * 1e-4 + bias).tanh(), p * 0.5 + bias};
+}
+PARITY_CASE(Large, matmul_split_k_batched) {
+  return b.bmm(b.rand({2, 33, 8193}), b.rand({2, 8193, 40}));
+}
 PARITY_CASE(Large, batched_matmul_epilogue) {
   auto a = b.randn({8, 33, 24}), c = b.randn({8, 24, 40});
   return (b.bmm(a, c) + b.randn({40})).tanh();
