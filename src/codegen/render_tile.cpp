@@ -323,7 +323,8 @@ class TileRenderer {
   // kSumBlock consecutive terms from zero; the block partials are added in order into a local tile
   // (within a cache block) and into cacc (across cache blocks). Error to first order
   // (kSumBlock + ceil(K / kSumBlock)) u sum |a_ik b_kj| instead of K u sum |a_ik b_kj|, at the
-  // cost of a tile load and store per block.
+  // cost of a tile load and store per block. Under SplitReduce, each slice sums its own blocks
+  // this way from zero and the finishing unit adds the slices' partials in slice order.
   void render_micro(std::ostringstream& s, const std::string& ind) {
     int64_t nv = TM_ / W_;
     const bool blocked = std::min(KC_, K_) > kSumBlock;
