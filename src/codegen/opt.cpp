@@ -164,7 +164,11 @@ Opts heuristic(const schedule::Kernel& k, const Target& t) {
 
   if (nglob >= 1 && out_vector_axis) {
     // Register tile: a vector's worth of the last output axis times a few rows of another.
-    int u = pick(k.full_shape[nglob - 1], {L, L / 2, L / 4});
+    // A plain column sum (one output axis) takes up to four vectors per row: a row's 256
+    // contiguous bytes per step instead of one 64-byte line per 512-byte stride (same sums, same
+    // order per column).
+    int u = nglob == 1 ? pick(k.full_shape[0], {4 * L, 2 * L, L, L / 2, L / 4})
+                       : pick(k.full_shape[nglob - 1], {L, L / 2, L / 4});
     if (u > 1) o.actions.push_back({ActionKind::Upcast, static_cast<int>(nglob - 1), u});
     if (nglob >= 2) {
       int r = pick(k.full_shape[nglob - 2], {8, 4, 2});
