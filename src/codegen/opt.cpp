@@ -11,8 +11,8 @@ namespace ember::codegen {
 using schedule::Expr;
 
 std::string Opts::str() const {
-  static const char* names[] = {"UPCAST",       "UNROLL",      "VECTORIZE", "PACK",
-                                "BLOCK_REDUCE", "BLOCK_OUTER", "COLS_OUTER"};
+  static const char* names[] = {"UPCAST",       "UNROLL",      "VECTORIZE",  "PACK",
+                                "BLOCK_REDUCE", "BLOCK_OUTER", "COLS_OUTER", "SPLIT_REDUCE"};
   std::ostringstream o;
   for (auto& a : actions)
     o << names[static_cast<int>(a.kind)] << "(" << a.axis << "," << a.amount << ") ";
@@ -113,6 +113,20 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   if ((!p.rows_direct || far) && !p.rows.empty()) o.actions.push_back({ActionKind::Pack, p.row, 1});
   if (kc < kk) o.actions.push_back({ActionKind::BlockReduce, p.red, static_cast<int>(kc)});
   o.actions.push_back({ActionKind::BlockOuter, p.row, static_cast<int>(nc)});
+  // Split-K for tall-skinny products (a weight gradient: 128x128 outputs, K = 10,000): when the
+  // row blocks give the pool fewer than 8 units, slices of the reduce axis (whole cache blocks, at
+  // least 2048 deep) make up the rest. The slice count depends on the shape only, never on the
+  // threads, so the sum's order does not either. Small products stay whole.
+  int64_t batch = 1;
+  for (int d = 0; d < p.row; d++) batch *= k.full_shape[d];
+  int64_t units = batch * ((n + nc - 1) / nc);
+  if (kc < kk && units < 8 && n * m * kk >= (int64_t{1} << 22)) {
+    int64_t s = std::min((8 + units - 1) / units, kk / 2048);
+    if (s >= 2) {
+      int64_t ks = ((kk + s - 1) / s + kc - 1) / kc * kc;
+      if (ks < kk) o.actions.push_back({ActionKind::SplitReduce, p.red, static_cast<int>(ks)});
+    }
+  }
   // Column tiles outside when the whole reduce is one block and a column tile's panel (K x TM)
   // fits half of L1 (e.g. 128 x 16 floats on AVX2: 8 KiB): it is then read from L1 by every row
   // tile of the block instead of from L2.
@@ -130,20 +144,31 @@ Opts heuristic(const schedule::Kernel& k, const Target& t) {
   const int L = static_cast<int>(std::max<int64_t>(4, t.lanes(kFloat32)));
   size_t rank = k.full_shape.size();
   size_t nglob = rank - k.reduce_axes.size();
+  // The vector axis is judged on the reduce's own input (the loads that run rows x reduce times),
+  // not on the epilogue's: a matrix-vector product whose epilogue reads a vector along the output
+  // (the value head minus its target) must still walk its contiguous reduce axis.
+  std::vector<const Expr*> all;
+  nodes(*k.value, all);
   std::vector<const Expr*> ls;
-  loads(*k.value, ls);
+  for (auto* e : all)
+    if (e->kind == Expr::Kind::Reduce) loads(*e->src[0], ls);
   size_t last_red = rank - 1;
-  bool reduce_contiguous = false;
-  for (auto* l : ls)
-    if (l->view.strides[last_red] == 1) reduce_contiguous = true;
-  bool out_vector_axis = false;
-  if (nglob > 0)
-    for (auto* l : ls)
-      if (l->view.strides[nglob - 1] == 1) out_vector_axis = true;
+  int reduce_contiguous = 0, out_contiguous = 0;
+  for (auto* l : ls) {
+    if (l->view.strides[last_red] == 1) reduce_contiguous++;
+    if (nglob > 0 && l->view.strides[nglob - 1] == 1) out_contiguous++;
+  }
+  // Vectors across the output when more of the reduce's loads are contiguous along it (a column
+  // sum, a product's broadcast operand); ties keep the output axis.
+  bool out_vector_axis = out_contiguous > 0 && out_contiguous >= reduce_contiguous;
 
   if (nglob >= 1 && out_vector_axis) {
     // Register tile: a vector's worth of the last output axis times a few rows of another.
-    int u = pick(k.full_shape[nglob - 1], {L, L / 2, L / 4});
+    // A plain column sum (one output axis) takes up to four vectors per row: a row's 256
+    // contiguous bytes per step instead of one 64-byte line per 512-byte stride (same sums, same
+    // order per column).
+    int u = nglob == 1 ? pick(k.full_shape[0], {4 * L, 2 * L, L, L / 2, L / 4})
+                       : pick(k.full_shape[nglob - 1], {L, L / 2, L / 4});
     if (u > 1) o.actions.push_back({ActionKind::Upcast, static_cast<int>(nglob - 1), u});
     if (nglob >= 2) {
       int r = pick(k.full_shape[nglob - 2], {8, 4, 2});
@@ -153,8 +178,6 @@ Opts heuristic(const schedule::Kernel& k, const Target& t) {
   }
   // A max over a contiguous axis stays one loop: GCC vectorises the integer-key max reduction
   // (render_c.cpp) itself, but not sixteen unrolled scalar ones.
-  std::vector<const Expr*> all;
-  nodes(*k.value, all);
   bool max_reduce = false;
   for (auto* e : all) max_reduce |= e->kind == Expr::Kind::Reduce && e->op == ir::Op::RMAX;
   if (reduce_contiguous && !max_reduce) {

@@ -9,7 +9,16 @@
 
 namespace ember::codegen {
 
-enum class ActionKind { Upcast, Unroll, Vectorize, Pack, BlockReduce, BlockOuter, ColsOuter };
+enum class ActionKind {
+  Upcast,
+  Unroll,
+  Vectorize,
+  Pack,
+  BlockReduce,
+  BlockOuter,
+  ColsOuter,
+  SplitReduce
+};
 
 /// Upcast: compute `amount` consecutive indices of output axis `axis` in registers (a register
 /// tile). Unroll: split the last reduce axis into `amount` independent accumulators.
@@ -29,6 +38,11 @@ enum class ActionKind { Upcast, Unroll, Vectorize, Pack, BlockReduce, BlockOuter
 ///  - ColsOuter(axis, 1): within a row block, loop over the column tiles of `axis` outside the row
 ///    tiles, so one column tile's operand panel stays in L1 while the block's rows stream past it
 ///    (the default keeps a row tile in L1 and streams the column operand). Same sums, same order.
+///  - SplitReduce(axis, amount): split-K. The reduce axis in slices of `amount` indices (a
+///    multiple of the BlockReduce block), each slice of each row block a unit of work for the
+///    thread pool; a unit stores its partial tiles in the launch's scratch (kernel_scratch in
+///    render_c.h), and the unit that finishes a row block's last slice sums the partials in slice
+///    order (so the result does not depend on the threads) and applies the epilogue.
 struct Action {
   ActionKind kind;
   int axis;

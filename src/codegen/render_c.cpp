@@ -427,6 +427,10 @@ std::string render_c(const Kernel& k, const Opts& o, const std::string& fn_name)
   return Renderer(k, o).render(fn_name);
 }
 
+Scratch kernel_scratch(const Kernel& k, const Opts& o) {
+  return o.find(ActionKind::Vectorize) ? tile_scratch(k, o) : Scratch{};
+}
+
 int64_t outer_extent(const Kernel& k, const Opts& o) {
   if (o.find(ActionKind::Vectorize)) return tile_outer_extent(k, o);
   size_t nglob = k.full_shape.size() - k.reduce_axes.size();

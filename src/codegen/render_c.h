@@ -15,6 +15,12 @@ namespace ember::codegen {
 /// of `target` (the tiled renderer's Vectorize lanes must match them).
 std::string c_prelude(const Target& target);
 std::string render_c(const schedule::Kernel& k, const Opts& o, const std::string& fn_name);
+/// Scratch memory a launch must pass after the kernel's buffers (one more `bufs` slot), 64-byte
+/// aligned, its first `zeroed` bytes zero at each launch: split-K's counters and partial tiles.
+struct Scratch {
+  int64_t bytes = 0, zeroed = 0;
+};
+Scratch kernel_scratch(const schedule::Kernel& k, const Opts& o);
 /// Iterations of the outermost loop (what `start`/`end` range over).
 int64_t outer_extent(const schedule::Kernel& k, const Opts& o);
 

@@ -101,7 +101,7 @@ bool classify(const Expr& e, uint64_t rowb, uint64_t colb, Deps& deps, ScalarTyp
 
 class TileRenderer {
  public:
-  TileRenderer(const Kernel& k, const Opts& o, const TilePlan& p) : k_(k), p_(p) {
+  TileRenderer(const Kernel& k, const Opts& o, const TilePlan& p) : k_(k), o_(o), p_(p) {
     size_t rank = k.full_shape.size();
     auto up = o.upcasts(rank);
     N_ = k.full_shape[p.row];
@@ -117,10 +117,18 @@ class TileRenderer {
     const Action* ob = o.find(ActionKind::BlockOuter);
     NC_ = ob ? ob->amount : (N_ + TN_ - 1) / TN_ * TN_;
     cols_outer_ = o.find(ActionKind::ColsOuter) != nullptr;
+    const Action* sk = o.find(ActionKind::SplitReduce);
+    KS_ = sk ? sk->amount : K_;
+    S_ = (K_ + KS_ - 1) / KS_;
+    if (S_ > 1)
+      klo_ = "k_lo", khi_ = "k_hi";
+    else
+      klo_ = "0", khi_ = std::to_string(K_);
     for (auto& a : o.actions)
       if (a.kind == ActionKind::Pack) (a.axis == p.row ? pack_rows_ : pack_) = true;
     rows_kmajor_ = strided_loads(p.rows, p.red) > strided_loads(p.rows, p.row);
-    if (TM_ % W_ || NC_ % TN_ || KC_ < 1 || (!pack_ && (!p.direct || M_ % TM_)))
+    if (TM_ % W_ || NC_ % TN_ || KC_ < 1 || (!pack_ && (!p.direct || M_ % TM_)) ||
+        (S_ > 1 && (KC_ >= K_ || KS_ % KC_)))
       throw Error("render_tile: inconsistent tile options " + o.str());
     MPAD_ = (M_ + TM_ - 1) / TM_ * TM_;
     f32_ = p.reduce->dtype == kFloat32;
@@ -151,8 +159,22 @@ class TileRenderer {
       for (size_t j = 0; j < p_.rows.size(); j++)
         s << "  " << T_ << " apk" << j << "[" << NC_ * KC_ << "] __attribute__((aligned(64)));\n";
     int64_t nb = (N_ + NC_ - 1) / NC_;
+    if (S_ > 1) {
+      // Scratch (kernel_scratch): one completion counter per row block, then the partial tiles,
+      // [batch][slice][row][MPAD].
+      s << "  int64_t* restrict cnt = (int64_t*)bufs[" << k_.buffers.size() << "];\n";
+      s << "  " << T_ << "* restrict part = (" << T_ << "*)((char*)cnt + " << counter_bytes()
+        << ");\n";
+    }
     s << "  for (int64_t o = start; o < end; o++) {\n";
-    s << "    const int64_t rb = o % " << nb << ", bt = o / " << nb << ";\n";
+    if (S_ > 1) {
+      s << "    const int64_t sl = o % " << S_ << ", rb = o / " << S_ << " % " << nb
+        << ", bt = o / " << S_ * nb << ";\n";
+      s << "    const int64_t k_lo = sl * " << KS_ << ", k_hi = k_lo + " << KS_ << " < " << K_
+        << " ? k_lo + " << KS_ << " : " << K_ << ";\n";
+    } else {
+      s << "    const int64_t rb = o % " << nb << ", bt = o / " << nb << ";\n";
+    }
     if (p_.row > 0) {
       s << "    int64_t t_ = bt;\n";
       for (int d = p_.row - 1; d >= 0; d--)
@@ -161,9 +183,9 @@ class TileRenderer {
     }
     s << "    const int64_t n_lo = rb * " << NC_ << ", n_hi = n_lo + " << NC_ << " < " << N_
       << " ? n_lo + " << NC_ << " : " << N_ << ";\n";
-    s << "    for (int64_t kc = 0; kc < " << K_ << "; kc += " << KC_ << ") {\n";
-    s << "      const int64_t ke = kc + " << KC_ << " < " << K_ << " ? kc + " << KC_ << " : " << K_
-      << ";\n";
+    s << "    for (int64_t kc = " << klo_ << "; kc < " << khi_ << "; kc += " << KC_ << ") {\n";
+    s << "      const int64_t ke = kc + " << KC_ << " < " << khi_ << " ? kc + " << KC_ << " : "
+      << khi_ << ";\n";
     if (pack_) render_pack(s);
     if (pack_rows_) render_pack_rows(s);
     std::string rows = "for (int64_t n0 = n_lo; n0 < n_hi; n0 += " + std::to_string(TN_) + ") {\n";
@@ -177,7 +199,9 @@ class TileRenderer {
       s << "          const int64_t r" << i << " = n0 + " << i << " < n_hi ? n0 + " << i
         << " : n_hi - 1;\n";
     render_micro(s, "          ");
-    s << "        }\n      }\n    }\n  }\n}\n";
+    s << "        }\n      }\n    }\n";
+    if (S_ > 1) render_split_finish(s, rows, cols);
+    s << "  }\n}\n";
     return s.str();
   }
 
@@ -299,7 +323,8 @@ class TileRenderer {
   // kSumBlock consecutive terms from zero; the block partials are added in order into a local tile
   // (within a cache block) and into cacc (across cache blocks). Error to first order
   // (kSumBlock + ceil(K / kSumBlock)) u sum |a_ik b_kj| instead of K u sum |a_ik b_kj|, at the
-  // cost of a tile load and store per block.
+  // cost of a tile load and store per block. Under SplitReduce, each slice sums its own blocks
+  // this way from zero and the finishing unit adds the slices' partials in slice order.
   void render_micro(std::ostringstream& s, const std::string& ind) {
     int64_t nv = TM_ / W_;
     const bool blocked = std::min(KC_, K_) > kSumBlock;
@@ -329,19 +354,61 @@ class TileRenderer {
     }
     if (KC_ < K_) {
       // This cache block's partial joins the running total of the blocks before it.
-      s << ind << "if (kc > 0) {\n";
+      s << ind << "if (kc > " << klo_ << ") {\n";
       for (int64_t i = 0; i < TN_; i++)
         for (int64_t v = 0; v < nv; v++)
           s << ind << "  " << acc(i, v) << " = " << vload(cacc_addr(i, v)) << " + " << acc(i, v)
             << ";\n";
       s << ind << "}\n";
-      s << ind << "if (ke < " << K_ << ") {\n";
+      s << ind << "if (ke < " << khi_ << ") {\n";
       for (int64_t i = 0; i < TN_; i++)
         for (int64_t v = 0; v < nv; v++)
           s << ind << "  " << vstore(cacc_addr(i, v), acc(i, v)) << "\n";
       s << ind << "  continue;\n" << ind << "}\n";
     }
+    if (S_ > 1) {
+      // The slice's partial tile (its rows in the block) goes to scratch; the epilogue waits for
+      // the sum of all slices.
+      // Rows past n_hi (a clamped last tile) land in the padding rows.
+      for (int64_t i = 0; i < TN_; i++)
+        for (int64_t v = 0; v < nv; v++)
+          s << ind << vstore(part_addr("sl", i, v), acc(i, v)) << "\n";
+      s << ind << "continue;\n";
+      return;
+    }
     render_epilogue(s, ind);
+  }
+
+  // Scratch layout of split-K: counters first (64-byte aligned), partial tiles after them.
+  int64_t counter_bytes() const { return tile_scratch(k_, o_).zeroed; }
+  std::string part_addr(const std::string& slice, int64_t i, int64_t v) {
+    int64_t npad = (N_ + TN_ - 1) / TN_ * TN_;
+    return "part + ((bt * " + std::to_string(S_) + " + " + slice + ") * " + std::to_string(npad) +
+           " + n0 + " + std::to_string(i) + ") * " + std::to_string(MPAD_) + " + m0 + " +
+           std::to_string(v * W_);
+  }
+
+  // After a unit's slice: the unit that completes its row block's last slice (the counter's
+  // acquire-release add orders the other units' partial stores before its loads) sums the
+  // partials in slice order and runs the epilogue on every tile of the block.
+  void render_split_finish(std::ostringstream& s, const std::string& rows,
+                           const std::string& cols) {
+    int64_t nv = TM_ / W_;
+    s << "    if (__atomic_add_fetch(cnt + bt * " << (N_ + NC_ - 1) / NC_
+      << " + rb, 1, __ATOMIC_ACQ_REL) != " << S_ << ") continue;\n";
+    s << "    " << rows << "      " << cols;
+    std::string ind = "        ";
+    for (int64_t i = 0; i < TN_; i++)
+      for (int64_t v = 0; v < nv; v++)
+        s << ind << VT_ << " " << acc(i, v) << " = " << vload(part_addr("0", i, v)) << ";\n";
+    s << ind << "for (int64_t q = 1; q < " << S_ << "; q++) {\n";
+    for (int64_t i = 0; i < TN_; i++)
+      for (int64_t v = 0; v < nv; v++)
+        s << ind << "  " << acc(i, v) << " = " << acc(i, v) << " + " << vload(part_addr("q", i, v))
+          << ";\n";
+    s << ind << "}\n";
+    render_epilogue(s, ind);
+    s << "      }\n    }\n";
   }
 
   // Declares the accumulators at zero and adds the terms for k in [lo, hi) into them.
@@ -465,8 +532,10 @@ class TileRenderer {
   }
 
   const Kernel& k_;
+  const Opts& o_;
   const TilePlan& p_;
-  int64_t N_, M_, K_, TN_, TM_, W_, KC_, NC_, MPAD_;
+  int64_t N_, M_, K_, TN_, TM_, W_, KC_, NC_, MPAD_, KS_, S_;
+  std::string klo_, khi_;
   bool pack_ = false, pack_rows_ = false, rows_kmajor_ = false, cols_outer_ = false, f32_;
   const char* T_;
   const char* VT_;
@@ -514,6 +583,30 @@ std::string render_tile(const Kernel& k, const Opts& o, const std::string& fn) {
   return TileRenderer(k, o, *p).render(fn);
 }
 
+Scratch tile_scratch(const Kernel& k, const Opts& o) {
+  const Action* sk = o.find(ActionKind::SplitReduce);
+  const Action* vec = o.find(ActionKind::Vectorize);
+  if (!sk || !vec) return {};
+  size_t rank = k.full_shape.size();
+  int row = static_cast<int>(rank) - 3;
+  auto up = o.upcasts(rank);
+  int64_t n = k.full_shape[row], m = k.full_shape[rank - 2], kk = k.full_shape[rank - 1];
+  int64_t tn = up[row], tm = up[rank - 2];
+  const Action* ob = o.find(ActionKind::BlockOuter);
+  int64_t nc = ob ? ob->amount : (n + tn - 1) / tn * tn;
+  int64_t bt = 1;
+  for (int d = 0; d < row; d++) bt *= k.full_shape[d];
+  int64_t slices = (kk + sk->amount - 1) / sk->amount;
+  auto p = plan_tile(k);
+  if (!p) return {};
+  int64_t es = static_cast<int64_t>(element_size(p->reduce->dtype));
+  Scratch s;
+  s.zeroed = (bt * ((n + nc - 1) / nc) * 8 + 63) / 64 * 64;
+  int64_t npad = (n + tn - 1) / tn * tn, mpad = (m + tm - 1) / tm * tm;
+  s.bytes = s.zeroed + bt * slices * npad * mpad * es;
+  return s;
+}
+
 int64_t tile_outer_extent(const Kernel& k, const Opts& o) {
   size_t rank = k.full_shape.size();
   int row = static_cast<int>(rank) - 3;
@@ -523,7 +616,9 @@ int64_t tile_outer_extent(const Kernel& k, const Opts& o) {
   int64_t nc = ob ? ob->amount : (n + tn - 1) / tn * tn;
   int64_t bt = 1;
   for (int d = 0; d < row; d++) bt *= k.full_shape[d];
-  return bt * ((n + nc - 1) / nc);
+  const Action* sk = o.find(ActionKind::SplitReduce);
+  int64_t slices = sk ? (k.full_shape[rank - 1] + sk->amount - 1) / sk->amount : 1;
+  return bt * ((n + nc - 1) / nc) * slices;
 }
 
 }  // namespace ember::codegen

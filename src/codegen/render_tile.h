@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codegen/opt.h"
+#include "codegen/render_c.h"
 #include "schedule/kernel.h"
 
 namespace ember::codegen {
@@ -35,6 +36,8 @@ struct TilePlan {
 std::optional<TilePlan> plan_tile(const schedule::Kernel& k);
 
 std::string render_tile(const schedule::Kernel& k, const Opts& o, const std::string& fn);
+/// Split-K's scratch (kernel_scratch in render_c.h); none without a SplitReduce action.
+Scratch tile_scratch(const schedule::Kernel& k, const Opts& o);
 /// Units of work the thread pool splits (batch index x row block).
 int64_t tile_outer_extent(const schedule::Kernel& k, const Opts& o);
 

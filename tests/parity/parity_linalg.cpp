@@ -187,6 +187,29 @@ PARITY_CASE(Large, column_reduce_odd_sizes) {
   auto x = b.randn({129, 67, 5});
   return std::vector{x.sum({1}), x.amax({0}), x.amin({2}), x.sum({2, 0})};
 }
+// Sums over a non-innermost axis (bias gradients): odd widths and heights around the vector
+// widths, a tall one past a summation block, non-contiguous inputs (a transposed and a strided
+// view, a middle axis) and a fused producer.
+PARITY_CASE(Large, column_reduce_sizes) {
+  auto tall = b.randn({10001, 17}), sq = b.randn({129, 127}), t3 = b.randn({3, 1});
+  auto x = b.randn({17, 129, 3}), w = b.randn({127, 129});
+  return std::vector{tall.sum({0}),
+                     sq.sum({0}),
+                     t3.sum({0}),
+                     b.randn({1, 3}).sum({0}),
+                     w.t().sum({1}),
+                     (sq * 2 + 1).tanh().sum({0}),
+                     x.sum({0}),
+                     x.sum({1}),
+                     x.permute({2, 0, 1}).sum({1}),
+                     sq.t().sum({0}, true)};
+}
+// A matrix-vector product whose epilogue reads a vector along the output (the value head minus
+// its target): the reduce must still walk its contiguous axis.
+PARITY_CASE(Large, column_reduce_matvec_epilogue, .tol = parity::kTranscendental) {
+  auto x = b.randn({257, 128}), bias = b.randn({128}), w = b.randn({128}), t = b.randn({257});
+  return ((x + bias).tanh() * w).sum({1}) + 0.5 - t;
+}
 PARITY_CASE(Large, argmax_rows, .grad = false) {
   auto x = b.randn({500, 130});
   return std::vector{x.argmax(1), x.argmin(0)};
@@ -202,6 +225,22 @@ PARITY_CASE(Large, matmul_tall_threaded) { return b.mm(b.dyadic({512, 40}), b.dy
 PARITY_CASE(Large, matmul_transposed_and_odd) {
   auto a = b.dyadic({37, 100}), c = b.dyadic({61, 37});
   return b.matmul(a.t(), c.t());
+}
+// Split-K (tall-skinny products: few output rows, a long reduce): odd K, odd output sizes, an
+// epilogue after the slices' sum (a vector one and an element-wise tanh), a batch. Operands are
+// uniform in [0, 1): the sums do not cancel, so the tolerance measures the summation (a normal
+// 10,001-term dot product near zero differs from libtorch's by its rounding, ~1e-4).
+PARITY_CASE(Large, matmul_split_k_odd) {
+  auto a = b.rand({10001, 37}), c = b.rand({10001, 129});
+  return b.matmul(a.t(), c);
+}
+PARITY_CASE(Large, matmul_split_k_epilogue, .tol = parity::kTranscendental) {
+  auto a = b.rand({10001, 17}), c = b.rand({10001, 128}), bias = b.randn({128});
+  auto p = b.matmul(a.t(), c);
+  return std::vector{(p * 1e-4 + bias).tanh(), p * 0.5 + bias};
+}
+PARITY_CASE(Large, matmul_split_k_batched) {
+  return b.bmm(b.rand({2, 33, 8193}), b.rand({2, 8193, 40}));
 }
 PARITY_CASE(Large, batched_matmul_epilogue) {
   auto a = b.dyadic({8, 33, 24}), c = b.dyadic({8, 24, 40});

@@ -1,7 +1,9 @@
 // The cpu device: renders a batch of kernels into one C translation unit (one shared object,
 // compiled by a few processes in parallel when the batch is large: compiler.h), and launches the
 // functions on the persistent thread pool.
+#include <cstring>
 #include <unordered_map>
+#include <vector>
 
 #include "codegen/opt.h"
 #include "codegen/render_c.h"
@@ -28,14 +30,32 @@ struct CpuProgram : Program {
   codegen::Opts plan;
   int64_t outer = 1;
   int64_t work = 0;
+  codegen::Scratch scratch;
   void launch(void* const* bufs) const override {
     if (!fn) throw Error("ember: internal error: kernel " + name + " launched before it was built");
+    if (scratch.bytes > 0) return launch_with_scratch(bufs);
+    run(bufs);
+  }
+  void run(void* const* bufs) const {
     ThreadPool& pool = thread_pool();
     if (pool.threads() > 1 && work >= kMinParallelWork && outer > 1) {
       pool.parallel_for(outer, [&](int64_t b, int64_t e) { fn(bufs, b, e); });
     } else {
       fn(bufs, 0, outer);
     }
+  }
+  // The kernel's scratch (split-K partials) is the calling thread's, reused between launches: a
+  // launch runs to completion on the threads of one caller.
+  void launch_with_scratch(void* const* bufs) const {
+    thread_local std::vector<uint64_t> mem;
+    size_t words = static_cast<size_t>(scratch.bytes + 64) / 8 + 1;
+    if (mem.size() < words) mem.resize(words);
+    auto addr = reinterpret_cast<uintptr_t>(mem.data());
+    char* base = reinterpret_cast<char*>((addr + 63) / 64 * 64);
+    std::memset(base, 0, static_cast<size_t>(scratch.zeroed));
+    std::vector<void*> ptrs(bufs, bufs + kernel.buffers.size());
+    ptrs.push_back(base);
+    run(ptrs.data());
   }
 };
 
@@ -62,6 +82,7 @@ class CpuDevice : public Device {
       p->name = p->kernel.name();
       p->outer = codegen::outer_extent(p->kernel, p->plan);
       p->work = ir::shape_numel(p->kernel.full_shape);
+      p->scratch = codegen::kernel_scratch(p->kernel, p->plan);
       out.push_back(p);
     }
     return out;
