@@ -66,7 +66,9 @@ TEST(CompileBatch, ColdTrainingStepStartsAtMostOneCompilerPerSchedule) {
 
   const RuntimeStats s = runtime_stats();
   EXPECT_EQ(jitted.replays(), 2);
-  EXPECT_GT(s.kernels_from_compiler, 20);
+  // Enough kernels for the process bound below to mean something: 19 since multi-output fusion
+  // (Adam's updates are one kernel per parameter) and same-body sharing (issues 11, 17).
+  EXPECT_GT(s.kernels_from_compiler, 15);
   EXPECT_EQ(s.kernels_from_disk_cache, 0);
   EXPECT_GT(s.compile_batches, 0);
   EXPECT_LE(s.compile_batches, s.realizes);
