@@ -253,10 +253,23 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
     realize(fin);
     fin.clear();
     obs.assigned.clear();
-    // An output that is a view of a buffer is returned as a copy (a view is a value).
+    // An output that is a view of a buffer is returned as a copy (a view is a value), one per
+    // tensor (a tensor returned twice stays one tensor). A detached buffer without a graph (a
+    // loss.detach() after backward() realized the loss) is returned as that buffer.
     std::vector<Tensor> views;
-    for (auto& o : outs)
-      if (o.impl()->node->op != Op::BUFFER) views.push_back(o = o.contiguous());
+    std::unordered_map<const TensorImpl*, Tensor> as_value;
+    for (auto& o : outs) {
+      const ir::NodeRef& n = o.impl()->node;
+      if (n->op == Op::BUFFER) continue;
+      auto [it, first] = as_value.emplace(o.impl(), Tensor());
+      if (first) {
+        if (n->op == Op::DETACH && n->src[0]->op == Op::BUFFER && !n->src[0]->origin)
+          it->second = detail::make_tensor_rg(n->src[0], false);
+        else
+          views.push_back(it->second = o.contiguous());
+      }
+      o = it->second;
+    }
     realize(views);
     for (size_t r = 0; r < slots.size(); r++)
       if (owners[r] && owners[r]->grad.defined()) make_concrete(owners[r]->grad);

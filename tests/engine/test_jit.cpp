@@ -187,4 +187,60 @@ TEST(Jit, ReplayLaunchesNoNewCompilation) {
   EXPECT_GT(f.captured_launches(), 0);
 }
 
+// A training step written as in PyTorch, returning loss.detach(): backward() computes the loss
+// with the gradients and frees its graph. So the loss is not computed again after the step (a
+// replay launches no more than that of the same step returning nothing), and the loss no longer
+// reads the weights that the step overwrites: with the forward tensors gone by then, a replay
+// launches no copy of the weights (every captured launch is a kernel).
+TEST(Jit, TrainStepReturnsTheLossWithoutRecomputingItOrCopyingTheWeights) {
+  manual_seed(5);
+  auto actor = make_actor();
+  std::vector<Tensor> params = actor->parameters();
+  optim::Adam opt(params, optim::AdamOptions(1e-3));
+  auto loss_of = [&](const std::vector<Tensor>& in) {
+    Tensor ratio = (actor->forward(in[0]) - in[1]).square().sum({1}).neg().exp();
+    return -(ratio * in[2]).minimum(ratio.clamp(0.8, 1.2) * in[2]).mean();
+  };
+  auto step = [&](const std::vector<Tensor>& in, bool ret) {
+    opt.zero_grad();
+    Tensor loss = loss_of(in);
+    loss.backward();
+    nn::utils::clip_grad_norm_(params, 0.5);
+    opt.step();
+    return ret ? std::vector<Tensor>{loss.detach()} : std::vector<Tensor>{};
+  };
+  Tensor x = obs(1), target = obs(2).narrow(1, 0, 2).contiguous() * 0.3, adv = obs(3).sum({1});
+  realize({x, target, adv});
+  auto expected_loss = [&] {
+    NoGradGuard ng;
+    return loss_of({x, target, adv}).item<double>();
+  };
+  // Eager: the returned loss is the value backward() computed, not a lazy forward pass.
+  double want = expected_loss();
+  reset_runtime_stats();
+  auto out = step({x, target, adv}, true);
+  EXPECT_EQ(runtime_stats().buffers_preserved, 0);
+  const int64_t before = runtime_stats().kernels_launched;
+  realize(out);
+  EXPECT_EQ(runtime_stats().kernels_launched - before, 0) << "the returned loss was recomputed";
+  EXPECT_NEAR(out[0].item<double>(), want, 1e-5 * std::max(1.0, std::abs(want)));
+  // Jit.
+  Jit with_loss([&](const std::vector<Tensor>& in) { return step(in, true); });
+  Jit without([&](const std::vector<Tensor>& in) { return step(in, false); });
+  for (int i = 0; i < 3; i++) {
+    want = expected_loss();
+    const double got = with_loss({x, target, adv})[0].item<double>();
+    EXPECT_NEAR(got, want, 1e-5 * std::max(1.0, std::abs(want))) << "call " << i;
+    without({x, target, adv});
+  }
+  EXPECT_EQ(with_loss.captured_launches(), without.captured_launches());
+  Context::get().profile_kernels = true;  // replayed kernels count in kernels_launched
+  const int64_t k0 = runtime_stats().kernels_launched;
+  with_loss({x, target, adv});
+  const int64_t kernels = runtime_stats().kernels_launched - k0;
+  Context::get().profile_kernels = false;
+  EXPECT_GT(kernels, 0);
+  EXPECT_EQ(with_loss.captured_launches(), kernels) << "the replay copies buffers";
+}
+
 }  // namespace
