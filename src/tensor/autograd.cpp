@@ -40,14 +40,6 @@ ir::NodeRef seed_for(const Tensor& out, const Tensor& grad_output, const char* w
   return detail::const_node(1.0, out.dtype(), out.sizes());
 }
 
-bool is_leaf(const TensorImpl* t) {
-  auto& reg = registry();
-  std::lock_guard<std::mutex> l(reg.mu);
-  for (auto& w : reg.leaves)
-    if (auto p = w.lock(); p && p->node == t->node) return true;
-  return false;
-}
-
 }  // namespace
 
 bool Tensor::requires_grad() const { return impl_ && impl_->requires_grad; }
@@ -98,10 +90,6 @@ void Tensor::set_grad(const Tensor& g) {
 void Tensor::backward(const Tensor& gradient) const {
   if (!requires_grad())
     throw Error("element 0 of tensors does not require grad and does not have a grad_fn");
-  if (node()->op == Op::BUFFER && !node()->origin && !is_leaf(impl_.get()))
-    throw Error(
-        "backward: this tensor has no graph to differentiate (an earlier backward() freed it, "
-        "as PyTorch's does; use autograd::grad for gradients of one output more than once)");
   ir::NodeRef seed = seed_for(*this, gradient, "backward");
   std::vector<std::shared_ptr<TensorImpl>> leaves;
   {
@@ -127,15 +115,8 @@ void Tensor::backward(const Tensor& gradient) const {
     to_realize.push_back(p->grad);
   }
   // Gradients are made concrete now (as in PyTorch): an in-place update of a parameter after
-  // backward() must not change its gradient. The output's own value is computed in the same
-  // schedule (the forward work is shared), as in PyTorch, where backward() starts from a computed
-  // value: a later read (loss.detach(), item()) does not compute the forward pass again.
-  if (node()->op != Op::BUFFER) to_realize.push_back(*this);
+  // backward() must not change its gradient.
   ember::realize(to_realize);
-  // The graph is freed (PyTorch's default, retain_graph=false): the output keeps its value only,
-  // so that it no longer reads the parameters an optimizer step is about to overwrite in place.
-  if (node()->op == Op::BUFFER && node()->origin && !is_leaf(impl_.get()))
-    const_cast<ir::Node&>(*node()).origin.reset();
 }
 
 namespace autograd {

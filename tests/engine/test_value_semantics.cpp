@@ -153,42 +153,4 @@ TEST(ValueSemantics, GradientFlowsThroughARealizedIntermediate) {
   EXPECT_EQ(d[0].to_vector<float>(), (std::vector<float>{3, 3}));
 }
 
-// backward() frees the graph (PyTorch's default, retain_graph=false): the loss keeps its value,
-// computed with the gradients, and a second backward() is a clear error, not silently no gradient.
-TEST(ValueSemantics, BackwardComputesTheLossAndFreesItsGraph) {
-  Tensor w = realized({1, 2, 3});
-  w.set_requires_grad(true);
-  Tensor loss = (w * w).sum();
-  loss.backward();
-  EXPECT_TRUE(loss.is_realized());  // computed in the gradients' schedule
-  EXPECT_EQ(loss.item<float>(), 14.0f);
-  Tensor d = loss.detach();
-  EXPECT_EQ(d.item<float>(), 14.0f);
-  EXPECT_THROW(loss.backward(), Error);
-  EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{2, 4, 6}));
-  // Gradients of the same value once more: autograd::grad on a new graph.
-  Tensor again = (w * w).sum();
-  EXPECT_EQ(autograd::grad({again}, {w})[0].to_vector<float>(), (std::vector<float>{2, 4, 6}));
-}
-
-// The graph freed by backward() no longer reads the weights: an in-place update after it keeps no
-// copy for the loss or its detached value, and both keep the value from before the update.
-TEST(ValueSemantics, UpdateAfterBackwardKeepsNoCopyForTheLoss) {
-  Tensor w = realized({1, 2, 3});
-  w.set_requires_grad(true);
-  Tensor loss = (w * w).sum();
-  loss.backward();
-  Tensor d = loss.detach();
-  reset_runtime_stats();
-  {
-    NoGradGuard ng;
-    w.sub_(w.grad());
-    w.realize();
-  }
-  EXPECT_EQ(runtime_stats().buffers_preserved, 0);
-  EXPECT_EQ(loss.item<float>(), 14.0f);
-  EXPECT_EQ(d.item<float>(), 14.0f);
-  EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{-1, -2, -3}));
-}
-
 }  // namespace
