@@ -50,7 +50,11 @@ class Lowerer {
       k.full_shape = reduce_->src[0]->shape;
       k.reduce_axes = reduce_->arg.ints;
       value = to_out_space(value, reduce_->shape);
-      k.out_view = *View::contiguous(root_->shape).reshape(reduce_->shape);
+      auto out = View::contiguous(root_->shape).reshape(reduce_->shape);
+      if (!out)
+        throw Error("scheduler: internal error: " + root_->str() + " cannot hold " +
+                    reduce_->str());
+      k.out_view = *out;
     } else {
       k.full_shape = root_->shape;
       k.out_view = View::contiguous(root_->shape);
@@ -209,7 +213,9 @@ class Lowerer {
       if (!nv) return false;
       v = *nv;
     }
-    if (v.offset != 0 || v.has_mask()) return false;
+    // Same elements in the same order: a slice (offset 0, contiguous strides, fewer elements)
+    // is not the identity, and its root cannot hold the reduce's output.
+    if (v.offset != 0 || v.has_mask() || ir::shape_numel(v.shape) != n->numel()) return false;
     auto want = ir::contiguous_strides(v.shape);
     for (size_t d = 0; d < v.shape.size(); d++)
       if (v.shape[d] > 1 && v.strides[d] != want[d]) return false;

@@ -379,3 +379,13 @@ PARITY_CASE(RandomReduce, ops_dims_views, .tol = parity::kTranscendental, .grad 
   }
   return out;
 }
+
+// A slice of a reduce's output is not the reduce's whole output: the reduce cannot store straight
+// into the smaller root (the scheduler took it for the identity and crashed with a double free;
+// the codegen fuzzer's seed 700688).
+PARITY_CASE(Reduce, slice_of_reduce_output) {
+  auto x = b.randn({3, 4});
+  return std::vector{x.amax({0}, true).reshape({4}).slice(0, 0, 3), x.sum({1}).slice(0, 1, 3),
+                     x.t().sum({0}, true).reshape({3}).slice(0, 0, 2),
+                     (x > 0).amax({0}, true).reshape({4}).slice(0, 0, 3)};
+}
