@@ -1,6 +1,8 @@
 // Random op graphs for the codegen fuzz test; see fuzz_graph.h for the exactness bookkeeping.
 #include "fuzz_graph.h"
 
+#include <stdexcept>
+
 #include "ir/node.h"
 #include "tensor/tensor_impl.h"
 
@@ -374,7 +376,7 @@ Val in_domain(Rng& r, Op op, int i, const Val& x) {
       return inexact(x, t.abs() + 0.5);
     case Op::DIV:
       if (i == 0) return x;
-      return inexact(x, t.abs() + (fl ? 0.5 : 1.0));
+      return fl ? inexact(x, t.abs() + 0.5) : same(x, t.abs() + 1);
     case Op::POW: {
       if (i == 0) return fl ? inexact(x, t.abs() + 0.25) : same(x, t.clamp(-3, 3));
       double e = fl ? static_cast<double>(r.uni(-4, 6)) / 2 : static_cast<double>(r.uni(0, 3));
@@ -428,6 +430,8 @@ Val primitive(Rng& r, const Val& x0) {
     v = as_dtype(v, dt);
     if (needs_exact) v = exact_operand(r, v);
     in.push_back(in_domain(r, op, i, v));
+    if (in.back().t.dtype() != dt)  // the sources of a primitive share one dtype
+      throw std::logic_error(std::string("fuzz: in_domain changed the dtype of ") + info.name);
   }
   std::vector<ember::ir::NodeRef> src;
   for (auto& v : in) src.push_back(node(v.t));
