@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ember/jit.h"
+#include "ember/support/shape_str.h"
 
 namespace ember {
 
@@ -60,12 +61,6 @@ const char* st_dtype(ScalarType t) {
   for (auto& d : kDTypes)
     if (d.dtype == t) return d.name;
   return "?";
-}
-
-std::string shape_text(const Shape& s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); i++) r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + "]";
 }
 
 std::string range_text(uint64_t b, uint64_t e) {
@@ -134,7 +129,8 @@ Entry parse_entry(const std::string& path, const std::string& name, const json& 
   }
   uint64_t nbytes = 0;
   overflow |= __builtin_mul_overflow(numel, element_size(e.dtype), &nbytes);
-  if (overflow) fail(path, "tensor '" + name + "': shape " + shape_text(e.shape) + " is too large");
+  if (overflow)
+    fail(path, "tensor '" + name + "': shape " + support::shape_str(e.shape) + " is too large");
 
   const json& off = v["data_offsets"];
   if (!off.is_array() || off.size() != 2)
@@ -146,8 +142,9 @@ Entry parse_entry(const std::string& path, const std::string& name, const json& 
                    " end before they begin");
   if (e.end - e.begin != nbytes)
     fail(path, "tensor '" + name + "': data_offsets " + range_text(e.begin, e.end) + " hold " +
-                   std::to_string(e.end - e.begin) + " bytes but shape " + shape_text(e.shape) +
-                   " of " + st_dtype(e.dtype) + " needs " + std::to_string(nbytes));
+                   std::to_string(e.end - e.begin) + " bytes but shape " +
+                   support::shape_str(e.shape) + " of " + st_dtype(e.dtype) + " needs " +
+                   std::to_string(nbytes));
   return e;
 }
 
@@ -437,8 +434,8 @@ Metadata load_into(const NamedTensors& targets, const std::string& path,
       fail(path, "tensor '" + name + "': dtype mismatch: file has " + st_dtype(e.dtype) +
                      ", the tensor is " + st_dtype(t.dtype()) + " (" + dtype_name(t.dtype()) + ")");
     if (e.shape != t.sizes())
-      fail(path, "tensor '" + name + "': shape mismatch: file has " + shape_text(e.shape) +
-                     ", the tensor is " + shape_text(t.sizes()));
+      fail(path, "tensor '" + name + "': shape mismatch: file has " + support::shape_str(e.shape) +
+                     ", the tensor is " + support::shape_str(t.sizes()));
   }
   if (validate) validate(p.metadata);
   std::vector<Tensor> all;

@@ -94,14 +94,6 @@ int64_t shape_numel(const Shape& s) {
   return n;
 }
 
-std::string shape_str(const Shape& s) {
-  std::ostringstream o;
-  o << "[";
-  for (size_t i = 0; i < s.size(); i++) o << (i ? ", " : "") << s[i];
-  o << "]";
-  return o.str();
-}
-
 int64_t Node::numel() const { return shape_numel(shape); }
 
 std::string Node::str() const {

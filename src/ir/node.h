@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ember/dtype.h"
+#include "ember/support/shape_str.h"
 #include "ir/op.h"
 #include "ir/storage.h"
 
@@ -55,7 +56,7 @@ inline uint64_t buffer_version(const Node& n) { return static_cast<uint64_t>(n.a
 NodeRef make_const(double v, ScalarType dtype);
 
 int64_t shape_numel(const Shape& s);
-std::string shape_str(const Shape& s);
+using support::shape_str;  // "[2, 3]"
 
 /// Nodes reachable from `roots`, sources before users.
 std::vector<const Node*> toposort(const std::vector<const Node*>& roots);

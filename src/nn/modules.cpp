@@ -3,16 +3,9 @@
 #include <cmath>
 
 #include "ember/nn/init.h"
+#include "ember/support/shape_str.h"
 
 namespace ember::nn {
-
-namespace {
-std::string ir_shape(const Tensor& t) {
-  std::string s = "[";
-  for (int64_t i = 0; i < t.dim(); i++) s += (i ? ", " : "") + std::to_string(t.sizes()[i]);
-  return s + "]";
-}
-}  // namespace
 
 LinearImpl::LinearImpl(int64_t in, int64_t out, bool with_bias)
     : in_features(in), out_features(out) {
@@ -31,7 +24,7 @@ LinearImpl::LinearImpl(int64_t in, int64_t out, bool with_bias)
 Tensor LinearImpl::forward(const Tensor& x) const {
   if (x.dim() == 0 || x.size(-1) != in_features)
     throw ShapeError("Linear: expected input with last dim " + std::to_string(in_features) +
-                     ", got shape " + ir_shape(x));
+                     ", got shape " + support::shape_str(x.sizes()));
   Tensor y = x.matmul(weight.t());
   return bias.defined() ? y + bias : y;
 }

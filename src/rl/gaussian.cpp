@@ -6,24 +6,17 @@
 #include <string>
 
 #include "ember/error.h"
+#include "ember/support/shape_str.h"
 
 namespace ember::rl {
-namespace {
-
-std::string shape_text(const Shape& s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + "]";
-}
-
-}  // namespace
 
 Tensor gaussian_log_prob(const Tensor& actions, const Tensor& means, const Tensor& log_std) {
   if (actions.dim() != 2 || means.sizes() != actions.sizes() || log_std.dim() != 1 ||
       log_std.size(0) != actions.size(1))
     throw ShapeError("gaussian_log_prob: expected actions [B, A], means [B, A], log_std [A]; got " +
-                     shape_text(actions.sizes()) + ", " + shape_text(means.sizes()) + ", " +
-                     shape_text(log_std.sizes()));
+                     support::shape_str(actions.sizes()) + ", " +
+                     support::shape_str(means.sizes()) + ", " +
+                     support::shape_str(log_std.sizes()));
   Tensor z = (actions - means) * (-log_std).exp();
   return (z.square() * -0.5 - log_std - kHalfLog2Pi).sum({-1});
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ember/nn/init.h"
+#include "ember/support/shape_str.h"
 
 namespace ember::rl {
 
@@ -89,11 +90,7 @@ void check_policy_tensors(const nn::NamedTensors& tensors, const PolicyOptions& 
   mlp("actor", o.obs_dim, o.act_dim);
   expected["log_std"] = {o.act_dim};
   mlp("critic", o.obs_dim, 1);
-  auto shape_str = [](const Shape& s) {
-    std::string t = "[";
-    for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
-    return t + "]";
-  };
+  using support::shape_str;
   for (const auto& [name, t] : tensors) {
     auto it = expected.find(name);
     if (it == expected.end()) throw IOError(where + "unexpected tensor '" + name + "'");

@@ -1,6 +1,11 @@
 // Random op graphs for the codegen fuzz test; see fuzz_graph.h for the exactness bookkeeping.
 #include "fuzz_graph.h"
 
+#include <stdexcept>
+
+#include "ir/node.h"
+#include "tensor/tensor_impl.h"
+
 namespace fuzz {
 
 using ember::Shape;
@@ -125,7 +130,8 @@ Val movement(Rng& r, const Val& x) {
       int64_t b = r.uni(0, n - 1);
       return same(x, t.narrow(d, b, r.uni(1, n - b)));
     }
-    case 8:  // unsqueeze / squeeze
+    case 8:  // unsqueeze / squeeze / a forced materialisation
+      if (r.coin(0.2)) return same(x, t.contiguous());
       if (r.coin()) return same(x, t.unsqueeze(r.uni(0, rank)));
       return same(x, rank > 1 ? t.squeeze() : t);
     default: {  // python-style index with a negative-free step
@@ -334,6 +340,169 @@ Val binary(Rng& r, std::vector<Val>& pool, const Val& x) {
   }
 }
 
+// ---- primitives read from the op table (src/ir/ops.def) -----------------------------------------
+// Every elementwise and reduce row is built directly with ir::make_node, its operand dtypes taken
+// from the row's category and flags, so a new row is fuzzed without touching this file. What the
+// table does not say is kept here: the operand domain that keeps values finite (in_domain) and
+// which results stay exact (primitive()).
+
+using ember::ir::Op;
+
+ember::ir::NodeRef node(const Tensor& t) { return ember::detail::node_of(t); }
+Tensor wrap(ember::ir::NodeRef n) { return ember::detail::make_tensor(std::move(n)); }
+
+const std::vector<Op>& table_ops() {
+  static const std::vector<Op> ops = [] {
+    std::vector<Op> v;
+    for (int i = 0; i < ember::ir::kNumOps; i++) {
+      auto op = static_cast<Op>(i);
+      if (ember::ir::is_elementwise(op) || ember::ir::is_reduce(op)) v.push_back(op);
+    }
+    return v;
+  }();
+  return ops;
+}
+
+// Operand `i` of `op` inside the domain where the op's value is finite and well conditioned:
+// log / sqrt / recip and pow's base positive, divisors away from zero, pow's exponent small,
+// exp and the periodic functions on moderate magnitudes.
+Val in_domain(Rng& r, Op op, int i, const Val& x) {
+  const Tensor& t = x.t;
+  bool fl = is_float(t);
+  switch (op) {
+    case Op::LOG:
+    case Op::SQRT:
+    case Op::RECIP:
+      return inexact(x, t.abs() + 0.5);
+    case Op::DIV:
+      if (i == 0) return x;
+      return fl ? inexact(x, t.abs() + 0.5) : same(x, t.abs() + 1);
+    case Op::POW: {
+      if (i == 0) return fl ? inexact(x, t.abs() + 0.25) : same(x, t.clamp(-3, 3));
+      double e = fl ? static_cast<double>(r.uni(-4, 6)) / 2 : static_cast<double>(r.uni(0, 3));
+      return same(x, ember::full_like(t, e));
+    }
+    case Op::EXP:
+    case Op::SIN:
+    case Op::COS:
+    case Op::TANH:
+      if (x.special || !x.dyadic || x.mag > 6) return inexact(x, t.tanh() * 4);
+      return x;
+    default:
+      return x;
+  }
+}
+
+// x with dtype `dt` (a CAST node via the frontend; uint8 and bool arithmetic operands go to int32).
+Val as_dtype(const Val& x, ember::ScalarType dt) {
+  if (x.t.dtype() == dt) return x;
+  Val v = same(x, x.t.to(dt));
+  if (dt == ember::kBool) v.mag = 1, v.frac = 0, v.special = false;
+  if (!is_floating_point(dt) && is_float(x.t)) v.frac = 0;
+  return v;
+}
+
+// An exact stand-in for x when an op needs exact operands (branches, truncation).
+Val exact_operand(Rng& r, const Val& x) {
+  if (exact(x) && !x.special) return x;
+  return make_input(r, x.t.sizes(), x.t.dtype(), false);
+}
+
+Val primitive(Rng& r, const Val& x0) {
+  Op op = r.pick(table_ops());
+  const auto& info = ember::ir::op_info(op);
+  const Shape& s = x0.t.sizes();
+  // Operand dtype: bool for logical ops, float for float-only ones, else x's (no uint8 / bool
+  // arithmetic: the frontend promotes those before they reach these ops).
+  ember::ScalarType dt = x0.t.dtype();
+  if (info.flags & ember::ir::BoolOperands)
+    dt = ember::kBool;
+  else if ((info.flags & ember::ir::FloatOnly) && !is_floating_point(dt))
+    dt = ember::kFloat32;
+  else if (op != Op::CAST && (dt == ember::kBool || dt == ember::kUInt8))
+    dt = r.coin() ? ember::kInt32 : ember::kFloat32;
+  bool needs_exact = (info.flags & (ember::ir::BoolResult | ember::ir::BoolOperands)) ||
+                     op == Op::FLOOR || op == Op::CAST;
+  std::vector<Val> in;
+  for (int i = 0; i < std::min(info.arity, 2); i++) {
+    Val v = i == 0 ? x0 : make_input(r, broadcast_partner(r, s), dt, r.coin(0.1));
+    if (i > 0) v.t = v.t.expand(s);
+    v = as_dtype(v, dt);
+    if (needs_exact) v = exact_operand(r, v);
+    in.push_back(in_domain(r, op, i, v));
+    if (in.back().t.dtype() != dt)  // the sources of a primitive share one dtype
+      throw std::logic_error(std::string("fuzz: in_domain changed the dtype of ") + info.name);
+  }
+  std::vector<ember::ir::NodeRef> src;
+  for (auto& v : in) src.push_back(node(v.t));
+  const Val& a = in[0];
+  switch (info.category) {
+    case ember::ir::OpCategory::Unary: {
+      if (op == Op::CAST) {  // to a random dtype; float -> integer only from exact values
+        ember::ScalarType to = random_dtype(r);
+        Val v = same(a, wrap(ember::ir::make_node(op, to, src)));
+        if (to == ember::kUInt8 && a.t.dtype() != ember::kBool) v.mag = 8;
+        if (!is_floating_point(to)) v.frac = 0;
+        if (to == ember::kBool) v.mag = 1;
+        return v;
+      }
+      Tensor t = wrap(ember::ir::make_node(op, dt, src));
+      if (op == Op::NEG || op == Op::FLOOR || op == Op::NOT || !is_float(t)) return same(a, t);
+      return inexact(a, t);
+    }
+    case ember::ir::OpCategory::Binary: {
+      const Val& b = in[1];
+      if (info.flags & ember::ir::BoolResult) {
+        Val v = join(a, b, wrap(ember::ir::make_node(op, ember::kBool, src)), 0);
+        v.frac = 0, v.mag = 1, v.dyadic = true, v.special = false;
+        return v;
+      }
+      Tensor t = wrap(ember::ir::make_node(op, dt, src));
+      if (op == Op::ADD || op == Op::SUB) return join(a, b, t, 1);
+      if (op == Op::MAX || (info.flags & ember::ir::BoolOperands)) return join(a, b, t, 0);
+      if (op == Op::MUL) {
+        Val v = join(a, b, t, 0);
+        v.frac = a.frac + b.frac;
+        v.mag = a.mag + b.mag;
+        return v;
+      }
+      if (op == Op::POW && !is_float(t)) return join(a, b, t, 2 * a.mag);
+      return inexact(join(a, b, Tensor(), 0), t);
+    }
+    case ember::ir::OpCategory::Ternary: {  // where(exact bool condition, x, a partner of x)
+      Val c = exact_operand(r, as_dtype(make_input(r, s, ember::kBool, false), ember::kBool));
+      Val b = as_dtype(make_input(r, broadcast_partner(r, s), dt, false), dt);
+      b.t = b.t.expand(s);
+      return join(a, b, wrap(ember::ir::make_node(op, dt, {node(c.t), src[0], node(b.t)})), 0);
+    }
+    case ember::ir::OpCategory::Reduce: {
+      if (a.t.dim() == 0) return a;
+      ember::ir::Arg axes;
+      for (int64_t d = 0; d < a.t.dim(); d++)
+        if (r.coin(0.4)) axes.ints.push_back(d);
+      if (axes.ints.empty() && a.t.dim() > 0) axes.ints.push_back(r.uni(0, a.t.dim() - 1));
+      int64_t n = 1;
+      for (auto d : axes.ints) n *= a.t.size(d);
+      if (op == Op::PROD && n > 9) op = Op::SUM;  // products of many values overflow
+      Tensor t = wrap(ember::ir::make_node(op, dt, src, axes));
+      if (op == Op::RMAX || dt == ember::kBool) return same(a, t);
+      if (op == Op::SUM) {
+        Val v = same(a, t);
+        v.mag += log2ceil(n);
+        return v;
+      }
+      if (!is_float(t)) {
+        Val v = same(a, t);
+        v.mag *= static_cast<int>(n);
+        return v;
+      }
+      return inexact(a, t);
+    }
+    default:
+      return x0;
+  }
+}
+
 }  // namespace
 
 std::vector<Val> build_graph(uint64_t seed) {
@@ -357,6 +526,8 @@ std::vector<Val> build_graph(uint64_t seed) {
         v = movement(r, x);
         break;
       case 3:
+        v = primitive(r, x);
+        break;
       case 4:
         v = unary(r, x);
         break;

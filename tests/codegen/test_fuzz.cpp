@@ -12,8 +12,8 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <sstream>
 
+#include "ember/support/shape_str.h"
 #include "fuzz_graph.h"
 
 namespace {
@@ -93,11 +93,10 @@ int compare(uint64_t seed, const std::vector<Result>& cpu, const std::vector<Res
       if (std::isfinite(v)) scale = std::max(scale, std::fabs(v));
     for (size_t i = 0; i < r.data.size(); i++) {
       if (same_value(c.data[i], r.data[i], r.exact, scale)) continue;
-      std::ostringstream shape;
-      for (auto d : r.shape) shape << d << ",";
-      ADD_FAILURE() << "seed " << seed << " output " << o << " (shape " << shape.str() << " "
-                    << ember::dtype_name(r.dtype) << (r.exact ? ", exact" : "") << ") element " << i
-                    << ": cpu " << c.data[i] << " vs interp " << r.data[i];
+      ADD_FAILURE() << "seed " << seed << " output " << o << " (shape "
+                    << ember::support::shape_str(r.shape) << " " << ember::dtype_name(r.dtype)
+                    << (r.exact ? ", exact" : "") << ") element " << i << ": cpu " << c.data[i]
+                    << " vs interp " << r.data[i];
       bad++;
       break;
     }
