@@ -1,0 +1,49 @@
+// The tiled reduce's work layout, which the runtime needs to launch it: the units the thread pool
+// splits (batch index x row block x split-K slice) and split-K's scratch (per-row-block counters,
+// zeroed at each launch, then one partial tile per slice). The code that fills them is
+// render_tile.cpp's; the two must agree.
+#include "codegen/render_tile.h"
+
+namespace ember::codegen {
+
+using schedule::Kernel;
+
+Scratch tile_scratch(const Kernel& k, const Opts& o) {
+  const Action* sk = o.find(ActionKind::SplitReduce);
+  const Action* vec = o.find(ActionKind::Vectorize);
+  if (!sk || !vec) return {};
+  size_t rank = k.full_shape.size();
+  int row = static_cast<int>(rank) - 3;
+  auto up = o.upcasts(rank);
+  int64_t n = k.full_shape[row], m = k.full_shape[rank - 2], kk = k.full_shape[rank - 1];
+  int64_t tn = up[row], tm = up[rank - 2];
+  const Action* ob = o.find(ActionKind::BlockOuter);
+  int64_t nc = ob ? ob->amount : (n + tn - 1) / tn * tn;
+  int64_t bt = 1;
+  for (int d = 0; d < row; d++) bt *= k.full_shape[d];
+  int64_t slices = (kk + sk->amount - 1) / sk->amount;
+  auto p = plan_tile(k);
+  if (!p) return {};
+  int64_t es = static_cast<int64_t>(element_size(p->reduce->dtype));
+  Scratch s;
+  s.zeroed = (bt * ((n + nc - 1) / nc) * 8 + 63) / 64 * 64;
+  int64_t npad = (n + tn - 1) / tn * tn, mpad = (m + tm - 1) / tm * tm;
+  s.bytes = s.zeroed + bt * slices * npad * mpad * es;
+  return s;
+}
+
+int64_t tile_outer_extent(const Kernel& k, const Opts& o) {
+  size_t rank = k.full_shape.size();
+  int row = static_cast<int>(rank) - 3;
+  int64_t n = k.full_shape[row];
+  int64_t tn = o.upcasts(rank)[row];
+  const Action* ob = o.find(ActionKind::BlockOuter);
+  int64_t nc = ob ? ob->amount : (n + tn - 1) / tn * tn;
+  int64_t bt = 1;
+  for (int d = 0; d < row; d++) bt *= k.full_shape[d];
+  const Action* sk = o.find(ActionKind::SplitReduce);
+  int64_t slices = sk ? (k.full_shape[rank - 1] + sk->amount - 1) / sk->amount : 1;
+  return bt * ((n + nc - 1) / nc) * slices;
+}
+
+}  // namespace ember::codegen
