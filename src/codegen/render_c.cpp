@@ -373,6 +373,10 @@ static std::string simd_libm_declarations() {
   return out;
 }
 
+// The scalar functions' text (kernel_scalar_text.cpp, generated from
+// ember/support/kernel_scalar.h).
+extern const char* const kKernelScalarText;
+
 std::string c_prelude(const Target& t) {
   return R"(#include <math.h>
 #include <stdint.h>
@@ -381,42 +385,7 @@ std::string c_prelude(const Target& t) {
 // without -ffast-math.
 #define EMBER_SIMD __attribute__((__simd__("notinbranch")))
 )" + simd_libm_declarations() +
-         R"(#endif
-// Counter-based uniform [0,1): splitmix64 finaliser over (seed, counter); 24 random mantissa bits.
-static inline float ember_rand(uint64_t seed, uint64_t ctr) {
-  uint64_t z = seed * 0x9E3779B97F4A7C15ULL + ctr * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  z ^= z >> 31;
-  return (float)(z >> 40) * (1.0f / 16777216.0f);
-}
-// Float max reductions on integers: order-preserving keys (signed integer order = float order,
-// -0 < +0) and magnitude bits (above the infinity's bits only for NaN).
-static inline int32_t ember_fkey(float v) {
-  int32_t i; __builtin_memcpy(&i, &v, 4); return i ^ ((i >> 31) & 0x7fffffff);
-}
-static inline int32_t ember_fmag(float v) { int32_t i; __builtin_memcpy(&i, &v, 4); return i & 0x7fffffff; }
-static inline float ember_funkey(int32_t k, int32_t mag) {
-  k ^= (k >> 31) & 0x7fffffff; float v; __builtin_memcpy(&v, &k, 4);
-  return mag > 0x7f800000 ? (float)NAN : v;
-}
-static inline int64_t ember_dkey(double v) {
-  int64_t i; __builtin_memcpy(&i, &v, 8); return i ^ ((i >> 63) & 0x7fffffffffffffffLL);
-}
-static inline int64_t ember_dmag(double v) {
-  int64_t i; __builtin_memcpy(&i, &v, 8); return i & 0x7fffffffffffffffLL;
-}
-static inline double ember_dunkey(int64_t k, int64_t mag) {
-  k ^= (k >> 63) & 0x7fffffffffffffffLL; double v; __builtin_memcpy(&v, &k, 8);
-  return mag > 0x7ff0000000000000LL ? (double)NAN : v;
-}
-static inline int64_t ember_ipow(int64_t b, int64_t e) {
-  if (e < 0) return b == 1 ? 1 : (b == -1 ? ((e & 1) ? -1 : 1) : 0);
-  int64_t r = 1;
-  while (e) { if (e & 1) r *= b; b *= b; e >>= 1; }
-  return r;
-}
-)" + vector_types(t);
+         "#endif\n" + kKernelScalarText + vector_types(t);
 }
 
 std::string render_c(const Kernel& k, const Opts& o, const std::string& fn_name) {

@@ -6,7 +6,7 @@
 #include <mutex>
 
 #include "ember/host_values.h"
-#include "ember/support/splitmix64.h"
+#include "ember/support/kernel_scalar.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
@@ -206,14 +206,10 @@ std::vector<float> rand_values(int64_t n) {
   int64_t key[2];
   detail::next_rng_key(n, key);
   std::vector<float> v(static_cast<size_t>(n));
-  // ember_rand of the kernel prelude (codegen/render_c.cpp), counter = key[1] + index.
+  // RAND's kernel expression (ember_rand, ember/support/kernel_scalar.h), counter = key[1] + index.
   const auto seed = static_cast<uint64_t>(key[0]), first = static_cast<uint64_t>(key[1]);
-  for (int64_t i = 0; i < n; i++) {
-    const uint64_t z = support::splitmix64_mix(
-        seed * support::kSplitMix64Gamma +
-        (first + static_cast<uint64_t>(i)) * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL);
-    v[static_cast<size_t>(i)] = static_cast<float>(z >> 40) * (1.0f / 16777216.0f);
-  }
+  for (int64_t i = 0; i < n; i++)
+    v[static_cast<size_t>(i)] = ember_rand(seed, first + static_cast<uint64_t>(i));
   return v;
 }
 

@@ -194,6 +194,13 @@ PARITY_CASE(Pow, int_base_int_exponent) {
   auto x = b.randint(-4, 5, {8}), e = b.randint(0, 5, {8});
   return std::vector{x.pow(e), x.pow(2), x.pow(3)};
 }
+// Past int64's range the product wraps modulo 2^64 (3^41, 7^40, 2^63, 2^64 = 0), and a negative
+// exponent gives the integer part of b^e: the kernels, the interpreter and libtorch agree.
+PARITY_CASE(Pow, int_wraps_and_negative_exponent) {
+  auto x = b.values({-3, -2, -1, -1, 0, 1, 2, 2, 3, 7, 5, -7}, {12}, b.i64);
+  auto e = b.values({-3, -1, -3, -2, 0, -5, 63, 64, 41, 40, 27, 33}, {12}, b.i64);
+  return x.pow(e);
+}
 PARITY_CASE(Pow, int_tensor_float_exponent, TR) { return b.randint(1, 6, {5}, b.i32).pow(0.5); }
 PARITY_CASE(MaxMin, maximum_minimum_broadcast) {
   auto x = b.randn({3, 1}), y = b.randn({4});

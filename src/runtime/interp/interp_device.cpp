@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "ember/error.h"
-#include "ember/support/splitmix64.h"
+#include "ember/support/kernel_scalar.h"
 #include "runtime/device.h"
 
 namespace ember::runtime {
@@ -80,12 +80,6 @@ void store(void* p, ScalarType t, int64_t idx, Val v) {
       static_cast<uint8_t*>(p)[idx] = static_cast<uint8_t>(v.i);
       break;
   }
-}
-
-float rand_value(uint64_t seed, uint64_t ctr) {
-  uint64_t z = support::splitmix64_mix(seed * support::kSplitMix64Gamma +
-                                       ctr * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL);
-  return static_cast<float>(z >> 40) * (1.0f / 16777216.0f);
 }
 
 class Evaluator {
@@ -200,7 +194,7 @@ class Evaluator {
       case Expr::Kind::Rand: {
         if (e.view.has_mask() && !valid(e.view)) return Val{};
         auto* key = static_cast<const int64_t*>(bufs_[e.buf]);
-        return {rand_value(static_cast<uint64_t>(key[0]),
+        return {ember_rand(static_cast<uint64_t>(key[0]),
                            static_cast<uint64_t>(key[1]) + static_cast<uint64_t>(index(e.view))),
                 0};
       }
@@ -261,16 +255,7 @@ class Evaluator {
                           ? std::pow(static_cast<float>(a[0].f), static_cast<float>(a[1].f))
                           : std::pow(a[0].f, a[1].f),
                       0, t);
-        int64_t b = a[0].i, ex = a[1].i, r = 1;
-        if (ex < 0)
-          r = b == 1 ? 1 : (b == -1 ? ((ex & 1) ? -1 : 1) : 0);
-        else
-          while (ex) {
-            if (ex & 1) r *= b;
-            b *= b;
-            ex >>= 1;
-          }
-        return make(0, r, t);
+        return make(0, ember_ipow(a[0].i, a[1].i), t);
       }
       case Op::CMPLT:
         return make(0, sfl ? a[0].f < a[1].f : a[0].i < a[1].i, t);
