@@ -1,5 +1,5 @@
 // `ember eval --policy FILE`: evaluates a policy saved by `ember train` (safetensors with its
-// architecture in the metadata) under the study's evaluation protocol (src/rl/evaluation.cpp):
+// architecture in the metadata) under the study's evaluation protocol (src/ppo/evaluation.cpp):
 // separate envs, each playing the same number of complete episodes, stochastic clipped actions.
 // `--render OUT` also writes one episode as PNG frames into the directory OUT.
 #include <CLI/CLI.hpp>

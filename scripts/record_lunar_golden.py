@@ -3,7 +3,7 @@
 
 Gymnasium's generator is replaced by a recorded stream of unit doubles u (uniform(low, high) =
 low + (high - low) * u, as NumPy and ember's StreamSource compute it) and of integers (wind
-offsets). ember's test (tests/rl/test_lunar_golden.cpp) replays the same streams and actions and
+offsets). ember's test (tests/env/test_lunar_golden.cpp) replays the same streams and actions and
 compares observations (spec shared/spec/lunar_lander.md, Acceptance: within 1e-3 for steps 0-20).
 
 Usage (in a throwaway venv; box2d-py needs swig to build):

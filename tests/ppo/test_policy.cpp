@@ -1,4 +1,4 @@
-// The actor-critic (src/rl/gaussian_policy.cpp, mlp.cpp): initialisation, the MLP's explicit
+// The actor-critic (src/ppo/gaussian_policy.cpp, mlp.cpp): initialisation, the MLP's explicit
 // backward against autograd, the PPO training step with both gradient paths, and checkpoints: the
 // saved policy reproduces the live policy's actions, and jitted inference follows optimizer steps
 // and in-place loads.

@@ -1,4 +1,4 @@
-// GAE (src/rl/gae.cpp) and the rollout buffer's bootstrap bookkeeping, on trajectories computed by
+// GAE (src/ppo/gae.cpp) and the rollout buffer's bootstrap bookkeeping, on trajectories computed by
 // hand (the derivations are in the comments).
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// The diagonal Gaussian's log-prob and entropy (src/rl/gaussian.cpp) and the PPO loss
-// (src/rl/ppo_loss.cpp) against values computed by hand; derivations in the comments
+// The diagonal Gaussian's log-prob and entropy (src/ppo/gaussian.cpp) and the PPO loss
+// (src/ppo/ppo_loss.cpp) against values computed by hand; derivations in the comments
 // (c = 0.5 log(2 pi) = 0.918938533).
 #include <gtest/gtest.h>
 

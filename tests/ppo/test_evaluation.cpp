@@ -1,4 +1,4 @@
-// The evaluation protocol (src/rl/evaluation.cpp): exactly 25 COMPLETE episodes per eval env
+// The evaluation protocol (src/ppo/evaluation.cpp): exactly 25 COMPLETE episodes per eval env
 // (not the first 100 to finish), each env's episodes reproducible from its own seed stream.
 #include <gtest/gtest.h>
 

@@ -77,7 +77,7 @@ void check_policy_tensors(const nn::NamedTensors& tensors, const PolicyOptions& 
                   std::to_string(4 * (o.layers + 1) + 1) + " tensors) but the file holds " +
                   std::to_string(count) + " tensors");
   std::map<std::string, Shape> expected;
-  // The names and shapes ActorCriticImpl registers (tests/rl/test_policy.cpp keeps them in step).
+  // The names and shapes ActorCriticImpl registers (tests/ppo/test_policy.cpp keeps them in step).
   auto mlp = [&](const std::string& prefix, int64_t in, int64_t out) {
     int64_t width = in;
     for (int64_t i = 0; i <= o.layers; ++i) {

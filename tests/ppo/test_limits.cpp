@@ -23,7 +23,7 @@
 #include "ember/serialize.h"
 #include "ember/tensor.h"
 #include "runtime/thread_pool.h"
-#include "thread_pool.h"  // src/rl: the env thread pool
+#include "thread_pool.h"  // src/env: the env thread pool
 
 namespace {
 

@@ -1,4 +1,4 @@
-// A short end-to-end training run (src/rl/trainer.cpp) on a scaled-down workload: 4 envs x 1,000
+// A short end-to-end training run (src/ppo/trainer.cpp) on a scaled-down workload: 4 envs x 1,000
 // steps (4,000 transitions) per epoch, 10 passes in minibatches of 1,000, evaluation every 5th
 // epoch on 4 x 5 episodes, 100,000 transitions (about 10-20 s on 2 cores). The stated margin: the
 // last scheduled evaluation's mean (at 84,000 transitions) is at least kMargin = 150 above epoch
