@@ -16,6 +16,7 @@ std::string Opts::str() const {
   std::ostringstream o;
   for (auto& a : actions)
     o << names[static_cast<int>(a.kind)] << "(" << a.axis << "," << a.amount << ") ";
+  for (size_t i = 0; i < nests.size(); i++) o << "NEST" << i << "[ " << nests[i].str() << "] ";
   return o.str();
 }
 
@@ -41,12 +42,15 @@ int Opts::unroll() const {
 
 namespace {
 
+// Both walks stay in the kernel's own loop space: a nest is planned on its own (heuristic).
 void loads(const Expr& e, std::vector<const Expr*>& out) {
+  if (e.nested) return;
   if (e.kind == Expr::Kind::Load) out.push_back(&e);
   for (auto& s : e.src) loads(*s, out);
 }
 
 void nodes(const Expr& e, std::vector<const Expr*>& out) {
+  if (e.nested) return;
   out.push_back(&e);
   for (auto& s : e.src) nodes(*s, out);
 }
@@ -135,7 +139,17 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   return o;
 }
 
+static Opts heuristic_loops(const schedule::Kernel& k, const Target& t);
+
 Opts heuristic(const schedule::Kernel& k, const Target& t) {
+  Opts o = heuristic_loops(k, t);
+  for (const Expr* n : schedule::kernel_nests(k))
+    o.nests.push_back(heuristic_loops(schedule::nest_kernel(k, *n), t));
+  return o;
+}
+
+// The actions for the kernel's own loops.
+static Opts heuristic_loops(const schedule::Kernel& k, const Target& t) {
   Opts o;
   if (k.reduce_axes.empty()) return o;  // elementwise: a plain inner loop vectorises well
   if (auto p = plan_tile(k)) return tile_heuristic(k, *p, t);

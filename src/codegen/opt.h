@@ -51,6 +51,9 @@ struct Action {
 
 struct Opts {
   std::vector<Action> actions;
+  /// The actions of each nest of the kernel (schedule::kernel_nests order), as for the kernel
+  /// the nest would be on its own (schedule::nest_kernel).
+  std::vector<Opts> nests;
   std::string str() const;
   /// Register-tile factor of each axis (1 when not upcast).
   std::vector<int64_t> upcasts(size_t rank) const;

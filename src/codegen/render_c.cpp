@@ -104,7 +104,8 @@ class Renderer {
         rank_(k.full_shape.size()),
         nglob_(rank_ - k.reduce_axes.size()),
         up_(o.upcasts(rank_)),
-        unroll_(o.unroll()) {}
+        unroll_(o.unroll()),
+        nest_opts_(o.nests) {}
 
   std::string render(const std::string& fn) {
     std::ostringstream s;
@@ -128,11 +129,25 @@ class Renderer {
           << "++) {\n";
       ind += "  ";
     }
+    body(s, ind);
+    while (ind.size() > 2) {
+      ind.resize(ind.size() - 2);
+      s << ind << "}\n";
+    }
+    s << "}\n";
+    return s.str();
+  }
+
+ private:
+  // The loops' work at one output index: the nests (computed once: their kernels have one output
+  // element), then the value and its stores.
+  void body(std::ostringstream& s, std::string& ind) {
+    render_nests(s, ind);
     if (k_.reduce_axes.empty()) {
       open_upcast(s, ind);
       // Every output's value first (one memo: shared subexpressions once), then the stores: an
       // output that overwrites an input read at this index is stored after its last read.
-      std::unordered_map<const Expr*, std::string> memo;
+      std::unordered_map<const Expr*, std::string> memo = nest_vars_;
       std::string v = emit(*k_.value, s, ind, memo);
       std::vector<std::string> more;
       for (auto& o : k_.more_outputs) more.push_back(emit(*o.value, s, ind, memo));
@@ -144,16 +159,28 @@ class Renderer {
     } else {
       render_reduce(s, ind);
     }
-    while (ind.size() > 2) {
-      ind.resize(ind.size() - 2);
-      s << ind << "}\n";
-    }
-    s << "}\n";
-    return s.str();
   }
 
- private:
+  // Each nest in a block of its own, rendered exactly as its kernel would be on its own (same
+  // loops, same summation order, so the same result), its value left in n<i>_.
+  void render_nests(std::ostringstream& s, const std::string& ind) {
+    auto nests = schedule::kernel_nests(k_);
+    for (size_t i = 0; i < nests.size(); i++) {
+      const Kernel sub = schedule::nest_kernel(k_, *nests[i]);
+      std::string var = "n" + std::to_string(i) + "_";
+      s << ind << ctype(nests[i]->dtype) << " " << var << ";\n";
+      s << ind << "{\n";
+      Renderer r(sub, i < nest_opts_.size() ? nest_opts_[i] : Opts{});
+      r.result_ = var;
+      std::string in = ind + "  ";
+      r.body(s, in);
+      s << ind << "}\n";
+      nest_vars_[nests[i]] = var;
+    }
+  }
+
   const Expr* find_reduce(const Expr& e) {
+    if (e.nested) return nullptr;
     if (e.kind == Expr::Kind::Reduce) return &e;
     for (auto& s : e.src)
       if (auto* r = find_reduce(*s)) return r;
@@ -231,7 +258,7 @@ class Renderer {
       rind += "  ";
     }
     open_upcast(s, rind);
-    std::unordered_map<const Expr*, std::string> memo;
+    std::unordered_map<const Expr*, std::string> memo = nest_vars_;
     std::string v = emit(*red->src[0], s, rind, memo);
     std::string i =
         "(" + tile_index() + ")*" + std::to_string(unroll_) + (unroll_ > 1 ? " + q" : "");
@@ -258,7 +285,7 @@ class Renderer {
       for (int q = 1; q < unroll_; q++)
         s << ind << r << " = " << update(r, slot(x, base + " + " + std::to_string(q))) << ";\n";
     }
-    std::unordered_map<const Expr*, std::string> memo2;
+    std::unordered_map<const Expr*, std::string> memo2 = nest_vars_;
     memo2[red] = "red";
     if (keyed) {
       s << ind << ctype(red->dtype) << " redf = " << fx << "unkey(red, rnan);\n";
@@ -316,6 +343,10 @@ class Renderer {
     return em_.emit(e, s, ind, memo, axes());
   }
   void store(std::ostringstream& s, const std::string& ind, const std::string& v) {
+    if (!result_.empty()) {
+      s << ind << result_ << " = " << v << ";\n";
+      return;
+    }
     s << ind << "b0[" << ExprEmitter::index(k_.out_view, axes()) << "] = " << v << ";\n";
   }
 
@@ -323,6 +354,9 @@ class Renderer {
   size_t rank_, nglob_;
   std::vector<int64_t> up_;
   int unroll_;
+  std::vector<Opts> nest_opts_;
+  std::string result_;  // a nest's renderer: its value goes to this variable, not to b0
+  std::unordered_map<const Expr*, std::string> nest_vars_;
   ExprEmitter em_;
 };
 

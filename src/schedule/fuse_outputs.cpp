@@ -53,8 +53,10 @@ ExprRef with_slot(const Expr& e, int slot) {
   return n;
 }
 
+// A kernel with nests (a one-element value) shares no loop space with others.
 bool elementwise(const Kernel& k) {
-  return k.reduce_axes.empty() && k.out_view == View::contiguous(k.full_shape);
+  return k.reduce_axes.empty() && k.out_view == View::contiguous(k.full_shape) &&
+         kernel_nests(k).empty();
 }
 
 // True when a view reads more than one element (a scalar broadcast shares no traffic).

@@ -40,6 +40,10 @@ void expr_key(std::ostringstream& o, const Expr& e, std::unordered_map<const Exp
       break;
     case Expr::Kind::Reduce:
       for (auto a : e.axes) o << " r" << a;
+      if (e.nested) {
+        o << " n";
+        for (auto d : e.nest_shape) o << d << ",";
+      }
       break;
     default:
       break;
@@ -55,6 +59,7 @@ ExprRef map_expr(const ExprRef& e, const ViewFn& fv, const AxesFn& fa,
                  std::unordered_map<const Expr*, ExprRef>& memo) {
   auto it = memo.find(e.get());
   if (it != memo.end()) return it->second;
+  if (e->nested) return e;  // its own loop space: simplify() maps it separately
   auto n = std::make_shared<Expr>(*e);
   for (auto& s : n->src) s = map_expr(s, fv, fa, memo);
   if (e->kind == Expr::Kind::Load || e->kind == Expr::Kind::Rand ||
@@ -79,6 +84,7 @@ Kernel map_kernel(const Kernel& k, const ViewFn& fv, const AxesFn& fa) {
 }
 
 void for_each_view(const Expr& e, const std::function<void(const ir::View&)>& f) {
+  if (e.nested) return;
   if (e.kind == Expr::Kind::Load || e.kind == Expr::Kind::Rand ||
       (e.kind == Expr::Kind::Const && e.view.shape.size()))
     f(e.view);
@@ -86,7 +92,7 @@ void for_each_view(const Expr& e, const std::function<void(const ir::View&)>& f)
 }
 
 void count_ops(const Expr& e, double& flops, std::unordered_map<const Expr*, bool>& seen) {
-  if (seen[&e]) return;
+  if (seen[&e] || e.nested) return;  // a nest's work is counted over its own loop space
   seen[&e] = true;
   if (e.kind == Expr::Kind::Alu && e.op != ir::Op::CAST) flops += 1;
   if (e.kind == Expr::Kind::Reduce) flops += 1;
@@ -121,6 +127,7 @@ std::string Kernel::name() const {
   std::ostringstream o;
   o << (reduce_axes.empty() ? "E" : "r");
   for (size_t i = 0; i < full_shape.size(); i++) o << "_" << full_shape[i];
+  if (auto n = kernel_nests(*this).size()) o << "_n" << n;  // e.g. E_n20: twenty nests
   return o.str();
 }
 
@@ -129,7 +136,39 @@ double Kernel::flops() const {
   std::unordered_map<const Expr*, bool> seen;
   count_ops(*value, per, seen);
   for (auto& o : more_outputs) count_ops(*o.value, per, seen);
-  return per * static_cast<double>(ir::shape_numel(full_shape));
+  double total = per * static_cast<double>(ir::shape_numel(full_shape));
+  for (const Expr* n : kernel_nests(*this)) total += nest_kernel(*this, *n).flops();
+  return total;
+}
+
+std::vector<const Expr*> kernel_nests(const Kernel& k) {
+  std::vector<const Expr*> out;
+  std::unordered_map<const Expr*, bool> seen;
+  std::function<void(const Expr&)> walk = [&](const Expr& e) {
+    if (seen[&e]) return;
+    seen[&e] = true;
+    if (e.nested) {
+      out.push_back(&e);
+      return;
+    }
+    for (auto& s : e.src) walk(*s);
+  };
+  walk(*k.value);
+  for (auto& o : k.more_outputs) walk(*o.value);
+  return out;
+}
+
+Kernel nest_kernel(const Kernel& parent, const Expr& nest) {
+  Kernel k;
+  k.full_shape = nest.nest_shape;
+  k.reduce_axes = nest.axes;
+  auto v = std::make_shared<Expr>(nest);
+  v->nested = false;
+  v->nest_shape.clear();
+  k.value = v;
+  k.out_view = ir::View::contiguous(ir::Shape(nest.nest_shape.size(), 1));
+  k.buffers = parent.buffers;
+  return k;
 }
 
 double Kernel::bytes() const {
@@ -224,6 +263,26 @@ Kernel simplify(const Kernel& in) {
     nfs.push_back(s);
   }
   k.full_shape = nfs;
+  if (kernel_nests(k).empty()) return k;
+  // Each nest in its own loop space, as simplify() would leave it as a kernel of its own.
+  std::unordered_map<const Expr*, ExprRef> memo;
+  for (const Expr* n : kernel_nests(k)) {
+    Kernel sub = simplify(nest_kernel(k, *n));
+    auto r = std::make_shared<Expr>(*sub.value);
+    r->nested = true;
+    r->nest_shape = sub.full_shape;
+    memo[n] = r;
+  }
+  std::function<ExprRef(const ExprRef&)> swap = [&](const ExprRef& e) -> ExprRef {
+    auto it = memo.find(e.get());
+    if (it != memo.end()) return it->second;
+    auto c = std::make_shared<Expr>(*e);
+    for (auto& s : c->src) s = swap(s);
+    memo[e.get()] = c;
+    return c;
+  };
+  k.value = swap(k.value);
+  for (auto& o : k.more_outputs) o.value = swap(o.value);
   return k;
 }
 

@@ -2,6 +2,10 @@
 // over a loop space `full_shape`; axes listed in `reduce_axes` are summed/maxed/multiplied away,
 // the rest are output axes. Every memory access carries an ir::View over the loop space (rank =
 // full_shape.size(); above the reduce, reduce axes have size 1).
+//
+// A kernel whose value is one element may also hold nests: full reductions, each over its own
+// loop space, computed once before the kernel's own loops and read as scalars (e.g. the squared
+// norms of twenty gradients summed into one global norm: one launch instead of twenty-one).
 #pragma once
 #include <memory>
 #include <string>
@@ -25,6 +29,10 @@ struct Expr {
   ir::View view;              // Load / Rand: index map; Const: only its mask is used (valid region)
   double value = 0;           // Const
   std::vector<int64_t> axes;  // Reduce: reduced axes of the loop space
+  /// Reduce only: a nest. Its loop space is `nest_shape` (the views below it index that space,
+  /// not the kernel's), every axis of it is reduced away, and its value is one scalar.
+  bool nested = false;
+  std::vector<int64_t> nest_shape;
 };
 
 /// A kernel argument: slots 0 .. num_outputs() - 1 are the outputs, then the inputs in first-use
@@ -55,15 +63,22 @@ struct Kernel {
 
   /// Structural key: equal keys mean identical generated code (buffers are positional).
   std::string key() const;
-  /// Short readable name, e.g. "r_64_16_128" or "E_4096".
+  /// Short readable name, e.g. "r_64_16_128", "E_4096" or "E_n20" (one element, twenty nests).
   std::string name() const;
   /// Floating-point / integer operations and bytes touched, for DEBUG=2.
   double flops() const;
   double bytes() const;
 };
 
+/// The kernel's nests in first-use order (a depth-first walk of the values; nests hold none).
+std::vector<const Expr*> kernel_nests(const Kernel& k);
+/// A nest as a kernel of its own (its loop space, every axis reduced, the parent's buffers): the
+/// heuristic and the renderer treat it exactly as the kernel it would be if it were materialised.
+Kernel nest_kernel(const Kernel& parent, const Expr& nest);
+
 /// Rewrites views so that adjacent axes that are contiguous in every access merge into one and
-/// size-1 axes disappear; output axes come first, reduce axes last.
+/// size-1 axes disappear; output axes come first, reduce axes last. Each nest is simplified in its
+/// own loop space.
 Kernel simplify(const Kernel& k);
 
 }  // namespace ember::schedule

@@ -89,7 +89,9 @@ class Lowerer {
   }
 
   ExprRef visit(const Node* n, std::vector<const Node*>& stack, bool below, bool shared) {
-    auto key = std::make_pair(n, std::make_pair(stack, below));
+    // Inside a nest, the same node lives in another loop space: one memo context per nest.
+    int context = nest_ >= 0 ? 2 + nest_ : below ? 1 : 0;
+    auto key = std::make_pair(n, std::make_pair(stack, context));
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
     ExprRef e = visit_uncached(n, stack, below, shared);
@@ -175,12 +177,14 @@ class Lowerer {
   }
 
   ExprRef visit_reduce(const Node* n, std::vector<const Node*>& stack, bool below, bool shared) {
-    bool fusable = !below && !reduce_ && !shared && (n == root_ || users_.at(n) == 1);
+    bool fusable = nest_ < 0 && !below && !reduce_ && !shared && (n == root_ || users_.at(n) == 1);
     bool size1 = true;
     for (auto* m : stack) size1 = size1 && size1_reshape(*m);
     fusable = fusable && (size1 || identity_above(n, stack));
     if (!fusable) {
       if (n == root_) throw Error("scheduler: root reduce cannot fuse");
+      if (nest_ < 0 && root_->numel() == 1 && n->numel() == 1 && users_.at(n) == 1)
+        return visit_nest(n);
       throw Materialise{n};
     }
     reduce_ = n;
@@ -191,6 +195,26 @@ class Lowerer {
     e->axes = n->arg.ints;
     std::vector<const Node*> inner;
     e->src.push_back(visit(n->src[0].get(), inner, true, false));
+    return e;
+  }
+
+  // A full reduction in a kernel whose value is one element: a nest (kernel.h), computed once in
+  // its own loop space instead of materialised by a kernel of its own. Reduces inside it are
+  // materialised.
+  ExprRef visit_nest(const Node* n) {
+    auto e = std::make_shared<Expr>();
+    e->kind = Expr::Kind::Reduce;
+    e->op = n->op;
+    e->dtype = n->dtype;
+    e->axes = n->arg.ints;
+    e->nested = true;
+    e->nest_shape = n->src[0]->shape;
+    nested_.push_back(n);
+    const int outer = nest_;
+    nest_ = next_nest_++;
+    std::vector<const Node*> inner;
+    e->src.push_back(visit(n->src[0].get(), inner, true, false));
+    nest_ = outer;
     return e;
   }
 
@@ -266,8 +290,14 @@ class Lowerer {
   static constexpr int kExpensive = 3;
   std::unordered_map<const Node*, int> cost_;
   const Node* reduce_ = nullptr;
+  int nest_ = -1, next_nest_ = 0;  // the nest being lowered (-1: the kernel's own loop space)
+
+ public:
+  std::vector<const Node*> nested_;  // the reduces lowered as nests, once per nest
+
+ private:
   std::vector<std::shared_ptr<ir::Storage>> inputs_;
-  std::map<std::pair<const Node*, std::pair<std::vector<const Node*>, bool>>, ExprRef> memo_;
+  std::map<std::pair<const Node*, std::pair<std::vector<const Node*>, int>>, ExprRef> memo_;
 };
 
 }  // namespace
@@ -308,6 +338,9 @@ Schedule create_schedule(const std::vector<Root>& roots) {
       if (!mat.count(n) || n->op == Op::BUFFER) continue;
       storage[n] = std::make_shared<ir::Storage>(n->dtype, n->numel());
     }
+    // A reduce nested twice (in two kernels, or under two views in one) is computed once
+    // instead: materialised.
+    std::unordered_map<const Node*, int> nests;
     try {
       for (auto* n : order) {
         if (!mat.count(n) || n->op == Op::BUFFER) continue;
@@ -315,12 +348,17 @@ Schedule create_schedule(const std::vector<Root>& roots) {
         auto item = l.lower();
         item.node = n;
         s.items.push_back(std::move(item));
+        for (auto* r : l.nested_) nests[r]++;
       }
     } catch (const Materialise& m) {
       if (mat.count(m.node)) throw Error("scheduler: cannot lower " + m.node->str());
       mat.insert(m.node);
       continue;
     }
+    bool again = false;
+    for (auto& [r, count] : nests)
+      if (count > 1) again = mat.insert(r).second || again;
+    if (again) continue;
     fuse_outputs(s.items);
     // An in-place root writes its target directly when no kernel after its own reads the
     // target's old contents (kernels run in order: those before it read them before it writes)

@@ -7,6 +7,8 @@
 //  - a reduce fuses into the elementwise consumer that follows it when the consumer reads it at the
 //    same index (only size-1 reshapes in between), it has a single user, and the kernel has no
 //    other reduce;
+//  - in a kernel whose value is one element, a full reduction with a single user that cannot fuse
+//    as above is a nest of the kernel (kernel.h): several norms summed into one are one kernel;
 // A value is materialised (gets a buffer) when it is a root, a CONTIGUOUS, a reduce that cannot
 // fuse as above, or the source of a reshape that no single strided view can express.
 #pragma once

@@ -115,7 +115,11 @@ void Tensor::backward(const Tensor& gradient) const {
     to_realize.push_back(p->grad);
   }
   // Gradients are made concrete now (as in PyTorch): an in-place update of a parameter after
-  // backward() must not change its gradient.
+  // backward() must not change its gradient. A one-element output (a loss) is computed in the
+  // same schedule, from the forward values the gradients materialise anyway: reading it after an
+  // optimizer step (loss.item(), a returned loss.detach()) does not run the forward pass again.
+  // It keeps its graph (Node::origin), so gradients through it stay available and right.
+  if (node()->op != Op::BUFFER && numel() == 1) to_realize.push_back(*this);
   ember::realize(to_realize);
 }
 

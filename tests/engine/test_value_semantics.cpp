@@ -153,4 +153,34 @@ TEST(ValueSemantics, GradientFlowsThroughARealizedIntermediate) {
   EXPECT_EQ(d[0].to_vector<float>(), (std::vector<float>{3, 3}));
 }
 
+// backward() computes a one-element output (the loss) in the gradients' schedule, so reading it
+// after an optimizer step runs no kernel; it keeps its graph, so every gradient through it, from
+// a value built on it before or after backward(), stays right (no freed graph, no lost part).
+TEST(ValueSemantics, BackwardComputesTheLossAndKeepsItsGraph) {
+  Tensor w = realized({1, 2, 3});
+  w.set_requires_grad(true);
+  Tensor loss = (w * w).sum();
+  Tensor early = loss * 3;  // built on the lazy loss: d/dw = 6 w
+  loss.backward();          // 2 w
+  EXPECT_TRUE(loss.is_realized());
+  const int64_t before = runtime_stats().kernels_launched;
+  EXPECT_EQ(loss.item<float>(), 14.0f);
+  EXPECT_EQ(runtime_stats().kernels_launched - before, 0) << "the loss was computed again";
+  EXPECT_EQ(loss.detach().item<float>(), 14.0f);
+  Tensor late = loss * 5;  // built on the realized loss: 10 w
+  early.backward();
+  late.backward();
+  loss.backward();  // a second backward of one loss accumulates, as with retain_graph
+  EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{20, 40, 60}));  // (2+6+10+2) w
+  EXPECT_EQ(autograd::grad({loss}, {w})[0].to_vector<float>(), (std::vector<float>{2, 4, 6}));
+  // An update of w after backward(): the loss keeps its value.
+  {
+    NoGradGuard ng;
+    w.sub_(w.grad());
+    w.realize();
+  }
+  EXPECT_EQ(loss.item<float>(), 14.0f);
+  EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{-19, -38, -57}));
+}
+
 }  // namespace

@@ -281,6 +281,25 @@ PARITY_CASE(ReduceChain, reduce_after_broadcast_op) {
   auto x = b.randn({4, 1}), y = b.randn({1, 6});
   return (x * y).sum({0});
 }
+// Full reductions combined into one element are the nests of one kernel (schedule/kernel.h), each
+// over its own loop space, as clip_grad_norm_ sums the squared norms of every gradient: sizes
+// that divide no vector (1, 3, 17, 127, 129, 10001), an empty one, views that are not contiguous.
+PARITY_CASE(ReduceChain, nests_of_many_sizes) {
+  auto total = b.randn({0}).square().sum();
+  for (parity::Shape s : {parity::Shape{1}, {3}, {17}, {127}, {129}, {10001}, {3, 17}, {129, 127}})
+    total = total + b.randn(s).square().sum();
+  total = total + b.randn({17, 3}).t().slice(1, 1, 17, 3).square().sum();
+  auto norm = total.sqrt();
+  return std::vector{norm, (0.5 / (norm + 1e-6)).clamp_max(1.0)};
+}
+PARITY_CASE(ReduceChain, nests_of_each_reduce_op) {
+  // The first full reduce is the kernel's own loop, the others are nests; max, prod, mean, int.
+  auto x = b.randn({129, 5}), y = b.randn({17, 3}), z = b.rand({7}, 0.5, 1.5);
+  auto i = b.randint(-9, 9, {33}, b.i32);
+  auto r = x.sum() + y.max() * z.prod() - x.slice(0, 3, 129, 7).mean() + i.sum().to(b.f32) +
+           b.pad(y, {1, 2}, 0.25).min();
+  return std::vector{r, y.max() + z.sum(), i.max() * 3 + (i - 1).sum()};
+}
 
 // ---- random reductions --------------------------------------------------------------------------
 // Every reduction over random dims (negative too, one or two, keepdim or not) of random views

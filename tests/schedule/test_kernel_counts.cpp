@@ -142,4 +142,52 @@ TEST(KernelCounts, AdamStepOverMlpIsBounded) {
   EXPECT_EQ(runtime_stats().kernels_launched - before, 11);
 }
 
+nn::Sequential ppo_mlp(int64_t out) {
+  nn::Sequential s;
+  s->push_back(nn::Linear(8, 128));
+  for (int i = 0; i < 3; i++) {
+    s->push_back(nn::Tanh());
+    s->push_back(nn::Linear(128, 128));
+  }
+  s->push_back(nn::Tanh());
+  s->push_back(nn::Linear(128, out));
+  return s;
+}
+
+TEST(KernelCounts, JittedPpoStepIsAtMost100Launches) {
+  // bench/jit_overhead.cpp's training step (issue 11's target: at most 100 launches; tinygrad's
+  // is 150), at batch 64: the launch count does not depend on the batch. Forward, backward and
+  // the loss 46 (backward() computes the loss with the gradients, so the returned loss is not
+  // computed again after the step); clip_grad_norm_ 1 (the twenty squared sums are nests of the
+  // coefficient's kernel, not twenty kernels of their own); Adam 1 + 20; the returned
+  // loss.detach() as a new buffer 1; copies of the old weights 20 (the lazy forward values, such
+  // as `mean`, are alive at opt.step() and still read them).
+  manual_seed(0);
+  auto actor = ppo_mlp(2), critic = ppo_mlp(1);
+  std::vector<Tensor> params = actor->parameters();
+  for (auto& p : critic->parameters()) params.push_back(p);
+  optim::Adam opt(params, optim::AdamOptions(1e-4));
+  const int64_t B = 64;
+  Tensor obs = input({B, 8}), act = input({B, 2}), adv = input({B}), ret = input({B});
+  Tensor logstd = zeros({2});
+  logstd.realize();
+  Jit step([&](const std::vector<Tensor>& in) {
+    opt.zero_grad();
+    Tensor mean = actor->forward(in[0]);
+    Tensor logp = (-((in[1] - mean) / logstd.exp()).square() * 0.5 - logstd).sum({1});
+    Tensor ratio = logp.exp();
+    Tensor pg = -(ratio * in[2]).minimum(ratio.clamp(0.8, 1.2) * in[2]).mean();
+    Tensor v = critic->forward(in[0]).squeeze(1);
+    Tensor loss = pg + (v - in[3]).square().mean() * 0.5;
+    loss.backward();
+    nn::utils::clip_grad_norm_(params, 0.5);
+    opt.step();
+    return std::vector<Tensor>{loss.detach()};
+  });
+  for (int i = 0; i < 3; i++) step({obs, act, adv, ret});
+  ASSERT_GE(step.replays(), 1);
+  EXPECT_EQ(step.captured_launches(), 46 + 1 + 21 + 1 + 20);
+  EXPECT_LE(step.captured_launches(), 100);
+}
+
 }  // namespace

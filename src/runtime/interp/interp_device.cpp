@@ -2,6 +2,7 @@
 // with no code generation. Slow and simple on purpose: it is the oracle for codegen tests.
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 
 #include "ember/error.h"
 #include "ember/support/kernel_scalar.h"
@@ -140,10 +141,22 @@ class Evaluator {
     return make(a.f + b.f, 0, t);
   }
 
+  // A nest (kernel.h) is evaluated once, over its own loop space.
   Val reduce(const Expr& e) {
+    if (!e.nested) return reduce_over(e, k_.full_shape);
+    if (auto it = nests_.find(&e); it != nests_.end()) return it->second;
+    std::vector<int64_t> saved = idx_;
+    idx_.assign(e.nest_shape.size(), 0);
+    Val v = reduce_over(e, e.nest_shape);
+    idx_ = saved;
+    nests_[&e] = v;
+    return v;
+  }
+
+  Val reduce_over(const Expr& e, const std::vector<int64_t>& space) {
     std::vector<int64_t> saved = idx_;
     std::vector<int64_t> rshape;
-    for (auto a : e.axes) rshape.push_back(k_.full_shape[a]);
+    for (auto a : e.axes) rshape.push_back(space[a]);
     int64_t n = ir::shape_numel(rshape);
     ScalarType t = e.dtype;
     bool fl = is_floating_point(t);
@@ -292,6 +305,7 @@ class Evaluator {
   const Kernel& k_;
   void* const* bufs_;
   std::vector<int64_t> idx_;
+  std::unordered_map<const Expr*, Val> nests_;
 };
 
 struct InterpProgram : Program {
