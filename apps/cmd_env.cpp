@@ -18,6 +18,7 @@
 #include "ember/rl/random.h"
 #include "ember/rl/render.h"
 #include "ember/rl/vector_env.h"
+#include "ember/support/thread_pool.h"
 
 namespace ember::app {
 namespace {
@@ -92,6 +93,8 @@ void run_render(const EnvArgs& args) {
 // Sub-env i plays episodes[i] = episodes/envs (+1 for the first episodes%envs) counted episodes,
 // so the statistics do not favour short episodes.
 void run_stats(const EnvArgs& args) {
+  // --threads sizes the process's pool and lets all of it step the envs.
+  if (args.threads > 1) ember::support::set_num_threads(args.threads);
   auto venv = make_lunar_lander_vector(args.envs, lander_options(args), args.threads);
   const int64_t n = venv->num_envs(), obs_dim = venv->observation_dim(),
                 act_dim = venv->action_dim();

@@ -106,7 +106,9 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--seed", a->seed, "Seed of the episodes and the action noise");
   cmd->add_flag("--deterministic", a->deterministic,
                 "Act with the clipped means instead of sampling");
-  cmd->add_option("--threads", a->threads, "Kernel threads; 0 = EMBER_THREADS or all cores")
+  cmd->add_option(
+         "--threads", a->threads,
+         "Threads of the pool that runs kernels and env steps; 0 = EMBER_THREADS or all cores")
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--max-episode-steps", a->max_episode_steps, "LunarLander time limit")
       ->check(CLI::PositiveNumber);

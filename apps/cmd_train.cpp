@@ -157,9 +157,11 @@ void add_train_command(CLI::App& app) {
   // Run.
   cmd->add_option("--seed", c.seed, "Seed of everything (init, envs, action noise, evaluations)");
   cmd->add_option("--threads", c.threads,
-                  "Kernel threads (ember::set_num_threads); 0 = EMBER_THREADS or all cores")
+                  "Threads of the pool that runs kernels and env steps (ember::set_num_threads); "
+                  "0 = EMBER_THREADS or all cores")
       ->check(CLI::Range(0, 1024));
-  cmd->add_option("--env-threads", c.env_threads, "Threads stepping the training envs")
+  cmd->add_option("--env-threads", c.env_threads,
+                  "At most this many of them step the training envs")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--out", c.out_dir,
                   "Output directory for records, checkpoints and the plot (default "

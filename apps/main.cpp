@@ -18,7 +18,7 @@ constexpr const char* kEnvironmentHelp =
     "  DEBUG=1..4           1: one line per realize (kernels, cache hits, compile time);\n"
     "                       2: one line per kernel (time, GFLOPS, GB/s); 3: optimisations;\n"
     "                       4: generated C source\n"
-    "  EMBER_THREADS=N      kernel thread-pool size (default: all cores)\n"
+    "  EMBER_THREADS=N      thread-pool size, kernels and env steps (default: all cores)\n"
     "  EMBER_DEVICE=interp  run kernels on the reference interpreter (default: cpu)\n"
     "  EMBER_CACHE_DIR=DIR  compiled-kernel cache (default: $XDG_CACHE_HOME/ember or\n"
     "                       ~/.cache/ember)\n"

@@ -54,7 +54,9 @@ struct RuntimeStats {
 RuntimeStats& runtime_stats();
 void reset_runtime_stats();
 
-/// Thread count of the kernel thread pool (default EMBER_THREADS or all hardware threads).
+/// Thread count of the process's one thread pool (ember/support/thread_pool.h), which runs kernel
+/// launches and vector-env steps; default EMBER_THREADS or all hardware threads. ValueError for
+/// n < 1. Not while another thread launches kernels or steps envs.
 void set_num_threads(int n);
 int get_num_threads();
 

@@ -6,9 +6,9 @@
 #include <exception>
 
 #include "ember/profile.h"
+#include "ember/support/thread_pool.h"
 
 #include "runtime/cpu/target.h"
-#include "runtime/thread_pool.h"
 
 namespace ember {
 
@@ -52,8 +52,8 @@ RuntimeStats& runtime_stats() {
 }
 void reset_runtime_stats() { runtime_stats() = RuntimeStats(); }
 
-void set_num_threads(int n) { runtime::set_num_threads(n); }
-int get_num_threads() { return runtime::num_threads(); }
+void set_num_threads(int n) { support::set_num_threads(n); }
+int get_num_threads() { return support::num_threads(); }
 
 std::string kernel_target() { return runtime::host_target().str(); }
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "ember/error.h"
-#include "thread_pool.h"
+#include "ember/support/thread_pool.h"
 
 namespace ember::rl {
 namespace {
@@ -49,17 +49,28 @@ VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs, int threads) : envs
   if (threads < 1) {
     throw ValueError("VectorEnv: threads = " + std::to_string(threads) + " < 1");
   }
-  // More threads than envs would only idle.
-  pool_ = std::make_unique<ThreadPool>(static_cast<int>(std::min<int64_t>(threads, num_envs())));
+  max_threads_ = threads;
 }
 
 VectorEnv::~VectorEnv() = default;
 
-int VectorEnv::threads() const { return pool_->size(); }
+int VectorEnv::threads() const {
+  if (max_threads_ == 1) return 1;
+  return static_cast<int>(std::min<int64_t>({max_threads_, support::num_threads(), num_envs()}));
+}
+
+void VectorEnv::for_each_env(const std::function<void(int64_t)>& fn) {
+  const auto run = [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) fn(i);
+  };
+  // One thread: no need to start the process's pool (an env-only program never does).
+  if (max_threads_ == 1) return run(0, num_envs());
+  support::thread_pool().parallel_for(num_envs(), run, 1, max_threads_);
+}
 
 void VectorEnv::reset(std::optional<uint64_t> seed, std::span<float> observations) {
   check_size("observations", observations.size(), num_envs() * obs_dim_);
-  pool_->parallel_for(num_envs(), [&](int64_t i) {
+  for_each_env([&](int64_t i) {
     std::optional<uint64_t> s;
     if (seed) s = *seed + static_cast<uint64_t>(i);
     envs_[i]->reset_into(s, observations.subspan(i * obs_dim_, obs_dim_));
@@ -87,7 +98,7 @@ void VectorEnv::step(std::span<const float> actions, const VectorStepOutput& out
   check_size("rewards", out.rewards.size(), num_envs());
   check_size("terminated", out.terminated.size(), num_envs());
   check_size("truncated", out.truncated.size(), num_envs());
-  pool_->parallel_for(num_envs(), [&](int64_t i) { step_one(i, actions, out); });
+  for_each_env([&](int64_t i) { step_one(i, actions, out); });
 }
 
 void VectorEnv::step_one(int64_t i, std::span<const float> actions, const VectorStepOutput& out) {

@@ -8,6 +8,7 @@
 #include "ember/error.h"
 #include "ember/rl/heuristic.h"
 #include "ember/rl/vector_env.h"
+#include "ember/support/thread_pool.h"
 
 namespace ember::rl {
 namespace {
@@ -136,10 +137,60 @@ TEST(VectorEnv, FinalObservationsAndFlagsAcrossAutoReset) {
 }
 
 TEST(VectorEnv, ThreadCountDoesNotChangeResults) {
+  // Sub-envs run on the process's pool; give it 8 threads so that every cap below is real.
+  support::set_num_threads(8);
   const Trace one = run_vector(5, 1, 300, kShortEpisodes);
   EXPECT_TRUE(one == run_vector(5, 2, 300, kShortEpisodes));
   EXPECT_TRUE(one == run_vector(5, 3, 300, kShortEpisodes));
   EXPECT_TRUE(one == run_vector(5, 8, 300, kShortEpisodes));  // more threads than envs
+  EXPECT_EQ(make_lunar_lander_vector(5, {}, 3)->threads(), 3);
+  EXPECT_EQ(make_lunar_lander_vector(5, {}, 8)->threads(), 5);
+  support::set_num_threads(2);
+  EXPECT_EQ(make_lunar_lander_vector(5, {}, 8)->threads(), 2);  // capped by the pool
+}
+
+// A LunarLander whose step throws once `fail` is set.
+class FailingLander : public Env {
+ public:
+  explicit FailingLander(const bool* fail) : fail_(fail) {}
+  const Space& observation_space() const override { return env_.observation_space(); }
+  const Space& action_space() const override { return env_.action_space(); }
+  void reset_into(std::optional<uint64_t> seed, std::span<float> observation) override {
+    env_.reset_into(seed, observation);
+  }
+  StepInfo step_into(std::span<const float> action, std::span<float> observation) override {
+    if (*fail_) throw EnvStateError("FailingLander: step failed");
+    return env_.step_into(action, observation);
+  }
+
+ private:
+  LunarLander env_;
+  const bool* fail_;
+};
+
+TEST(VectorEnv, ExceptionFromASubEnvReachesTheCaller) {
+  support::set_num_threads(3);
+  bool fail = false;
+  std::vector<std::unique_ptr<Env>> envs;
+  for (int i = 0; i < 6; ++i) {
+    if (i == 4)
+      envs.push_back(std::make_unique<FailingLander>(&fail));
+    else
+      envs.push_back(std::make_unique<LunarLander>());
+  }
+  VectorEnv venv(std::move(envs), 3);
+  VectorBuffers buf(6, kObs);
+  std::vector<float> actions(12, 0.0f);
+  venv.reset(1, buf.observations);
+  venv.step(actions, buf.view());
+  fail = true;
+  try {
+    venv.step(actions, buf.view());
+    ADD_FAILURE() << "no exception";
+  } catch (const EnvStateError& e) {
+    EXPECT_STREQ(e.what(), "FailingLander: step failed");
+  }
+  support::set_num_threads(2);
 }
 
 TEST(VectorEnv, SubEnvIIsSeededWithSeedPlusI) {

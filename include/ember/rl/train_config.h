@@ -18,10 +18,13 @@ struct TrainConfig {
   // ---- run
   // ---------------------------------------------------------------------------------------
   uint64_t seed = 1;
-  int threads = 0;  // kernel threads (ember::set_num_threads); 0: the library's default
-  // VectorEnv threads (1: step envs on the calling thread). 2 steps the 4 training envs in
-  // 0.13 s per epoch instead of 0.23 s (2-core machine; seed 3 stops at 43.2 s instead of 45.7 s,
-  // same results: each env's trajectory does not depend on the thread stepping it).
+  // Threads of the process's one pool, which runs kernels and env steps (ember::set_num_threads);
+  // 0: the library's default (EMBER_THREADS or all hardware threads).
+  int threads = 0;
+  // The most of them that step the training envs (1: the calling thread alone). 2 steps the 4
+  // training envs in 0.13 s per epoch instead of 0.23 s (2-core machine; seed 3 stops at 43.2 s
+  // instead of 45.7 s, same results: each env's trajectory does not depend on the thread stepping
+  // it).
   int env_threads = 2;
   std::string out_dir;  // empty: no files (tests); the CLI defaults to runs/<timestamp>
   std::string resume;   // a checkpoint .json written by a previous run (empty: start fresh)

@@ -1,5 +1,5 @@
 // VectorEnv: N environments stepped as one batch, with auto-reset (Gymnasium's "same-step"
-// autoreset mode), optionally on a thread pool.
+// autoreset mode), optionally on the process's thread pool (ember/support/thread_pool.h).
 //
 // Layout: all buffers are contiguous, row-major, float32 unless noted:
 //   actions            [N, A]   A = single_action_space().flat_size() (2 continuous, 1 discrete)
@@ -15,12 +15,14 @@
 //
 // Seeding: reset(seed) seeds sub-env i with seed + i; auto-resets continue each sub-env's stream.
 // Each sub-env step runs wholly on one thread (threads claim sub-envs one at a time), so results
-// do not depend on the thread count.
+// do not depend on the thread count. An exception from a sub-env reaches the caller; sub-envs no
+// thread had started by then are not stepped.
 // Errors: InvalidActionError (wrong action count or NaN, checked for the whole batch before any
 // sub-env is stepped), EnvStateError (step before reset), ValueError (buffer sizes).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -30,8 +32,6 @@
 #include "ember/rl/lunar_lander.h"
 
 namespace ember::rl {
-
-class ThreadPool;
 
 // Views of the caller's output buffers for one batched step (shapes above).
 struct VectorStepOutput {
@@ -52,9 +52,10 @@ struct VectorBuffers {
 
 class VectorEnv {
  public:
-  // All envs must share observation and action space sizes. `threads` >= 1 counts the caller
-  // (more threads than envs are not started). Throws ValueError on an empty list, more
-  // than 2^20 - 1 envs, mismatched spaces or threads < 1.
+  // All envs must share observation and action space sizes. `threads` >= 1 caps the threads of
+  // the process's pool (ember::set_num_threads) that step them, the caller included (1: the
+  // calling thread alone). Throws ValueError on an empty list, more than 2^20 - 1 envs,
+  // mismatched spaces or threads < 1.
   VectorEnv(std::vector<std::unique_ptr<Env>> envs, int threads = 1);
   ~VectorEnv();
   VectorEnv(const VectorEnv&) = delete;
@@ -63,6 +64,7 @@ class VectorEnv {
   int64_t num_envs() const { return static_cast<int64_t>(envs_.size()); }
   int64_t observation_dim() const { return obs_dim_; }
   int64_t action_dim() const { return act_dim_; }
+  // Threads that step the envs: the cap, at most the pool's size and the env count.
   int threads() const;
   const Space& single_observation_space() const { return envs_[0]->observation_space(); }
   const Space& single_action_space() const { return envs_[0]->action_space(); }
@@ -74,11 +76,13 @@ class VectorEnv {
   void step(std::span<const float> actions, const VectorStepOutput& out);
 
  private:
+  // Calls fn(i) for every sub-env, on up to threads() threads.
+  void for_each_env(const std::function<void(int64_t)>& fn);
   void step_one(int64_t i, std::span<const float> actions, const VectorStepOutput& out);
 
   std::vector<std::unique_ptr<Env>> envs_;
   int64_t obs_dim_ = 0, act_dim_ = 0;
-  std::unique_ptr<ThreadPool> pool_;
+  int max_threads_ = 1;
   bool was_reset_ = false;
 };
 

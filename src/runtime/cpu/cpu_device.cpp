@@ -8,10 +8,10 @@
 #include "codegen/opt.h"
 #include "codegen/render_c.h"
 #include "ember/error.h"
+#include "ember/support/thread_pool.h"
 #include "runtime/cpu/compiler.h"
 #include "runtime/cpu/target.h"
 #include "runtime/device.h"
-#include "runtime/thread_pool.h"
 
 namespace ember::runtime {
 
@@ -37,7 +37,7 @@ struct CpuProgram : Program {
     run(bufs);
   }
   void run(void* const* bufs) const {
-    ThreadPool& pool = thread_pool();
+    support::ThreadPool& pool = support::thread_pool();
     if (pool.threads() > 1 && work >= kMinParallelWork && outer > 1) {
       pool.parallel_for(outer, [&](int64_t b, int64_t e) { fn(bufs, b, e); });
     } else {
@@ -112,7 +112,7 @@ class CpuDevice : public Device {
     bool hit = false;
     // One cache entry per batch, built by up to thread-count compiler processes at once.
     void* handle =
-        compile_and_load(codegen::c_prelude(host_target()), sources, num_threads(), &hit);
+        compile_and_load(codegen::c_prelude(host_target()), sources, support::num_threads(), &hit);
     for (size_t i = 0; i < todo.size(); i++)
       todo[i]->fn = reinterpret_cast<KernelFn>(load_symbol(handle, symbols[i]));
   }
