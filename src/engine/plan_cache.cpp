@@ -177,8 +177,18 @@ bool GraphKey::build(const std::vector<schedule::Root>& roots, const std::string
     else
       tokens_.push_back(-1);
   }
-  size_t h = std::hash<std::string>{}(device_);
-  for (int64_t t : tokens_) h = mix(h, static_cast<uint64_t>(t));
+  // Four independent multiply-xor lanes: a serial chain over every token would cost more than the
+  // rest of the walk.
+  constexpr uint64_t kMul = 0x9fb21c651e98df25ULL;
+  uint64_t lane[4] = {std::hash<std::string>{}(device_), 1, 2, 3};
+  const size_t n = tokens_.size();
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (size_t j = 0; j < 4; j++)
+      lane[j] = (lane[j] ^ static_cast<uint64_t>(tokens_[i + j])) * kMul;
+  for (; i < n; i++) lane[0] = (lane[0] ^ static_cast<uint64_t>(tokens_[i])) * kMul;
+  size_t h = n;
+  for (uint64_t l : lane) h = mix(h, l ^ (l >> 29));
   hash_ = h;
   return true;
 }
