@@ -316,9 +316,10 @@ Work schedule_work(const std::vector<schedule::Root>& roots, runtime::Device& de
                  defer ? "prepared for the deferred batch" : "compiled", t_compile * 1e3,
                  static_cast<long long>(compiler_runs), sched.materialised_extra, t_sched * 1e3,
                  key ? ", plan cache miss" : "");
-  // A deferred realize's new programs are not built yet (a failed batch build forgets them):
-  // only plans whose programs are built are kept.
-  if (key && !(defer && !missing.empty())) store_plan(*key, sched, progs);
+  // While launches are deferred, programs (this realize's or an earlier one's, found in the
+  // program cache) may not be built yet, and a failed batch build forgets them: only plans made
+  // outside a deferred scope, whose programs are built, are kept.
+  if (key && !defer) store_plan(*key, sched, progs);
   if (ctx.graph) write_realize_graphs(roots, sched, progs, ctx.graph_dir);
 
   Work w;

@@ -11,6 +11,7 @@
 
 #include "ember/ember.h"
 #include "engine/plan_cache.h"
+#include "engine/realize.h"
 
 namespace {
 
@@ -291,6 +292,32 @@ TEST_F(PlanCache, AHitKeepsTheGraphForAutograd) {
     EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{2, 4, 6}));
   }
   EXPECT_GE(hits(), 1);
+}
+
+// Deferred launches (the jit's warm-up): programs may not be built until the scope ends, so no
+// plan is kept there; the values are those of plain realizes, and a plan made before is used.
+TEST_F(PlanCache, DeferredRealizesKeepNoPlan) {
+  Tensor a = realized({1, 2}), b = realized({3, 4});
+  Tensor c, d;
+  {
+    engine::DeferLaunches defer;
+    c = (a * 9 + 1).realize();
+    d = (b * 9 + 1).realize();
+    defer.finish();
+  }
+  EXPECT_EQ(misses(), 2);
+  EXPECT_EQ(c.to_vector<float>(), (std::vector<float>{10, 19}));
+  EXPECT_EQ(d.to_vector<float>(), (std::vector<float>{28, 37}));
+  EXPECT_EQ(engine::plan_cache_size().first, 0u);
+  Tensor e = (a * 9 + 1).realize();  // stored now
+  restart_counts();
+  {
+    engine::DeferLaunches defer;
+    Tensor f = (b * 9 + 1).realize();
+    defer.finish();
+    EXPECT_EQ(f.to_vector<float>(), (std::vector<float>{28, 37}));
+  }
+  EXPECT_EQ(hits(), 1);
 }
 
 TEST_F(PlanCache, OffSchedulesEveryRealize) {
