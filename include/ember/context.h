@@ -1,6 +1,6 @@
 // ember/context.h — run-time switches (DESIGN.md principle 8). Environment variables set the
 // defaults: DEBUG (0-4), EMBER_DEVICE (cpu | interp), EMBER_THREADS, EMBER_ISA, PROFILE (with
-// EMBER_PROFILE_FILE), GRAPH (with EMBER_GRAPH_DIR).
+// EMBER_PROFILE_FILE), GRAPH (with EMBER_GRAPH_DIR), EMBER_PLAN_CACHE.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -28,6 +28,9 @@ struct Context {
   /// EMBER_GRAPH_DIR, default "ember-graph" in the working directory (created if missing).
   std::string graph_dir = "ember-graph";
   static constexpr int kMaxGraphRealizes = 1000;
+  /// Reuse a realize's schedule and programs for a later realize of the same graph on other
+  /// buffers (engine/plan_cache.h). EMBER_PLAN_CACHE=0 turns it off (for comparisons).
+  bool plan_cache = true;
 
   /// The process-wide context (defaults read from the environment on first use).
   static Context& get();
@@ -50,6 +53,10 @@ struct RuntimeStats {
   /// Copies of buffers made before an in-place write because a lazy value outside it still
   /// read the old contents (realized in-place ops, checkpoint loads).
   int64_t buffers_preserved = 0;
+  /// Realizes that ran a cached plan (no scheduling) and realizes that scheduled (with the plan
+  /// cache on and GRAPH off).
+  int64_t plan_cache_hits = 0;
+  int64_t plan_cache_misses = 0;
 };
 RuntimeStats& runtime_stats();
 void reset_runtime_stats();

@@ -34,6 +34,7 @@ Context& Context::get() {
     if (const char* d = std::getenv("EMBER_PROFILE_FILE"); d && *d) x.profile_path = d;
     if (const char* d = std::getenv("GRAPH")) x.graph = std::atoi(d) > 0;
     if (const char* d = std::getenv("EMBER_GRAPH_DIR"); d && *d) x.graph_dir = d;
+    if (const char* d = std::getenv("EMBER_PLAN_CACHE"); d && *d) x.plan_cache = std::atoi(d) > 0;
     return x;
   }();
   static const bool registered = [] {

@@ -12,6 +12,7 @@
 #include "ember/context.h"
 #include "ember/jit.h"
 #include "engine/graph_dot.h"
+#include "engine/plan_cache.h"
 #include "engine/profiler.h"
 #include "ir/overwrite.h"
 #include "ir/storage.h"
@@ -168,18 +169,19 @@ void run_launch(const Launch& l) {
     std::memcpy(l.buffers[0]->data(), l.buffers[1]->data(), l.buffers[0]->nbytes());
     return;
   }
-  std::vector<void*> ptrs;
-  ptrs.reserve(l.buffers.size());
-  for (auto& b : l.buffers) ptrs.push_back(b->data());
+  void* small[16];  // no allocation for the usual few buffers
+  std::vector<void*> many(l.buffers.size() > 16 ? l.buffers.size() : 0);
+  void** ptrs = many.empty() ? small : many.data();
+  for (size_t i = 0; i < l.buffers.size(); i++) ptrs[i] = l.buffers[i]->data();
   const Context& ctx = Context::get();
   auto& stats = runtime_stats();
   stats.kernels_launched++;
   if (ctx.debug < 2 && !ctx.profile_kernels && !ctx.profile) {
-    l.program->launch(ptrs.data());
+    l.program->launch(ptrs);
     return;
   }
   const double t0 = profile_now();
-  l.program->launch(ptrs.data());
+  l.program->launch(ptrs);
   const double t1 = profile_now();
   const double dt = t1 - t0;
   stats.kernel_seconds += dt;
@@ -195,54 +197,51 @@ void run_launch(const Launch& l) {
     std::fprintf(stderr, "    opts: %s\n", l.program->opts.c_str());
 }
 
-void realize_tensors(const std::vector<Tensor>& ts) {
+namespace {
+
+using StorageRef = std::shared_ptr<ir::Storage>;
+
+// What a realize runs, from a fresh schedule or a cached plan: its kernel launches, then the copies
+// into in-place targets, and the buffer holding each root's value afterwards.
+struct Work {
+  std::vector<Launch> launches;
+  std::vector<std::pair<StorageRef, StorageRef>> copies;  // (from, to)
+  std::vector<StorageRef> results;
+};
+
+// The work of a cached plan on this realize's buffers (new ones for its intermediates and
+// outputs).
+Work plan_work(const Plan& plan, const GraphKey& key) {
+  std::vector<StorageRef> fresh;
+  fresh.reserve(plan.fresh.size());
+  for (auto& [dt, n] : plan.fresh) fresh.push_back(std::make_shared<ir::Storage>(dt, n));
+  auto ref = [&](PlanRef r) -> const StorageRef& {
+    return r >= 0 ? key.storage(r) : fresh[static_cast<size_t>(-r - 1)];
+  };
+  Work w;
+  w.launches.resize(plan.items.size());
+  for (size_t i = 0; i < plan.items.size(); i++) {
+    Launch& l = w.launches[i];
+    l.program = plan.items[i].program;
+    l.buffers.reserve(plan.items[i].buffers.size());
+    for (PlanRef r : plan.items[i].buffers) l.buffers.push_back(ref(r));
+  }
+  for (auto& [from, to] : plan.copies) w.copies.push_back({ref(from), ref(to)});
+  w.results.reserve(plan.results.size());
+  for (PlanRef r : plan.results) w.results.push_back(ref(r));
+  return w;
+}
+
+// Schedules the roots and gets their programs (memory cache, else one compile batch); stores
+// the plan when `key` is set.
+Work schedule_work(const std::vector<schedule::Root>& roots, runtime::Device& dev, bool defer,
+                   const GraphKey* key) {
   const Context& ctx = Context::get();
   auto& stats = runtime_stats();
-  std::vector<schedule::Root> roots;
-  std::vector<std::pair<Tensor, size_t>> owners;  // tensor -> root index
-  std::unordered_map<const ir::Node*, size_t> seen;
-  for (auto& t : ts) {
-    if (!t.defined()) continue;
-    TensorImpl* impl = t.impl();
-    const ir::Node* n = impl->node.get();
-    if (!impl->assign_target && (n->op == Op::BUFFER || is_buffer_view(n))) continue;
-    auto it = seen.find(n);
-    if (it != seen.end() && roots[it->second].target == impl->assign_target) {
-      owners.push_back({t, it->second});
-      continue;
-    }
-    seen[n] = roots.size();
-    owners.push_back({t, roots.size()});
-    roots.push_back({impl->node, impl->assign_target});
-  }
-  if (roots.empty()) return;
-  const bool defer = t_defer_depth > 0 && !g_hook;
-  if (!defer) flush_deferred();  // another thread's queue: its values first
-  stats.realizes++;
-  // In-place targets: values outside this realize that read their current data keep a copy.
-  std::vector<std::shared_ptr<ir::Storage>> targets;
-  for (auto& r : roots)
-    if (r.target && std::find(targets.begin(), targets.end(), r.target) == targets.end())
-      targets.push_back(r.target);
-  if (!targets.empty()) {
-    std::unordered_map<const ir::Node*, long> owned;  // roots entries + distinct tensors
-    std::unordered_set<const TensorImpl*> impls;
-    for (auto& r : roots) owned[r.node.get()]++;
-    for (auto& [t, r] : owners)
-      if (impls.insert(t.impl()).second) owned[t.impl()->node.get()]++;
-    std::vector<std::pair<ir::NodeRef, long>> handles;
-    for (auto& r : roots)
-      if (owned.count(r.node.get())) {
-        handles.push_back({r.node, owned[r.node.get()] + 1});  // + the handle itself
-        owned.erase(r.node.get());
-      }
-    stats.buffers_preserved += ir::preserve_for_readers(targets, handles, copy_storage);
-  }
   double t0 = now();
   schedule::Schedule sched = schedule::create_schedule(roots);
   double t_sched = now() - t0;
 
-  runtime::Device& dev = runtime::get_device(ctx.device);
   std::vector<schedule::Kernel> simplified;
   std::vector<std::string> keys;
   for (auto& item : sched.items) {
@@ -312,27 +311,110 @@ void realize_tensors(const std::vector<Tensor>& ts) {
   if (ctx.debug >= 1)
     std::fprintf(stderr,
                  "realize: %zu kernels (%zu cached, %zu %s in %.1f ms, %lld compiler "
-                 "processes), %d extra materialised, schedule %.2f ms\n",
+                 "processes), %d extra materialised, schedule %.2f ms%s\n",
                  sched.items.size(), hits, missing.size(),
                  defer ? "prepared for the deferred batch" : "compiled", t_compile * 1e3,
-                 static_cast<long long>(compiler_runs), sched.materialised_extra, t_sched * 1e3);
-  if (ctx.debug >= 4)
-    for (auto& p : progs)
-      if (!p->source.empty()) std::fprintf(stderr, "%s\n", p->source.c_str());
-
+                 static_cast<long long>(compiler_runs), sched.materialised_extra, t_sched * 1e3,
+                 key ? ", plan cache miss" : "");
+  // While launches are deferred, programs (this realize's or an earlier one's, found in the
+  // program cache) may not be built yet, and a failed batch build forgets them: only plans made
+  // outside a deferred scope, whose programs are built, are kept.
+  if (key && !defer) store_plan(*key, sched, progs);
   if (ctx.graph) write_realize_graphs(roots, sched, progs, ctx.graph_dir);
 
-  for (size_t i = 0; i < sched.items.size(); i++) {
-    Launch l{progs[i], sched.items[i].buffers};
+  Work w;
+  w.launches.reserve(sched.items.size());
+  for (size_t i = 0; i < sched.items.size(); i++)
+    w.launches.push_back(Launch{progs[i], std::move(sched.items[i].buffers)});
+  w.copies = std::move(sched.copies);
+  w.results = std::move(sched.results);
+  return w;
+}
+
+}  // namespace
+
+void realize_tensors(const std::vector<Tensor>& ts) {
+  const Context& ctx = Context::get();
+  auto& stats = runtime_stats();
+  std::vector<schedule::Root> roots;
+  std::vector<std::pair<const Tensor*, size_t>> owners;    // tensor -> root index
+  std::unordered_multimap<const ir::Node*, size_t> index;  // node -> roots (many roots only)
+  for (auto& t : ts) {
+    if (!t.defined()) continue;
+    TensorImpl* impl = t.impl();
+    const ir::Node* n = impl->node.get();
+    if (!impl->assign_target && (n->op == Op::BUFFER || is_buffer_view(n))) continue;
+    // A value already among the roots with the same target is realized once.
+    size_t r = 0;
+    if (roots.size() < 32) {  // most realizes have a few roots: no map
+      while (r < roots.size() &&
+             (roots[r].node.get() != n || roots[r].target != impl->assign_target))
+        r++;
+    } else {
+      if (index.empty())
+        for (size_t i = 0; i < roots.size(); i++) index.emplace(roots[i].node.get(), i);
+      r = roots.size();
+      for (auto [it, end] = index.equal_range(n); it != end; ++it)
+        if (roots[it->second].target == impl->assign_target) r = it->second;
+      if (r == roots.size()) index.emplace(n, r);
+    }
+    owners.push_back({&t, r});
+    if (r == roots.size()) roots.push_back({impl->node, impl->assign_target});
+  }
+  if (roots.empty()) return;
+  const bool defer = t_defer_depth > 0 && !g_hook;
+  if (!defer) flush_deferred();  // another thread's queue: its values first
+  stats.realizes++;
+  // In-place targets: values outside this realize that read their current data keep a copy.
+  std::vector<std::shared_ptr<ir::Storage>> targets;
+  for (auto& r : roots)
+    if (r.target && std::find(targets.begin(), targets.end(), r.target) == targets.end())
+      targets.push_back(r.target);
+  if (!targets.empty()) {
+    std::unordered_map<const ir::Node*, long> owned;  // roots entries + distinct tensors
+    std::unordered_set<const TensorImpl*> impls;
+    for (auto& r : roots) owned[r.node.get()]++;
+    for (auto& [t, r] : owners)
+      if (impls.insert(t->impl()).second) owned[t->impl()->node.get()]++;
+    std::vector<std::pair<ir::NodeRef, long>> handles;
+    for (auto& r : roots)
+      if (owned.count(r.node.get())) {
+        handles.push_back({r.node, owned[r.node.get()] + 1});  // + the handle itself
+        owned.erase(r.node.get());
+      }
+    stats.buffers_preserved += ir::preserve_for_readers(targets, handles, copy_storage);
+  }
+
+  runtime::Device& dev = runtime::get_device(ctx.device);
+  // The plan cache (plan_cache.h); GRAPH=1 schedules every realize, to draw it.
+  thread_local GraphKey key;
+  const bool cacheable = ctx.plan_cache && !ctx.graph && key.build(roots, dev.name());
+  std::shared_ptr<const Plan> plan = cacheable ? find_plan(key) : nullptr;
+  Work w;
+  if (plan) {
+    stats.plan_cache_hits++;
+    w = plan_work(*plan, key);
+    if (ctx.debug >= 1)
+      std::fprintf(stderr, "realize: %zu kernels (plan cache hit), %d extra materialised\n",
+                   plan->items.size(), plan->materialised_extra);
+  } else {
+    if (cacheable) stats.plan_cache_misses++;
+    w = schedule_work(roots, dev, defer, cacheable ? &key : nullptr);
+  }
+  if (ctx.debug >= 4)
+    for (auto& l : w.launches)
+      if (!l.program->source.empty()) std::fprintf(stderr, "%s\n", l.program->source.c_str());
+
+  for (auto& l : w.launches) {
     if (g_hook) g_hook(l);
     run_launch(l);
   }
-  for (auto& [src, dst] : sched.copies) run_launch(Launch{nullptr, {dst, src}});
+  for (auto& [src, dst] : w.copies) run_launch(Launch{nullptr, {dst, src}});
 
   std::unordered_set<const ir::Storage*> written;
   for (auto& [t, r] : owners) {
-    TensorImpl* impl = t.impl();
-    auto storage = sched.results[r];
+    TensorImpl* impl = t->impl();
+    auto storage = w.results[r];
     const bool in_place = static_cast<bool>(impl->assign_target);
     if (in_place && impl->assign_target != storage) {
       run_launch(Launch{nullptr, {impl->assign_target, storage}});

@@ -1,0 +1,256 @@
+#include "engine/plan_cache.h"
+
+#include <cstring>
+#include <list>
+#include <mutex>
+#include <unordered_map>
+
+#include "ir/storage.h"
+
+namespace ember::engine {
+
+namespace {
+
+size_t mix(size_t h, uint64_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
+
+// Pointer -> position, reused between builds (its cells are cleared by a generation count, not
+// freed): the key walk of a small graph allocates nothing.
+class PtrIndex {
+ public:
+  void reset() {
+    if (++gen_ == 0) {  // wrapped: old cells could look current
+      for (auto& c : cells_) c.gen = 0;
+      gen_ = 1;
+    }
+    used_ = 0;
+  }
+  // The value of `key`, inserting `value` when it is absent (then `inserted` is true).
+  int32_t& get(const void* key, int32_t value, bool& inserted) {
+    if ((used_ + 1) * 2 > cells_.size()) grow();
+    size_t mask = cells_.size() - 1;
+    for (size_t i = std::hash<const void*>{}(key)*0x9e3779b97f4a7c15ULL >> 7 & mask;;
+         i = (i + 1) & mask) {
+      Cell& c = cells_[i];
+      if (c.gen != gen_) {
+        c = {key, gen_, value};
+        used_++;
+        inserted = true;
+        return c.value;
+      }
+      if (c.key == key) {
+        inserted = false;
+        return c.value;
+      }
+    }
+  }
+
+ private:
+  struct Cell {
+    const void* key = nullptr;
+    uint32_t gen = 0;
+    int32_t value = 0;
+  };
+  void grow() {
+    std::vector<Cell> old = std::move(cells_);
+    cells_.assign(std::max<size_t>(64, old.size() * 2), Cell{});
+    const uint32_t g = gen_;
+    gen_ = 1;
+    used_ = 0;
+    bool ins;
+    for (auto& c : old)
+      if (c.gen == g) get(c.key, c.value, ins);
+  }
+  std::vector<Cell> cells_;
+  uint32_t gen_ = 1;
+  size_t used_ = 0;
+};
+
+thread_local PtrIndex t_nodes, t_storages;
+thread_local std::vector<std::pair<const ir::Node*, uint32_t>> t_stack;
+
+struct Entry {
+  std::vector<int64_t> tokens;
+  std::string device;
+  size_t hash;
+  std::shared_ptr<const Plan> plan;
+};
+
+struct Cache {
+  std::mutex mu;
+  std::list<Entry> lru;  // most recently used first
+  std::unordered_multimap<size_t, std::list<Entry>::iterator> by_hash;
+  size_t bytes = 0;
+
+  std::list<Entry>::iterator find(const GraphKey& k) {
+    auto [b, e] = by_hash.equal_range(k.hash());
+    for (auto it = b; it != e; ++it)
+      if (it->second->tokens == k.tokens() && it->second->device == k.device()) return it->second;
+    return lru.end();
+  }
+  void evict_last() {
+    auto last = std::prev(lru.end());
+    auto [b, e] = by_hash.equal_range(last->hash);
+    for (auto it = b; it != e; ++it)
+      if (it->second == last) {
+        by_hash.erase(it);
+        break;
+      }
+    bytes -= last->plan->bytes;
+    lru.pop_back();
+  }
+};
+Cache& cache() {
+  static Cache* c = new Cache();  // never destroyed: programs may be launched at exit
+  return *c;
+}
+
+}  // namespace
+
+void GraphKey::push_storage(const std::shared_ptr<ir::Storage>& s) {
+  bool fresh;
+  const int32_t slot = t_storages.get(s.get(), static_cast<int32_t>(storages_.size()), fresh);
+  tokens_.push_back(slot);
+  tokens_.push_back(fresh);
+  if (fresh) {
+    storages_.push_back(&s);
+    tokens_.push_back(static_cast<int64_t>(s->dtype()));
+    tokens_.push_back(s->numel());
+  }
+}
+
+bool GraphKey::build(const std::vector<schedule::Root>& roots, const std::string& device) {
+  tokens_.clear();
+  storages_.clear();
+  device_ = device;
+  t_nodes.reset();
+  t_storages.reset();
+  int32_t next = 0;
+  // Each node's fields after its sources' (a post-order walk from the roots): every list is
+  // preceded by its length, so equal token lists are equal graphs.
+  auto emit = [&](const ir::Node* n) {
+    tokens_.push_back(static_cast<int64_t>(n->op));
+    tokens_.push_back(static_cast<int64_t>(n->dtype));
+    tokens_.push_back(static_cast<int64_t>(n->shape.size()));
+    tokens_.insert(tokens_.end(), n->shape.begin(), n->shape.end());
+    if (n->op == ir::Op::BUFFER) {  // arg holds the storage's id and version: not part of the key
+      if (ir::buffer_version(*n) != n->storage->version()) return false;
+      push_storage(n->storage);
+    } else {
+      tokens_.push_back(static_cast<int64_t>(n->src.size()));
+      bool ins;
+      for (auto& s : n->src) tokens_.push_back(t_nodes.get(s.get(), -1, ins));
+      tokens_.push_back(static_cast<int64_t>(n->arg.ints.size()));
+      tokens_.insert(tokens_.end(), n->arg.ints.begin(), n->arg.ints.end());
+      int64_t bits;
+      std::memcpy(&bits, &n->arg.f, sizeof bits);
+      tokens_.push_back(bits);
+    }
+    bool ins;
+    t_nodes.get(n, -1, ins) = next++;
+    return true;
+  };
+  for (auto& r : roots) {
+    bool fresh;
+    t_nodes.get(r.node.get(), -1, fresh);
+    if (!fresh) continue;
+    t_stack.clear();
+    t_stack.push_back({r.node.get(), 0});
+    while (!t_stack.empty()) {
+      auto& [n, i] = t_stack.back();
+      if (i < n->src.size()) {
+        const ir::Node* s = n->src[i++].get();
+        t_nodes.get(s, -1, fresh);
+        if (fresh) t_stack.push_back({s, 0});
+      } else {
+        const ir::Node* done = n;
+        t_stack.pop_back();
+        if (!emit(done)) return false;
+      }
+    }
+  }
+  tokens_.push_back(static_cast<int64_t>(roots.size()));
+  for (auto& r : roots) {
+    bool ins;
+    tokens_.push_back(t_nodes.get(r.node.get(), -1, ins));
+    if (r.target)
+      push_storage(r.target);
+    else
+      tokens_.push_back(-1);
+  }
+  // Four independent multiply-xor lanes: a serial chain over every token would cost more than the
+  // rest of the walk.
+  constexpr uint64_t kMul = 0x9fb21c651e98df25ULL;
+  uint64_t lane[4] = {std::hash<std::string>{}(device_), 1, 2, 3};
+  const size_t n = tokens_.size();
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (size_t j = 0; j < 4; j++)
+      lane[j] = (lane[j] ^ static_cast<uint64_t>(tokens_[i + j])) * kMul;
+  for (; i < n; i++) lane[0] = (lane[0] ^ static_cast<uint64_t>(tokens_[i])) * kMul;
+  size_t h = n;
+  for (uint64_t l : lane) h = mix(h, l ^ (l >> 29));
+  hash_ = h;
+  return true;
+}
+
+std::shared_ptr<const Plan> find_plan(const GraphKey& key) {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  auto it = c.find(key);
+  if (it == c.lru.end()) return nullptr;
+  if (it != c.lru.begin()) c.lru.splice(c.lru.begin(), c.lru, it);
+  return it->plan;
+}
+
+void store_plan(const GraphKey& key, const schedule::Schedule& s,
+                const std::vector<std::shared_ptr<runtime::Program>>& progs) {
+  auto plan = std::make_shared<Plan>();
+  // The schedule's buffers are the key's storages or ones create_schedule made: those are new on
+  // every run.
+  std::unordered_map<const ir::Storage*, PlanRef> refs;
+  for (size_t i = 0; i < key.num_storages(); i++)
+    refs.emplace(key.storage(static_cast<PlanRef>(i)).get(), static_cast<PlanRef>(i));
+  auto ref = [&](const std::shared_ptr<ir::Storage>& st) {
+    auto [it, fresh] = refs.emplace(st.get(), -static_cast<PlanRef>(plan->fresh.size()) - 1);
+    if (fresh) plan->fresh.push_back({st->dtype(), st->numel()});
+    return it->second;
+  };
+  size_t bytes = sizeof(Entry) + sizeof(Plan) + key.tokens().size() * sizeof(int64_t);
+  for (size_t i = 0; i < s.items.size(); i++) {
+    Plan::Item item{progs[i], {}};
+    for (auto& b : s.items[i].buffers) item.buffers.push_back(ref(b));
+    bytes += sizeof(Plan::Item) + item.buffers.size() * sizeof(PlanRef);
+    plan->items.push_back(std::move(item));
+  }
+  for (auto& [from, to] : s.copies) plan->copies.push_back({ref(from), ref(to)});
+  for (auto& r : s.results) plan->results.push_back(ref(r));
+  plan->materialised_extra = s.materialised_extra;
+  bytes += (plan->copies.size() + plan->results.size() + plan->fresh.size()) * 16;
+  plan->bytes = bytes;
+  if (bytes > kMaxPlanBytes / 4) return;  // one huge graph must not empty the cache
+
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  auto it = c.find(key);
+  if (it != c.lru.end()) return;  // another thread stored it meanwhile
+  c.lru.push_front(Entry{key.tokens(), key.device(), key.hash(), std::move(plan)});
+  c.by_hash.emplace(key.hash(), c.lru.begin());
+  c.bytes += bytes;
+  while (c.lru.size() > kMaxPlans || c.bytes > kMaxPlanBytes) c.evict_last();
+}
+
+std::pair<size_t, size_t> plan_cache_size() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  return {c.lru.size(), c.bytes};
+}
+
+void clear_plan_cache() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  c.lru.clear();
+  c.by_hash.clear();
+  c.bytes = 0;
+}
+
+}  // namespace ember::engine

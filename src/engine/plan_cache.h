@@ -1,0 +1,80 @@
+// The plan cache (issue 11): a realize's schedule and programs, kept by the shape of its graph, so
+// that a repeated eager call (the same ops on new inputs, such as a rollout's actor forward) skips
+// scheduling, lowering, simplification and kernel keys, and only allocates its new buffers and
+// launches.
+//
+// The key is the graph below the roots with buffers named by position instead of identity: every
+// node's op, dtype, shape, argument and sources (as positions in a walk from the roots); for a
+// BUFFER, its storage as the position of that storage's first appearance (so which inputs share a
+// buffer is part of the key) with the storage's dtype and size; each root and its in-place target
+// (named like a storage); and the device. Graphs with one key are the same computation on renamed
+// buffers, so every decision of the scheduler (fusion, what is materialised, writing a target in
+// place or through a copy, multi-output fusion) made for one holds for the other. Constants are
+// compared by their bits, so a different constant is a different key.
+//
+// Bounded: at most kMaxPlans plans and about kMaxBytes of keys and plans; the least recently used
+// go first. DEBUG=1 prints "plan cache hit" or "miss" on each realize's line; RuntimeStats counts
+// both.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/device.h"
+#include "schedule/schedule.h"
+
+namespace ember::engine {
+
+/// A buffer of a plan: r >= 0 is the key's storage r (a graph buffer or an in-place target);
+/// r < 0 is the new buffer fresh[-r - 1], allocated on every run of the plan.
+using PlanRef = int32_t;
+
+struct Plan {
+  struct Item {
+    std::shared_ptr<runtime::Program> program;
+    std::vector<PlanRef> buffers;
+  };
+  std::vector<Item> items;
+  std::vector<std::pair<PlanRef, PlanRef>> copies;  // (from, to), after all kernels ran
+  std::vector<PlanRef> results;                     // per root
+  std::vector<std::pair<ScalarType, int64_t>> fresh;
+  int materialised_extra = 0;
+  size_t bytes = 0;  // the plan's and its key's approximate size (for the bound)
+};
+
+/// The key of one realize's graph and the storages it names (valid while the roots are alive).
+class GraphKey {
+ public:
+  /// Builds the key; false when the graph is not planned from the cache (a buffer that is read
+  /// at an overwritten version: the scheduler reports that).
+  bool build(const std::vector<schedule::Root>& roots, const std::string& device);
+  const std::shared_ptr<ir::Storage>& storage(PlanRef r) const { return *storages_[r]; }
+  size_t num_storages() const { return storages_.size(); }
+  size_t hash() const { return hash_; }
+  const std::vector<int64_t>& tokens() const { return tokens_; }
+  const std::string& device() const { return device_; }
+
+ private:
+  // Appends a storage's position, and at its first appearance its dtype and size.
+  void push_storage(const std::shared_ptr<ir::Storage>& s);
+  std::vector<int64_t> tokens_;
+  size_t hash_ = 0;
+  std::string device_;
+  std::vector<const std::shared_ptr<ir::Storage>*> storages_;
+};
+
+/// The plan stored for `key`, or null.
+std::shared_ptr<const Plan> find_plan(const GraphKey& key);
+/// Stores the plan of a realize that scheduled `s` (its items' programs in `progs`).
+void store_plan(const GraphKey& key, const schedule::Schedule& s,
+                const std::vector<std::shared_ptr<runtime::Program>>& progs);
+/// Plans held and their approximate bytes.
+std::pair<size_t, size_t> plan_cache_size();
+void clear_plan_cache();
+
+inline constexpr size_t kMaxPlans = 1024;
+inline constexpr size_t kMaxPlanBytes = size_t{64} << 20;
+
+}  // namespace ember::engine

@@ -1,0 +1,361 @@
+// The plan cache (engine/plan_cache.h): a repeated realize of one graph on other buffers runs the
+// stored plan, and graphs that differ in anything the schedule depends on never share one. Each
+// pair of graphs below differs in exactly one such property (a constant, a dtype, a broadcast
+// operand against a full one, a view, an in-place target, a target that the graph also reads, the
+// device) and is realized one after the other; the values are checked against hand-computed ones
+// or the interp device, and the counters show that the second was (or was not) a hit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "ember/ember.h"
+#include "engine/plan_cache.h"
+#include "engine/realize.h"
+
+namespace {
+
+using namespace ember;
+
+Tensor realized(std::vector<float> v) {
+  Tensor t = from_vector(v, IntList{static_cast<int64_t>(v.size())});
+  t.realize();
+  return t;
+}
+
+std::vector<float> iota(int64_t n, float start, float step) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; i++) v[static_cast<size_t>(i)] = start + step * static_cast<float>(i);
+  return v;
+}
+
+// Starts each test with an empty cache and counts its hits and misses.
+class PlanCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    engine::clear_plan_cache();
+    Context::get().plan_cache = true;
+    Context::get().device = "cpu";
+  }
+  void TearDown() override {
+    Context::get().plan_cache = true;
+    Context::get().device = "cpu";
+    Context::get().debug = 0;
+  }
+  int64_t hits() const { return runtime_stats().plan_cache_hits - hits0_; }
+  int64_t misses() const { return runtime_stats().plan_cache_misses - misses0_; }
+  void restart_counts() {
+    hits0_ = runtime_stats().plan_cache_hits;
+    misses0_ = runtime_stats().plan_cache_misses;
+  }
+
+ private:
+  int64_t hits0_ = runtime_stats().plan_cache_hits, misses0_ = runtime_stats().plan_cache_misses;
+};
+
+TEST_F(PlanCache, SameGraphOnNewBuffersRunsThePlanIntoANewOutput) {
+  Tensor a = realized({1, 2, 3}), b = realized({4, 5, 6});
+  Tensor c1 = (a * b + 1).realize();
+  restart_counts();
+  Tensor a2 = realized({2, 2, 2}), b2 = realized({1, 2, 3});
+  Tensor c2 = (a2 * b2 + 1).realize();
+  EXPECT_EQ(hits(), 1);
+  EXPECT_EQ(misses(), 0);
+  EXPECT_EQ(c2.to_vector<float>(), (std::vector<float>{3, 5, 7}));
+  EXPECT_EQ(c1.to_vector<float>(), (std::vector<float>{5, 11, 19}));  // not overwritten
+  EXPECT_NE(c1.storage_id(), c2.storage_id());
+}
+
+TEST_F(PlanCache, ADifferentConstantIsADifferentPlan) {
+  Tensor a = realized({1, 2, 3});
+  EXPECT_EQ((a * 3 + 1).to_vector<float>(), (std::vector<float>{4, 7, 10}));
+  restart_counts();
+  Tensor a2 = realized({1, 2, 3});
+  EXPECT_EQ((a2 * 3 + 2).to_vector<float>(), (std::vector<float>{5, 8, 11}));
+  EXPECT_EQ(hits(), 0);
+  EXPECT_EQ(misses(), 1);
+  // Constants that differ only in the last bit of a float32.
+  const float one_up = std::nextafter(1.0f, 2.0f);
+  Tensor a3 = realized({1, 2, 3});
+  std::vector<float> want{1 * one_up, 2 * one_up, 3 * one_up};
+  EXPECT_EQ((a3 * Scalar(static_cast<double>(one_up))).to_vector<float>(), want);
+  EXPECT_EQ((a3 * 1.0).to_vector<float>(), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(hits(), 0);
+}
+
+TEST_F(PlanCache, ADifferentDtypeIsADifferentPlan) {
+  Tensor f = realized({1.5f, -2.5f, 3.25f});
+  EXPECT_EQ((f * 2).to_vector<float>(), (std::vector<float>{3, -5, 6.5f}));
+  restart_counts();
+  Tensor i = from_vector(std::vector<int32_t>{7, -8, 9}, IntList{3});
+  i.realize();
+  Tensor r = (i * 2).realize();
+  EXPECT_EQ(r.dtype(), kInt32);
+  EXPECT_EQ(r.to_vector<int32_t>(), (std::vector<int32_t>{14, -16, 18}));
+  Tensor d = from_vector(std::vector<double>{0.1, 0.2, 0.3}, IntList{3});
+  d.realize();
+  EXPECT_EQ((d * 2).to_vector<double>(), (std::vector<double>{0.2, 0.4, 0.6}));
+  EXPECT_EQ(hits(), 0);
+  EXPECT_EQ(misses(), 2);
+  // Only a cast's dtype differs (the buffers are the same float32 ones).
+  Tensor f2 = realized({1.5f, -2.5f, 3.25f});
+  Tensor as_double = (f2.to(kFloat64) * 2).realize();
+  Tensor as_int = (f2.to(kInt32) * 2).realize();
+  EXPECT_EQ(as_double.to_vector<double>(), (std::vector<double>{3, -5, 6.5}));
+  EXPECT_EQ(as_int.to_vector<int32_t>(), (std::vector<int32_t>{2, -4, 6}));  // toward zero
+}
+
+// Buffers of one size and dtype, read with different shapes: only the shape tells them apart.
+TEST_F(PlanCache, AShapeIsPartOfTheKey) {
+  Tensor x = from_vector(iota(6, 0, 1), IntList{2, 3});
+  x.realize();
+  EXPECT_EQ(x.sum({0}, true).to_vector<float>(), (std::vector<float>{3, 5, 7}));
+  restart_counts();
+  Tensor y = from_vector(iota(6, 0, 1), IntList{3, 2});
+  y.realize();
+  EXPECT_EQ(y.sum({0}, true).to_vector<float>(), (std::vector<float>{6, 9}));
+  EXPECT_EQ(hits(), 0);
+}
+
+// Same shapes, an op's argument differs: which axis is flipped.
+TEST_F(PlanCache, AnOpArgumentIsPartOfTheKey) {
+  Tensor x = from_vector(std::vector<float>{1, 2, 3, 4}, IntList{2, 2});
+  x.realize();
+  EXPECT_EQ((x.flip({0}) * 2).to_vector<float>(), (std::vector<float>{6, 8, 2, 4}));
+  restart_counts();
+  Tensor y = from_vector(std::vector<float>{1, 2, 3, 4}, IntList{2, 2});
+  y.realize();
+  EXPECT_EQ((y.flip({1}) * 2).to_vector<float>(), (std::vector<float>{4, 2, 8, 6}));
+  EXPECT_EQ(hits(), 0);
+}
+
+// Which value an op reads: (a * b) + a against (a * b) + b.
+TEST_F(PlanCache, WhichSourceAnOpReadsIsPartOfTheKey) {
+  Tensor a = realized({1, 2}), b = realized({10, 20});
+  EXPECT_EQ((a * b + a).to_vector<float>(), (std::vector<float>{11, 42}));
+  restart_counts();
+  Tensor a2 = realized({1, 2}), b2 = realized({10, 20});
+  EXPECT_EQ((a2 * b2 + b2).to_vector<float>(), (std::vector<float>{20, 60}));
+  EXPECT_EQ(hits(), 0);
+  // The same computation written with the operands swapped is the same plan.
+  Tensor a3 = realized({3, 4}), b3 = realized({5, 6});
+  EXPECT_EQ((b3 * a3 + b3).to_vector<float>(), (std::vector<float>{20, 30}));
+}
+
+TEST_F(PlanCache, ABroadcastOperandIsNotAFullOne) {
+  Tensor m = from_vector(iota(6, 0, 1), IntList{2, 3});
+  Tensor row = from_vector(std::vector<float>{10, 20, 30}, IntList{1, 3});
+  realize({m, row});
+  EXPECT_EQ((m + row.expand({2, 3})).to_vector<float>(),
+            (std::vector<float>{10, 21, 32, 13, 24, 35}));
+  Tensor m2 = from_vector(iota(6, 0, 1), IntList{2, 3});
+  Tensor full = from_vector(std::vector<float>{10, 20, 30, 40, 50, 60}, IntList{2, 3});
+  realize({m2, full});
+  restart_counts();
+  EXPECT_EQ((m2 + full).to_vector<float>(), (std::vector<float>{10, 21, 32, 43, 54, 65}));
+  EXPECT_EQ(hits(), 0);
+}
+
+TEST_F(PlanCache, ATransposedViewIsNotTheBuffer) {
+  Tensor x = from_vector(std::vector<float>{1, 2, 3, 4}, IntList{2, 2});
+  x.realize();
+  EXPECT_EQ((x.t() * 2).to_vector<float>(), (std::vector<float>{2, 6, 4, 8}));
+  restart_counts();
+  Tensor y = from_vector(std::vector<float>{1, 2, 3, 4}, IntList{2, 2});
+  y.realize();
+  EXPECT_EQ((y * 2).to_vector<float>(), (std::vector<float>{2, 4, 6, 8}));
+  EXPECT_EQ((y.t() * 2).to_vector<float>(), (std::vector<float>{2, 6, 4, 8}));
+  EXPECT_EQ(misses(), 1);
+  EXPECT_EQ(hits(), 1);
+}
+
+// Out of place, then in place, then out of place again: each writes only where it should.
+TEST_F(PlanCache, AnInPlaceTargetIsNotANewBuffer) {
+  Tensor a = realized({1, 2, 3}), b = realized({10, 20, 30});
+  Tensor c = (a + b).realize();
+  restart_counts();
+  Tensor a2 = realized({1, 2, 3}), b2 = realized({10, 20, 30});
+  a2.add_(b2);
+  a2.realize();
+  EXPECT_EQ(a2.to_vector<float>(), (std::vector<float>{11, 22, 33}));
+  EXPECT_EQ(c.to_vector<float>(), (std::vector<float>{11, 22, 33}));
+  EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(misses(), 1);
+  // The in-place plan on another target writes that target, not the first one.
+  Tensor a3 = realized({5, 5, 5}), b3 = realized({1, 1, 1});
+  a3.add_(b3);
+  a3.realize();
+  EXPECT_EQ(a3.to_vector<float>(), (std::vector<float>{6, 6, 6}));
+  EXPECT_EQ(a2.to_vector<float>(), (std::vector<float>{11, 22, 33}));
+  // The out-of-place plan writes a new buffer, not the last target.
+  Tensor c2 = (a3 + b3).realize();
+  EXPECT_EQ(c2.to_vector<float>(), (std::vector<float>{7, 7, 7}));
+  EXPECT_EQ(a3.to_vector<float>(), (std::vector<float>{6, 6, 6}));
+  EXPECT_NE(c2.storage_id(), a3.storage_id());
+  EXPECT_EQ(hits(), 2);
+}
+
+// A target that the graph also reads, at other indices (a reversal): the schedule must not write
+// it while reading it. A plan for a target that the graph does not read writes it directly.
+TEST_F(PlanCache, ATargetTheGraphReadsIsNotAnotherBuffer) {
+  const int64_t n = 100;  // longer than any vector, so a direct write would clobber its input
+  std::vector<float> up = iota(n, 0, 1), down = iota(n, n - 1, -1);
+  for (int order = 0; order < 2; order++) {
+    engine::clear_plan_cache();
+    for (int i = 0; i < 4; i++) {
+      const bool aliased = (i + order) % 2 == 0;
+      Tensor a = realized(up);
+      Tensor b = realized(up);
+      a.copy_((aliased ? a : b).flip({0}));
+      a.realize();
+      EXPECT_EQ(a.to_vector<float>(), down) << "order " << order << " call " << i;
+      EXPECT_EQ(b.to_vector<float>(), up);
+    }
+  }
+}
+
+// One value into two targets (the second gets a copy after the kernels).
+TEST_F(PlanCache, OneValueIntoTwoTargetsOnOtherTargets) {
+  for (int i = 0; i < 3; i++) {
+    Tensor x = realized({1, 2, 3});
+    Tensor s = realized({0, 0, 0}), t = realized({9, 9, 9});
+    Tensor v = x * static_cast<double>(i + 2);
+    s.copy_(v);
+    t.copy_(v);
+    realize({s, t});
+    const float k = static_cast<float>(i + 2);
+    EXPECT_EQ(s.to_vector<float>(), (std::vector<float>{k, 2 * k, 3 * k}));
+    EXPECT_EQ(t.to_vector<float>(), (std::vector<float>{k, 2 * k, 3 * k}));
+  }
+  // And both roots into one target, then into two again.
+  Tensor x = realized({1, 2, 3});
+  Tensor s = realized({0, 0, 0});
+  Tensor v = x * 5.0;
+  s.copy_(v);
+  realize({s, s});
+  EXPECT_EQ(s.to_vector<float>(), (std::vector<float>{5, 10, 15}));
+}
+
+TEST_F(PlanCache, RandomOpsDrawNewNumbersOnAHit) {
+  Tensor r1 = randn({256}).realize();
+  restart_counts();
+  Tensor r2 = randn({256}).realize();
+  EXPECT_EQ(hits(), 1);
+  EXPECT_NE(r1.to_vector<float>(), r2.to_vector<float>());
+  double mean = 0;
+  for (float v : r2.to_vector<float>()) mean += v / 256.0;
+  EXPECT_LT(std::fabs(mean), 0.5);
+}
+
+TEST_F(PlanCache, TheDeviceIsPartOfTheKey) {
+  Tensor a = realized({1, 2, 3});
+  EXPECT_EQ((a * 4 - 1).to_vector<float>(), (std::vector<float>{3, 7, 11}));
+  restart_counts();
+  Context::get().device = "interp";
+  Tensor b = realized({2, 3, 4});
+  EXPECT_EQ((b * 4 - 1).to_vector<float>(), (std::vector<float>{7, 11, 15}));
+  EXPECT_EQ(misses(), 1);
+  EXPECT_EQ(hits(), 0);
+}
+
+// The rollout's layer, tanh(x W^T + b) at batch 4, on new inputs each call (hits), against the
+// interp device.
+TEST_F(PlanCache, RepeatedLayerMatchesTheInterpreter) {
+  manual_seed(3);
+  NoGradGuard no_grad;
+  nn::Linear lin(16, 8);
+  for (int i = 0; i < 4; i++) {
+    Tensor x = randn({4, 16});
+    x.realize();
+    Context::get().device = "cpu";
+    Tensor y = lin->forward(x).tanh().realize();
+    Context::get().device = "interp";
+    Tensor want = lin->forward(x).tanh().realize();
+    Context::get().device = "cpu";
+    auto got = y.to_vector<float>(), ref = want.to_vector<float>();
+    ASSERT_EQ(got.size(), ref.size());
+    for (size_t j = 0; j < got.size(); j++) EXPECT_NEAR(got[j], ref[j], 1e-5) << j;
+  }
+  EXPECT_GE(hits(), 6);  // the cpu and the interp plans, 3 hits each (and the inputs')
+}
+
+// A realized value that requires grad keeps its graph on a hit too: backward goes through it.
+TEST_F(PlanCache, AHitKeepsTheGraphForAutograd) {
+  Tensor w = realized({1, 2, 3}).requires_grad_(true);
+  for (int i = 0; i < 2; i++) {
+    Tensor x = realized({2, 4, 6});
+    Tensor y = (x * w).sum();
+    y.realize();
+    EXPECT_EQ(y.item<float>(), 28.0f);
+    w.mutable_grad() = Tensor();
+    y.backward();
+    EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{2, 4, 6}));
+  }
+  EXPECT_GE(hits(), 1);
+}
+
+// Deferred launches (the jit's warm-up): programs may not be built until the scope ends, so no
+// plan is kept there; the values are those of plain realizes, and a plan made before is used.
+TEST_F(PlanCache, DeferredRealizesKeepNoPlan) {
+  Tensor a = realized({1, 2}), b = realized({3, 4});
+  Tensor c, d;
+  {
+    engine::DeferLaunches defer;
+    c = (a * 9 + 1).realize();
+    d = (b * 9 + 1).realize();
+    defer.finish();
+  }
+  EXPECT_EQ(misses(), 2);
+  EXPECT_EQ(c.to_vector<float>(), (std::vector<float>{10, 19}));
+  EXPECT_EQ(d.to_vector<float>(), (std::vector<float>{28, 37}));
+  EXPECT_EQ(engine::plan_cache_size().first, 0u);
+  Tensor e = (a * 9 + 1).realize();  // stored now
+  restart_counts();
+  {
+    engine::DeferLaunches defer;
+    Tensor f = (b * 9 + 1).realize();
+    defer.finish();
+    EXPECT_EQ(f.to_vector<float>(), (std::vector<float>{28, 37}));
+  }
+  EXPECT_EQ(hits(), 1);
+}
+
+TEST_F(PlanCache, OffSchedulesEveryRealize) {
+  Context::get().plan_cache = false;
+  Tensor a = realized({1, 2});
+  for (int i = 0; i < 3; i++) EXPECT_EQ((a * 6).to_vector<float>(), (std::vector<float>{6, 12}));
+  EXPECT_EQ(hits(), 0);
+  EXPECT_EQ(misses(), 0);
+}
+
+TEST_F(PlanCache, IsBounded) {
+  Context::get().device = "interp";  // no compiler: many distinct kernels stay cheap
+  Tensor a = realized({1, 2});
+  for (size_t i = 0; i < engine::kMaxPlans + 40; i++)
+    EXPECT_EQ((a + static_cast<double>(i)).to_vector<float>(),
+              (std::vector<float>{1.0f + static_cast<float>(i), 2.0f + static_cast<float>(i)}));
+  auto [plans, bytes] = engine::plan_cache_size();
+  EXPECT_EQ(plans, engine::kMaxPlans);
+  EXPECT_LE(bytes, engine::kMaxPlanBytes);
+  // The most recent plans are the ones kept.
+  restart_counts();
+  (a + static_cast<double>(engine::kMaxPlans + 39)).realize();
+  EXPECT_EQ(hits(), 1);
+  (a + 0.0).realize();
+  EXPECT_EQ(misses(), 1);
+}
+
+TEST_F(PlanCache, DebugPrintsHitsAndMisses) {
+  Tensor a = realized({1, 2});
+  Tensor b = realized({3, 4});
+  Context::get().debug = 1;
+  testing::internal::CaptureStderr();
+  (a * 7).realize();
+  (b * 7).realize();
+  const std::string out = testing::internal::GetCapturedStderr();
+  Context::get().debug = 0;
+  EXPECT_NE(out.find("plan cache miss"), std::string::npos) << out;
+  EXPECT_NE(out.find("plan cache hit"), std::string::npos) << out;
+}
+
+}  // namespace
