@@ -32,6 +32,11 @@ if [ -x "$build/bench/bench_matmul" ]; then
     if [ "$level" = "$top" ]; then blas=(-u OPENBLAS_CORETYPE); else blas=(OPENBLAS_CORETYPE=$core); fi
     env -u OPENBLAS_L2_SIZE "${blas[@]}" EMBER_ISA=$level DNNL_MAX_CPU_ISA=$dnnl \
       "$build/bench/bench_matmul" "$@"
+    # The same shapes paired in one process (steadier ratios on a shared machine), 2 threads.
+    if [ -x "$build/bench/bench_matmul_paired" ]; then
+      env -u OPENBLAS_L2_SIZE "${blas[@]}" EMBER_ISA=$level DNNL_MAX_CPU_ISA=$dnnl \
+        "$build/bench/bench_matmul_paired" 2
+    fi
   done
 else
   echo "bench_matmul not built (needs libdnnl-dev and libopenblas-dev)"

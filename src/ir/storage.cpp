@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ember/error.h"
+#include "ir/host_blocks.h"
 
 namespace ember::ir {
 
@@ -18,7 +19,7 @@ void Storage::set_before_data_hook(void (*hook)()) { g_before_data.store(hook); 
 Storage::Storage(ScalarType dtype, int64_t numel)
     : id_(g_next_id++), dtype_(dtype), numel_(numel) {}
 
-Storage::~Storage() { std::free(data_); }
+Storage::~Storage() { host_free(data_, nbytes()); }
 
 uint64_t Storage::next_id() { return g_next_id.load(); }
 
@@ -39,9 +40,9 @@ std::vector<std::shared_ptr<const Node>> Storage::live_nodes() {
 void* Storage::data() {
   if (auto hook = g_before_data.load(std::memory_order_acquire)) hook();
   if (!data_) {
-    // Round up to whole cache lines so vector loads past a short tail stay inside the block.
-    size_t n = (nbytes() + 63) / 64 * 64;
-    data_ = std::aligned_alloc(64, n == 0 ? 64 : n);
+    // Whole cache lines (vector loads past a short tail stay inside the block); a freed block of
+    // the same size is reused (host_blocks.h).
+    data_ = host_alloc(nbytes());
     if (!data_)
       throw Error("ember: out of memory: cannot allocate a tensor buffer of " +
                   std::to_string(nbytes()) + " bytes (" +

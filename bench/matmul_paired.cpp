@@ -1,0 +1,156 @@
+// Matrix products, paired in one process: ember against oneDNN (dnnl_sgemm) and OpenBLAS
+// (cblas_sgemm) on the study's shapes, float32, at one thread count. On a shared machine a ratio
+// taken within one process, library after library in short alternating batches, is steadier than
+// medians taken in separate processes (bench_matmul): a burst of load hits neighbours alike.
+//
+// Each round times, one after the other, a batch of each: ember's whole eager call (a fresh lazy
+// matmul of two realized inputs, realized: schedule lookup, output buffer, launch), ember's kernel
+// alone (the compiled program the engine launched, called on the same buffers), oneDNN and
+// OpenBLAS. A batch is a 150 ms pause (the previous library's spinning threads park), 3 warm-up
+// calls and `reps` timed ones; its median counts. The table gives each library's median over rounds
+// and the median of the per-round ratios to oneDNN. "check" is the largest relative difference to
+// oneDNN's result.
+//
+// One run covers one ISA level: $EMBER_ISA for ember; the caller holds oneDNN and OpenBLAS to the
+// same level ($DNNL_MAX_CPU_ISA, $OPENBLAS_CORETYPE), as bench/run.sh does for bench_matmul.
+// Usage: bench_matmul_paired [threads [rounds [reps]]]   (defaults 2, 9, 15)
+#include <cblas.h>
+#include <dnnl.h>
+#include <ember/ember.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/realize.h"
+
+namespace {
+
+struct Case {
+  const char* name;
+  int64_t n, k, m;
+  bool trans_a;  // left operand is the transposed view of a (k x n) buffer
+};
+
+const Case kCases[] = {
+    {"(10000x128)@(128x128)", 10000, 128, 128, false},
+    {"(128x10000)@(10000x128) A=t()", 128, 10000, 128, true},
+    {"(4x128)@(128x128)", 4, 128, 128, false},
+};
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double batch_ms(int reps, const std::function<void()>& call) {
+  // The previous library's idle threads may still spin (OpenBLAS's for up to ~0.1 s after a
+  // call, OpenMP's for milliseconds): let them park first, or they take this batch's cores.
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  for (int i = 0; i < 3; i++) call();
+  std::vector<double> t;
+  for (int i = 0; i < reps; i++) {
+    double t0 = now();
+    call();
+    t.push_back((now() - t0) * 1e3);
+  }
+  return median(t);
+}
+
+std::vector<float> host_data(int64_t n, uint32_t seed) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (auto& x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = static_cast<float>(seed >> 8) / 16777216.0f - 0.5f;
+  }
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = argc > 1 ? std::atoi(argv[1]) : 2;
+  int rounds = argc > 2 ? std::atoi(argv[2]) : 9;
+  int reps = argc > 3 ? std::atoi(argv[3]) : 15;
+  if (threads < 1 || rounds < 1 || reps < 1) {
+    std::fprintf(stderr, "usage: %s [threads [rounds [reps]]]\n", argv[0]);
+    return 2;
+  }
+  ember::set_num_threads(threads);
+  omp_set_num_threads(threads);
+  openblas_set_num_threads(threads);
+  const char* isa = std::getenv("EMBER_ISA");
+  const char* dn = std::getenv("DNNL_MAX_CPU_ISA");
+  const char* ct = std::getenv("OPENBLAS_CORETYPE");
+  std::ifstream la("/proc/loadavg");
+  std::string load;
+  std::getline(la, load);
+  std::printf(
+      "== ember EMBER_ISA=%s; oneDNN DNNL_MAX_CPU_ISA=%s; OpenBLAS core %s "
+      "(OPENBLAS_CORETYPE=%s); %d threads; load average %s\n",
+      isa ? isa : "unset (best)", dn ? dn : "unset", openblas_get_corename(), ct ? ct : "unset",
+      threads, load.c_str());
+  std::printf("%-31s %10s %10s %10s %10s %8s %8s %8s %8s %9s\n", "shape (float32)", "ember ms",
+              "kernel ms", "oneDNN ms", "OpenBLAS", "GFLOPS", "e/oDNN", "k/oDNN", "e/OBLAS",
+              "check");
+  for (const Case& c : kCases) {
+    auto ad = host_data(c.n * c.k, 1), bd = host_data(c.k * c.m, 2);
+    ember::Tensor a = c.trans_a ? ember::from_blob(ad.data(), {c.k, c.n}, ember::kFloat32).t()
+                                : ember::from_blob(ad.data(), {c.n, c.k}, ember::kFloat32);
+    ember::Tensor b = ember::from_blob(bd.data(), {c.k, c.m}, ember::kFloat32);
+    ember::realize({a, b});
+    // The kernel alone: the program one realize launches, on the engine's own buffers.
+    std::vector<ember::engine::Launch> launches;
+    ember::engine::set_launch_hook([&](const ember::engine::Launch& l) { launches.push_back(l); });
+    ember::Tensor out = a.matmul(b).realize();
+    ember::engine::set_launch_hook(nullptr);
+    if (launches.size() != 1 || !launches[0].program) {
+      std::fprintf(stderr, "%s: expected one kernel, got %zu launches\n", c.name, launches.size());
+      return 1;
+    }
+    auto launch = launches[0];
+    std::vector<void*> slots;
+    for (auto& s : launch.buffers) slots.push_back(s->data());
+    std::vector<float> cd(static_cast<size_t>(c.n * c.m)), cb(cd.size());
+    int64_t lda = c.trans_a ? c.n : c.k;
+    std::vector<double> t[4], r_e, r_k, r_b;
+    for (int round = 0; round < rounds; round++) {
+      double te = batch_ms(reps, [&] { out = a.matmul(b).realize(); });
+      double tk = batch_ms(reps, [&] { launch.program->launch(slots.data()); });
+      double td = batch_ms(reps, [&] {
+        dnnl_sgemm(c.trans_a ? 'T' : 'N', 'N', c.n, c.m, c.k, 1.0f, ad.data(), lda, bd.data(), c.m,
+                   0.0f, cd.data(), c.m);
+      });
+      double tb = batch_ms(reps, [&] {
+        cblas_sgemm(CblasRowMajor, c.trans_a ? CblasTrans : CblasNoTrans, CblasNoTrans,
+                    static_cast<int>(c.n), static_cast<int>(c.m), static_cast<int>(c.k), 1.0f,
+                    ad.data(), static_cast<int>(lda), bd.data(), static_cast<int>(c.m), 0.0f,
+                    cb.data(), static_cast<int>(c.m));
+      });
+      t[0].push_back(te), t[1].push_back(tk), t[2].push_back(td), t[3].push_back(tb);
+      r_e.push_back(te / td), r_k.push_back(tk / td), r_b.push_back(te / tb);
+    }
+    auto v = out.to_vector<float>();
+    double check = 0;
+    for (size_t i = 0; i < v.size(); i++)
+      check = std::max(check, std::fabs(double(v[i]) - cd[i]) / (1 + std::fabs(double(cd[i]))));
+    double gflops = 2.0 * double(c.n * c.k * c.m) / (median(t[0]) * 1e-3) * 1e-9;
+    std::printf("%-31s %10.4f %10.4f %10.4f %10.4f %8.1f %7.2fx %7.2fx %7.2fx %9.1e\n", c.name,
+                median(t[0]), median(t[1]), median(t[2]), median(t[3]), gflops, median(r_e),
+                median(r_k), median(r_b), check);
+  }
+  return 0;
+}
