@@ -15,7 +15,7 @@ namespace {
 using ember::ir::kNumOps;
 using ember::ir::Op;
 
-TEST(CodegenFuzzCoverage, every_op_of_the_table_is_generated) {
+TEST(CodegenFuzzCoverage, EveryOpOfTheTableIsGenerated) {
   constexpr int kGraphs = 200;  // the default EMBER_FUZZ_GRAPHS of the fuzz test, seed 1
   std::array<int, kNumOps> count{};
   for (uint64_t s = 100003; s < 100003 + kGraphs; s++) {

@@ -121,7 +121,7 @@ std::string openblas_level() {
 }
 #endif
 
-TEST(IsaSpeedGuard, matmul_10000x128_at_every_level_within_3x_openblas) {
+TEST(IsaSpeedGuard, Matmul10000x128AtEveryLevelWithin3xOpenblas) {
 #if !EMBER_HAVE_OPENBLAS
   GTEST_SKIP() << "OpenBLAS (libopenblas-dev) was not found when this test was built";
 #else

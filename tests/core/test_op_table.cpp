@@ -78,7 +78,7 @@ Tensor apply_op(Op op, const std::vector<Tensor>& in) {
   return ember::detail::make_tensor(node, {&in[0], &in[1], &in[2]});
 }
 
-TEST(OpTable, rows_are_consistent) {
+TEST(OpTable, RowsAreConsistent) {
   for (int i = 0; i < ir::kNumOps; i++) {
     Op op = static_cast<Op>(i);
     const ir::OpInfo& info = ir::op_info(op);
@@ -104,7 +104,7 @@ TEST(OpTable, rows_are_consistent) {
   }
 }
 
-TEST(OpTable, every_alu_and_reduce_op_renders_and_interprets_alike) {
+TEST(OpTable, EveryAluAndReduceOpRendersAndInterpretsAlike) {
   ember::NoGradGuard no_grad;
   for (int i = 0; i < ir::kNumOps; i++) {
     Op op = static_cast<Op>(i);
@@ -128,7 +128,7 @@ TEST(OpTable, every_alu_and_reduce_op_renders_and_interprets_alike) {
   }
 }
 
-TEST(OpTable, gradient_rules_match_the_nograd_flag) {
+TEST(OpTable, GradientRulesMatchTheNogradFlag) {
   for (int i = 0; i < ir::kNumOps; i++) {
     Op op = static_cast<Op>(i);
     if (!alu_or_reduce(op)) continue;

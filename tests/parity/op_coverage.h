@@ -1,7 +1,7 @@
 // Which parity case exercises each primitive op of src/ir/ops.def. A case that is an op's parity
 // case says so next to its body with PARITY_COVERS(OP, Suite, name); an op that cannot have a
 // libtorch case (its values differ by design) says why with PARITY_EXEMPT(OP, "reason").
-// OpTable.every_op_has_a_parity_case (parity_op_coverage.cpp) checks the registry against ops.def
+// OpTable.EveryOpHasAParityCase (parity_op_coverage.cpp) checks the registry against ops.def
 // and gtest's list of cases.
 #pragma once
 #include <string>

@@ -47,7 +47,7 @@ PARITY_COVERS(PAD, GradPad, last_dim);
 PARITY_COVERS(SHRINK, GradSlice, narrow);
 PARITY_COVERS(FLIP, GradFlip, dims);
 
-TEST(OpTable, every_op_has_a_parity_case) {
+TEST(OpTable, EveryOpHasAParityCase) {
   std::set<std::string> cases;
   auto* u = ::testing::UnitTest::GetInstance();
   for (int i = 0; i < u->total_test_suite_count(); i++) {
