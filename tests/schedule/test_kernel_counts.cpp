@@ -2,17 +2,12 @@
 #include <gtest/gtest.h>
 
 #include "ember/ember.h"
+#include "kernel_probe.h"
 
 namespace {
 
 using namespace ember;
-
-// Kernels launched by realizing `t` (inputs are realized beforehand).
-int64_t kernels_for(const std::vector<Tensor>& ts) {
-  auto before = runtime_stats().kernels_launched;
-  realize(ts);
-  return runtime_stats().kernels_launched - before;
-}
+using ember_schedule_test::kernels_for;  // inputs are realized beforehand
 
 Tensor input(IntList shape, float scale = 1.0f) {
   Tensor t = rand(shape) * scale;

@@ -6,26 +6,13 @@
 #include <functional>
 
 #include "ember/ember.h"
+#include "kernel_probe.h"
 
 namespace {
 
 using namespace ember;
-
-int64_t kernels_for(const std::vector<Tensor>& ts) {
-  auto before = runtime_stats().kernels_launched;
-  realize(ts);
-  return runtime_stats().kernels_launched - before;
-}
-
-// The same body on each device; restores the cpu device.
-void on_each_device(const std::function<void()>& body) {
-  for (const char* d : {"cpu", "interp"}) {
-    SCOPED_TRACE(d);
-    Context::get().device = d;
-    body();
-  }
-  Context::get().device = "cpu";
-}
+using ember_schedule_test::kernels_for;
+using ember_schedule_test::on_each_device;
 
 std::vector<float> iota_values(int64_t n, float scale, float shift) {
   std::vector<float> v(static_cast<size_t>(n));

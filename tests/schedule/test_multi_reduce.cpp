@@ -8,26 +8,13 @@
 #include <functional>
 
 #include "ember/ember.h"
+#include "kernel_probe.h"
 
 namespace {
 
 using namespace ember;
-
-int64_t kernels_for(const std::vector<Tensor>& ts) {
-  auto before = runtime_stats().kernels_launched;
-  realize(ts);
-  return runtime_stats().kernels_launched - before;
-}
-
-// The same body on each device; restores the cpu device.
-void on_each_device(const std::function<void()>& body) {
-  for (const char* d : {"cpu", "interp"}) {
-    SCOPED_TRACE(d);
-    Context::get().device = d;
-    body();
-  }
-  Context::get().device = "cpu";
-}
+using ember_schedule_test::kernels_for;
+using ember_schedule_test::on_each_device;
 
 // Sizes that divide no vector width, an empty tensor and a one-element one, a 2-d one.
 const std::vector<std::vector<int64_t>> kShapes = {{0},   {1},   {3},     {17},
