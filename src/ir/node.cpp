@@ -1,5 +1,6 @@
 #include "ir/node.h"
 
+#include <bit>
 #include <functional>
 #include <mutex>
 #include <sstream>
@@ -22,9 +23,15 @@ size_t hash_fields(Op op, ScalarType dt, const std::vector<NodeRef>& src, const 
   return h;
 }
 
+// Constants are the same only bit for bit: 0.0 == -0.0 numerically, but x + 0.0 and x + (-0.0)
+// differ at x = -0.0, and x * 0.0 and x * (-0.0) differ in sign (parity Const.signed_zeros_*).
+bool same_arg(const Arg& a, const Arg& b) {
+  return a.ints == b.ints && std::bit_cast<uint64_t>(a.f) == std::bit_cast<uint64_t>(b.f);
+}
+
 bool same_fields(const Node& n, Op op, ScalarType dt, const std::vector<NodeRef>& src,
                  const Arg& arg, const Shape& shape) {
-  if (n.op != op || n.dtype != dt || !(n.arg == arg) || n.shape != shape) return false;
+  if (n.op != op || n.dtype != dt || !same_arg(n.arg, arg) || n.shape != shape) return false;
   if (n.src.size() != src.size()) return false;
   for (size_t i = 0; i < src.size(); i++)
     if (n.src[i] != src[i]) return false;

@@ -219,6 +219,19 @@ PARITY_CASE(MaxMin, uint8_with_zeros) {
        y = b.values({7, 0, 3, 255, 1, 0}, {6}, b.u8);
   return std::vector{b.minimum(x, y), b.maximum(x, y), b.minimum(x, b.values({0}, {}, b.u8))};
 }
+// Signed zeros are distinct constants: x + 0.0 and x + (-0.0) differ at x = -0.0, and x * 0.0 and
+// x * (-0.0) differ in sign everywhere; the reciprocal turns each sign into an infinity. Both
+// constants in one graph, in both orders.
+PARITY_CASE(Const, signed_zeros_stay_distinct) {
+  auto x = b.values({-0.0, 0.0, 2.0, -3.0}, {4});
+  return std::vector{(x + 0.0).reciprocal(), (x + -0.0).reciprocal(), (x * -0.0).reciprocal(),
+                     (x * 0.0).reciprocal(), b.full({2}, -0.0).reciprocal()};
+}
+PARITY_CASE(Const, signed_zeros_stay_distinct_float64_and_sub) {
+  auto x = b.values({-0.0, 0.0, 2.0}, {3}, b.f64);
+  return std::vector{(x - -0.0).reciprocal(), (x - 0.0).reciprocal(), (x * 0.0).reciprocal(),
+                     (x * -0.0).reciprocal(), b.zeros({2}, b.f64).neg().reciprocal()};
+}
 PARITY_CASE(MaxMin, int_extremes) {
   auto x = b.values({-2147483648.0, 0, 2147483647.0, -1}, {4}, b.i32);
   auto y = b.values({-9223372036854775808.0, 0, 4611686018427387904.0, -1}, {4}, b.i64);
