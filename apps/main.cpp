@@ -9,6 +9,7 @@
 #include "build_info.h"
 #include "commands.h"
 #include "ember/context.h"
+#include "ember/support/settings.h"
 
 namespace {
 
@@ -58,8 +59,9 @@ int main(int argc, char** argv) {
     sub->footer(sub->get_footer() + "\n" + kEnvironmentHelp);
 
   try {
-    // A bad $EMBER_ISA is refused before any work, whatever the subcommand.
-    if (const char* isa = std::getenv("EMBER_ISA"); isa && *isa) ember::kernel_target();
+    // A malformed setting (DEBUG, EMBER_THREADS, EMBER_ISA, ...) is refused before any work,
+    // whatever the subcommand.
+    if (!ember::support::settings().isa.empty()) ember::kernel_target();
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/support/settings.h"
 #include "peak.h"
 
 namespace {
@@ -195,7 +196,7 @@ std::vector<Result> run_forked(Lib lib, int threads, double scale) {
 
 // The level ember runs at: $EMBER_ISA, else the best the CPU has.
 std::string ember_level() {
-  if (const char* e = std::getenv("EMBER_ISA"); e && *e) return e;
+  if (const std::string& e = ember::support::settings().isa; !e.empty()) return e;
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f")) return "avx512";
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "avx2";

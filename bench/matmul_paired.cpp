@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "ember/support/settings.h"
 #include "engine/realize.h"
 
 namespace {
@@ -92,7 +93,7 @@ int main(int argc, char** argv) {
   ember::set_num_threads(threads);
   omp_set_num_threads(threads);
   openblas_set_num_threads(threads);
-  const char* isa = std::getenv("EMBER_ISA");
+  const std::string& isa = ember::support::settings().isa;
   const char* dn = std::getenv("DNNL_MAX_CPU_ISA");
   const char* ct = std::getenv("OPENBLAS_CORETYPE");
   std::ifstream la("/proc/loadavg");
@@ -101,8 +102,8 @@ int main(int argc, char** argv) {
   std::printf(
       "== ember EMBER_ISA=%s; oneDNN DNNL_MAX_CPU_ISA=%s; OpenBLAS core %s "
       "(OPENBLAS_CORETYPE=%s); %d threads; load average %s\n",
-      isa ? isa : "unset (best)", dn ? dn : "unset", openblas_get_corename(), ct ? ct : "unset",
-      threads, load.c_str());
+      !isa.empty() ? isa.c_str() : "unset (best)", dn ? dn : "unset", openblas_get_corename(),
+      ct ? ct : "unset", threads, load.c_str());
   std::printf("%-31s %10s %10s %10s %10s %8s %8s %8s %8s %9s\n", "shape (float32)", "ember ms",
               "kernel ms", "oneDNN ms", "OpenBLAS", "GFLOPS", "e/oDNN", "k/oDNN", "e/OBLAS",
               "check");

@@ -13,6 +13,7 @@
 
 #include "../peak.h"
 #include "ember/ember.h"
+#include "ember/support/settings.h"
 #include "matmul_case.h"
 
 using namespace ember;
@@ -21,7 +22,7 @@ using namespace ember::study;
 namespace {
 
 std::string ember_level() {
-  if (const char* e = std::getenv("EMBER_ISA"); e && *e) return e;
+  if (const std::string& e = ember::support::settings().isa; !e.empty()) return e;
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f")) return "avx512";
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "avx2";

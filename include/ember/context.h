@@ -1,6 +1,8 @@
-// ember/context.h — run-time switches (DESIGN.md principle 8). Environment variables set the
-// defaults: DEBUG (0-4), EMBER_DEVICE (cpu | interp), EMBER_THREADS, EMBER_ISA, PROFILE (with
-// EMBER_PROFILE_FILE), GRAPH (with EMBER_GRAPH_DIR), EMBER_PLAN_CACHE.
+// ember/context.h — run-time switches (DESIGN.md principle 8). Their defaults come from the
+// environment through the one settings object, ember/support/settings.h: DEBUG (0-4), EMBER_DEVICE
+// (cpu | interp), PROFILE (with EMBER_PROFILE_FILE), GRAPH (with EMBER_GRAPH_DIR),
+// EMBER_PLAN_CACHE. The runtime's settings (EMBER_THREADS, EMBER_ISA, EMBER_CACHE_DIR, EMBER_CC)
+// live there too.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -32,7 +34,8 @@ struct Context {
   /// buffers (engine/plan_cache.h). EMBER_PLAN_CACHE=0 turns it off (for comparisons).
   bool plan_cache = true;
 
-  /// The process-wide context (defaults read from the environment on first use).
+  /// The process-wide context (defaults from support::settings() on first use; ValueError when an
+  /// environment variable is malformed).
   static Context& get();
 };
 

@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "ember/profile.h"
+#include "ember/support/settings.h"
 #include "ember/support/thread_pool.h"
 
 #include "runtime/cpu/target.h"
@@ -26,15 +27,17 @@ void write_trace_at_exit() {
 
 Context& Context::get() {
   static Context c = [] {
+    const support::Settings& s = support::settings();
     Context x;
-    if (const char* d = std::getenv("DEBUG")) x.debug = std::atoi(d);
-    if (const char* d = std::getenv("EMBER_DEVICE"); d && *d) x.device = d;
-    if (const char* d = std::getenv("PROFILE")) x.profile = std::atoi(d) > 0;
-    x.profile_path = "ember-trace-" + std::to_string(static_cast<long>(getpid())) + ".json";
-    if (const char* d = std::getenv("EMBER_PROFILE_FILE"); d && *d) x.profile_path = d;
-    if (const char* d = std::getenv("GRAPH")) x.graph = std::atoi(d) > 0;
-    if (const char* d = std::getenv("EMBER_GRAPH_DIR"); d && *d) x.graph_dir = d;
-    if (const char* d = std::getenv("EMBER_PLAN_CACHE"); d && *d) x.plan_cache = std::atoi(d) > 0;
+    x.debug = s.debug;
+    x.device = s.device;
+    x.profile = s.profile;
+    x.profile_path = !s.profile_file.empty()
+                         ? s.profile_file
+                         : "ember-trace-" + std::to_string(static_cast<long>(getpid())) + ".json";
+    x.graph = s.graph;
+    x.graph_dir = s.graph_dir;
+    x.plan_cache = s.plan_cache;
     return x;
   }();
   static const bool registered = [] {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "ember/error.h"
+#include "ember/support/settings.h"
 
 namespace ember::support {
 
@@ -42,9 +43,10 @@ struct InChunk {
 ThreadPool::ThreadPool(int threads) {
   if (threads < 1) throw ValueError("ThreadPool: threads = " + std::to_string(threads) + " < 1");
   workers_.reserve(static_cast<size_t>(threads - 1));
+  const int fail_at = settings().fail_thread_start;  // before any worker: it may throw
   try {
     for (int i = 1; i < threads; i++) {
-      if (const char* f = std::getenv("EMBER_TEST_FAIL_THREAD_START"); f && std::atoi(f) == i)
+      if (fail_at == i)
         throw std::system_error(EAGAIN, std::generic_category(), "injected failure");
       workers_.emplace_back([this] { worker(); });
     }
@@ -191,15 +193,7 @@ std::unique_ptr<ThreadPool> g_pool;
 std::atomic<ThreadPool*> g_pool_ptr{nullptr};
 
 int default_threads() {
-  if (const char* e = std::getenv("EMBER_THREADS"); e && *e) {
-    char* end = nullptr;
-    errno = 0;
-    const long v = std::strtol(e, &end, 10);
-    if (*end != '\0' || errno != 0 || v < 1 || v > 1 << 16)
-      throw ValueError(std::string("EMBER_THREADS=") + e +
-                       " is not a thread count (a positive integer)");
-    return static_cast<int>(v);
-  }
+  if (const int n = settings().threads) return n;  // EMBER_THREADS
   const unsigned h = std::thread::hardware_concurrency();
   return h ? static_cast<int>(h) : 1;
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/support/settings.h"
 
 #if EMBER_HAVE_OPENBLAS
 #include <cblas.h>
@@ -82,7 +83,7 @@ double ember_ms(const std::string& level) {
     close(fd[0]);
     double ms = -1;
     try {
-      setenv("EMBER_ISA", level.c_str(), 1);
+      ember::support::settings().isa = level;
       ember::set_num_threads(1);
       auto ad = host_data(kN * kK, 1), bd = host_data(kK * kM, 2);
       ember::Tensor a = ember::from_blob(ad.data(), {kN, kK}, ember::kFloat32);

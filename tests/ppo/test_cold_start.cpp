@@ -12,6 +12,7 @@
 #include "ember/context.h"
 #include "ember/rl/gaussian_policy.h"
 #include "ember/rl/trainer.h"
+#include "ember/support/settings.h"
 #include "ember/tensor.h"
 
 namespace {
@@ -25,12 +26,12 @@ struct EmptyCache {
     char templ[] = "/tmp/ember-cold-start-XXXXXX";
     if (!mkdtemp(templ)) throw std::runtime_error("mkdtemp failed");
     dir = templ;
-    setenv("EMBER_CACHE_DIR", (dir + "/cache").c_str(), 1);
+    ember::support::settings().cache_dir = dir + "/cache";
   }
   ~EmptyCache() {
     std::error_code ec;
     fs::remove_all(dir, ec);
-    unsetenv("EMBER_CACHE_DIR");
+    ember::support::settings().cache_dir.clear();
   }
 };
 

@@ -21,6 +21,7 @@
 #include "ember/error.h"
 #include "ember/rl/gaussian_policy.h"
 #include "ember/serialize.h"
+#include "ember/support/settings.h"
 #include "ember/support/thread_pool.h"
 #include "ember/tensor.h"
 
@@ -90,7 +91,7 @@ Child run_child(const std::vector<std::string>& argv, double timeout_s, rlim_t n
 
 TEST(ThreadPoolStart, InjectedFailureIsAClearErrorNotAHang) {
   // Worker 3 of 7 fails to start: the constructor joins workers 1-2 and throws.
-  setenv("EMBER_TEST_FAIL_THREAD_START", "3", 1);
+  support::settings().fail_thread_start = 3;
   const auto t0 = std::chrono::steady_clock::now();
   try {
     support::ThreadPool pool(8);
@@ -100,7 +101,7 @@ TEST(ThreadPoolStart, InjectedFailureIsAClearErrorNotAHang) {
               std::string::npos)
         << e.what();
   }
-  unsetenv("EMBER_TEST_FAIL_THREAD_START");
+  support::settings().fail_thread_start = 0;
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
   // Pools still start normally afterwards.
   support::ThreadPool ok(4);

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "ember/ember.h"
+#include "ember/support/settings.h"
 
 namespace {
 
@@ -44,7 +45,7 @@ struct Model {
 TEST(CompileBatch, ColdTrainingStepStartsAtMostOneCompilerPerSchedule) {
   char templ[] = "/tmp/ember-compile-batch-XXXXXX";
   ASSERT_NE(mkdtemp(templ), nullptr);
-  setenv("EMBER_CACHE_DIR", (std::string(templ) + "/cache").c_str(), 1);
+  support::settings().cache_dir = std::string(templ) + "/cache";
   set_num_threads(1);  // one compile job per batch (compiler.h); more threads add parallel jobs
   reset_runtime_stats();
 
@@ -91,7 +92,7 @@ TEST(CompileBatch, ColdTrainingStepStartsAtMostOneCompilerPerSchedule) {
 
   std::error_code ec;
   std::filesystem::remove_all(templ, ec);
-  unsetenv("EMBER_CACHE_DIR");
+  support::settings().cache_dir.clear();
 }
 
 // Kernels whose code differs only in a size that is the launch's range (the same elementwise
@@ -99,7 +100,7 @@ TEST(CompileBatch, ColdTrainingStepStartsAtMostOneCompilerPerSchedule) {
 TEST(CompileBatch, KernelsDifferingOnlyInSizeShareOneFunction) {
   char templ[] = "/tmp/ember-compile-batch-XXXXXX";
   ASSERT_NE(mkdtemp(templ), nullptr);
-  setenv("EMBER_CACHE_DIR", (std::string(templ) + "/cache").c_str(), 1);
+  support::settings().cache_dir = std::string(templ) + "/cache";
   reset_runtime_stats();
   manual_seed(21);
   // Values no other test computes (fresh programs): a * b + 0.375 over three sizes, one schedule.
@@ -124,7 +125,7 @@ TEST(CompileBatch, KernelsDifferingOnlyInSizeShareOneFunction) {
   }
   std::error_code ec;
   std::filesystem::remove_all(templ, ec);
-  unsetenv("EMBER_CACHE_DIR");
+  support::settings().cache_dir.clear();
 }
 
 }  // namespace

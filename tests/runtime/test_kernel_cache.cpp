@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/support/settings.h"
 #include "runtime/cpu/compiler.h"
 #include "runtime/cpu/kernel_cache.h"
 
@@ -366,7 +367,7 @@ TEST_F(KernelCache, NoHomeUsesAPerUserDirectoryAndRefusesASquattedOne) {
 
 TEST_F(KernelCache, CacheDirectoryRemovedMidRunIsRecreated) {
   const fs::path dir = base_ / "cache";
-  setenv("EMBER_CACHE_DIR", dir.c_str(), 1);
+  ember::support::settings().cache_dir = dir.string();
   using namespace ember;
   Tensor x = arange(32, TensorOptions(kFloat32));
   EXPECT_FLOAT_EQ((x * 7.0f + 2.0f).sum().item<float>(), 7.0f * 496 + 64);
@@ -375,7 +376,7 @@ TEST_F(KernelCache, CacheDirectoryRemovedMidRunIsRecreated) {
   EXPECT_FLOAT_EQ((x * 9.0f - 1.0f).sum().item<float>(), 9.0f * 496 - 32);
   EXPECT_EQ(mode_of(dir), 0700u);
   EXPECT_EQ(entries(dir).size(), 1u);
-  unsetenv("EMBER_CACHE_DIR");
+  ember::support::settings().cache_dir.clear();
 }
 
 // Issue 17: a schedule's kernels are one batch, one cache entry; a large batch is compiled by up

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ember/error.h"
+#include "ember/support/settings.h"
 #include "runtime/cpu/kernel_cache.h"
 #include "runtime/cpu/target.h"
 #include "runtime/process.h"
@@ -61,7 +62,7 @@ CompileCounters g_counters;  // guarded by g_mu
 
 std::string cache_dir() {
   std::string d;
-  if (const char* e = std::getenv("EMBER_CACHE_DIR"); e && *e)
+  if (const std::string& e = support::settings().cache_dir; !e.empty())
     d = e;
   else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
     d = std::string(x) + "/ember";
@@ -78,7 +79,7 @@ const CompilerInfo& compiler_info() {
   static CompilerInfo info = [] {
     CompilerInfo i;
     std::vector<std::string> candidates;
-    if (const char* e = std::getenv("EMBER_CC"); e && *e)
+    if (const std::string& e = support::settings().cc; !e.empty())
       candidates = {e};
     else
       candidates = {"cc", "gcc", "clang"};

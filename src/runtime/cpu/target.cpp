@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ember/error.h"
+#include "ember/support/settings.h"
 
 namespace ember::runtime {
 
@@ -65,14 +66,14 @@ int64_t cache_size(int level) {
 
 codegen::Target detect() {
   Isa host = host_isa(), isa = host;
-  if (const char* e = std::getenv("EMBER_ISA"); e && *e) {
+  if (const std::string& e = support::settings().isa; !e.empty()) {
     auto want = codegen::parse_isa(e);
     if (!want)
-      throw ValueError(std::string("EMBER_ISA=") + e +
+      throw ValueError("EMBER_ISA=" + e +
                        " is not an ISA level (use avx512, avx2, sse2 or scalar)");
     if (*want > host)
-      throw ValueError(std::string("EMBER_ISA=") + e + " is above this CPU's level (" +
-                       codegen::isa_name(host) + ")");
+      throw ValueError("EMBER_ISA=" + e + " is above this CPU's level (" + codegen::isa_name(host) +
+                       ")");
     isa = *want;
   }
   int64_t l1 = cache_size(1), l2 = cache_size(2), l3 = cache_size(3);
