@@ -18,6 +18,7 @@
 #include "ember/rl/random.h"
 #include "ember/rl/render.h"
 #include "ember/rl/vector_env.h"
+#include "ember/support/clock.h"
 #include "ember/support/thread_pool.h"
 
 namespace ember::app {
@@ -111,7 +112,7 @@ void run_stats(const EnvArgs& args) {
 
   VectorBuffers buf(n, obs_dim);
   std::vector<float> actions(n * act_dim);
-  const auto start = std::chrono::steady_clock::now();
+  const double start = ember::support::now_seconds();
   venv->reset(args.seed, buf.observations);
   while (remaining > 0) {
     for (int64_t i = 0; i < n; ++i) {
@@ -136,8 +137,7 @@ void run_stats(const EnvArgs& args) {
       length[i] = 0;
     }
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = ember::support::now_seconds() - start;
 
   double mean = 0.0, var = 0.0;
   for (double r : returns) mean += r;

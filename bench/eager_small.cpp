@@ -18,14 +18,11 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/support/clock.h"
 
 using namespace ember;
 
 namespace {
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -81,9 +78,9 @@ int main(int argc, char** argv) {
       Context::get().plan_cache = vs[i].plan_cache;
       std::vector<double> t;
       for (int c = 0; c < calls; c++) {
-        const double t0 = now();
+        const double t0 = ember::support::now_seconds();
         vs[i].call();
-        t.push_back(now() - t0);
+        t.push_back(ember::support::now_seconds() - t0);
       }
       med[i] = median(t);
       vs[i].all.insert(vs[i].all.end(), t.begin(), t.end());

@@ -9,14 +9,11 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/support/clock.h"
 
 using namespace ember;
 
 namespace {
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -47,15 +44,15 @@ Row measure(Jit& j, const std::function<std::vector<Tensor>()>& eager,
   for (int i = 0; i < 3; i++) replay();
   std::vector<double> te, tr, tk;
   for (int i = 0; i < reps; i++) {
-    double t0 = now();
+    double t0 = ember::support::now_seconds();
     auto o = eager();
     realize(o);
-    te.push_back(now() - t0);
+    te.push_back(ember::support::now_seconds() - t0);
   }
   for (int i = 0; i < reps; i++) {
-    double t0 = now();
+    double t0 = ember::support::now_seconds();
     replay();
-    tr.push_back(now() - t0);
+    tr.push_back(ember::support::now_seconds() - t0);
   }
   Context::get().profile_kernels = true;
   for (int i = 0; i < reps; i++) {

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/support/clock.h"
 #include "ember/support/settings.h"
 #include "peak.h"
 
@@ -59,10 +60,6 @@ const char* kLibNames[] = {"ember", "oneDNN", "OpenBLAS"};
 struct Result {
   double ms = 0, cpu_ms = 0, kernel_ms = 0, checksum = 0;
 };
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -95,9 +92,9 @@ void time_median(int reps, const std::function<void()>& call, Result& r) {
   for (int i = 0; i < 10; i++) call();
   std::vector<double> t, c;
   for (int i = 0; i < reps; i++) {
-    double t0 = now(), c0 = process_cpu();
+    double t0 = ember::support::now_seconds(), c0 = process_cpu();
     call();
-    t.push_back((now() - t0) * 1e3);
+    t.push_back((ember::support::now_seconds() - t0) * 1e3);
     c.push_back((process_cpu() - c0) * 1e3);
   }
   r.ms = median(t);

@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "ember/support/clock.h"
 #include "ember/support/settings.h"
 #include "engine/realize.h"
 
@@ -48,10 +49,6 @@ const Case kCases[] = {
     {"(4x128)@(128x128)", 4, 128, 128, false},
 };
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -64,9 +61,9 @@ double batch_ms(int reps, const std::function<void()>& call) {
   for (int i = 0; i < 3; i++) call();
   std::vector<double> t;
   for (int i = 0; i < reps; i++) {
-    double t0 = now();
+    double t0 = ember::support::now_seconds();
     call();
-    t.push_back((now() - t0) * 1e3);
+    t.push_back((ember::support::now_seconds() - t0) * 1e3);
   }
   return median(t);
 }

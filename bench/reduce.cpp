@@ -13,12 +13,9 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/support/clock.h"
 
 namespace {
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -71,14 +68,14 @@ int main(int argc, char** argv) {
     for (int r = 0; r < rounds; r++) {
       for (int w = 0; w < 2; w++) c.ember(), c.torch();
       for (int i = 0; i < reps; i++) {
-        double t0 = now();
+        double t0 = ember::support::now_seconds();
         c.ember();
-        te.push_back(now() - t0);
+        te.push_back(ember::support::now_seconds() - t0);
       }
       for (int i = 0; i < reps; i++) {
-        double t0 = now();
+        double t0 = ember::support::now_seconds();
         c.torch();
-        tt.push_back(now() - t0);
+        tt.push_back(ember::support::now_seconds() - t0);
       }
     }
     double a = median(te) * 1e6, b = median(tt) * 1e6;

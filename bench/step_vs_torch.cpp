@@ -17,12 +17,9 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/support/clock.h"
 
 namespace {
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 double process_cpu() {
   timespec ts;
@@ -120,16 +117,16 @@ int main(int argc, char** argv) {
   for (int r = 0; r < rounds; r++) {
     for (int i = 0; i < 2; i++) step({obs, act, adv, ret})[0].item<float>();
     for (int i = 0; i < reps; i++) {
-      double t0 = now(), c0 = process_cpu();
+      double t0 = ember::support::now_seconds(), c0 = process_cpu();
       step({obs, act, adv, ret})[0].item<float>();
-      te.push_back(now() - t0);
+      te.push_back(ember::support::now_seconds() - t0);
       ce.push_back(process_cpu() - c0);
     }
     for (int i = 0; i < 2; i++) t_step();
     for (int i = 0; i < reps; i++) {
-      double t0 = now(), c0 = process_cpu();
+      double t0 = ember::support::now_seconds(), c0 = process_cpu();
       t_step();
-      tt.push_back(now() - t0);
+      tt.push_back(ember::support::now_seconds() - t0);
       ct.push_back(process_cpu() - c0);
     }
   }

@@ -10,17 +10,10 @@
 
 #include "ember/ember.h"
 #include "ember/rl/ppo_update.h"
+#include "ember/support/clock.h"
 #include "step_args.h"
 
 using namespace ember;
-
-namespace {
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   const study::StepArgs args = study::parse_step_args(argc, argv);
@@ -41,9 +34,9 @@ int main(int argc, char** argv) {
   std::vector<double> ms;
   double first_ms = 0;
   for (int i = 0; i < args.untimed + args.warmup + args.timed; i++) {
-    const double t0 = now();
+    const double t0 = ember::support::now_seconds();
     one();
-    const double dt = (now() - t0) * 1e3;
+    const double dt = (ember::support::now_seconds() - t0) * 1e3;
     if (i == 0) first_ms = dt;
     if (i >= args.untimed + args.warmup) ms.push_back(dt);
   }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "ember/support/clock.h"
+
 namespace ember::study {
 
 struct MatmulCase {
@@ -22,18 +24,14 @@ inline constexpr MatmulCase kMatmulCases[] = {
     {"(128x10000) @ (10000x128)", 128, 10000, 128, true},
 };
 
-inline double seconds_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 /// Median milliseconds of `timed` calls after `warmup` calls.
 inline double median_call_ms(const std::function<void()>& call, int warmup = 10, int timed = 30) {
   for (int i = 0; i < warmup; i++) call();
   std::vector<double> t;
   for (int i = 0; i < timed; i++) {
-    const double t0 = seconds_now();
+    const double t0 = ember::support::now_seconds();
     call();
-    t.push_back((seconds_now() - t0) * 1e3);
+    t.push_back((ember::support::now_seconds() - t0) * 1e3);
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];

@@ -26,6 +26,7 @@
 #include "ember/rl/train_config.h"
 #include "ember/rl/trainer.h"
 #include "ember/rl/vector_env.h"
+#include "ember/support/clock.h"
 #include "torch_policy.h"
 
 using namespace ember;
@@ -34,10 +35,8 @@ using json = nlohmann::json;
 
 namespace {
 
-const auto g_start = std::chrono::steady_clock::now();
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start).count();
-}
+const double g_start = support::now_seconds();
+double now() { return support::now_seconds() - g_start; }  // seconds since start
 
 // Seeds by purpose, as ember's trainer derives them (rl::derive_seed; the purposes differ from
 // the trainer's private ones, so the streams are independent of ember train's).

@@ -8,16 +8,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "ember/support/clock.h"
 #include "step_args.h"
 #include "torch_policy.h"
-
-namespace {
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   const ember::study::StepArgs args = ember::study::parse_step_args(argc, argv);
@@ -35,9 +28,9 @@ int main(int argc, char** argv) {
   std::vector<double> ms;
   double first_ms = 0;
   for (int i = 0; i < args.untimed + args.warmup + args.timed; i++) {
-    const double t0 = now();
+    const double t0 = ember::support::now_seconds();
     one();
-    const double dt = (now() - t0) * 1e3;
+    const double dt = (ember::support::now_seconds() - t0) * 1e3;
     if (i == 0) first_ms = dt;
     if (i >= args.untimed + args.warmup) ms.push_back(dt);
   }

@@ -3,7 +3,6 @@
 #include <unistd.h>
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +12,7 @@
 
 #include "ember/context.h"
 #include "ember/error.h"
+#include "ember/support/clock.h"
 
 namespace ember {
 
@@ -191,8 +191,8 @@ KernelAttribution attribute_kernels(const std::vector<KernelEvent>& events) {
 namespace engine {
 
 double profile_now() {
-  static const auto origin = std::chrono::steady_clock::now();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - origin).count();
+  static const double origin = support::now_seconds();
+  return support::now_seconds() - origin;
 }
 
 KernelFamily classify_kernel(const schedule::Kernel& k) {

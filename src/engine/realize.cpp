@@ -11,6 +11,7 @@
 
 #include "ember/context.h"
 #include "ember/jit.h"
+#include "ember/support/clock.h"
 #include "engine/graph_dot.h"
 #include "engine/plan_cache.h"
 #include "engine/profiler.h"
@@ -38,7 +39,7 @@ ProgramCache& program_cache() {
 }
 
 double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return support::now_seconds();
 }
 
 // Deferred launches (DeferLaunches): the queue and the programs it waits for, all threads.

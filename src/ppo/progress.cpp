@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "ember/error.h"
+#include "ember/support/clock.h"
 
 namespace ember::rl {
 namespace {
@@ -47,7 +48,7 @@ Progress::Progress(const std::string& mode, int64_t max_transitions, std::FILE* 
     mode_ = Mode::kNone;
   else
     throw ValueError("progress mode must be auto, tty, plain or none: " + mode);
-  start_ = last_draw_ = std::chrono::steady_clock::now();
+  start_ = last_draw_ = support::now_seconds();
 }
 
 std::string Progress::eta_text() const {
@@ -58,10 +59,10 @@ std::string Progress::eta_text() const {
 
 void Progress::draw(bool force) {
   if (mode_ != Mode::kTty || phase_.empty()) return;
-  const auto t = std::chrono::steady_clock::now();
-  if (!force && t - last_draw_ < std::chrono::milliseconds(200)) return;
+  const double t = support::now_seconds();
+  if (!force && t - last_draw_ < 0.2) return;
   last_draw_ = t;
-  const double elapsed = std::chrono::duration<double>(t - start_).count();
+  const double elapsed = t - start_;
   std::string line = "epoch " + std::to_string(epoch_) + " | " + count_text(transitions_) + "/" +
                      count_text(max_transitions_) + " | " + phase_;
   if (total_ > 0) line += " " + std::to_string(done_) + "/" + std::to_string(total_);
@@ -127,8 +128,7 @@ void Progress::epoch_done(int64_t epoch, int64_t transitions, double collect_s, 
   ++epochs_timed_;
   transitions_ = transitions;
   if (mode_ == Mode::kPlain) {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double elapsed = support::now_seconds() - start_;
     std::fprintf(out_,
                  "epoch %3lld  transitions %9s  collect %6.2fs  update %6.2fs  eval %6.2fs  "
                  "epoch %6.2fs  elapsed %s  ETA<=%s\n",

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -22,6 +21,7 @@
 #include "ember/context.h"
 #include "ember/error.h"
 #include "ember/rl/plot.h"
+#include "ember/support/clock.h"
 #include "ember/support/process.h"
 
 #ifndef EMBER_SOURCE_DIR
@@ -40,7 +40,7 @@
 namespace ember::rl {
 namespace {
 
-const auto g_library_loaded = std::chrono::steady_clock::now();
+const double g_library_loaded = support::now_seconds();
 
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
@@ -102,7 +102,7 @@ double seconds_since_process_start() {
         }
     }
   }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_library_loaded).count();
+  return support::now_seconds() - g_library_loaded;
 }
 
 nlohmann::json provenance() {

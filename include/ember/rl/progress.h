@@ -48,7 +48,7 @@ class Progress {
   int64_t epochs_timed_ = 0;
   std::optional<double> last_eval_;
   int64_t last_eval_transitions_ = 0;
-  std::chrono::steady_clock::time_point start_, last_draw_;
+  double start_ = 0, last_draw_ = 0;  // support::now_seconds()
   bool line_open_ = false;
 };
 
