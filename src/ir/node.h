@@ -22,7 +22,6 @@ using NodeRef = std::shared_ptr<const Node>;
 struct Arg {
   std::vector<int64_t> ints;
   double f = 0;
-  bool operator==(const Arg& o) const { return ints == o.ints && f == o.f; }
 };
 
 struct Node {
