@@ -87,8 +87,51 @@ std::vector<Tensor> prepare_inputs(const std::vector<Tensor>& raw, std::vector<b
   return out;
 }
 
+// The first call runs the function as plain code, its kernels compiled as one batch (until the
+// function reads data), so that lazily initialised state (optimizer moments) exists at capture.
+std::vector<Tensor> warm_up(const Jit::Fn& fn, const std::vector<Tensor>& raw_inputs,
+                            const RuntimeStats& before, int debug) {
+  engine::DeferLaunches defer;
+  auto outs = fn(raw_inputs);
+  realize(outs);
+  defer.finish();
+  if (debug >= 1) print_compile("warm-up call", before);
+  return outs;
+}
+
+// A replay takes inputs of the captured count, dtypes and shapes only.
+void check_signature(const Capture& c, const std::vector<Tensor>& inputs) {
+  if (inputs.size() != c.in_sig.size())
+    throw ValueError("jit: captured with " + std::to_string(c.in_sig.size()) +
+                     " inputs, called with " + std::to_string(inputs.size()) +
+                     "; call reset() to capture again");
+  for (size_t i = 0; i < inputs.size(); i++) {
+    const auto& [dt, shape] = c.in_sig[i];
+    std::string msg = "jit: input " + std::to_string(i) + " is " +
+                      signature(inputs[i].dtype(), inputs[i].sizes()) + " but was captured as " +
+                      signature(dt, shape) +
+                      "; call reset() to capture again (or use one jit per signature)";
+    if (inputs[i].dtype() != dt) throw DTypeError(msg);
+    if (inputs[i].sizes() != shape) throw ShapeError(msg);
+  }
+}
+
+// DEBUG=1: what a capture compiled and what its replays will allocate.
+void print_capture(const Capture& c, const RuntimeStats& before) {
+  print_compile("capture", before);
+  int64_t fresh_bytes = 0;
+  for (auto& [dt, n] : c.fresh) fresh_bytes += n * static_cast<int64_t>(element_size(dt));
+  std::fprintf(stderr,
+               "jit: captured %zu launches, %zu buffers, %lld bytes of intermediates, %zu new "
+               "buffers per replay (%lld bytes)\n",
+               c.launches.size(), c.bindings.size(), static_cast<long long>(c.planned),
+               c.fresh.size(), static_cast<long long>(fresh_bytes));
+}
+
 }  // namespace
 
+// Phases: plain run inside another capture; warm-up (first call); replay of the capture when the
+// inputs and the tensors it touched still match it; else a new capture.
 std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
   State& s = *s_;
   // Called while another jit captures: run as plain code, so the outer capture records it.
@@ -96,34 +139,14 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
   s.calls++;
   const Context& ctx = Context::get();
   const RuntimeStats before = runtime_stats();
-  if (s.calls == 1) {  // warm-up: compile, create lazily initialised state
-    // The kernels of the whole call are compiled as one batch (until the function reads data).
-    engine::DeferLaunches defer;
-    auto outs = s.fn(raw_inputs);
-    realize(outs);
-    defer.finish();
-    if (ctx.debug >= 1) print_compile("warm-up call", before);
-    return outs;
-  }
+  if (s.calls == 1) return warm_up(s.fn, raw_inputs, before, ctx.debug);
   flush_pending_writes();
   std::vector<bool> copied;
   std::vector<Tensor> inputs = prepare_inputs(raw_inputs, copied);
 
   if (s.cap) {
     Capture& c = *s.cap;
-    if (inputs.size() != c.in_sig.size())
-      throw ValueError("jit: captured with " + std::to_string(c.in_sig.size()) +
-                       " inputs, called with " + std::to_string(inputs.size()) +
-                       "; call reset() to capture again");
-    for (size_t i = 0; i < inputs.size(); i++) {
-      const auto& [dt, shape] = c.in_sig[i];
-      std::string msg = "jit: input " + std::to_string(i) + " is " +
-                        signature(inputs[i].dtype(), inputs[i].sizes()) + " but was captured as " +
-                        signature(dt, shape) +
-                        "; call reset() to capture again (or use one jit per signature)";
-      if (inputs[i].dtype() != dt) throw DTypeError(msg);
-      if (inputs[i].sizes() != shape) throw ShapeError(msg);
-    }
+    check_signature(c, inputs);
     std::vector<Tensor> sources;
     if (c.matches(inputs, copied, ctx.device, sources)) {
       s.replays++;
@@ -141,17 +164,7 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
   auto cap = std::make_unique<Capture>();
   auto outs = cap->record(s.fn, inputs, raw_inputs, copied, ctx.device);
   s.cap = std::move(cap);
-  if (ctx.debug >= 1) {
-    print_compile("capture", before);
-    int64_t fresh_bytes = 0;
-    for (auto& [dt, n] : s.cap->fresh) fresh_bytes += n * static_cast<int64_t>(element_size(dt));
-    std::fprintf(stderr,
-                 "jit: captured %zu launches, %zu buffers, %lld bytes of intermediates, %zu new "
-                 "buffers per replay (%lld bytes)\n",
-                 s.cap->launches.size(), s.cap->bindings.size(),
-                 static_cast<long long>(s.cap->planned), s.cap->fresh.size(),
-                 static_cast<long long>(fresh_bytes));
-  }
+  if (ctx.debug >= 1) print_capture(*s.cap, before);
   return outs;
 }
 
