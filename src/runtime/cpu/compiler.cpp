@@ -211,8 +211,12 @@ void check_run(const ProcessResult& r, const std::vector<std::string>& argv) {
 // compiler processes run.
 int build_object(const CompilerInfo& cc, const std::string& dir, const std::string& obj,
                  const std::string& prelude, const std::vector<std::string>& kernels, int jobs) {
+  size_t source = 0;
+  for (const auto& k : kernels) source += k.size();
   const int n = static_cast<int>(kernels.size());
-  const int parts = std::max(1, std::min(jobs, n / kMinKernelsPerJob));
+  const int parts = static_cast<int>(
+      std::max<size_t>(1, std::min({static_cast<size_t>(std::max(jobs, 1)), static_cast<size_t>(n),
+                                    source / kMinSourcePerJob})));
   if (parts == 1) {
     std::string tu = prelude;
     for (const auto& k : kernels) tu += "\n" + k;
