@@ -40,10 +40,10 @@ void* compile_and_load(const std::string& prelude, const std::vector<std::string
                        int jobs, bool* cache_hit);
 
 /// A batch is split only into parts of at least this much kernel source on average (bytes).
-/// Measured with GCC 12 at -O3 (AVX-512): a compiler process costs ~30 ms before its first
-/// kernel, the link ~20 ms, and a kernel ~15-25 ms per 1,000 bytes (a register-tiled product of
-/// 4-5 KB ~80-110 ms). So two jobs of 4 KB finish ~40 ms sooner than one process with both,
-/// while parts of a few tiny kernels would only add the start and the link.
+/// Measured with GCC 12 at -O3 (AVX-512; -O2 is ~25% cheaper): a compiler process costs ~30 ms
+/// before its first kernel, the link ~20 ms, and a kernel ~15-25 ms per 1,000 bytes (a
+/// register-tiled product of 4-5 KB ~80-110 ms). So two jobs of 4 KB finish ~40 ms sooner than one
+/// process with both, while parts of a few tiny kernels would only add the start and the link.
 inline constexpr size_t kMinSourcePerJob = 4000;
 
 /// Compiler processes run, batches compiled and cache entries loaded since process start (all
