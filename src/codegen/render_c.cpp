@@ -434,6 +434,10 @@ Scratch kernel_scratch(const Kernel& k, const Opts& o) {
   return o.find(ActionKind::Vectorize) ? tile_scratch(k, o) : Scratch{};
 }
 
+int64_t runtime_rows(const Kernel& k, const Opts& o) {
+  return o.find(ActionKind::Vectorize) ? tile_runtime_rows(k, o) : -1;
+}
+
 int64_t outer_extent(const Kernel& k, const Opts& o) {
   if (o.find(ActionKind::Vectorize)) return tile_outer_extent(k, o);
   size_t nglob = k.full_shape.size() - k.reduce_axes.size();

@@ -21,6 +21,11 @@ struct Scratch {
   int64_t bytes = 0, zeroed = 0;
 };
 Scratch kernel_scratch(const schedule::Kernel& k, const Opts& o);
+/// The row count a launch must pass after the kernel's buffers (one more `bufs` slot, a pointer
+/// to an int64_t holding it), or -1 when the kernel has none: a tiled product over row blocks
+/// (no batch axes, no split-K) reads its row count at run time, so that products that differ only
+/// in it (a policy evaluated on a whole epoch and on a minibatch) are one function.
+int64_t runtime_rows(const schedule::Kernel& k, const Opts& o);
 /// Iterations of the outermost loop (what `start`/`end` range over).
 int64_t outer_extent(const schedule::Kernel& k, const Opts& o);
 

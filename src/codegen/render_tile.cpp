@@ -159,6 +159,12 @@ class TileRenderer {
       for (size_t j = 0; j < p_.rows.size(); j++)
         s << "  " << T_ << " apk" << j << "[" << NC_ * KC_ << "] __attribute__((aligned(64)));\n";
     int64_t nb = (N_ + NC_ - 1) / NC_;
+    // With the row count read at run time (tile_runtime_rows), the code names no row count: the
+    // unit of work is the row block and there is one batch.
+    const bool rt_rows = tile_runtime_rows(k_, o_) >= 0;
+    if (rt_rows)
+      s << "  const int64_t nrows = *(const int64_t*)bufs[" << k_.buffers.size() << "];\n";
+    const std::string n_rows = rt_rows ? "nrows" : std::to_string(N_);
     if (S_ > 1) {
       // Scratch (kernel_scratch): one completion counter per row block, then the partial tiles,
       // [batch][slice][row][MPAD].
@@ -172,6 +178,8 @@ class TileRenderer {
         << ", bt = o / " << S_ * nb << ";\n";
       s << "    const int64_t k_lo = sl * " << KS_ << ", k_hi = k_lo + " << KS_ << " < " << K_
         << " ? k_lo + " << KS_ << " : " << K_ << ";\n";
+    } else if (rt_rows) {
+      s << "    const int64_t rb = o, bt = 0;\n";
     } else {
       s << "    const int64_t rb = o % " << nb << ", bt = o / " << nb << ";\n";
     }
@@ -181,8 +189,8 @@ class TileRenderer {
         s << "    const int64_t x" << d << " = t_ % " << k_.full_shape[d]
           << "; t_ /= " << k_.full_shape[d] << ";\n";
     }
-    s << "    const int64_t n_lo = rb * " << NC_ << ", n_hi = n_lo + " << NC_ << " < " << N_
-      << " ? n_lo + " << NC_ << " : " << N_ << ";\n";
+    s << "    const int64_t n_lo = rb * " << NC_ << ", n_hi = n_lo + " << NC_ << " < " << n_rows
+      << " ? n_lo + " << NC_ << " : " << n_rows << ";\n";
     s << "    for (int64_t kc = " << klo_ << "; kc < " << khi_ << "; kc += " << KC_ << ") {\n";
     s << "      const int64_t ke = kc + " << KC_ << " < " << khi_ << " ? kc + " << KC_ << " : "
       << khi_ << ";\n";

@@ -38,6 +38,8 @@ std::optional<TilePlan> plan_tile(const schedule::Kernel& k);
 std::string render_tile(const schedule::Kernel& k, const Opts& o, const std::string& fn);
 /// Split-K's scratch (kernel_scratch in render_c.h); none without a SplitReduce action.
 Scratch tile_scratch(const schedule::Kernel& k, const Opts& o);
+/// The row count the kernel reads at run time (runtime_rows in render_c.h), or -1.
+int64_t tile_runtime_rows(const schedule::Kernel& k, const Opts& o);
 /// Units of work the thread pool splits (batch index x row block).
 int64_t tile_outer_extent(const schedule::Kernel& k, const Opts& o);
 

@@ -32,6 +32,19 @@ Scratch tile_scratch(const Kernel& k, const Opts& o) {
   return s;
 }
 
+int64_t tile_runtime_rows(const Kernel& k, const Opts& o) {
+  // Row blocks of a fixed size (BlockOuter) are the only place the row count enters the code: the
+  // unit of work is the block, and the last block ends at the row count. Batch axes and split-K
+  // slices would need it to decompose the unit index, so they keep the compiled-in count, and so
+  // does a product of one block (its block size is its row count: nothing to share).
+  const size_t rank = k.full_shape.size();
+  const Action* ob = o.find(ActionKind::BlockOuter);
+  if (rank != 3 || !o.find(ActionKind::Vectorize) || !ob || ob->amount >= k.full_shape[0] ||
+      o.find(ActionKind::SplitReduce))
+    return -1;
+  return k.full_shape[0];
+}
+
 int64_t tile_outer_extent(const Kernel& k, const Opts& o) {
   size_t rank = k.full_shape.size();
   int row = static_cast<int>(rank) - 3;

@@ -129,3 +129,43 @@ TEST(CompileBatch, KernelsDifferingOnlyInSizeShareOneFunction) {
 }
 
 }  // namespace
+
+// Products that differ only in their row count (the trainer's policy on a whole epoch, 20,032
+// rows, and on a minibatch, 10,000) read it at run time, so the second one's schedule, a later
+// batch, reuses the first one's function: no compiler process. Each still computes its own rows,
+// the last row block partial (1,001 rows: ten blocks of 96 and one of 41).
+TEST(CompileBatch, ProductsDifferingOnlyInRowCountShareOneFunction) {
+  char templ[] = "/tmp/ember-compile-batch-XXXXXX";
+  ASSERT_NE(mkdtemp(templ), nullptr);
+  setenv("EMBER_CACHE_DIR", (std::string(templ) + "/cache").c_str(), 1);
+  manual_seed(33);
+  // Values no other test computes (fresh programs): tanh(x w + b) - 0.625, K = 8, 128 columns.
+  Tensor w = randn({8, 128}), b = randn({128});
+  realize({w, b});
+  for (int64_t n : {10000, 20032, 1001}) {
+    Tensor x = randn({n, 8});
+    x.realize();
+    const RuntimeStats before = runtime_stats();
+    Tensor y = (matmul(x, w) + b).tanh() - 0.625f;
+    y.realize();
+    const RuntimeStats after = runtime_stats();
+    EXPECT_EQ(after.kernels_compiled - before.kernels_compiled, 1) << n;
+    if (n != 10000) {  // the function compiled for 10,000 rows
+      EXPECT_EQ(after.kernels_from_compiler - before.kernels_from_compiler, 0) << n;
+      EXPECT_EQ(after.compiler_runs - before.compiler_runs, 0) << n;
+    }
+    const auto vx = x.to_vector<float>(), vw = w.to_vector<float>(), vb = b.to_vector<float>(),
+               vy = y.to_vector<float>();
+    ASSERT_EQ(vy.size(), static_cast<size_t>(n * 128));
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t j = 0; j < 128; j++) {
+        double acc = vb[j];
+        for (int64_t k = 0; k < 8; k++) acc += static_cast<double>(vx[i * 8 + k]) * vw[k * 128 + j];
+        const double ref = std::tanh(acc) - 0.625;
+        ASSERT_NEAR(vy[i * 128 + j], ref, 1e-5 + 1e-5 * std::abs(ref)) << n << " " << i << " " << j;
+      }
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(templ, ec);
+  unsetenv("EMBER_CACHE_DIR");
+}

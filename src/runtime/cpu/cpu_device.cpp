@@ -1,7 +1,9 @@
 // The cpu device: renders a batch of kernels into one C translation unit (one shared object,
 // compiled by a few processes in parallel when the batch is large: compiler.h), and launches the
 // functions on the persistent thread pool.
+#include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -31,9 +33,11 @@ struct CpuProgram : Program {
   int64_t outer = 1;
   int64_t work = 0;
   codegen::Scratch scratch;
+  int64_t rows = -1;  // passed after the buffers when the kernel reads it (runtime_rows)
   void launch(void* const* bufs) const override {
     if (!fn) throw Error("ember: internal error: kernel " + name + " launched before it was built");
     if (scratch.bytes > 0) return launch_with_scratch(bufs);
+    if (rows >= 0) return launch_with_rows(bufs);
     run(bufs);
   }
   void run(void* const* bufs) const {
@@ -56,6 +60,15 @@ struct CpuProgram : Program {
     std::vector<void*> ptrs(bufs, bufs + kernel.buffers.size());
     ptrs.push_back(base);
     run(ptrs.data());
+  }
+  void launch_with_rows(void* const* bufs) const {
+    const size_t n = kernel.buffers.size();
+    void* inline_ptrs[16];
+    std::vector<void*> heap_ptrs(n + 1 > 16 ? n + 1 : 0);
+    void** ptrs = heap_ptrs.empty() ? inline_ptrs : heap_ptrs.data();
+    std::copy(bufs, bufs + n, ptrs);
+    ptrs[n] = const_cast<int64_t*>(&rows);
+    run(ptrs);
   }
 };
 
@@ -83,6 +96,9 @@ class CpuDevice : public Device {
       p->outer = codegen::outer_extent(p->kernel, p->plan);
       p->work = ir::shape_numel(p->kernel.full_shape);
       p->scratch = codegen::kernel_scratch(p->kernel, p->plan);
+      p->rows = codegen::runtime_rows(p->kernel, p->plan);
+      if (p->rows >= 0 && p->scratch.bytes > 0)
+        throw Error("ember: internal error: kernel " + p->name + " has scratch and a row count");
       out.push_back(p);
     }
     return out;
@@ -95,27 +111,50 @@ class CpuDevice : public Device {
     if (todo.empty()) return;
     // The function names number the kernels within the batch, so a batch's text (and cache key)
     // depends only on its kernels. Kernels whose code is the same apart from the name (the same
-    // elementwise update over buffers of different sizes: its size is the launch's range) are
-    // compiled once and share the function.
-    std::vector<std::string> sources, symbols(todo.size());
+    // elementwise update over buffers of different sizes: its size is the launch's range; the
+    // same tiled product over different row counts: runtime_rows) are compiled once and share
+    // the function, within the batch and with the batches built before in this process.
+    std::vector<std::string> sources, symbols(todo.size()), bodies(todo.size());
     std::unordered_map<std::string, size_t> first_with_body;
     for (size_t i = 0; i < todo.size(); i++) {
       const std::string symbol = "k" + std::to_string(i) + "_" + todo[i]->name;
       todo[i]->source = codegen::render_c(todo[i]->kernel, todo[i]->plan, symbol);
-      std::string body = todo[i]->source;  // the code with its name blanked out
+      std::string& body = bodies[i];  // the code with its name blanked out
+      body = todo[i]->source;
       for (size_t at = body.find(symbol); at != std::string::npos; at = body.find(symbol, at))
         body.replace(at, symbol.size(), "");
+      if (KernelFn f = built_fn(body)) {
+        todo[i]->fn = f;
+        continue;
+      }
       auto [it, fresh] = first_with_body.emplace(body, i);
       symbols[i] = fresh ? symbol : symbols[it->second];
       if (fresh) sources.push_back(todo[i]->source);
     }
+    if (sources.empty()) return;
     bool hit = false;
     // One cache entry per batch, built by up to thread-count compiler processes at once.
     void* handle =
         compile_and_load(codegen::c_prelude(host_target()), sources, support::num_threads(), &hit);
-    for (size_t i = 0; i < todo.size(); i++)
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < todo.size(); i++) {
+      if (todo[i]->fn) continue;
       todo[i]->fn = reinterpret_cast<KernelFn>(load_symbol(handle, symbols[i]));
+      built_.emplace(std::move(bodies[i]), todo[i]->fn);
+    }
   }
+
+ private:
+  KernelFn built_fn(const std::string& body) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = built_.find(body);
+    return it == built_.end() ? nullptr : it->second;
+  }
+
+  // Every function loaded in this process, by its code with the name blanked out (objects are
+  // never unloaded).
+  std::mutex mu_;
+  std::unordered_map<std::string, KernelFn> built_;
 };
 
 }  // namespace
