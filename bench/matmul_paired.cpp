@@ -49,6 +49,7 @@ const Case kCases[] = {
     {"(4x128)@(128x128)", 4, 128, 128, false, false},
     {"(4x128)@(128x128) B=t()", 4, 128, 128, false, true},
     {"(64x128)@(128x128) B=t()", 64, 128, 128, false, true},
+    {"(10000x128)@(128x2) B=t()", 10000, 128, 2, false, true},
 };
 
 double now() {

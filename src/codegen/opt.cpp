@@ -141,24 +141,28 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   return o;
 }
 
-// Small products (a batch of up to 64 rows) whose operands are contiguous along the reduce axis:
-// nn::Linear's x @ W^T. The tiled reduce would pack W^T at every launch, a pass over the whole
-// weight for a few rows of work; the dot-product kernel (render_dot.cpp) reads both operands in
-// place, as vectors along the reduce axis, into a TN x TC tile of accumulators, in one unit of
-// work (no fan-out). A step costs about max(FMAs, loads) / 2 + 1 cycles; the lane sums of each
-// group of `lanes` accumulators about 1.5 (lanes - 1). TN*TC accumulators, TN row vectors and a
-// column vector fit the registers; larger TN first (each row tile reads the weight once).
+// Small products (a batch of up to 64 rows, or fewer output columns than a vector has lanes)
+// whose operands are contiguous along the reduce axis: nn::Linear's x @ W^T. The tiled reduce
+// would pack W^T at every launch, a pass over the whole weight for a few rows of work; the
+// dot-product kernel (render_dot.cpp) reads both operands in place, as vectors along the reduce
+// axis, into a TN x TC tile of accumulators. A step costs about max(FMAs, loads) / 2 + 1 cycles;
+// the lane sums of each group of `lanes` accumulators about 1.5 (lanes - 1). TN*TC accumulators, TN
+// row vectors and a column vector fit the registers; larger TN first (each row tile reads the
+// weight once).
 static std::optional<Opts> dot_heuristic(const schedule::Kernel& k, const TilePlan& p,
                                          const Target& t) {
   constexpr int64_t kSmallRows = 64;
   int64_t w = t.lanes(p.reduce->dtype);
   int64_t n = k.full_shape[p.row], m = k.full_shape[p.col], kk = k.full_shape[p.red];
-  if (n > kSmallRows || kk < w || !dot_fits(k, p)) return std::nullopt;
+  // Few output columns (a policy or value head: 2 outputs at any batch) leave most lanes of the
+  // tiled reduce's column vectors idle; along the reduce axis they are all busy.
+  const bool narrow = m < w;
+  if ((n > kSmallRows && !narrow) || kk < w || !dot_fits(k, p)) return std::nullopt;
   int64_t regs = t.vector_registers - (t.vector_registers >= 32 ? 2 : 1);
   double steps = static_cast<double>(kk / w);
   int64_t tn = 1, tc = 1;
   double best = -1;
-  for (int64_t r = std::min<int64_t>(4, n); r >= 1; r--)
+  for (int64_t r = std::min<int64_t>(8, n); r >= 1; r--)
     for (int64_t c = 1; c <= std::min<int64_t>(8, m); c++) {
       if (r * c + r + 1 > regs) continue;
       double rows = static_cast<double>(n) / static_cast<double>((n + r - 1) / r * r);
@@ -172,7 +176,12 @@ static std::optional<Opts> dot_heuristic(const schedule::Kernel& k, const TilePl
   o.actions.push_back({ActionKind::Upcast, p.row, static_cast<int>(tn)});
   o.actions.push_back({ActionKind::Upcast, p.col, static_cast<int>(tc)});
   o.actions.push_back({ActionKind::Vectorize, p.red, static_cast<int>(w)});
-  o.actions.push_back({ActionKind::BlockOuter, p.row, static_cast<int>((n + tn - 1) / tn * tn)});
+  // A small batch is one unit of work (no fan-out); many rows of a narrow product split into
+  // blocks of at least 2^18 multiply-adds (the runtime's minimum parallel work).
+  int64_t nc = (n + tn - 1) / tn * tn;
+  if (n > kSmallRows)
+    nc = std::min(nc, tn * std::max<int64_t>(1, (int64_t{1} << 18) / (tn * m * kk)));
+  o.actions.push_back({ActionKind::BlockOuter, p.row, static_cast<int>(nc)});
   return o;
 }
 

@@ -308,6 +308,12 @@ PARITY_CASE(Matmul, linear_layout_small_batch) {
   out.push_back(b.matmul(b.dyadic({4, 4099}), b.dyadic({6, 4099}).t()));
   return out;
 }
+// Few output columns at many rows (a policy head): the same kernel, in row blocks for the threads
+// (a partial last block).
+PARITY_CASE(Matmul, linear_layout_narrow_output) {
+  auto x = b.dyadic({2003, 129}), w = b.dyadic({3, 129}), bias = b.dyadic({2});
+  return std::vector{b.matmul(x, w.t()), b.matmul(x, w.slice(0, 1, 3, 1).t()) + bias};
+}
 PARITY_CASE(Matmul, linear_layout_small_batch_epilogue, .tol = parity::kTranscendental) {
   auto x = b.dyadic({4, 129}), w = b.dyadic({127, 129}), bias = b.randn({127});
   auto y = b.matmul(x, w.t()) + bias;
