@@ -90,7 +90,9 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
       double score = rows * cols * static_cast<double>(r * v) /
                      (static_cast<double>(std::max(r * v, r + v)) / 2 + 1);
       if (!p.direct || m % (v * w)) score *= 0.97;  // packing costs a pass over the operand
-      if (score > best + 1e-9) best = score, tn = r, nv = v;
+      // Ties at a small batch go to more rows: each row tile reads the whole column operand.
+      if (score > best + 1e-9 || (n <= 64 && score > best - 1e-9 && r > tn))
+        best = score, tn = r, nv = v;
     }
   bool pack = !p.direct || m % (nv * w) != 0;
   int64_t tm = nv * w, mpad = (m + tm - 1) / tm * tm;
