@@ -241,7 +241,6 @@ class DotRenderer {
   // sums add up in order), then the k % W last terms one by one.
   void render_sums(std::ostringstream& s, const std::string& ind) {
     int64_t kv = K_ / W_ * W_, kb = kSumBlock * W_;
-    std::ostringstream body;
     std::string in = ind + "  ";
     for (int64_t i = 0; i < TN_; i++)
       for (int64_t j = 0; j < TC_; j++) s << ind << T_ << " " << sum(i, j) << " = 0;\n";
