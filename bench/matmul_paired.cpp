@@ -13,7 +13,8 @@
 //
 // One run covers one ISA level: $EMBER_ISA for ember; the caller holds oneDNN and OpenBLAS to the
 // same level ($DNNL_MAX_CPU_ISA, $OPENBLAS_CORETYPE), as bench/run.sh does for bench_matmul.
-// Usage: bench_matmul_paired [threads [rounds [reps]]]   (defaults 2, 9, 15)
+// Usage: bench_matmul_paired [threads [rounds [reps [filter]]]]   (defaults 2, 9, 15; only the
+// shapes whose name contains `filter`, e.g. "(4x128)")
 #include <cblas.h>
 #include <dnnl.h>
 #include <ember/ember.h>
@@ -41,12 +42,16 @@ struct Case {
   const char* name;
   int64_t n, k, m;
   bool trans_a;  // left operand is the transposed view of a (k x n) buffer
+  bool trans_b;  // right operand is the transposed view of an (m x k) buffer (nn::Linear's W^T)
 };
 
 const Case kCases[] = {
-    {"(10000x128)@(128x128)", 10000, 128, 128, false},
-    {"(128x10000)@(10000x128) A=t()", 128, 10000, 128, true},
-    {"(4x128)@(128x128)", 4, 128, 128, false},
+    {"(10000x128)@(128x128)", 10000, 128, 128, false, false},
+    {"(128x10000)@(10000x128) A=t()", 128, 10000, 128, true, false},
+    {"(4x128)@(128x128)", 4, 128, 128, false, false},
+    {"(4x128)@(128x128) B=t()", 4, 128, 128, false, true},
+    {"(64x128)@(128x128) B=t()", 64, 128, 128, false, true},
+    {"(10000x128)@(128x2) B=t()", 10000, 128, 2, false, true},
 };
 
 double median(std::vector<double> v) {
@@ -84,7 +89,7 @@ int main(int argc, char** argv) {
   int rounds = argc > 2 ? std::atoi(argv[2]) : 9;
   int reps = argc > 3 ? std::atoi(argv[3]) : 15;
   if (threads < 1 || rounds < 1 || reps < 1) {
-    std::fprintf(stderr, "usage: %s [threads [rounds [reps]]]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [threads [rounds [reps [filter]]]]\n", argv[0]);
     return 2;
   }
   ember::set_num_threads(threads);
@@ -104,11 +109,14 @@ int main(int argc, char** argv) {
   std::printf("%-31s %10s %10s %10s %10s %8s %8s %8s %8s %9s\n", "shape (float32)", "ember ms",
               "kernel ms", "oneDNN ms", "OpenBLAS", "GFLOPS", "e/oDNN", "k/oDNN", "e/OBLAS",
               "check");
+  const std::string filter = argc > 4 ? argv[4] : "";
   for (const Case& c : kCases) {
+    if (std::string(c.name).find(filter) == std::string::npos) continue;
     auto ad = host_data(c.n * c.k, 1), bd = host_data(c.k * c.m, 2);
     ember::Tensor a = c.trans_a ? ember::from_blob(ad.data(), {c.k, c.n}, ember::kFloat32).t()
                                 : ember::from_blob(ad.data(), {c.n, c.k}, ember::kFloat32);
-    ember::Tensor b = ember::from_blob(bd.data(), {c.k, c.m}, ember::kFloat32);
+    ember::Tensor b = c.trans_b ? ember::from_blob(bd.data(), {c.m, c.k}, ember::kFloat32).t()
+                                : ember::from_blob(bd.data(), {c.k, c.m}, ember::kFloat32);
     ember::realize({a, b});
     // The kernel alone: the program one realize launches, on the engine's own buffers.
     std::vector<ember::engine::Launch> launches;
@@ -123,20 +131,21 @@ int main(int argc, char** argv) {
     std::vector<void*> slots;
     for (auto& s : launch.buffers) slots.push_back(s->data());
     std::vector<float> cd(static_cast<size_t>(c.n * c.m)), cb(cd.size());
-    int64_t lda = c.trans_a ? c.n : c.k;
+    int64_t lda = c.trans_a ? c.n : c.k, ldb = c.trans_b ? c.k : c.m;
     std::vector<double> t[4], r_e, r_k, r_b;
     for (int round = 0; round < rounds; round++) {
       double te = batch_ms(reps, [&] { out = a.matmul(b).realize(); });
       double tk = batch_ms(reps, [&] { launch.program->launch(slots.data()); });
       double td = batch_ms(reps, [&] {
-        dnnl_sgemm(c.trans_a ? 'T' : 'N', 'N', c.n, c.m, c.k, 1.0f, ad.data(), lda, bd.data(), c.m,
-                   0.0f, cd.data(), c.m);
+        dnnl_sgemm(c.trans_a ? 'T' : 'N', c.trans_b ? 'T' : 'N', c.n, c.m, c.k, 1.0f, ad.data(),
+                   lda, bd.data(), ldb, 0.0f, cd.data(), c.m);
       });
       double tb = batch_ms(reps, [&] {
-        cblas_sgemm(CblasRowMajor, c.trans_a ? CblasTrans : CblasNoTrans, CblasNoTrans,
-                    static_cast<int>(c.n), static_cast<int>(c.m), static_cast<int>(c.k), 1.0f,
-                    ad.data(), static_cast<int>(lda), bd.data(), static_cast<int>(c.m), 0.0f,
-                    cb.data(), static_cast<int>(c.m));
+        cblas_sgemm(CblasRowMajor, c.trans_a ? CblasTrans : CblasNoTrans,
+                    c.trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(c.n),
+                    static_cast<int>(c.m), static_cast<int>(c.k), 1.0f, ad.data(),
+                    static_cast<int>(lda), bd.data(), static_cast<int>(ldb), 0.0f, cb.data(),
+                    static_cast<int>(c.m));
       });
       t[0].push_back(te), t[1].push_back(tk), t[2].push_back(td), t[3].push_back(tb);
       r_e.push_back(te / td), r_k.push_back(tk / td), r_b.push_back(te / tb);

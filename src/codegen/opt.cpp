@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 
+#include "codegen/render_dot.h"
 #include "codegen/render_tile.h"
 
 namespace ember::codegen {
@@ -88,7 +90,9 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
       double score = rows * cols * static_cast<double>(r * v) /
                      (static_cast<double>(std::max(r * v, r + v)) / 2 + 1);
       if (!p.direct || m % (v * w)) score *= 0.97;  // packing costs a pass over the operand
-      if (score > best + 1e-9) best = score, tn = r, nv = v;
+      // Ties at a small batch go to more rows: each row tile reads the whole column operand.
+      if (score > best + 1e-9 || (n <= 64 && score > best - 1e-9 && r > tn))
+        best = score, tn = r, nv = v;
     }
   bool pack = !p.direct || m % (nv * w) != 0;
   int64_t tm = nv * w, mpad = (m + tm - 1) / tm * tm;
@@ -139,6 +143,50 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   return o;
 }
 
+// Small products (a batch of up to 64 rows, or fewer output columns than a vector has lanes)
+// whose operands are contiguous along the reduce axis: nn::Linear's x @ W^T. The tiled reduce
+// would pack W^T at every launch, a pass over the whole weight for a few rows of work; the
+// dot-product kernel (render_dot.cpp) reads both operands in place, as vectors along the reduce
+// axis, into a TN x TC tile of accumulators. A step costs about max(FMAs, loads) / 2 + 1 cycles;
+// the lane sums of each group of `lanes` accumulators about 1.5 (lanes - 1). TN*TC accumulators, TN
+// row vectors and a column vector fit the registers; larger TN first (each row tile reads the
+// weight once).
+static std::optional<Opts> dot_heuristic(const schedule::Kernel& k, const TilePlan& p,
+                                         const Target& t) {
+  constexpr int64_t kSmallRows = 64;
+  int64_t w = t.lanes(p.reduce->dtype);
+  int64_t n = k.full_shape[p.row], m = k.full_shape[p.col], kk = k.full_shape[p.red];
+  // Few output columns (a policy or value head: 2 outputs at any batch) leave most lanes of the
+  // tiled reduce's column vectors idle; along the reduce axis they are all busy.
+  const bool narrow = m < w;
+  if ((n > kSmallRows && !narrow) || kk < w || !dot_fits(k, p)) return std::nullopt;
+  int64_t regs = t.vector_registers - (t.vector_registers >= 32 ? 2 : 1);
+  double steps = static_cast<double>(kk / w);
+  int64_t tn = 1, tc = 1;
+  double best = -1;
+  for (int64_t r = std::min<int64_t>(8, n); r >= 1; r--)
+    for (int64_t c = 1; c <= std::min<int64_t>(8, m); c++) {
+      if (r * c + r + 1 > regs) continue;
+      double rows = static_cast<double>(n) / static_cast<double>((n + r - 1) / r * r);
+      double cols = static_cast<double>(m) / static_cast<double>((m + c - 1) / c * c);
+      double sums = w > 1 ? static_cast<double>((r * c + w - 1) / w) * 1.5 * (w - 1) : 0;
+      double cost = steps * (static_cast<double>(std::max(r * c, r + c)) / 2 + 1) + sums;
+      double score = rows * cols * static_cast<double>(r * c) * steps / cost;
+      if (score > best + 1e-9) best = score, tn = r, tc = c;
+    }
+  Opts o;
+  o.actions.push_back({ActionKind::Upcast, p.row, static_cast<int>(tn)});
+  o.actions.push_back({ActionKind::Upcast, p.col, static_cast<int>(tc)});
+  o.actions.push_back({ActionKind::Vectorize, p.red, static_cast<int>(w)});
+  // A small batch is one unit of work (no fan-out); many rows of a narrow product split into
+  // blocks of at least 2^18 multiply-adds (the runtime's minimum parallel work).
+  int64_t nc = (n + tn - 1) / tn * tn;
+  if (n > kSmallRows)
+    nc = std::min(nc, tn * std::max<int64_t>(1, (int64_t{1} << 18) / (tn * m * kk)));
+  o.actions.push_back({ActionKind::BlockOuter, p.row, static_cast<int>(nc)});
+  return o;
+}
+
 static Opts heuristic_loops(const schedule::Kernel& k, const Target& t);
 
 Opts heuristic(const schedule::Kernel& k, const Target& t) {
@@ -152,7 +200,10 @@ Opts heuristic(const schedule::Kernel& k, const Target& t) {
 static Opts heuristic_loops(const schedule::Kernel& k, const Target& t) {
   Opts o;
   if (k.reduce_axes.empty()) return o;  // elementwise: a plain inner loop vectorises well
-  if (auto p = plan_tile(k)) return tile_heuristic(k, *p, t);
+  if (auto p = plan_tile(k)) {
+    if (auto d = dot_heuristic(k, *p, t)) return *d;
+    return tile_heuristic(k, *p, t);
+  }
   // Upcast / unroll factors: a float vector's worth (at least 4, for independent accumulators
   // where there are no vectors), then halves.
   const int L = static_cast<int>(std::max<int64_t>(4, t.lanes(kFloat32)));

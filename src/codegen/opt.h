@@ -26,7 +26,9 @@ enum class ActionKind {
 /// The register-tiled reduce (render_tile.cpp; matrix products and their fused epilogues) adds:
 ///  - Vectorize(axis, lanes): compute output axis `axis` in explicit SIMD vectors of `lanes` (the
 ///    target's vector: c_prelude's ember_vf / ember_vd); the tile is Upcast(row) x Upcast(axis)
-///    accumulators.
+///    accumulators. Vectorize on the reduce axis instead selects the dot-product kernel of small
+///    products (render_dot.h): Upcast(row) x Upcast(col) accumulators, each a vector along the
+///    reduce axis, operands read in place.
 ///  - Pack(axis, 1): stage the operands that vary along `axis` only in a local panel before the
 ///    tile loop: along the vector axis a zero-padded panel (transposed or computed operands, odd
 ///    sizes); along the row axis a row-block panel (computed operands, evaluated once and in a

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "codegen/c_expr.h"
+#include "codegen/render_dot.h"
 #include "ember/error.h"
 
 // GCC 12 warns falsely on `"literal" + std::to_string(...)` chains (GCC bug 105329).
@@ -588,6 +589,8 @@ std::optional<TilePlan> plan_tile(const Kernel& k) {
 std::string render_tile(const Kernel& k, const Opts& o, const std::string& fn) {
   auto p = plan_tile(k);
   if (!p) throw Error("render_tile: kernel " + k.name() + " does not fit the tiled reduce");
+  const Action* vec = o.find(ActionKind::Vectorize);
+  if (vec && vec->axis == p->red) return render_dot(k, o, *p, fn);
   return TileRenderer(k, o, *p).render(fn);
 }
 

@@ -99,4 +99,42 @@ TEST(ReducePlan, SmallProductDoesNotSplit) {
   EXPECT_EQ(log.find("SPLIT_REDUCE"), std::string::npos) << log;
 }
 
+// nn::Linear (x @ W^T) at small batches: the dot kernel (render_dot.cpp) reads the weight in
+// place, vectors along the reduce axis, with the whole batch one unit of work. Packing W^T at
+// every launch (the plan before) cost 15-28 us for a product of 1-2 us. Runs under every ISA level
+// (CMakeLists.txt). The values are checked against a host loop.
+TEST(ReducePlan, SmallLinearReadsTheWeightInPlace) {
+  manual_seed(3);
+  NoGradGuard no_grad;
+  nn::Linear lin(128, 127);
+  for (int64_t n : {1, 3, 4, 64}) {
+    SCOPED_TRACE(n);
+    Tensor x = input({n, 128});
+    Tensor y = lin->forward(x).tanh();
+    std::string log = debug3(y);
+    // Batch 1 is a matrix-vector product (the plain reduce, unrolled along K).
+    auto at =
+        log.find(n == 1 ? "kernel r_127_128 " : "kernel r_" + std::to_string(n) + "_127_128 ");
+    ASSERT_NE(at, std::string::npos) << log;
+    auto opts = log.substr(log.find("opts:", at),
+                           log.find('\n', log.find("opts:", at)) - log.find("opts:", at));
+    EXPECT_EQ(opts.find("PACK"), std::string::npos) << opts;
+    if (n > 1) {
+      EXPECT_NE(opts.find("VECTORIZE(2,"), std::string::npos) << opts;  // along the reduce axis
+      // One row block holds the whole batch: one unit of work, no fan-out.
+      auto ob = opts.find("BLOCK_OUTER(0,");
+      ASSERT_NE(ob, std::string::npos) << opts;
+      EXPECT_GE(std::stoll(opts.substr(ob + 14)), n) << opts;
+    }
+    auto xv = x.to_vector<float>(), wv = lin->weight.to_vector<float>(),
+         bv = lin->bias.to_vector<float>(), got = y.to_vector<float>();
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t j = 0; j < 127; j++) {
+        double s = bv[j];
+        for (int64_t r = 0; r < 128; r++) s += double(xv[i * 128 + r]) * wv[j * 128 + r];
+        ASSERT_NEAR(got[i * 127 + j], std::tanh(s), 1e-5) << i << "," << j;
+      }
+  }
+}
+
 }  // namespace

@@ -281,6 +281,45 @@ PARITY_CASE(Matmul, long_reduce_10001) {
                      b.matmul(w.slice(0, 0, 10001, 2).t(), x.slice(0, 0, 10001, 2))};  // strided
 }
 
+// ---- nn::Linear's layout at small batches
+// -------------------------------------------------------- x @ W^T at 1, 3, 4 and 17 rows: both
+// operands contiguous along the reduce axis, which the small products read in place as vectors
+// along it (codegen/render_dot.cpp). In and out features 1, 3, 17, 127, 129 at every level's vector
+// width: no full vector, full vectors and a tail, a clamped last column tile. Row-sliced operands
+// (still contiguous along k), a batch, float64, a reduce longer than one lane block (K = 4099 > 256
+// x 16), an epilogue. Dyadic inputs: exact sums.
+PARITY_CASE(Matmul, linear_layout_small_batch) {
+  const std::vector<int64_t> sizes = {1, 3, 17, 127, 129};
+  std::vector<typename B::T> out;
+  for (int64_t n : {1, 3, 4, 17})
+    for (size_t i = 0; i < sizes.size(); i++)
+      for (size_t j = 0; j < sizes.size(); j++) {
+        if (n != 4 && (i + j) % 2) continue;  // every pair at batch 4, half of them at the others
+        const int64_t k = sizes[i], m = sizes[j];
+        out.push_back(b.matmul(b.dyadic({n, k}), b.dyadic({m, k}).t()));
+      }
+  // Non-contiguous: every other row of x, W a column slice with a row stride of k + 2.
+  for (int64_t k : {3, 17, 129})
+    out.push_back(b.matmul(b.dyadic({8, k}).slice(0, 1, 8, 2),
+                           b.dyadic({17, k + 2}).slice(1, 1, k + 1, 1).t()));
+  out.push_back(b.bmm(b.dyadic({3, 4, 17}), b.dyadic({3, 129, 17}).transpose(1, 2)));
+  out.push_back(b.matmul(b.dyadic({2, 3, 127}), b.dyadic({5, 127}).t()));
+  out.push_back(b.matmul(b.dyadic({4, 33}, 16, b.f64), b.dyadic({9, 33}, 16, b.f64).t()));
+  out.push_back(b.matmul(b.dyadic({4, 4099}), b.dyadic({6, 4099}).t()));
+  return out;
+}
+// Few output columns at many rows (a policy head): the same kernel, in row blocks for the threads
+// (a partial last block).
+PARITY_CASE(Matmul, linear_layout_narrow_output) {
+  auto x = b.dyadic({2003, 129}), w = b.dyadic({3, 129}), bias = b.dyadic({2});
+  return std::vector{b.matmul(x, w.t()), b.matmul(x, w.slice(0, 1, 3, 1).t()) + bias};
+}
+PARITY_CASE(Matmul, linear_layout_small_batch_epilogue, .tol = parity::kTranscendental) {
+  auto x = b.dyadic({4, 129}), w = b.dyadic({127, 129}), bias = b.randn({127});
+  auto y = b.matmul(x, w.t()) + bias;
+  return std::vector{y.tanh(), y * 0.5 - 1, (b.matmul(x * 2 - 1, (w + 1).t()) * 0.125).relu()};
+}
+
 // ---- random matrix products ---------------------------------------------------------------------
 // matmul over random sizes, ranks (1-D operands, batch dims that broadcast), transposed or sliced
 // operands and epilogues; the choices come from a fixed-seed generator.
