@@ -104,9 +104,20 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   // Row blocks (the thread pool's unit). Blocked reduce: few, large blocks (each re-reads the
   // column operand), accumulators within an eighth of L2. Single block: ~16 tiles per unit of work.
   int64_t tiles = (n + tn - 1) / tn;
-  int64_t per = kc < kk ? std::min<int64_t>((tiles + 1) / 2,
-                                            std::max<int64_t>(1, t.l2 / 8 / (tn * mpad * es)))
-                        : std::min<int64_t>(tiles, 16);
+  int64_t fit = std::max<int64_t>(1, t.l2 / 8 / (tn * mpad * es));
+  int64_t per = kc < kk ? std::min<int64_t>((tiles + 1) / 2, fit) : std::min<int64_t>(tiles, 16);
+  // Split-K for tall-skinny products (a weight gradient: 128x128 outputs, K = 10,000): when the
+  // row blocks give the pool fewer than 8 units, slices of the reduce axis (whole cache blocks, at
+  // least 1024 deep) make up the rest. The slice count depends on the shape only, never on the
+  // threads, so the sum's order does not either. Small products stay whole. The slices then give
+  // the parallelism, so the rows are one block where its accumulators and a row panel fit: every
+  // row block re-reads the whole column operand, from memory when K is long (two blocks cost the
+  // 128x128 weight gradient ~20% with cold caches).
+  int64_t batch = 1;
+  for (int d = 0; d < p.row; d++) batch *= k.full_shape[d];
+  bool split = kc < kk && batch * ((tiles + per - 1) / per) < 8 &&
+               n * m * kk >= (int64_t{1} << 21) && kk / 1024 >= 2;
+  if (split && tiles <= fit && tiles * tn * kc * es <= t.l2 / 4) per = tiles;
   int64_t nc = tn * std::max<int64_t>(1, per);
   o.actions.push_back({ActionKind::Upcast, p.row, static_cast<int>(tn)});
   o.actions.push_back({ActionKind::Upcast, p.col, static_cast<int>(tm)});
@@ -121,15 +132,9 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   if ((!p.rows_direct || far) && !p.rows.empty()) o.actions.push_back({ActionKind::Pack, p.row, 1});
   if (kc < kk) o.actions.push_back({ActionKind::BlockReduce, p.red, static_cast<int>(kc)});
   o.actions.push_back({ActionKind::BlockOuter, p.row, static_cast<int>(nc)});
-  // Split-K for tall-skinny products (a weight gradient: 128x128 outputs, K = 10,000): when the
-  // row blocks give the pool fewer than 8 units, slices of the reduce axis (whole cache blocks, at
-  // least 2048 deep) make up the rest. The slice count depends on the shape only, never on the
-  // threads, so the sum's order does not either. Small products stay whole.
-  int64_t batch = 1;
-  for (int d = 0; d < p.row; d++) batch *= k.full_shape[d];
   int64_t units = batch * ((n + nc - 1) / nc);
-  if (kc < kk && units < 8 && n * m * kk >= (int64_t{1} << 22)) {
-    int64_t s = std::min((8 + units - 1) / units, kk / 2048);
+  if (split) {
+    int64_t s = std::min((8 + units - 1) / units, kk / 1024);
     if (s >= 2) {
       int64_t ks = ((kk + s - 1) / s + kc - 1) / kc * kc;
       if (ks < kk) o.actions.push_back({ActionKind::SplitReduce, p.red, static_cast<int>(ks)});

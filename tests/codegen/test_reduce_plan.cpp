@@ -70,9 +70,10 @@ TEST(ReducePlan, ColumnSumVectorisesAcrossTheOutput) {
   }
 }
 
-// The weight-gradient layout ((128 x 10000) @ (10000 x 128): two row blocks) splits its reduce
-// axis into slices for the thread pool (split-K); the slices' sum and a fused epilogue after it
-// match a host loop. A batch-4 product stays whole.
+// The weight-gradient layout ((128 x 10000) @ (10000 x 128)) splits its reduce axis into slices
+// for the thread pool (split-K) and keeps its rows in one block (each block would re-read the
+// column operand); the slices' sum and a fused epilogue after it match a host loop. A batch-4
+// product stays whole.
 TEST(ReducePlan, WeightGradientSplitsTheReduceAxis) {
   const int64_t k = 10000, n = 128;
   Tensor x = input({k, n}), g = input({k, n}), bias = input({n});
@@ -81,7 +82,11 @@ TEST(ReducePlan, WeightGradientSplitsTheReduceAxis) {
   auto at = log.find("kernel r_128_128_10000 ");
   ASSERT_NE(at, std::string::npos) << log;
   auto eol = log.find('\n', log.find("opts:", at));
-  EXPECT_NE(log.substr(at, eol - at).find("SPLIT_REDUCE(2,"), std::string::npos) << log;
+  std::string opts = log.substr(at, eol - at);
+  EXPECT_NE(opts.find("SPLIT_REDUCE(2,"), std::string::npos) << log;
+  auto ob = opts.find("BLOCK_OUTER(0,");
+  ASSERT_NE(ob, std::string::npos) << log;
+  EXPECT_GE(std::stoi(opts.substr(ob + 14)), n) << log;
   auto xv = x.to_vector<float>(), gv = g.to_vector<float>(), bv = bias.to_vector<float>(),
        got = w.to_vector<float>();
   for (int64_t i = 0; i < n; i += 7)
@@ -89,6 +94,27 @@ TEST(ReducePlan, WeightGradientSplitsTheReduceAxis) {
       double s = 0;
       for (int64_t r = 0; r < k; r++) s += double(xv[r * n + i]) * gv[r * n + j];
       ASSERT_NEAR(got[i * n + j], (s + bv[j]) * 0.5, 2e-3) << i << "," << j;
+    }
+}
+
+// An output of two rows (the actor head's weight gradient: fewer rows than the register tile)
+// splits too, so that both threads share its 10,000-deep reduce; the clamped tile rows and the
+// last, shorter slice still give the host loop's values.
+TEST(ReducePlan, TwoRowWeightGradientSplits) {
+  const int64_t k = 10000, n = 128;
+  Tensor x = input({k, 2}), g = input({k, n});
+  Tensor w = matmul(x.t(), g);
+  std::string log = debug3(w);
+  auto at = log.find("kernel r_2_128_10000 ");
+  ASSERT_NE(at, std::string::npos) << log;
+  auto eol = log.find('\n', log.find("opts:", at));
+  EXPECT_NE(log.substr(at, eol - at).find("SPLIT_REDUCE(2,"), std::string::npos) << log;
+  auto xv = x.to_vector<float>(), gv = g.to_vector<float>(), got = w.to_vector<float>();
+  for (int64_t i = 0; i < 2; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double s = 0;
+      for (int64_t r = 0; r < k; r++) s += double(xv[r * 2 + i]) * gv[r * n + j];
+      ASSERT_NEAR(got[i * n + j], s, 2e-3) << i << "," << j;
     }
 }
 
