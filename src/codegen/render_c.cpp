@@ -445,4 +445,12 @@ int64_t outer_extent(const Kernel& k, const Opts& o) {
   return k.full_shape[0] / o.upcasts(k.full_shape.size())[0];
 }
 
+int64_t outer_grain(const Kernel& k, const Opts& o) {
+  if (o.find(ActionKind::Vectorize)) return 1;
+  const size_t nglob = k.full_shape.size() - k.reduce_axes.size();
+  // 256 iterations: a multiple of any vector loop's step (64 one-byte lanes at 512 bits, times a
+  // possible unroll by 4), so only the launch's last range has an epilogue, as on one thread.
+  return nglob == 1 && k.reduce_axes.empty() ? 256 : 1;
+}
+
 }  // namespace ember::codegen

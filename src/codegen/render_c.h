@@ -28,5 +28,10 @@ Scratch kernel_scratch(const schedule::Kernel& k, const Opts& o);
 int64_t runtime_rows(const schedule::Kernel& k, const Opts& o);
 /// Iterations of the outermost loop (what `start`/`end` range over).
 int64_t outer_extent(const schedule::Kernel& k, const Opts& o);
+/// A launch split across threads cuts the outer loop only at multiples of this many iterations.
+/// It is above 1 where the outer loop is the vectorised one (a flat elementwise kernel): there a
+/// range's last iterations run in the scalar epilogue, and libm's scalar and vector functions may
+/// differ in the last bits, so cuts that follow the thread count would make results depend on it.
+int64_t outer_grain(const schedule::Kernel& k, const Opts& o);
 
 }  // namespace ember::codegen

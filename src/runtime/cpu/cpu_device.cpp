@@ -31,6 +31,8 @@ struct CpuProgram : Program {
   KernelFn fn = nullptr;  // null until built
   codegen::Opts plan;
   int64_t outer = 1;
+  int64_t grain =
+      1;  // the split cuts the outer range only at multiples of this (codegen::outer_grain)
   int64_t work = 0;
   codegen::Scratch scratch;
   int64_t rows = -1;  // passed after the buffers when the kernel reads it (runtime_rows)
@@ -42,8 +44,10 @@ struct CpuProgram : Program {
   }
   void run(void* const* bufs) const {
     support::ThreadPool& pool = support::thread_pool();
-    if (pool.threads() > 1 && work >= kMinParallelWork && outer > 1) {
-      pool.parallel_for(outer, [&](int64_t b, int64_t e) { fn(bufs, b, e); });
+    const int64_t pieces = (outer + grain - 1) / grain;
+    if (pool.threads() > 1 && work >= kMinParallelWork && pieces > 1) {
+      pool.parallel_for(
+          pieces, [&](int64_t b, int64_t e) { fn(bufs, b * grain, std::min(e * grain, outer)); });
     } else {
       fn(bufs, 0, outer);
     }
@@ -94,6 +98,7 @@ class CpuDevice : public Device {
       p->opts = p->plan.str();
       p->name = p->kernel.name();
       p->outer = codegen::outer_extent(p->kernel, p->plan);
+      p->grain = codegen::outer_grain(p->kernel, p->plan);
       p->work = ir::shape_numel(p->kernel.full_shape);
       p->scratch = codegen::kernel_scratch(p->kernel, p->plan);
       p->rows = codegen::runtime_rows(p->kernel, p->plan);
