@@ -31,8 +31,8 @@ struct CpuProgram : Program {
   KernelFn fn = nullptr;  // null until built
   codegen::Opts plan;
   int64_t outer = 1;
-  int64_t grain =
-      1;  // the split cuts the outer range only at multiples of this (codegen::outer_grain)
+  // A split across threads cuts the outer range only at multiples of this (codegen::outer_grain).
+  int64_t grain = 1;
   int64_t work = 0;
   codegen::Scratch scratch;
   int64_t rows = -1;  // passed after the buffers when the kernel reads it (runtime_rows)
