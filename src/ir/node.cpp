@@ -91,6 +91,54 @@ Shard* shards() {
 }
 Shard& shard_of(size_t h) { return shards()[(h >> 7) % kShards]; }
 
+// Node blocks (a node and its reference counts, one allocation) are recycled per thread: an eager
+// call makes and drops the same handful of nodes each time, more than glibc's per-thread cache
+// holds for one size. A thread keeps at most kMaxFree freed blocks; a block freed on another
+// thread joins that thread's pool (all are ::operator new blocks of one size).
+struct NodePool {
+  static constexpr size_t kMaxFree = 512;
+  std::vector<void*> free_blocks;
+  size_t block_bytes = 0;
+  ~NodePool();
+};
+thread_local bool t_pool_gone = false;  // set as this thread's pool is destroyed (thread exit)
+thread_local NodePool t_pool;
+NodePool::~NodePool() {
+  for (void* p : free_blocks) ::operator delete(p);
+  free_blocks.clear();
+  t_pool_gone = true;
+}
+
+template <class T>
+struct PoolAlloc {
+  using value_type = T;
+  PoolAlloc() = default;
+  template <class U>
+  PoolAlloc(const PoolAlloc<U>&) {}
+  T* allocate(size_t n) {
+    if (n == 1 && !t_pool_gone && t_pool.block_bytes == sizeof(T) && !t_pool.free_blocks.empty()) {
+      void* p = t_pool.free_blocks.back();
+      t_pool.free_blocks.pop_back();
+      return static_cast<T*>(p);
+    }
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) {
+    if (n == 1 && !t_pool_gone && t_pool.free_blocks.size() < NodePool::kMaxFree &&
+        (t_pool.block_bytes == sizeof(T) || t_pool.block_bytes == 0)) {
+      if (t_pool.block_bytes == 0) t_pool.free_blocks.reserve(NodePool::kMaxFree);
+      t_pool.block_bytes = sizeof(T);
+      t_pool.free_blocks.push_back(p);
+      return;
+    }
+    ::operator delete(p);
+  }
+  template <class U>
+  bool operator==(const PoolAlloc<U>&) const {
+    return true;
+  }
+};
+
 Shape infer_shape(Op op, const std::vector<NodeRef>& src, const Arg& arg) {
   switch (op_category(op)) {
     case OpCategory::Unary:
@@ -179,7 +227,7 @@ NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Sh
       if (auto n = c->weak_from_this().lock()) return n;  // else: dying, as good as absent
     }
   }
-  auto n = std::make_shared<Node>();
+  auto n = std::allocate_shared<Node>(PoolAlloc<Node>());
   n->op = op;
   n->dtype = dtype;
   n->src = std::move(src);

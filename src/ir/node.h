@@ -27,8 +27,9 @@ struct Arg {
 
 // Derives from enable_shared_from_this so that the interning table can hold plain pointers: a
 // lookup turns one into a NodeRef only while the node is alive, and a node leaves the table as it
-// is destroyed (node.cpp).
-struct Node : std::enable_shared_from_this<Node> {
+// is destroyed (node.cpp). The base is of `const Node`: weak_from_this() is then a plain copy
+// (converting a weak_ptr<Node> locks it, and that temporary reference could be the last one).
+struct Node : std::enable_shared_from_this<const Node> {
   Node() = default;
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
