@@ -6,6 +6,8 @@
 // and the median of the per-round ratios to oneDNN. "graph only" builds the lazy product without
 // realizing it (the frontend's share); "kernel alone" is the launch (the engine's timer).
 // Usage: bench_eager_small [rounds [calls-per-round]] (defaults 30 and 200). Not a test.
+// `bench_eager_small --loop N` makes N eager `x @ b` calls and nothing else (to run under a
+// profiler: perf record -g, valgrind --tool=callgrind).
 #include <dnnl.h>
 #include <omp.h>
 
@@ -39,6 +41,7 @@ struct Variant {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const bool loop = argc > 2 && std::string(argv[1]) == "--loop";
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 30;
   const int calls = argc > 2 ? std::atoi(argv[2]) : 200;
   const int threads = get_num_threads();
@@ -53,6 +56,10 @@ int main(int argc, char** argv) {
   Tensor b = from_blob(bd.data(), {128, 128}, kFloat32);
   realize({x, b});
   Tensor out;
+  if (loop) {
+    for (int i = 0, n = std::atoi(argv[2]); i < n; i++) out = x.matmul(b).realize();
+    return 0;
+  }
   std::vector<Variant> vs;
   vs.push_back(
       {"ember tanh(linear(x)), plan cache", [&] { out = lin->forward(x).tanh().realize(); }});

@@ -332,13 +332,16 @@ Work schedule_work(const std::vector<schedule::Root>& roots, runtime::Device& de
   return w;
 }
 
-}  // namespace
-
-void realize_tensors(const std::vector<Tensor>& ts) {
-  const Context& ctx = Context::get();
-  auto& stats = runtime_stats();
+// The values a realize computes: distinct (node, in-place target) pairs, and which root each tensor
+// takes its value from.
+struct Roots {
   std::vector<schedule::Root> roots;
-  std::vector<std::pair<const Tensor*, size_t>> owners;    // tensor -> root index
+  std::vector<std::pair<const Tensor*, size_t>> owners;  // tensor -> root index
+};
+
+Roots collect_roots(const std::vector<Tensor>& ts) {
+  Roots out;
+  auto& roots = out.roots;
   std::unordered_multimap<const ir::Node*, size_t> index;  // node -> roots (many roots only)
   for (auto& t : ts) {
     if (!t.defined()) continue;
@@ -359,61 +362,69 @@ void realize_tensors(const std::vector<Tensor>& ts) {
         if (roots[it->second].target == impl->assign_target) r = it->second;
       if (r == roots.size()) index.emplace(n, r);
     }
-    owners.push_back({&t, r});
+    out.owners.push_back({&t, r});
     if (r == roots.size()) roots.push_back({impl->node, impl->assign_target});
   }
-  if (roots.empty()) return;
-  const bool defer = t_defer_depth > 0 && !g_hook;
-  if (!defer) flush_deferred();  // another thread's queue: its values first
-  stats.realizes++;
-  // In-place targets: values outside this realize that read their current data keep a copy.
+  return out;
+}
+
+// In-place targets: values outside this realize that read their current data keep a copy.
+void preserve_target_readers(const Roots& rs) {
   std::vector<std::shared_ptr<ir::Storage>> targets;
-  for (auto& r : roots)
+  for (auto& r : rs.roots)
     if (r.target && std::find(targets.begin(), targets.end(), r.target) == targets.end())
       targets.push_back(r.target);
-  if (!targets.empty()) {
-    std::unordered_map<const ir::Node*, long> owned;  // roots entries + distinct tensors
-    std::unordered_set<const TensorImpl*> impls;
-    for (auto& r : roots) owned[r.node.get()]++;
-    for (auto& [t, r] : owners)
-      if (impls.insert(t->impl()).second) owned[t->impl()->node.get()]++;
-    std::vector<std::pair<ir::NodeRef, long>> handles;
-    for (auto& r : roots)
-      if (owned.count(r.node.get())) {
-        handles.push_back({r.node, owned[r.node.get()] + 1});  // + the handle itself
-        owned.erase(r.node.get());
-      }
-    stats.buffers_preserved += ir::preserve_for_readers(targets, handles, copy_storage);
-  }
+  if (targets.empty()) return;
+  std::unordered_map<const ir::Node*, long> owned;  // roots entries + distinct tensors
+  std::unordered_set<const TensorImpl*> impls;
+  for (auto& r : rs.roots) owned[r.node.get()]++;
+  for (auto& [t, r] : rs.owners)
+    if (impls.insert(t->impl()).second) owned[t->impl()->node.get()]++;
+  std::vector<std::pair<ir::NodeRef, long>> handles;
+  for (auto& r : rs.roots)
+    if (owned.count(r.node.get())) {
+      handles.push_back({r.node, owned[r.node.get()] + 1});  // + the handle itself
+      owned.erase(r.node.get());
+    }
+  runtime_stats().buffers_preserved += ir::preserve_for_readers(targets, handles, copy_storage);
+}
 
+// The work of the roots: from the plan cache (plan_cache.h) when it holds their graph, else from a
+// fresh schedule. GRAPH=1 schedules every realize, to draw it.
+Work find_work(const std::vector<schedule::Root>& roots, bool defer) {
+  const Context& ctx = Context::get();
+  auto& stats = runtime_stats();
   runtime::Device& dev = runtime::get_device(ctx.device);
-  // The plan cache (plan_cache.h); GRAPH=1 schedules every realize, to draw it.
   thread_local GraphKey key;
   const bool cacheable = ctx.plan_cache && !ctx.graph && key.build(roots, dev.name());
   std::shared_ptr<const Plan> plan = cacheable ? find_plan(key) : nullptr;
-  Work w;
-  if (plan) {
-    stats.plan_cache_hits++;
-    w = plan_work(*plan, key);
-    if (ctx.debug >= 1)
-      std::fprintf(stderr, "realize: %zu kernels (plan cache hit), %d extra materialised\n",
-                   plan->items.size(), plan->materialised_extra);
-  } else {
+  if (!plan) {
     if (cacheable) stats.plan_cache_misses++;
-    w = schedule_work(roots, dev, defer, cacheable ? &key : nullptr);
+    return schedule_work(roots, dev, defer, cacheable ? &key : nullptr);
   }
-  if (ctx.debug >= 4)
+  stats.plan_cache_hits++;
+  if (ctx.debug >= 1)
+    std::fprintf(stderr, "realize: %zu kernels (plan cache hit), %d extra materialised\n",
+                 plan->items.size(), plan->materialised_extra);
+  return plan_work(*plan, key);
+}
+
+// The kernels, then the copies into in-place targets.
+void run_work(const Work& w) {
+  if (Context::get().debug >= 4)
     for (auto& l : w.launches)
       if (!l.program->source.empty()) std::fprintf(stderr, "%s\n", l.program->source.c_str());
-
   for (auto& l : w.launches) {
     if (g_hook) g_hook(l);
     run_launch(l);
   }
   for (auto& [src, dst] : w.copies) run_launch(Launch{nullptr, {dst, src}});
+}
 
+// Each tensor now reads its root's buffer (an in-place target gets the value and a new version).
+void bind_results(const Roots& rs, const Work& w) {
   std::unordered_set<const ir::Storage*> written;
-  for (auto& [t, r] : owners) {
+  for (auto& [t, r] : rs.owners) {
     TensorImpl* impl = t->impl();
     auto storage = w.results[r];
     const bool in_place = static_cast<bool>(impl->assign_target);
@@ -429,6 +440,20 @@ void realize_tensors(const std::vector<Tensor>& ts) {
     if (impl->requires_grad && !in_place && value->op != Op::BUFFER && !impl->node->origin)
       const_cast<ir::Node&>(*impl->node).origin = std::move(value);
   }
+}
+
+}  // namespace
+
+void realize_tensors(const std::vector<Tensor>& ts) {
+  const Roots rs = collect_roots(ts);
+  if (rs.roots.empty()) return;
+  const bool defer = t_defer_depth > 0 && !g_hook;
+  if (!defer) flush_deferred();  // another thread's queue: its values first
+  runtime_stats().realizes++;
+  preserve_target_readers(rs);
+  const Work w = find_work(rs.roots, defer);
+  run_work(w);
+  bind_results(rs, w);
 }
 
 }  // namespace ember::engine

@@ -5,7 +5,8 @@
 // which an eager product or a training step allocates and frees again on every call. Freed blocks
 // of at least kMinCachedBytes are kept (up to kCacheCapBytes in all, oldest released first) and
 // handed out again for a request of the same rounded size, as a caching allocator does: their
-// pages are already mapped. Small blocks go straight to malloc, whose bins already reuse them.
+// pages are already mapped. Smaller blocks are kept per thread, a few (16, at most 2 MiB) at a
+// time: glibc's aligned allocation costs as much as the rest of a small eager call's allocations.
 #pragma once
 #include <cstddef>
 
@@ -19,9 +20,9 @@ inline constexpr size_t kCacheCapBytes = size_t{512} << 20;
 void* host_alloc(size_t bytes);
 /// Returns a block from host_alloc(bytes) (the same `bytes`). nullptr is ignored.
 void host_free(void* p, size_t bytes);
-/// Bytes held in the cache now (for tests).
+/// Bytes held in the cache of large blocks now (for tests).
 size_t host_cached_bytes();
-/// Releases every cached block to the system.
+/// Releases every cached large block, and the calling thread's small ones, to the system.
 void host_release_cached();
 
 }  // namespace ember::ir

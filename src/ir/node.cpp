@@ -1,10 +1,10 @@
 #include "ir/node.h"
 
+#include <algorithm>
 #include <bit>
 #include <functional>
 #include <mutex>
 #include <sstream>
-#include <unordered_map>
 #include <unordered_set>
 
 namespace ember::ir {
@@ -38,17 +38,106 @@ bool same_fields(const Node& n, Op op, ScalarType dt, const std::vector<NodeRef>
   return true;
 }
 
-// The interning table. Buckets hold weak references; expired entries are swept as buckets are
-// visited and in full sweeps every few thousand insertions.
-struct Table {
+// The interning table: kShards open-addressed sets of node pointers, each under its own mutex,
+// chosen by the node's hash (threads building different graphs rarely meet on one lock). A slot
+// holds a plain pointer, no reference: a node removes itself as it is destroyed (~Node, under its
+// shard's lock, before any field is torn down), so every pointer in a slot points at a whole
+// node. A lookup may still meet a node whose last reference is gone and whose destructor waits for
+// the lock: weak_from_this().lock() fails for it, and the lookup goes on as if it were absent.
+constexpr size_t kShards = 16;
+
+struct Shard {
   std::mutex mu;
-  std::unordered_map<size_t, std::vector<std::weak_ptr<const Node>>> buckets;
-  size_t inserts = 0;
+  std::vector<const Node*> slots;  // nullptr: empty; size a power of two (or 0)
+  size_t used = 0;
+
+  size_t home(size_t h) const { return (h * 0x9e3779b97f4a7c15ULL >> 16) & (slots.size() - 1); }
+  void insert(const Node* n) {
+    if ((used + 1) * 2 > slots.size()) grow();
+    size_t i = home(n->hash);
+    while (slots[i]) i = (i + 1) & (slots.size() - 1);
+    slots[i] = n;
+    used++;
+  }
+  void grow() {
+    std::vector<const Node*> old = std::move(slots);
+    slots.assign(std::max<size_t>(256, old.size() * 2), nullptr);
+    used = 0;
+    for (const Node* n : old)
+      if (n) insert(n);
+  }
+  // Removes n (present), shifting later members of its probe run back into the hole.
+  void erase(const Node* n) {
+    const size_t mask = slots.size() - 1;
+    size_t i = home(n->hash);
+    while (slots[i] != n) i = (i + 1) & mask;
+    for (size_t j = (i + 1) & mask; slots[j]; j = (j + 1) & mask) {
+      const size_t k = home(slots[j]->hash);
+      // slots[j] may move to the hole at i unless its home lies cyclically in (i, j].
+      const bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+      if (!stays) {
+        slots[i] = slots[j];
+        i = j;
+      }
+    }
+    slots[i] = nullptr;
+    used--;
+  }
 };
-Table& table() {
-  static Table* t = new Table();  // never destroyed: nodes may outlive static destruction order
-  return *t;
+
+Shard* shards() {
+  static Shard* s = new Shard[kShards];  // never destroyed: nodes may outlive static destruction
+  return s;
 }
+Shard& shard_of(size_t h) { return shards()[(h >> 7) % kShards]; }
+
+// Node blocks (a node and its reference counts, one allocation) are recycled per thread: an eager
+// call makes and drops the same handful of nodes each time, more than glibc's per-thread cache
+// holds for one size. A thread keeps at most kMaxFree freed blocks; a block freed on another
+// thread joins that thread's pool (all are ::operator new blocks of one size).
+struct NodePool {
+  static constexpr size_t kMaxFree = 512;
+  std::vector<void*> free_blocks;
+  size_t block_bytes = 0;
+  ~NodePool();
+};
+thread_local bool t_pool_gone = false;  // set as this thread's pool is destroyed (thread exit)
+thread_local NodePool t_pool;
+NodePool::~NodePool() {
+  for (void* p : free_blocks) ::operator delete(p);
+  free_blocks.clear();
+  t_pool_gone = true;
+}
+
+template <class T>
+struct PoolAlloc {
+  using value_type = T;
+  PoolAlloc() = default;
+  template <class U>
+  PoolAlloc(const PoolAlloc<U>&) {}
+  T* allocate(size_t n) {
+    if (n == 1 && !t_pool_gone && t_pool.block_bytes == sizeof(T) && !t_pool.free_blocks.empty()) {
+      void* p = t_pool.free_blocks.back();
+      t_pool.free_blocks.pop_back();
+      return static_cast<T*>(p);
+    }
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) {
+    if (n == 1 && !t_pool_gone && t_pool.free_blocks.size() < NodePool::kMaxFree &&
+        (t_pool.block_bytes == sizeof(T) || t_pool.block_bytes == 0)) {
+      if (t_pool.block_bytes == 0) t_pool.free_blocks.reserve(NodePool::kMaxFree);
+      t_pool.block_bytes = sizeof(T);
+      t_pool.free_blocks.push_back(p);
+      return;
+    }
+    ::operator delete(p);
+  }
+  template <class U>
+  bool operator==(const PoolAlloc<U>&) const {
+    return true;
+  }
+};
 
 Shape infer_shape(Op op, const std::vector<NodeRef>& src, const Arg& arg) {
   switch (op_category(op)) {
@@ -109,36 +198,44 @@ std::string Node::str() const {
   return o.str();
 }
 
+Node::~Node() {
+  if (!interned) return;
+  Shard& sh = shard_of(hash);
+  std::lock_guard<std::mutex> lock(sh.mu);
+  sh.erase(this);
+}
+
+size_t interned_node_count() {
+  size_t n = 0;
+  for (size_t i = 0; i < kShards; i++) {
+    std::lock_guard<std::mutex> lock(shards()[i].mu);
+    n += shards()[i].used;
+  }
+  return n;
+}
+
 NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Shape shape) {
   if (op != Op::BUFFER && op != Op::CONST && op != Op::RAND) shape = infer_shape(op, src, arg);
-  size_t h = hash_fields(op, dtype, src, arg, shape);
-  Table& t = table();
-  std::lock_guard<std::mutex> lock(t.mu);
-  auto& bucket = t.buckets[h];
-  for (size_t i = 0; i < bucket.size();) {
-    if (auto n = bucket[i].lock()) {
-      if (same_fields(*n, op, dtype, src, arg, shape)) return n;
-      i++;
-    } else {
-      bucket[i] = bucket.back();
-      bucket.pop_back();
+  const size_t h = hash_fields(op, dtype, src, arg, shape);
+  Shard& sh = shard_of(h);
+  std::lock_guard<std::mutex> lock(sh.mu);
+  if (!sh.slots.empty()) {
+    const size_t mask = sh.slots.size() - 1;
+    for (size_t i = sh.home(h); sh.slots[i]; i = (i + 1) & mask) {
+      const Node* c = sh.slots[i];
+      if (c->hash != h || !same_fields(*c, op, dtype, src, arg, shape)) continue;
+      if (auto n = c->weak_from_this().lock()) return n;  // else: dying, as good as absent
     }
   }
-  auto n = std::make_shared<Node>();
+  auto n = std::allocate_shared<Node>(PoolAlloc<Node>());
   n->op = op;
   n->dtype = dtype;
   n->src = std::move(src);
   n->arg = std::move(arg);
   n->shape = std::move(shape);
   n->hash = h;
-  bucket.push_back(n);
-  if (++t.inserts % 4096 == 0) {
-    for (auto it = t.buckets.begin(); it != t.buckets.end();) {
-      auto& b = it->second;
-      std::erase_if(b, [](auto& w) { return w.expired(); });
-      it = b.empty() ? t.buckets.erase(it) : std::next(it);
-    }
-  }
+  n->interned = true;
+  sh.insert(n.get());
   return n;
 }
 

@@ -24,7 +24,16 @@ struct Arg {
   double f = 0;
 };
 
-struct Node {
+// Derives from enable_shared_from_this so that the interning table can hold plain pointers: a
+// lookup turns one into a NodeRef only while the node is alive, and a node leaves the table as it
+// is destroyed (node.cpp). The base is of `const Node`: weak_from_this() is then a plain copy
+// (converting a weak_ptr<Node> locks it, and that temporary reference could be the last one).
+struct Node : std::enable_shared_from_this<const Node> {
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  ~Node();
+
   Op op;
   ScalarType dtype;
   std::vector<NodeRef> src;
@@ -40,6 +49,7 @@ struct Node {
   /// Constant value of a CONST node as double.
   double const_value() const { return arg.f; }
   std::string str() const;  // short description for errors and DEBUG
+  bool interned = false;    // in the interning table (make_node), which ~Node leaves
 };
 
 /// Returns the unique node with these fields (creating it if needed). Shape is derived from the op
@@ -56,6 +66,9 @@ NodeRef make_const(double v, ScalarType dtype);
 
 int64_t shape_numel(const Shape& s);
 using support::shape_str;  // "[2, 3]"
+
+/// The number of nodes in the interning table (alive, or being destroyed right now).
+size_t interned_node_count();
 
 /// Nodes reachable from `roots`, sources before users.
 std::vector<const Node*> toposort(const std::vector<const Node*>& roots);

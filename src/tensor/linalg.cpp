@@ -28,10 +28,33 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   }
   Shape full = batch;
   full.insert(full.end(), {n, m, k});
-  Tensor x = a.to(t).unsqueeze(-2);                    // [..., n, 1, k]
-  Tensor y = b.to(t).transpose(-1, -2).unsqueeze(-3);  // [..., 1, m, k]
-  Tensor prod = x.expand(full) * y.expand(full);
-  return prod.sum({-1}, false, t);
+  if (!is_floating_point(t)) {         // bool and integer products keep their ops' own rules
+    Tensor x = a.to(t).unsqueeze(-2);  // [..., n, 1, k]
+    Tensor y = b.to(t).transpose(-1, -2).unsqueeze(-3);  // [..., 1, m, k]
+    Tensor prod = x.expand(full) * y.expand(full);
+    return prod.sum({-1}, false, t);
+  }
+  // The same nodes as the lines above (hash-consing makes them the same objects: linalg tests),
+  // built without a tensor for every step: a small eager product is latency-bound (issue 11).
+  using ir::NodeRef;
+  NodeRef na = detail::cast(detail::node_of(a), t), nb = detail::cast(detail::node_of(b), t);
+  Shape xs = na->shape;
+  xs.insert(xs.end() - 1, 1);
+  NodeRef x = detail::broadcast_to(detail::reshape_node(na, xs), full);  // [..., n, 1, k] -> full
+  ir::Arg perm;
+  perm.ints.resize(nb->shape.size());
+  for (size_t i = 0; i < perm.ints.size(); i++) perm.ints[i] = static_cast<int64_t>(i);
+  std::swap(perm.ints[perm.ints.size() - 1], perm.ints[perm.ints.size() - 2]);
+  NodeRef yt = ir::make_node(ir::Op::PERMUTE, t, {nb}, std::move(perm));
+  Shape ys = yt->shape;
+  ys.insert(ys.end() - 2, 1);
+  NodeRef y = detail::broadcast_to(detail::reshape_node(yt, ys), full);  // [..., 1, m, k] -> full
+  NodeRef prod = detail::binary(ir::Op::MUL, std::move(x), std::move(y), t, "mul");
+  ir::Arg axis;
+  axis.ints = {static_cast<int64_t>(full.size()) - 1};
+  NodeRef sum = ir::make_node(ir::Op::SUM, t, {std::move(prod)}, std::move(axis));
+  full.pop_back();
+  return detail::make_tensor(detail::reshape_node(sum, full), {&a, &b});
 }
 }  // namespace
 

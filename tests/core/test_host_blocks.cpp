@@ -1,10 +1,11 @@
 // The tensor buffers' host memory (ir/host_blocks.h): freed large blocks come back for a request
-// of the same size, small ones and other sizes do not, the cache stays within its cap, and a
-// tensor's data survives being computed into a reused block.
+// of the same size, small ones on the thread that freed them, other sizes do not, the cache stays
+// within its cap, and a tensor's data survives being computed into a reused block.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "ember/ember.h"
@@ -44,11 +45,39 @@ TEST(HostBlocks, ReusesAFreedLargeBlockOfTheSameSize) {
   EXPECT_EQ(ir::host_cached_bytes(), 0u);
 }
 
-TEST(HostBlocks, SmallBlocksAreNotCached) {
+TEST(HostBlocks, SmallBlocksComeBackOnTheirThreadOnly) {
   ir::host_release_cached();
   void* a = host_alloc(1024);
   host_free(a, 1024);
-  EXPECT_EQ(ir::host_cached_bytes(), 0u);
+  EXPECT_EQ(ir::host_cached_bytes(), 0u);  // not in the cache of large blocks
+  void* on_other = nullptr;
+  std::thread([&] {
+    on_other = host_alloc(1024);  // another thread's cache: empty
+    std::memset(on_other, 1, 1024);
+  }).join();
+  EXPECT_NE(on_other, a);
+  void* other_size = host_alloc(2048);
+  EXPECT_NE(other_size, a);
+  EXPECT_EQ(host_alloc(1000), a);  // 1000 rounds to the same 1024
+  host_free(a, 1000);
+  host_free(other_size, 2048);
+  host_free(on_other, 1024);
+  ir::host_release_cached();
+}
+
+TEST(HostBlocks, SmallBlocksKeptAreBounded) {
+  ir::host_release_cached();
+  std::vector<void*> ps;
+  for (int i = 0; i < 40; i++) ps.push_back(host_alloc(4096));
+  for (void* p : ps) host_free(p, 4096);
+  std::vector<void*> again;
+  for (int i = 0; i < 40; i++) again.push_back(host_alloc(4096));
+  // The thread keeps the newest 16 and hands them out newest first (the rest went to free()).
+  int reused_newest = 0;
+  for (int i = 0; i < 16; i++) reused_newest += again[i] == ps[39 - i];
+  EXPECT_EQ(reused_newest, 16);
+  for (void* p : again) host_free(p, 4096);
+  ir::host_release_cached();
 }
 
 TEST(HostBlocks, CacheStaysWithinItsCapOldestReleasedFirst) {
@@ -74,6 +103,15 @@ TEST(HostBlocks, ProductIntoAReusedBufferIsRight) {
   Tensor ta = from_blob(a.data(), {n, k}, kFloat32), tb = from_blob(b.data(), {k, m}, kFloat32);
   for (float s : {1.0f, 2.0f, -1.0f}) {
     Tensor c = (ta.matmul(tb) * s).realize();
+    // A small product's block comes from this thread's small blocks after the first call.
+    Tensor small = (ta.slice(0, 0, 4).matmul(tb) * s).realize();
+    auto sv = small.to_vector<float>();
+    for (int64_t i = 0; i < 4; i++)
+      for (int64_t j = 0; j < m; j++) {
+        float want = 0;
+        for (int64_t q = 0; q < k; q++) want += a[i * k + q] * b[q * m + j];
+        ASSERT_EQ(sv[i * m + j], want * s) << "small " << i << "," << j << " scale " << s;
+      }
     auto v = c.to_vector<float>();
     for (int64_t i = 0; i < n; i += 97)
       for (int64_t j = 0; j < m; j += 13) {

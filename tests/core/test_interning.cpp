@@ -1,0 +1,164 @@
+// The graph IR's interning (ir/node.h): structurally equal nodes are one object, constants only bit
+// for bit, a node leaves the table when its last reference goes, and all of it holds while several
+// threads build, share and drop the same graphs at once (the table is sharded, its slots are plain
+// pointers that a dying node removes: node.cpp).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <barrier>
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "ember/ember.h"
+#include "ir/node.h"
+#include "tensor/tensor_impl.h"
+
+namespace {
+
+using namespace ember;
+using ir::make_const;
+using ir::make_node;
+using ir::NodeRef;
+using ir::Op;
+
+NodeRef buffer(int64_t n) {
+  return ir::make_buffer(std::make_shared<ir::Storage>(kFloat32, n), {n});
+}
+
+// (buf * c + buf) summed: five nodes over one buffer, rebuilt from scratch on every call.
+NodeRef expr(const NodeRef& buf, double c) {
+  NodeRef k =
+      make_node(Op::EXPAND, kFloat32,
+                {make_node(Op::RESHAPE, kFloat32, {make_const(c, kFloat32)}, {{1}})}, {buf->shape});
+  NodeRef y = make_node(Op::ADD, kFloat32, {make_node(Op::MUL, kFloat32, {buf, k}), buf});
+  return make_node(Op::SUM, kFloat32, {y}, {{0}});
+}
+
+TEST(Interning, EqualFieldsGiveTheSameNode) {
+  NodeRef b = buffer(8);
+  NodeRef e1 = expr(b, 2.5), e2 = expr(b, 2.5);
+  EXPECT_EQ(e1, e2);
+  EXPECT_NE(expr(b, 3.5), e1);
+  EXPECT_NE(expr(buffer(8), 2.5), e1);  // another storage
+  EXPECT_EQ(make_const(1.0, kFloat32), make_const(1.0, kFloat32));
+  EXPECT_NE(make_const(1.0, kFloat32), make_const(1.0, kFloat64));
+}
+
+TEST(Interning, ConstantsAreTheSameOnlyBitForBit) {
+  EXPECT_NE(make_const(0.0, kFloat32), make_const(-0.0, kFloat32));
+  EXPECT_EQ(make_const(-0.0, kFloat32), make_const(-0.0, kFloat32));
+  const double nan = std::nan("");
+  EXPECT_EQ(make_const(nan, kFloat64), make_const(nan, kFloat64));  // the same bits
+}
+
+TEST(Interning, ADroppedNodeLeavesTheTable) {
+  NodeRef b = buffer(4);
+  const size_t before = ir::interned_node_count();
+  {
+    NodeRef e = expr(b, 7.25);
+    EXPECT_EQ(ir::interned_node_count(), before + 6);  // const, reshape, expand, mul, add, sum
+  }
+  EXPECT_EQ(ir::interned_node_count(), before);
+  NodeRef again = expr(b, 7.25);  // built afresh, with whole fields
+  EXPECT_EQ(again->op, Op::SUM);
+  EXPECT_EQ(again->src[0]->src[1], b);
+}
+
+// Several threads build the same graphs at once, compare what they got while all hold them, then
+// drop them, so that lookups race with nodes that are being destroyed. Every thread must get the
+// one node of each graph, whole, and the realized values must be right.
+TEST(Interning, ConcurrentBuildsShareNodesAndKeepValues) {
+  constexpr int kThreads = 4, kRounds = 300;
+  std::vector<float> host(16);
+  for (size_t i = 0; i < host.size(); i++) host[i] = static_cast<float>(i) - 5.5f;
+  Tensor t = from_blob(host.data(), {16}, kFloat32);
+  const NodeRef b = t.node();
+  std::vector<NodeRef> got(kThreads);
+  std::atomic<int> mismatches{0}, broken{0};
+  std::barrier sync(kThreads);
+  auto work = [&](int id) {
+    for (int r = 0; r < kRounds; r++) {
+      const double c = 0.5 * (r % 7);  // graphs repeat across rounds: old nodes are dying then
+      got[id] = expr(b, c);
+      const ir::Node& n = *got[id];
+      if (n.op != Op::SUM || n.src.size() != 1 || n.src[0]->src[1] != b ||
+          n.src[0]->src[0]->src[1]->src[0]->src[0]->const_value() != c)
+        broken++;
+      sync.arrive_and_wait();
+      if (got[id] != got[0]) mismatches++;
+      sync.arrive_and_wait();
+      got[id].reset();
+      // Churn: build and drop a graph of this thread's own, and one every thread builds.
+      for (int j = 0; j < 20; j++) {
+        NodeRef own = expr(b, 1000.0 + id * 100 + j);
+        NodeRef shared = expr(b, 0.25 * j);
+        if (shared->src[0]->src[1] != b || own == shared) broken++;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; i++) threads.emplace_back(work, i);
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(broken.load(), 0);
+  // Values: sum(x * c + x) = (c + 1) * sum(x), for graphs the threads built.
+  double sum = 0;
+  for (float v : host) sum += v;
+  for (double c : {0.0, 1.5, 3.0}) {
+    Tensor y = (t * static_cast<float>(c) + t).sum().realize();
+    EXPECT_FLOAT_EQ(y.item<float>(), static_cast<float>((c + 1) * sum)) << c;
+  }
+}
+
+// matmul builds its nodes directly (linalg.cpp); they must be the very nodes of the composition it
+// stands for, with batch dims, broadcasting and a cast.
+TEST(Interning, MatmulIsTheCompositionItStandsFor) {
+  struct Case {
+    Shape a, b;
+    ScalarType ta, tb;
+  };
+  for (const Case& c :
+       {Case{{4, 128}, {128, 16}, kFloat32, kFloat32}, Case{{3, 2, 5}, {5, 7}, kFloat32, kFloat32},
+        Case{{2, 1, 3, 4}, {5, 4, 6}, kFloat64, kFloat64},
+        Case{{3, 4}, {4, 2}, kInt32, kFloat32}}) {
+    Tensor a = ones(c.a, c.ta), b = ones(c.b, c.tb);
+    const ScalarType t = result_type(a, b);
+    Shape full = detail::broadcast_shapes(Shape(c.a.begin(), c.a.end() - 2),
+                                          Shape(c.b.begin(), c.b.end() - 2), "test");
+    full.insert(full.end(), {c.a[c.a.size() - 2], c.b.back(), c.a.back()});
+    Tensor x = a.to(t).unsqueeze(-2).expand(full);
+    Tensor y = b.to(t).transpose(-1, -2).unsqueeze(-3).expand(full);
+    Tensor want = (x * y).sum({-1}, false, t);
+    Tensor got = a.matmul(b);
+    EXPECT_EQ(got.node(), want.node()) << ir::shape_str(c.a) << " @ " << ir::shape_str(c.b);
+    EXPECT_EQ(got.sizes(), want.sizes());
+  }
+}
+
+TEST(Interning, ConcurrentRealizesOfOneGraphAgree) {
+  constexpr int kThreads = 4;
+  std::vector<float> a(4 * 32), w(32 * 32);
+  for (size_t i = 0; i < a.size(); i++) a[i] = static_cast<float>(i % 11) * 0.25f - 1;
+  for (size_t i = 0; i < w.size(); i++) w[i] = static_cast<float>(i % 5) * 0.5f - 1;
+  Tensor ta = from_blob(a.data(), {4, 32}, kFloat32), tw = from_blob(w.data(), {32, 32}, kFloat32);
+  std::vector<float> want(4 * 32, 0);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 32; j++)
+      for (int q = 0; q < 32; q++) want[i * 32 + j] += a[i * 32 + q] * w[q * 32 + j];
+  (void)ta.matmul(tw).realize();  // compile once, outside the race
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int id = 0; id < kThreads; id++)
+    threads.emplace_back([&] {
+      for (int r = 0; r < 50; r++) {
+        auto v = ta.matmul(tw).realize().to_vector<float>();
+        for (size_t i = 0; i < v.size(); i++)
+          if (v[i] != want[i]) wrong++;
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+}  // namespace
