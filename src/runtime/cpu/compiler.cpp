@@ -89,17 +89,19 @@ const CompilerInfo& compiler_info() {
     }
     if (i.path.empty()) return i;
     i.version = first_line({i.path, "--version"});
-    // GCC: -O2 with -O3's vectoriser cost model. The passes that only -O3 adds (peeling, loop
-    // splitting and distribution, partial PRE, predictive commoning, ...) took a quarter of the
-    // compile time of the training run's kernels (2.65 -> 2.01 CPU-s, GCC 12.2, AVX-512) and
-    // changed neither their speed (the jitted PPO step's CPU time, 1 thread, within 1%) nor a bit
-    // of a seeded training run. Other compilers (clang) keep -O3.
+    // GCC: -O2 with -O3's vectoriser cost model and loop splitting. The other passes that only
+    // -O3 adds (peeling, loop distribution, partial PRE, predictive commoning, ...) took a quarter
+    // of the compile time of the training run's kernels (2.65 -> 2.01 CPU-s, GCC 12.2, AVX-512)
+    // and changed neither their speed (the jitted PPO step's CPU time, 1 thread, within 1%) nor a
+    // bit of a seeded training run. Loop splitting stays: without it the transposed product
+    // (128x10000)@(10000x128) at sse2 ran at 1.44-1.49x oneDNN's time instead of 1.11-1.19x.
+    // Other compilers (clang) keep -O3.
     // -fno-unswitch-loops: GCC 12.2 at -O3 -march=native (AVX-512) miscompiles an unswitched,
     // vectorised masked uint8 -> int64 sum (tests/codegen fuzz seed 200441); -O2 does not
     // unswitch, and the flag keeps it so should the level change.
     // The ISA level's -march flags (runtime/cpu/target.h; $EMBER_ISA forces a lower level).
     const bool gcc = i.version.find("clang") == std::string::npos;
-    i.flags = std::string(gcc ? "-O2 -fvect-cost-model=dynamic " : "-O3 ") +
+    i.flags = std::string(gcc ? "-O2 -fvect-cost-model=dynamic -fsplit-loops " : "-O3 ") +
               target_flags(host_target()) +
               " -fPIC -shared -fno-math-errno -fno-unswitch-loops -std=gnu11 -w";
     // glibc's vector math library: with it, loops over exp/log/sin/tanh/pow vectorise (the
