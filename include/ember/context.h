@@ -39,7 +39,9 @@ struct Context {
   static Context& get();
 };
 
-/// Counters since process start (or the last reset), for tests and benchmarks.
+/// Counters since process start (or the last reset), for tests and benchmarks. Realizes on
+/// several threads add to them atomically, so none is lost; a copy taken while another thread
+/// realizes reads each field at a slightly different moment.
 struct RuntimeStats {
   int64_t realizes = 0;
   int64_t kernels_launched = 0;

@@ -5,6 +5,7 @@
 
 #include "ember/context.h"
 #include "engine/realize.h"
+#include "engine/stats.h"
 #include "ir/overwrite.h"
 #include "tensor/tensor_impl.h"
 
@@ -34,7 +35,8 @@ void overwrite_in_place(const std::vector<Tensor>& ts, const std::function<void(
       handles.push_back({t.impl()->node, it->second + 1});
       owned.erase(it);
     }
-  runtime_stats().buffers_preserved += ir::preserve_for_readers(storages, handles, copy_storage);
+  stat_add(runtime_stats().buffers_preserved,
+           ir::preserve_for_readers(storages, handles, copy_storage));
   handles.clear();
   // The old nodes may now read copies: move the tensors to the new version of their own storage
   // first, so that `write` (which goes through the tensors) fills the right memory.

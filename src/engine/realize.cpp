@@ -1,4 +1,5 @@
 #include "engine/realize.h"
+#include "engine/stats.h"
 
 #include <algorithm>
 #include <atomic>
@@ -38,9 +39,7 @@ ProgramCache& program_cache() {
   return c;
 }
 
-double now() {
-  return support::now_seconds();
-}
+double now() { return support::now_seconds(); }
 
 // Deferred launches (DeferLaunches): the queue and the programs it waits for, all threads.
 struct Deferred {
@@ -107,12 +106,12 @@ void flush_deferred() {
     }
     const double dt = now() - c0;
     const runtime::CompileCounters after = runtime::compile_counters();
-    stats.compile_seconds += dt;
-    stats.compile_batches++;
-    stats.compiler_runs += after.compiler_runs - before.compiler_runs;
-    stats.disk_cache_hits += after.disk_hits - before.disk_hits;
-    stats.kernels_from_compiler += after.kernels_compiled - before.kernels_compiled;
-    stats.kernels_from_disk_cache += after.kernels_from_disk - before.kernels_from_disk;
+    stat_add(stats.compile_seconds, dt);
+    stat_add(stats.compile_batches);
+    stat_add(stats.compiler_runs, after.compiler_runs - before.compiler_runs);
+    stat_add(stats.disk_cache_hits, after.disk_hits - before.disk_hits);
+    stat_add(stats.kernels_from_compiler, after.kernels_compiled - before.kernels_compiled);
+    stat_add(stats.kernels_from_disk_cache, after.kernels_from_disk - before.kernels_from_disk);
     if (Context::get().debug >= 1)
       std::fprintf(stderr,
                    "deferred launches: %zu kernels compiled as one batch in %.1f ms (%lld compiler "
@@ -176,7 +175,7 @@ void run_launch(const Launch& l) {
   for (size_t i = 0; i < l.buffers.size(); i++) ptrs[i] = l.buffers[i]->data();
   const Context& ctx = Context::get();
   auto& stats = runtime_stats();
-  stats.kernels_launched++;
+  stat_add(stats.kernels_launched);
   if (ctx.debug < 2 && !ctx.profile_kernels && !ctx.profile) {
     l.program->launch(ptrs);
     return;
@@ -185,7 +184,7 @@ void run_launch(const Launch& l) {
   l.program->launch(ptrs);
   const double t1 = profile_now();
   const double dt = t1 - t0;
-  stats.kernel_seconds += dt;
+  stat_add(stats.kernel_seconds, dt);
   if (ctx.profile) record_kernel(*l.program, t0, t1);
   if (ctx.debug < 2) return;
   const auto& k = l.program->kernel;
@@ -276,7 +275,7 @@ Work schedule_work(const std::vector<schedule::Root>& roots, runtime::Device& de
     const runtime::CompileCounters before = runtime::compile_counters();
     const auto built = defer ? dev.prepare(missing) : dev.compile(missing);
     t_compile = now() - c0;
-    stats.kernels_compiled += static_cast<int64_t>(built.size());
+    stat_add(stats.kernels_compiled, static_cast<int64_t>(built.size()));
     if (defer) {
       Deferred& d = deferred();
       std::lock_guard<std::mutex> lock(d.mu);
@@ -288,14 +287,14 @@ Work schedule_work(const std::vector<schedule::Root>& roots, runtime::Device& de
       g_queue_nonempty.store(true, std::memory_order_release);
       ir::Storage::set_before_data_hook(flush_deferred_hook);
     } else {
-      stats.compile_batches++;
+      stat_add(stats.compile_batches);
     }
-    stats.compile_seconds += t_compile;
+    stat_add(stats.compile_seconds, t_compile);
     const runtime::CompileCounters after = runtime::compile_counters();
-    stats.compiler_runs += after.compiler_runs - before.compiler_runs;
-    stats.disk_cache_hits += after.disk_hits - before.disk_hits;
-    stats.kernels_from_compiler += after.kernels_compiled - before.kernels_compiled;
-    stats.kernels_from_disk_cache += after.kernels_from_disk - before.kernels_from_disk;
+    stat_add(stats.compiler_runs, after.compiler_runs - before.compiler_runs);
+    stat_add(stats.disk_cache_hits, after.disk_hits - before.disk_hits);
+    stat_add(stats.kernels_from_compiler, after.kernels_compiled - before.kernels_compiled);
+    stat_add(stats.kernels_from_disk_cache, after.kernels_from_disk - before.kernels_from_disk);
     compiler_runs = after.compiler_runs - before.compiler_runs;
     auto& cache = program_cache();
     std::lock_guard<std::mutex> l(cache.mu);
@@ -386,7 +385,8 @@ void preserve_target_readers(const Roots& rs) {
       handles.push_back({r.node, owned[r.node.get()] + 1});  // + the handle itself
       owned.erase(r.node.get());
     }
-  runtime_stats().buffers_preserved += ir::preserve_for_readers(targets, handles, copy_storage);
+  stat_add(runtime_stats().buffers_preserved,
+           ir::preserve_for_readers(targets, handles, copy_storage));
 }
 
 // The work of the roots: from the plan cache (plan_cache.h) when it holds their graph, else from a
@@ -399,10 +399,10 @@ Work find_work(const std::vector<schedule::Root>& roots, bool defer) {
   const bool cacheable = ctx.plan_cache && !ctx.graph && key.build(roots, dev.name());
   std::shared_ptr<const Plan> plan = cacheable ? find_plan(key) : nullptr;
   if (!plan) {
-    if (cacheable) stats.plan_cache_misses++;
+    if (cacheable) stat_add(stats.plan_cache_misses);
     return schedule_work(roots, dev, defer, cacheable ? &key : nullptr);
   }
-  stats.plan_cache_hits++;
+  stat_add(stats.plan_cache_hits);
   if (ctx.debug >= 1)
     std::fprintf(stderr, "realize: %zu kernels (plan cache hit), %d extra materialised\n",
                  plan->items.size(), plan->materialised_extra);
@@ -449,7 +449,7 @@ void realize_tensors(const std::vector<Tensor>& ts) {
   if (rs.roots.empty()) return;
   const bool defer = t_defer_depth > 0 && !g_hook;
   if (!defer) flush_deferred();  // another thread's queue: its values first
-  runtime_stats().realizes++;
+  stat_add(runtime_stats().realizes);
   preserve_target_readers(rs);
   const Work w = find_work(rs.roots, defer);
   run_work(w);

@@ -147,6 +147,7 @@ TEST(Interning, ConcurrentRealizesOfOneGraphAgree) {
     for (int j = 0; j < 32; j++)
       for (int q = 0; q < 32; q++) want[i * 32 + j] += a[i * 32 + q] * w[q * 32 + j];
   (void)ta.matmul(tw).realize();  // compile once, outside the race
+  const int64_t launched = runtime_stats().kernels_launched, realizes = runtime_stats().realizes;
   std::atomic<int> wrong{0};
   std::vector<std::thread> threads;
   for (int id = 0; id < kThreads; id++)
@@ -159,6 +160,10 @@ TEST(Interning, ConcurrentRealizesOfOneGraphAgree) {
     });
   for (auto& th : threads) th.join();
   EXPECT_EQ(wrong.load(), 0);
+  // Every realize and launch is counted (the counters are added to atomically; a plain ++ from
+  // several threads loses counts, and a ThreadSanitizer build reports it).
+  EXPECT_EQ(runtime_stats().realizes - realizes, kThreads * 50);
+  EXPECT_EQ(runtime_stats().kernels_launched - launched, kThreads * 50);
 }
 
 }  // namespace
