@@ -278,19 +278,7 @@ class DotRenderer {
 
   // The sums of the chunk -> the elementwise ops after the reduce -> the output, along each row.
   void render_epilogue(std::ostringstream& s, const std::string& ind) {
-    s << ind << "for (int64_t i = 0; i < " << TN_ << " && n0 + i < n_hi; i++) {\n";
-    s << ind << "  #pragma GCC ivdep\n";
-    s << ind << "  for (int64_t j = 0; j < mv; j++) {\n";
-    std::string in = ind + "    ";
-    s << in << T_ << " red = tl[i * " << CB_ << " + j];\n";
-    std::vector<std::string> idx = base_;
-    idx[p_.row] = "(n0 + i)";
-    idx[p_.col] = "(m0 + j)";
-    ExprEmitter::Memo memo;
-    memo[p_.reduce] = "red";
-    std::string out = em_.emit(*k_.value, s, in, memo, idx);
-    s << in << "b0[" << ExprEmitter::index(k_.out_view, idx) << "] = " << out << ";\n";
-    s << ind << "  }\n" << ind << "}\n";
+    render_scalar_store(s, ind, k_, p_, em_, base_, T_, TN_, CB_);
   }
 
   const Kernel& k_;

@@ -525,19 +525,7 @@ class TileRenderer {
         s << ind << vstore("tl + " + std::to_string(i * TM_ + v * W_), acc(i, v)) << "\n";
     s << ind << "const int64_t mv = " << M_ << " - m0 < " << TM_ << " ? " << M_ << " - m0 : " << TM_
       << ";\n";
-    s << ind << "for (int64_t i = 0; i < " << TN_ << " && n0 + i < n_hi; i++) {\n";
-    s << ind << "  #pragma GCC ivdep\n";
-    s << ind << "  for (int64_t j = 0; j < mv; j++) {\n";
-    std::string in = ind + "    ";
-    s << in << T_ << " red = tl[i * " << TM_ << " + j];\n";
-    std::vector<std::string> idx = base_;
-    idx[p_.row] = "(n0 + i)";
-    idx[p_.col] = "(m0 + j)";
-    ExprEmitter::Memo memo;
-    memo[p_.reduce] = "red";
-    std::string out = em_.emit(*k_.value, s, in, memo, idx);
-    s << in << "b0[" << ExprEmitter::index(k_.out_view, idx) << "] = " << out << ";\n";
-    s << ind << "  }\n" << ind << "}\n";
+    render_scalar_store(s, ind, k_, p_, em_, base_, T_, TN_, TM_);
   }
 
   const Kernel& k_;
@@ -555,6 +543,24 @@ class TileRenderer {
 };
 
 }  // namespace
+
+void render_scalar_store(std::ostringstream& s, const std::string& ind, const Kernel& k,
+                         const TilePlan& p, ExprEmitter& em, const std::vector<std::string>& base,
+                         const char* type, int64_t rows, int64_t stride) {
+  s << ind << "for (int64_t i = 0; i < " << rows << " && n0 + i < n_hi; i++) {\n";
+  s << ind << "  #pragma GCC ivdep\n";
+  s << ind << "  for (int64_t j = 0; j < mv; j++) {\n";
+  const std::string in = ind + "    ";
+  s << in << type << " red = tl[i * " << stride << " + j];\n";
+  std::vector<std::string> idx = base;
+  idx[p.row] = "(n0 + i)";
+  idx[p.col] = "(m0 + j)";
+  ExprEmitter::Memo memo;
+  memo[p.reduce] = "red";
+  const std::string out = em.emit(*k.value, s, in, memo, idx);
+  s << in << "b0[" << ExprEmitter::index(k.out_view, idx) << "] = " << out << ";\n";
+  s << ind << "  }\n" << ind << "}\n";
+}
 
 std::optional<TilePlan> plan_tile(const Kernel& k) {
   size_t rank = k.full_shape.size();

@@ -4,9 +4,11 @@
 // thread pool. Selected by a Vectorize action (opt.h). Internal to codegen.
 #pragma once
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "codegen/c_expr.h"
 #include "codegen/opt.h"
 #include "codegen/render_c.h"
 #include "schedule/kernel.h"
@@ -42,5 +44,12 @@ Scratch tile_scratch(const schedule::Kernel& k, const Opts& o);
 int64_t tile_runtime_rows(const schedule::Kernel& k, const Opts& o);
 /// Units of work the thread pool splits (batch index x row block).
 int64_t tile_outer_extent(const schedule::Kernel& k, const Opts& o);
+
+/// The scalar store after a tile of sums (the tiled and the dot renderers): for each row i below
+/// `rows` with n0 + i < n_hi and each column j < mv (variables of the generated code), the sum at
+/// tl[i * stride + j] goes through the kernel's ops after the reduce into b0.
+void render_scalar_store(std::ostringstream& s, const std::string& ind, const schedule::Kernel& k,
+                         const TilePlan& p, ExprEmitter& em, const std::vector<std::string>& base,
+                         const char* type, int64_t rows, int64_t stride);
 
 }  // namespace ember::codegen
