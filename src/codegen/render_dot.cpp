@@ -77,12 +77,7 @@ class DotRenderer {
 
   std::string render(const std::string& fn) {
     std::ostringstream s;
-    s << "void " << fn << "(void* const* restrict bufs, int64_t start, int64_t end) {\n";
-    for (size_t i = 0; i < k_.buffers.size(); i++)
-      s << "  " << (i ? "const " : "") << ctype(k_.buffers[i].dtype) << "* restrict b" << i
-        << " = (" << ctype(k_.buffers[i].dtype) << "*)bufs[" << i << "];\n";
-    s << "  _Static_assert(sizeof(" << VT_ << ") == " << W_ * (f32_ ? 4 : 8)
-      << ", \"dot lanes differ from the prelude's vector width\");\n";
+    render_kernel_head(s, fn, k_, VT_, W_ * (f32_ ? 4 : 8), "dot");
     int64_t nb = (N_ + NC_ - 1) / NC_;
     s << "  for (int64_t o = start; o < end; o++) {\n";
     s << "    const int64_t rb = o % " << nb << ", bt = o / " << nb << ";\n";

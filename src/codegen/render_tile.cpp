@@ -142,14 +142,7 @@ class TileRenderer {
 
   std::string render(const std::string& fn) {
     std::ostringstream s;
-    s << "void " << fn << "(void* const* restrict bufs, int64_t start, int64_t end) {\n";
-    for (size_t i = 0; i < k_.buffers.size(); i++)
-      s << "  " << (i ? "const " : "") << ctype(k_.buffers[i].dtype) << "* restrict b" << i
-        << " = (" << ctype(k_.buffers[i].dtype) << "*)bufs[" << i << "];\n";
-    // The lanes were chosen for the prelude's target: a mismatch is a compile error, not wrong
-    // data.
-    s << "  _Static_assert(sizeof(" << VT_ << ") == " << W_ * (f32_ ? 4 : 8)
-      << ", \"tile lanes differ from the prelude's vector width\");\n";
+    render_kernel_head(s, fn, k_, VT_, W_ * (f32_ ? 4 : 8), "tile");
     if (pack_) {
       for (size_t j = 0; j < p_.cols.size(); j++)
         s << "  " << T_ << " pk" << j << "[" << KC_ * MPAD_ << "] __attribute__((aligned(64)));\n";
@@ -543,24 +536,6 @@ class TileRenderer {
 };
 
 }  // namespace
-
-void render_scalar_store(std::ostringstream& s, const std::string& ind, const Kernel& k,
-                         const TilePlan& p, ExprEmitter& em, const std::vector<std::string>& base,
-                         const char* type, int64_t rows, int64_t stride) {
-  s << ind << "for (int64_t i = 0; i < " << rows << " && n0 + i < n_hi; i++) {\n";
-  s << ind << "  #pragma GCC ivdep\n";
-  s << ind << "  for (int64_t j = 0; j < mv; j++) {\n";
-  const std::string in = ind + "    ";
-  s << in << type << " red = tl[i * " << stride << " + j];\n";
-  std::vector<std::string> idx = base;
-  idx[p.row] = "(n0 + i)";
-  idx[p.col] = "(m0 + j)";
-  ExprEmitter::Memo memo;
-  memo[p.reduce] = "red";
-  const std::string out = em.emit(*k.value, s, in, memo, idx);
-  s << in << "b0[" << ExprEmitter::index(k.out_view, idx) << "] = " << out << ";\n";
-  s << ind << "  }\n" << ind << "}\n";
-}
 
 std::optional<TilePlan> plan_tile(const Kernel& k) {
   size_t rank = k.full_shape.size();

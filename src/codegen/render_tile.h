@@ -45,6 +45,10 @@ int64_t tile_runtime_rows(const schedule::Kernel& k, const Opts& o);
 /// Units of work the thread pool splits (batch index x row block).
 int64_t tile_outer_extent(const schedule::Kernel& k, const Opts& o);
 
+/// The generated function's head: signature, typed buffer pointers (b0 the output), and a
+/// compile-time check that `vector_type` is `vector_bytes` wide (`what` names the renderer).
+void render_kernel_head(std::ostringstream& s, const std::string& fn, const schedule::Kernel& k,
+                        const char* vector_type, int64_t vector_bytes, const char* what);
 /// The scalar store after a tile of sums (the tiled and the dot renderers): for each row i below
 /// `rows` with n0 + i < n_hi and each column j < mv (variables of the generated code), the sum at
 /// tl[i * stride + j] goes through the kernel's ops after the reduce into b0.

@@ -1,7 +1,11 @@
 // The tiled reduce's work layout, which the runtime needs to launch it: the units the thread pool
 // splits (batch index x row block x split-K slice) and split-K's scratch (per-row-block counters,
 // zeroed at each launch, then one partial tile per slice). The code that fills them is
-// render_tile.cpp's; the two must agree.
+// render_tile.cpp's; the two must agree. Also the pieces of code that the tiled and the dot
+// renderers (render_dot.cpp) both emit: the function head and the scalar store of a tile's sums.
+#include <sstream>
+
+#include "codegen/c_expr.h"
 #include "codegen/render_tile.h"
 
 namespace ember::codegen {
@@ -57,6 +61,35 @@ int64_t tile_outer_extent(const Kernel& k, const Opts& o) {
   const Action* sk = o.find(ActionKind::SplitReduce);
   int64_t slices = sk ? (k.full_shape[rank - 1] + sk->amount - 1) / sk->amount : 1;
   return bt * ((n + nc - 1) / nc) * slices;
+}
+
+void render_kernel_head(std::ostringstream& s, const std::string& fn, const Kernel& k,
+                        const char* vector_type, int64_t vector_bytes, const char* what) {
+  s << "void " << fn << "(void* const* restrict bufs, int64_t start, int64_t end) {\n";
+  for (size_t i = 0; i < k.buffers.size(); i++)
+    s << "  " << (i ? "const " : "") << ctype(k.buffers[i].dtype) << "* restrict b" << i << " = ("
+      << ctype(k.buffers[i].dtype) << "*)bufs[" << i << "];\n";
+  // The lanes were chosen for the prelude's target: a mismatch is a compile error, not wrong data.
+  s << "  _Static_assert(sizeof(" << vector_type << ") == " << vector_bytes << ", \"" << what
+    << " lanes differ from the prelude's vector width\");\n";
+}
+
+void render_scalar_store(std::ostringstream& s, const std::string& ind, const Kernel& k,
+                         const TilePlan& p, ExprEmitter& em, const std::vector<std::string>& base,
+                         const char* type, int64_t rows, int64_t stride) {
+  s << ind << "for (int64_t i = 0; i < " << rows << " && n0 + i < n_hi; i++) {\n";
+  s << ind << "  #pragma GCC ivdep\n";
+  s << ind << "  for (int64_t j = 0; j < mv; j++) {\n";
+  const std::string in = ind + "    ";
+  s << in << type << " red = tl[i * " << stride << " + j];\n";
+  std::vector<std::string> idx = base;
+  idx[p.row] = "(n0 + i)";
+  idx[p.col] = "(m0 + j)";
+  ExprEmitter::Memo memo;
+  memo[p.reduce] = "red";
+  const std::string out = em.emit(*k.value, s, in, memo, idx);
+  s << in << "b0[" << ExprEmitter::index(k.out_view, idx) << "] = " << out << ";\n";
+  s << ind << "  }\n" << ind << "}\n";
 }
 
 }  // namespace ember::codegen
