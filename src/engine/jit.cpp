@@ -168,4 +168,6 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
   return outs;
 }
 
+bool jit_capturing() { return engine::capturing(); }
+
 }  // namespace ember

@@ -23,11 +23,11 @@ using ir::Op;
 void make_concrete(const Tensor& t) {
   TensorImpl* i = t.impl();
   if (i->node->op == Op::BUFFER) return;
-  realize({t});
+  ember::realize({t});
   if (i->node->op == Op::BUFFER) return;
   Tensor c = detail::make_tensor_rg(ir::make_node(Op::CONTIGUOUS, i->node->dtype, {i->node}),
                                     i->requires_grad);
-  realize({c});
+  ember::realize({c});
   i->node = c.impl()->node;
 }
 

@@ -11,7 +11,6 @@
 #include <unordered_set>
 
 #include "ember/context.h"
-#include "ember/jit.h"
 #include "ember/support/clock.h"
 #include "engine/graph_dot.h"
 #include "engine/plan_cache.h"
@@ -20,7 +19,6 @@
 #include "ir/storage.h"
 #include "runtime/cpu/compiler.h"
 #include "runtime/cpu/target.h"
-#include "tensor/tensor_impl.h"
 
 namespace ember::engine {
 
@@ -58,12 +56,6 @@ thread_local bool t_running_queue = false;
 std::atomic<bool> g_queue_nonempty{false};
 
 void flush_deferred_hook() { flush_deferred(); }
-
-// A view of a buffer through movement ops (and DETACH) needs no kernel.
-bool is_buffer_view(const ir::Node* n) {
-  while (ir::is_movement(n->op) || n->op == Op::DETACH) n = n->src[0].get();
-  return n->op == Op::BUFFER;
-}
 
 std::string shape_text(const std::vector<int64_t>& s) {
   std::string r;
@@ -331,62 +323,24 @@ Work schedule_work(const std::vector<schedule::Root>& roots, runtime::Device& de
   return w;
 }
 
-// The values a realize computes: distinct (node, in-place target) pairs, and which root each tensor
-// takes its value from.
-struct Roots {
-  std::vector<schedule::Root> roots;
-  std::vector<std::pair<const Tensor*, size_t>> owners;  // tensor -> root index
-};
-
-Roots collect_roots(const std::vector<Tensor>& ts) {
-  Roots out;
-  auto& roots = out.roots;
-  std::unordered_multimap<const ir::Node*, size_t> index;  // node -> roots (many roots only)
-  for (auto& t : ts) {
-    if (!t.defined()) continue;
-    TensorImpl* impl = t.impl();
-    const ir::Node* n = impl->node.get();
-    if (!impl->assign_target && (n->op == Op::BUFFER || is_buffer_view(n))) continue;
-    // A value already among the roots with the same target is realized once.
-    size_t r = 0;
-    if (roots.size() < 32) {  // most realizes have a few roots: no map
-      while (r < roots.size() &&
-             (roots[r].node.get() != n || roots[r].target != impl->assign_target))
-        r++;
-    } else {
-      if (index.empty())
-        for (size_t i = 0; i < roots.size(); i++) index.emplace(roots[i].node.get(), i);
-      r = roots.size();
-      for (auto [it, end] = index.equal_range(n); it != end; ++it)
-        if (roots[it->second].target == impl->assign_target) r = it->second;
-      if (r == roots.size()) index.emplace(n, r);
-    }
-    out.owners.push_back({&t, r});
-    if (r == roots.size()) roots.push_back({impl->node, impl->assign_target});
-  }
-  return out;
-}
-
 // In-place targets: values outside this realize that read their current data keep a copy.
-void preserve_target_readers(const Roots& rs) {
+void preserve_target_readers(const std::vector<schedule::Root>& roots,
+                             const std::vector<const ir::Node*>& holders) {
   std::vector<std::shared_ptr<ir::Storage>> targets;
-  for (auto& r : rs.roots)
+  for (auto& r : roots)
     if (r.target && std::find(targets.begin(), targets.end(), r.target) == targets.end())
       targets.push_back(r.target);
   if (targets.empty()) return;
-  std::unordered_map<const ir::Node*, long> owned;  // roots entries + distinct tensors
-  std::unordered_set<const TensorImpl*> impls;
-  for (auto& r : rs.roots) owned[r.node.get()]++;
-  for (auto& [t, r] : rs.owners)
-    if (impls.insert(t->impl()).second) owned[t->impl()->node.get()]++;
+  std::unordered_map<const ir::Node*, long> owned;  // roots entries + holders
+  for (auto& r : roots) owned[r.node.get()]++;
+  for (const ir::Node* n : holders) owned[n]++;
   std::vector<std::pair<ir::NodeRef, long>> handles;
-  for (auto& r : rs.roots)
+  for (auto& r : roots)
     if (owned.count(r.node.get())) {
       handles.push_back({r.node, owned[r.node.get()] + 1});  // + the handle itself
       owned.erase(r.node.get());
     }
-  stat_add(runtime_stats().buffers_preserved,
-           ir::preserve_for_readers(targets, handles, copy_storage));
+  preserve_for_readers(targets, handles);
 }
 
 // The work of the roots: from the plan cache (plan_cache.h) when it holds their graph, else from a
@@ -421,41 +375,41 @@ void run_work(const Work& w) {
   for (auto& [src, dst] : w.copies) run_launch(Launch{nullptr, {dst, src}});
 }
 
-// Each tensor now reads its root's buffer (an in-place target gets the value and a new version).
-void bind_results(const Roots& rs, const Work& w) {
+// In-place roots: the value goes into the target (through a copy when the schedule computed it
+// elsewhere), and each target gets one new version.
+void write_targets(const std::vector<schedule::Root>& roots, std::vector<StorageRef>& results) {
   std::unordered_set<const ir::Storage*> written;
-  for (auto& [t, r] : rs.owners) {
-    TensorImpl* impl = t->impl();
-    auto storage = w.results[r];
-    const bool in_place = static_cast<bool>(impl->assign_target);
-    if (in_place && impl->assign_target != storage) {
-      run_launch(Launch{nullptr, {impl->assign_target, storage}});
-      storage = impl->assign_target;
+  for (size_t r = 0; r < roots.size(); r++) {
+    const StorageRef& target = roots[r].target;
+    if (!target) continue;
+    if (results[r] != target) {
+      run_launch(Launch{nullptr, {target, results[r]}});
+      results[r] = target;
     }
-    if (in_place && written.insert(storage.get()).second) storage->bump_version();
-    ir::NodeRef value = std::move(impl->node);
-    impl->node = ir::make_buffer(storage, value->shape);
-    impl->assign_target.reset();
-    // A realized value that requires grad keeps its graph for autograd (tensor/backward.cpp).
-    if (impl->requires_grad && !in_place && value->op != Op::BUFFER && !impl->node->origin)
-      const_cast<ir::Node&>(*impl->node).origin = std::move(value);
+    if (written.insert(target.get()).second) target->bump_version();
   }
 }
 
 }  // namespace
 
-void realize_tensors(const std::vector<Tensor>& ts) {
-  const Roots rs = collect_roots(ts);
-  if (rs.roots.empty()) return;
+int preserve_for_readers(const std::vector<std::shared_ptr<ir::Storage>>& targets,
+                         const std::vector<std::pair<ir::NodeRef, long>>& handles) {
+  const int copies = ir::preserve_for_readers(targets, handles, copy_storage);
+  stat_add(runtime_stats().buffers_preserved, copies);
+  return copies;
+}
+
+std::vector<StorageRef> realize(const std::vector<schedule::Root>& roots,
+                                const std::vector<const ir::Node*>& holders) {
+  if (roots.empty()) return {};
   const bool defer = t_defer_depth > 0 && !g_hook;
   if (!defer) flush_deferred();  // another thread's queue: its values first
   stat_add(runtime_stats().realizes);
-  preserve_target_readers(rs);
-  const Work w = find_work(rs.roots, defer);
+  preserve_target_readers(roots, holders);
+  Work w = find_work(roots, defer);
   run_work(w);
-  bind_results(rs, w);
+  write_targets(roots, w.results);
+  return std::move(w.results);
 }
 
 }  // namespace ember::engine
-
-bool ember::jit_capturing() { return ember::engine::capturing(); }

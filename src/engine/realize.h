@@ -4,7 +4,6 @@
 #include <memory>
 #include <vector>
 
-#include "ember/tensor.h"
 #include "runtime/device.h"
 #include "schedule/schedule.h"
 
@@ -22,8 +21,17 @@ using LaunchHook = std::function<void(const Launch&)>;
 void set_launch_hook(LaunchHook hook);
 bool capturing();
 
-/// Realizes the tensors in one schedule.
-void realize_tensors(const std::vector<Tensor>& ts);
+/// Realizes graph roots in one schedule and returns the buffer that holds each root's value. A
+/// root with an in-place target leaves its value in the target, which gets a new version.
+/// `holders`: the node of each distinct handle (the caller's tensors) on a root's value, so that
+/// the copy-on-write of in-place targets (ir/overwrite.h) does not count them as outside readers.
+std::vector<std::shared_ptr<ir::Storage>> realize(const std::vector<schedule::Root>& roots,
+                                                  const std::vector<const ir::Node*>& holders);
+
+/// ir::preserve_for_readers with the engine's copy launch (which a capture records), counted in
+/// runtime_stats().buffers_preserved.
+int preserve_for_readers(const std::vector<std::shared_ptr<ir::Storage>>& targets,
+                         const std::vector<std::pair<ir::NodeRef, long>>& handles);
 
 /// Runs one program on buffers (allocating them), with DEBUG=2 timing; queued instead while
 /// launches are deferred.

@@ -1,0 +1,201 @@
+// Realizing tensors and reading their data (realize, item, to_vector, printing): the points where
+// the lazy graph is forced. The frontend collects the tensors' graph roots, the engine computes
+// them (engine/realize.h), and each tensor is rebound to the buffer that holds its value.
+#include <functional>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ember/jit.h"
+#include "engine/realize.h"
+#include "tensor/tensor_impl.h"
+
+namespace ember {
+
+namespace {
+
+using ir::Op;
+
+// A view of a buffer through movement ops (and DETACH) needs no kernel.
+bool is_buffer_view(const ir::Node* n) {
+  while (ir::is_movement(n->op) || n->op == Op::DETACH) n = n->src[0].get();
+  return n->op == Op::BUFFER;
+}
+
+// The values a realize computes: distinct (node, in-place target) pairs, and which root each tensor
+// takes its value from.
+struct Roots {
+  std::vector<schedule::Root> roots;
+  std::vector<std::pair<const Tensor*, size_t>> owners;  // tensor -> root index
+};
+
+Roots collect_roots(const std::vector<Tensor>& ts) {
+  Roots out;
+  auto& roots = out.roots;
+  std::unordered_multimap<const ir::Node*, size_t> index;  // node -> roots (many roots only)
+  for (auto& t : ts) {
+    if (!t.defined()) continue;
+    TensorImpl* impl = t.impl();
+    const ir::Node* n = impl->node.get();
+    if (!impl->assign_target && (n->op == Op::BUFFER || is_buffer_view(n))) continue;
+    // A value already among the roots with the same target is realized once.
+    size_t r = 0;
+    if (roots.size() < 32) {  // most realizes have a few roots: no map
+      while (r < roots.size() &&
+             (roots[r].node.get() != n || roots[r].target != impl->assign_target))
+        r++;
+    } else {
+      if (index.empty())
+        for (size_t i = 0; i < roots.size(); i++) index.emplace(roots[i].node.get(), i);
+      r = roots.size();
+      for (auto [it, end] = index.equal_range(n); it != end; ++it)
+        if (roots[it->second].target == impl->assign_target) r = it->second;
+      if (r == roots.size()) index.emplace(n, r);
+    }
+    out.owners.push_back({&t, r});
+    if (r == roots.size()) roots.push_back({impl->node, impl->assign_target});
+  }
+  return out;
+}
+
+// The node of each distinct tensor among the owners (their handles on the roots' values).
+std::vector<const ir::Node*> holders(const Roots& rs) {
+  std::vector<const ir::Node*> out;
+  std::unordered_set<const TensorImpl*> impls;
+  for (auto& [t, r] : rs.owners)
+    if (impls.insert(t->impl()).second) out.push_back(t->impl()->node.get());
+  return out;
+}
+
+// Each tensor now reads its root's buffer (an in-place target holds the value in a new version).
+void bind_results(const Roots& rs, const std::vector<std::shared_ptr<ir::Storage>>& results) {
+  for (auto& [t, r] : rs.owners) {
+    TensorImpl* impl = t->impl();
+    const bool in_place = static_cast<bool>(impl->assign_target);
+    ir::NodeRef value = std::move(impl->node);
+    impl->node = ir::make_buffer(results[r], value->shape);
+    impl->assign_target.reset();
+    // A realized value that requires grad keeps its graph for autograd (tensor/backward.cpp).
+    if (impl->requires_grad && !in_place && value->op != Op::BUFFER && !impl->node->origin)
+      const_cast<ir::Node&>(*impl->node).origin = std::move(value);
+  }
+}
+
+void realize_tensors(const std::vector<Tensor>& ts) {
+  const Roots rs = collect_roots(ts);
+  if (rs.roots.empty()) return;
+  bind_results(rs, engine::realize(rs.roots, holders(rs)));
+}
+
+// A realized, contiguous storage holding t's elements in row-major order.
+std::shared_ptr<ir::Storage> contiguous_storage(const Tensor& t) {
+  if (jit_capturing())
+    throw Error(
+        "jit: reading tensor data (item, to_vector, printing) inside a jitted function is not "
+        "allowed: the value would be frozen into the replay; keep the computation in tensors "
+        "or read the data outside the function");
+  realize_tensors({t});
+  const ir::NodeRef& n = t.node();
+  if (n->op == Op::BUFFER) return n->storage;
+  Tensor c = detail::make_tensor_rg(ir::make_node(Op::CONTIGUOUS, n->dtype, {n}), false);
+  realize_tensors({c});
+  return c.node()->storage;
+}
+
+template <typename T>
+T convert(const void* p, ScalarType t, int64_t i) {
+  switch (t) {
+    case kBool:
+    case kUInt8:
+      return static_cast<T>(static_cast<const uint8_t*>(p)[i]);
+    case kInt32:
+      return static_cast<T>(static_cast<const int32_t*>(p)[i]);
+    case kInt64:
+      return static_cast<T>(static_cast<const int64_t*>(p)[i]);
+    case kFloat32:
+      return static_cast<T>(static_cast<const float*>(p)[i]);
+    case kFloat64:
+      return static_cast<T>(static_cast<const double*>(p)[i]);
+  }
+  return T{};
+}
+
+}  // namespace
+
+const Tensor& Tensor::realize() const {
+  realize_tensors({*this});
+  return *this;
+}
+
+void realize(const std::vector<Tensor>& ts) { realize_tensors(ts); }
+
+template <typename T>
+std::vector<T> Tensor::to_vector() const {
+  auto s = contiguous_storage(*this);
+  std::vector<T> out(static_cast<size_t>(numel()));
+  if (out.empty()) return out;
+  const void* p = s->data();
+  for (size_t i = 0; i < out.size(); i++) out[i] = convert<T>(p, dtype(), static_cast<int64_t>(i));
+  return out;
+}
+
+template <typename T>
+T Tensor::item() const {
+  if (numel() != 1)
+    throw ShapeError("a Tensor with " + std::to_string(numel()) +
+                     " elements cannot be converted to Scalar (shape " + ir::shape_str(sizes()) +
+                     ")");
+  return to_vector<T>()[0];
+}
+
+#define EMBER_INSTANTIATE(T)                            \
+  template std::vector<T> Tensor::to_vector<T>() const; \
+  template T Tensor::item<T>() const;
+EMBER_INSTANTIATE(float)
+EMBER_INSTANTIATE(double)
+EMBER_INSTANTIATE(int32_t)
+EMBER_INSTANTIATE(int64_t)
+EMBER_INSTANTIATE(uint8_t)
+EMBER_INSTANTIATE(bool)
+#undef EMBER_INSTANTIATE
+
+std::string Tensor::toString() const {
+  std::ostringstream o;
+  o << *this;
+  return o.str();
+}
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  if (!t.defined()) return os << "[ Tensor (undefined) ]";
+  auto v = t.to_vector<double>();
+  os << "tensor(";
+  const Shape& s = t.sizes();
+  // Row-major print with brackets per dim.
+  std::function<void(size_t, size_t)> rec = [&](size_t d, size_t off) {
+    if (d == s.size()) {
+      os << v[off];
+      return;
+    }
+    os << "[";
+    size_t stride = 1;
+    for (size_t k = d + 1; k < s.size(); k++) stride *= static_cast<size_t>(s[k]);
+    for (int64_t i = 0; i < s[d]; i++) {
+      if (i) os << ", ";
+      if (i >= 6 && s[d] > 8) {
+        os << "...";
+        break;
+      }
+      rec(d + 1, off + static_cast<size_t>(i) * stride);
+    }
+    os << "]";
+  };
+  if (!v.empty() || s.empty())
+    rec(0, 0);
+  else
+    os << "[]";
+  return os << ", dtype=" << dtype_name(t.dtype()) << ", shape=" << ir::shape_str(s) << ")";
+}
+
+}  // namespace ember
