@@ -41,7 +41,7 @@ class Storage {
 
   /// Counts the in-place overwrites of the data (realized assignments, checkpoint loads). A
   /// BUFFER node records the version it reads; a node whose version is behind has lost its data
-  /// (engine/overwrite.h keeps a copy for every reader that is still alive).
+  /// (ember::overwrite_in_place keeps a copy for every reader that is still alive).
   uint64_t version() const { return version_; }
   void bump_version() { ++version_; }
   void set_version(uint64_t v) { version_ = v; }

@@ -53,7 +53,7 @@ ScalarType scalar_default_dtype(const Scalar& s);
 /// Reserves n random numbers from the global generator: key = {seed, first counter}.
 void next_rng_key(int64_t n, int64_t* key);
 
-/// Watches what a function does to tensors while ember::jit captures it (engine/jit.cpp), so
+/// Watches what a function does to tensors while ember::jit captures it (tensor/jit.cpp), so
 /// that a replay can do the same (or refuse). Set for the calling thread only, null otherwise.
 struct AccessObserver {
   virtual ~AccessObserver() = default;

@@ -1,4 +1,4 @@
-#include "engine/jit_capture.h"
+#include "tensor/jit_capture.h"
 
 #include <algorithm>
 #include <cstring>
@@ -7,12 +7,11 @@
 #include <unordered_set>
 
 #include "ember/context.h"
-#include "engine/overwrite.h"
 #include "engine/realize.h"
 #include "ir/overwrite.h"
 #include "tensor/tensor_impl.h"
 
-namespace ember::engine::jit {
+namespace ember::detail::jit {
 
 namespace {
 
@@ -56,8 +55,8 @@ std::vector<int> partition_of(const std::vector<const ir::Storage*>& st) {
 
 // Runs `write`, which overwrites the writers' buffers, with the value semantics of a realized
 // in-place op: the writers move to a new version of their buffers and values that read the old
-// data keep a copy (engine/overwrite.h). Fast path when nothing but the writers themselves reads
-// the current data (the common case: no copy can be needed).
+// data keep a copy (ember::overwrite_in_place). Fast path when nothing but the writers themselves
+// reads the current data (the common case: no copy can be needed).
 void write_versioned(const std::vector<Tensor>& writers, const std::function<void()>& write) {
   std::unordered_map<const ir::Node*, long> holders;  // distinct writer tensors per node
   std::vector<TensorImpl*> impls;
@@ -75,7 +74,7 @@ void write_versioned(const std::vector<Tensor>& writers, const std::function<voi
       if (n->storage.get() != st || ir::buffer_version(*n) != st->version()) continue;
       auto h = holders.find(n.get());
       if (h == holders.end() || n.use_count() > h->second + 1)
-        return engine::overwrite_in_place(writers, write);
+        return ember::overwrite_in_place(writers, write);
     }
   }
   for (ir::Storage* st : storages) st->bump_version();
@@ -584,4 +583,4 @@ std::vector<Tensor> Capture::replay(const std::vector<Tensor>& inputs,
   return result;
 }
 
-}  // namespace ember::engine::jit
+}  // namespace ember::detail::jit

@@ -1,4 +1,4 @@
-// One capture of a jitted function (engine/jit.cpp): the launches it recorded, where each of
+// One capture of a jitted function (tensor/jit.cpp): the launches it recorded, where each of
 // their buffers comes from on a replay, and what the function did to the tensors around it.
 #pragma once
 #include <memory>
@@ -8,7 +8,7 @@
 #include "ember/jit.h"
 #include "runtime/device.h"
 
-namespace ember::engine::jit {
+namespace ember::detail::jit {
 
 using StorageRef = std::shared_ptr<ir::Storage>;
 
@@ -99,4 +99,4 @@ struct Capture {
                              const std::vector<Tensor>& sources);
 };
 
-}  // namespace ember::engine::jit
+}  // namespace ember::detail::jit

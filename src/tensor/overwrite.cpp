@@ -1,18 +1,18 @@
-#include "engine/overwrite.h"
-
+// In-place writes outside a schedule (checkpoint loads, the optimizer's host-side writes of the
+// learning rate) with the same value semantics as a realized in-place op: lazy values that read
+// the current data keep a copy (ir/overwrite.h), `write` runs, and the tensors move to the new
+// version of their buffers.
 #include <algorithm>
 #include <unordered_map>
 
-#include "ember/context.h"
+#include "ember/jit.h"
 #include "engine/realize.h"
-#include "engine/stats.h"
-#include "ir/overwrite.h"
 #include "tensor/tensor_impl.h"
 
-namespace ember::engine {
+namespace ember {
 
 void overwrite_in_place(const std::vector<Tensor>& ts, const std::function<void()>& write) {
-  if (capturing())
+  if (jit_capturing())
     throw Error(
         "jit: a host-side write (Optimizer::set_lr, ember::load) inside a jitted function would "
         "run only at capture, not on replays; do it outside the function");
@@ -35,8 +35,7 @@ void overwrite_in_place(const std::vector<Tensor>& ts, const std::function<void(
       handles.push_back({t.impl()->node, it->second + 1});
       owned.erase(it);
     }
-  stat_add(runtime_stats().buffers_preserved,
-           ir::preserve_for_readers(storages, handles, copy_storage));
+  engine::preserve_for_readers(storages, handles);
   handles.clear();
   // The old nodes may now read copies: move the tensors to the new version of their own storage
   // first, so that `write` (which goes through the tensors) fills the right memory.
@@ -45,10 +44,4 @@ void overwrite_in_place(const std::vector<Tensor>& ts, const std::function<void(
   write();
 }
 
-}  // namespace ember::engine
-
-namespace ember {
-void overwrite_in_place(const std::vector<Tensor>& ts, const std::function<void()>& write) {
-  engine::overwrite_in_place(ts, write);
-}
 }  // namespace ember

@@ -12,13 +12,13 @@
 #include <cstdio>
 
 #include "ember/context.h"
-#include "engine/jit_capture.h"
 #include "engine/realize.h"
+#include "tensor/jit_capture.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
 
-using engine::jit::Capture;
+using detail::jit::Capture;
 
 struct Jit::State {
   Fn fn;
