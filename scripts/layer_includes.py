@@ -7,7 +7,8 @@ io/nn/optim, ppo, apps. env (the environments) depends on support only, so it si
 that implements it (the table below). An include climbs when the header's layer is above the file's.
 A private include crosses when a file reads src/<other layer>/ (tests and bench count as outsiders).
 
-Usage: scripts/layer_includes.py [ROOT] [-v]   (ROOT: a source tree, default: this checkout)
+Usage: scripts/layer_includes.py [ROOT] [-v] [--check]   (ROOT: a source tree, default: this
+checkout; --check: exit status 1 when an include climbs a layer, listing them; ctest runs it)
 """
 import os
 import re
@@ -63,8 +64,9 @@ def resolve(root, rel_file, inc):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "-v"]
+    args = [a for a in sys.argv[1:] if a not in ("-v", "--check")]
     verbose = "-v" in sys.argv
+    check = "--check" in sys.argv
     root = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     climbs, private = [], []
     for top in ("src", "include", "apps", "tests", "bench"):
@@ -97,6 +99,9 @@ def main():
     outsiders = [p for p in private if p.split("(")[-1].split()[0] in
                  ("nn", "optim", "io", "env", "ppo", "apps", "tests", "bench")]
     print(f"  of which by nn/optim/io/env/ppo/apps/tests/bench: {len(outsiders)}")
+    if check and climbs:
+        print("\n".join(["climbing:"] + climbs))
+        sys.exit(1)
 
 
 if __name__ == "__main__":
