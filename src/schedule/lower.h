@@ -1,6 +1,7 @@
 // Lowering: one materialised value and the graph fused below it become one kernel (schedule.h
 // lists the fusion rules). Lowering stops with `Materialise` when it meets a value that the rules
-// say cannot fuse into this kernel; that value is materialised and the kernel lowered again.
+// say cannot fuse into this kernel; the materialisation pass (materialise.h) decides from these
+// requests which values get a buffer.
 #pragma once
 #include <memory>
 #include <unordered_map>

@@ -5,7 +5,7 @@
 #include "ember/error.h"
 #include "ir/overwrite.h"
 #include "schedule/fuse_outputs.h"
-#include "schedule/lower.h"
+#include "schedule/materialise.h"
 
 namespace ember::schedule {
 
@@ -24,96 +24,65 @@ Schedule create_schedule(const std::vector<Root>& roots) {
     for (auto& s : n->src) distinct.insert(s.get());
     for (auto* s : distinct) users[s]++;
   }
-  std::unordered_set<const Node*> mat(root_nodes.begin(), root_nodes.end());
-  for (auto* n : order) {
-    if (n->op == Op::CONTIGUOUS) mat.insert(n);
-    if (ir::is_reduce(n->op) && users[n] > 1) mat.insert(n);
-  }
-  int initial = static_cast<int>(mat.size());
-
-  for (;;) {
-    Schedule s;
-    std::unordered_map<const Node*, std::shared_ptr<ir::Storage>> storage;
-    std::unordered_map<const Node*, std::shared_ptr<ir::Storage>> targets;
-    // One value may be assigned to several tensors (a.copy_(v); b.copy_(v)): the first target
-    // is handled below, the others get a copy of it after all kernels ran.
-    std::vector<std::pair<const Node*, std::shared_ptr<ir::Storage>>> more_targets;
-    for (auto& r : roots)
-      if (r.target && r.node->op != Op::BUFFER) {
-        auto [it, first] = targets.emplace(r.node.get(), r.target);
-        if (!first && it->second != r.target) more_targets.push_back({r.node.get(), r.target});
-      }
-    // Every value (in-place roots too) first gets a fresh buffer; in-place roots are redirected
-    // to their target below when that is safe.
-    for (auto* n : order) {
-      if (!mat.count(n) || n->op == Op::BUFFER) continue;
-      storage[n] = std::make_shared<ir::Storage>(n->dtype, n->numel());
+  // The values that get a buffer, and the kernel of each (lowered once, retried locally).
+  Materialised m = materialise(root_nodes, order, users);
+  Schedule s;
+  s.items = std::move(m.items);
+  auto& storage = m.storage;
+  std::unordered_map<const Node*, std::shared_ptr<ir::Storage>> targets;
+  // One value may be assigned to several tensors (a.copy_(v); b.copy_(v)): the first target
+  // is handled below, the others get a copy of it after all kernels ran.
+  std::vector<std::pair<const Node*, std::shared_ptr<ir::Storage>>> more_targets;
+  for (auto& r : roots)
+    if (r.target && r.node->op != Op::BUFFER) {
+      auto [it, first] = targets.emplace(r.node.get(), r.target);
+      if (!first && it->second != r.target) more_targets.push_back({r.node.get(), r.target});
     }
-    // A reduce nested twice (in two kernels, or under two views in one) is computed once
-    // instead: materialised.
-    std::unordered_map<const Node*, int> nests;
-    try {
-      for (auto* n : order) {
-        if (!mat.count(n) || n->op == Op::BUFFER) continue;
-        LoweredKernel k = lower_kernel(n, mat, users, storage);
-        s.items.push_back(std::move(k.item));
-        for (auto* r : k.nested) nests[r]++;
-      }
-    } catch (const Materialise& m) {
-      if (mat.count(m.node)) throw Error("scheduler: cannot lower " + m.node->str());
-      mat.insert(m.node);
-      continue;
-    }
-    bool again = false;
-    for (auto& [r, count] : nests)
-      if (count > 1) again = mat.insert(r).second || again;
-    if (again) continue;
-    fuse_outputs(s.items);
-    // An in-place root writes its target directly when no kernel after its own reads the
-    // target's old contents (kernels run in order: those before it read them before it writes)
-    // and its own kernel reads them only at the index it stores (a pure elementwise update).
-    // Otherwise the new value stays in its own buffer (which its readers use) and is copied into
-    // the target after all kernels ran.
-    for (auto& [node, target] : targets) {
-      auto fresh = storage.at(node);
-      size_t writer = 0;
-      const ir::View* store_view = nullptr;
-      for (size_t i = 0; i < s.items.size(); i++) {
-        const Kernel& k = s.items[i].kernel;
-        for (size_t o = 0; o < k.num_outputs(); o++)
-          if (s.items[i].buffers[o] == fresh) {
-            writer = i;
-            store_view = o ? &k.more_outputs[o - 1].view : &k.out_view;
-          }
-      }
-      bool safe = true;
-      for (size_t i = writer; i < s.items.size(); i++) {
-        auto& it = s.items[i];
-        for (size_t b = it.kernel.num_outputs(); b < it.buffers.size(); b++) {
-          if (it.buffers[b] != target) continue;
-          if (i != writer || !it.kernel.reduce_axes.empty() ||
-              !reads_only_at(it.kernel, static_cast<int>(b), *store_view))
-            safe = false;
+  fuse_outputs(s.items);
+  // An in-place root writes its target directly when no kernel after its own reads the
+  // target's old contents (kernels run in order: those before it read them before it writes)
+  // and its own kernel reads them only at the index it stores (a pure elementwise update).
+  // Otherwise the new value stays in its own buffer (which its readers use) and is copied into
+  // the target after all kernels ran.
+  for (auto& [node, target] : targets) {
+    auto fresh = storage.at(node);
+    size_t writer = 0;
+    const ir::View* store_view = nullptr;
+    for (size_t i = 0; i < s.items.size(); i++) {
+      const Kernel& k = s.items[i].kernel;
+      for (size_t o = 0; o < k.num_outputs(); o++)
+        if (s.items[i].buffers[o] == fresh) {
+          writer = i;
+          store_view = o ? &k.more_outputs[o - 1].view : &k.out_view;
         }
-      }
-      if (safe) {
-        for (auto& it : s.items)
-          for (auto& b : it.buffers)
-            if (b == fresh) b = target;
-        storage[node] = target;
-      } else {
-        s.copies.push_back({fresh, target});
+    }
+    bool safe = true;
+    for (size_t i = writer; i < s.items.size(); i++) {
+      auto& it = s.items[i];
+      for (size_t b = it.kernel.num_outputs(); b < it.buffers.size(); b++) {
+        if (it.buffers[b] != target) continue;
+        if (i != writer || !it.kernel.reduce_axes.empty() ||
+            !reads_only_at(it.kernel, static_cast<int>(b), *store_view))
+          safe = false;
       }
     }
-    for (auto& item : s.items) alias_inputs_to_outputs(item);
-    for (auto& [node, target] : more_targets) s.copies.push_back({storage.at(node), target});
-    for (auto& r : roots)
-      s.results.push_back(r.node->op == Op::BUFFER ? r.node->storage
-                          : r.target               ? r.target
-                                                   : storage.at(r.node.get()));
-    s.materialised_extra = static_cast<int>(mat.size()) - initial;
-    return s;
+    if (safe) {
+      for (auto& it : s.items)
+        for (auto& b : it.buffers)
+          if (b == fresh) b = target;
+      storage[node] = target;
+    } else {
+      s.copies.push_back({fresh, target});
+    }
   }
+  for (auto& item : s.items) alias_inputs_to_outputs(item);
+  for (auto& [node, target] : more_targets) s.copies.push_back({storage.at(node), target});
+  for (auto& r : roots)
+    s.results.push_back(r.node->op == Op::BUFFER ? r.node->storage
+                        : r.target               ? r.target
+                                                 : storage.at(r.node.get()));
+  s.materialised_extra = static_cast<int>(m.set.size()) - m.initial;
+  return s;
 }
 
 }  // namespace ember::schedule
