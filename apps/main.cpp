@@ -58,10 +58,13 @@ int main(int argc, char** argv) {
   for (CLI::App* sub : app.get_subcommands({}))
     sub->footer(sub->get_footer() + "\n" + kEnvironmentHelp);
 
-  try {
-    // A malformed setting (DEBUG, EMBER_THREADS, EMBER_ISA, ...) is refused before any work,
-    // whatever the subcommand.
+  // A malformed setting (DEBUG, EMBER_THREADS, EMBER_ISA, ...) is refused before any
+  // subcommand's work, whatever the subcommand. It runs once the command line is parsed, so
+  // --help and --version still answer (they are handled before this callback).
+  app.parse_complete_callback([] {
     if (!ember::support::settings().isa.empty()) ember::kernel_target();
+  });
+  try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

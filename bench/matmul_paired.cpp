@@ -14,7 +14,7 @@
 // One run covers one ISA level: $EMBER_ISA for ember; the caller holds oneDNN and OpenBLAS to the
 // same level ($DNNL_MAX_CPU_ISA, $OPENBLAS_CORETYPE), as bench/run.sh does for bench_matmul.
 // Usage: bench_matmul_paired [threads [rounds [reps [filter]]]]   (defaults 2, 9, 15; only the
-// shapes whose name contains `filter`, e.g. "(4x128)")
+// shapes whose name contains `filter`, e.g. "(4x128)"), or bench_matmul_paired --openblas-core.
 #include <cblas.h>
 #include <dnnl.h>
 #include <ember/ember.h>
@@ -85,6 +85,12 @@ std::vector<float> host_data(int64_t n, uint32_t seed) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // bench/run.sh asks which core OpenBLAS picks for this CPU without a hint: one it does not know
+  // gets the generic "Prescott" kernels, and the script then names the level's core itself.
+  if (argc > 1 && std::strcmp(argv[1], "--openblas-core") == 0) {
+    std::printf("%s\n", openblas_get_corename());
+    return 0;
+  }
   int threads = argc > 1 ? std::atoi(argv[1]) : 2;
   int rounds = argc > 2 ? std::atoi(argv[2]) : 9;
   int reps = argc > 3 ? std::atoi(argv[3]) : 15;

@@ -6,7 +6,8 @@
 # EMBER_ISA at that level, oneDNN held to it with DNNL_MAX_CPU_ISA and OpenBLAS with
 # OPENBLAS_CORETYPE (SSE4.1 / Nehalem are the libraries' lowest levels, next to ember's sse2). At the
 # machine's own level OpenBLAS picks its kernel for the CPU (spec/anchors.md): the command unsets
-# OPENBLAS_CORETYPE (this machine's environment may force Haswell) and OPENBLAS_L2_SIZE.
+# OPENBLAS_CORETYPE (this machine's environment may force Haswell) and OPENBLAS_L2_SIZE, unless
+# OpenBLAS does not know the CPU and would fall back to its generic Prescott kernels.
 # BENCH_LEVELS="avx2 sse2" picks levels. Then the env and jit benchmarks, and the training step
 # against libtorch's (bench_step_vs_torch).
 set -euo pipefail
@@ -29,7 +30,13 @@ if [ -x "$build/bench/bench_matmul" ]; then
       sse2) dnnl=SSE41 core=Nehalem ;;
       *) echo "unknown level $level"; exit 1 ;;
     esac
-    if [ "$level" = "$top" ]; then blas=(-u OPENBLAS_CORETYPE); else blas=(OPENBLAS_CORETYPE=$core); fi
+    blas=(OPENBLAS_CORETYPE=$core)
+    if [ "$level" = "$top" ]; then
+      # OpenBLAS's own pick for this CPU, unless it does not know the CPU (its generic Prescott
+      # core: e.g. Debian's 0.3.21 on Emerald Rapids), where the level's core stands in.
+      probe=$(env -u OPENBLAS_CORETYPE "$build/bench/bench_matmul_paired" --openblas-core 2>/dev/null || true)
+      if [ -n "$probe" ] && [ "$probe" != Prescott ]; then blas=(-u OPENBLAS_CORETYPE); fi
+    fi
     env -u OPENBLAS_L2_SIZE "${blas[@]}" EMBER_ISA=$level DNNL_MAX_CPU_ISA=$dnnl \
       "$build/bench/bench_matmul" "$@"
     # The same shapes paired in one process (steadier ratios on a shared machine), 2 threads.
