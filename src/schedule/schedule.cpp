@@ -6,6 +6,7 @@
 #include "ember/error.h"
 #include "ir/overwrite.h"
 #include "schedule/fuse_outputs.h"
+#include "schedule/fuse_row_sums.h"
 
 namespace ember::schedule {
 
@@ -360,6 +361,7 @@ Schedule create_schedule(const std::vector<Root>& roots) {
       if (count > 1) again = mat.insert(r).second || again;
     if (again) continue;
     fuse_outputs(s.items);
+    fuse_row_sums(s.items);
     // An in-place root writes its target directly when no kernel after its own reads the
     // target's old contents (kernels run in order: those before it read them before it writes)
     // and its own kernel reads them only at the index it stores (a pure elementwise update).
