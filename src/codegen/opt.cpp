@@ -164,7 +164,8 @@ static std::optional<Opts> dot_heuristic(const schedule::Kernel& k, const TilePl
   // Few output columns (a policy or value head: 2 outputs at any batch) leave most lanes of the
   // tiled reduce's column vectors idle; along the reduce axis they are all busy.
   const bool narrow = m < w;
-  if ((n > kSmallRows && !narrow) || kk < w || !dot_fits(k, p)) return std::nullopt;
+  if ((n > kSmallRows && !narrow) || kk < w || !dot_fits(k, p) || !p.sums.empty())
+    return std::nullopt;
   int64_t regs = t.vector_registers - (t.vector_registers >= 32 ? 2 : 1);
   double steps = static_cast<double>(kk / w);
   int64_t tn = 1, tc = 1;

@@ -188,7 +188,6 @@ class Renderer {
   }
 
   void render_reduce(std::ostringstream& s, std::string& ind) {
-    if (!k_.more_outputs.empty()) throw Error("render: a reduce kernel with several outputs");
     const Expr* red = find_reduce(*k_.value);
     if (!red) throw Error("render: reduce kernel without a reduce");
     int64_t tile = 1;
@@ -293,7 +292,39 @@ class Renderer {
     }
     std::string out = emit(*k_.value, s, ind, memo2);
     store(s, ind, out);
+    for (size_t j = 0; j < k_.more_outputs.size(); j++) render_row_sum(s, ind, j);
     close_upcast(s, ind);
+  }
+
+  // A further output of a reduce kernel (schedule/fuse_row_sums.h): a SUM over the kernel's one
+  // reduce axis, stored at index 0 of the output axes along which its store view does not move
+  // (only there is it computed). kSumBlock runs from zero, added in order.
+  void render_row_sum(std::ostringstream& s, const std::string& ind, size_t j) {
+    const schedule::KernelOutput& o = k_.more_outputs[j];
+    const Expr& e = *o.value;
+    if (e.kind != Expr::Kind::Reduce || e.op != Op::SUM || e.axes != k_.reduce_axes ||
+        k_.reduce_axes.size() != 1 || !is_floating_point(e.dtype))
+      throw Error("render: a reduce kernel's further output must be a sum over its reduce axis");
+    std::string cond = "1";
+    for (size_t d = 0; d < nglob_; d++)
+      if (k_.full_shape[d] > 1 && o.view.strides[d] == 0) cond += " && " + axis_index(d) + " == 0";
+    const char* T = ctype(e.dtype);
+    const int64_t n = k_.full_shape[rank_ - 1];
+    std::vector<std::string> idx = axes();
+    idx[rank_ - 1] = "xr_";
+    s << ind << "if (" << cond << ") {\n";
+    s << ind << "  " << T << " xs_ = 0;\n";
+    s << ind << "  for (int64_t xb_ = 0; xb_ < " << n << "; xb_ += " << kSumBlock << ") {\n";
+    s << ind << "    " << T << " xp_ = 0;\n";
+    s << ind << "    for (int64_t xr_ = xb_; xr_ < (xb_ + " << kSumBlock << " < " << n
+      << " ? xb_ + " << kSumBlock << " : " << n << "); xr_++) {\n";
+    ExprEmitter::Memo memo;
+    std::string v = em_.emit(*e.src[0], s, ind + "      ", memo, idx);
+    s << ind << "      xp_ += " << v << ";\n    " << ind << "}\n";
+    s << ind << "    xs_ += xp_;\n" << ind << "  }\n";
+    idx[rank_ - 1] = "0";
+    s << ind << "  b" << j + 1 << "[" << ExprEmitter::index(o.view, idx) << "] = xs_;\n";
+    s << ind << "}\n";
   }
 
   void open_upcast(std::ostringstream& s, std::string& ind) {
@@ -424,7 +455,6 @@ std::string c_prelude(const Target& t) {
 
 std::string render_c(const Kernel& k, const Opts& o, const std::string& fn_name) {
   if (o.find(ActionKind::Vectorize)) {
-    if (!k.more_outputs.empty()) throw Error("render: a tiled kernel with several outputs");
     return render_tile(k, o, fn_name);
   }
   return Renderer(k, o).render(fn_name);

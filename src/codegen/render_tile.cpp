@@ -149,6 +149,8 @@ class TileRenderer {
       if (KC_ == K_) s << "  int64_t pk_t = -1;\n";
     }
     if (KC_ < K_) s << "  " << T_ << " cacc[" << NC_ * MPAD_ << "] __attribute__((aligned(64)));\n";
+    TileRowSums sums(k_, p_, base_, T_, NC_, S_, (N_ + TN_ - 1) / TN_ * TN_, MPAD_, kSumBlock);
+    sums.declare(s);
     if (pack_rows_)
       for (size_t j = 0; j < p_.rows.size(); j++)
         s << "  " << T_ << " apk" << j << "[" << NC_ * KC_ << "] __attribute__((aligned(64)));\n";
@@ -185,11 +187,13 @@ class TileRenderer {
     }
     s << "    const int64_t n_lo = rb * " << NC_ << ", n_hi = n_lo + " << NC_ << " < " << n_rows
       << " ? n_lo + " << NC_ << " : " << n_rows << ";\n";
+    sums.zero(s);
     s << "    for (int64_t kc = " << klo_ << "; kc < " << khi_ << "; kc += " << KC_ << ") {\n";
     s << "      const int64_t ke = kc + " << KC_ << " < " << khi_ << " ? kc + " << KC_ << " : "
       << khi_ << ";\n";
     if (pack_) render_pack(s);
     if (pack_rows_) render_pack_rows(s);
+    sums.accumulate(s, em_);
     std::string rows = "for (int64_t n0 = n_lo; n0 < n_hi; n0 += " + std::to_string(TN_) + ") {\n";
     std::string cols = "for (int64_t m0 = 0; m0 < " + std::to_string(MPAD_) +
                        "; m0 += " + std::to_string(TM_) + ") {\n";
@@ -202,7 +206,8 @@ class TileRenderer {
         << " : n_hi - 1;\n";
     render_micro(s, "          ");
     s << "        }\n      }\n    }\n";
-    if (S_ > 1) render_split_finish(s, rows, cols);
+    sums.store(s);
+    if (S_ > 1) render_split_finish(s, rows, cols, sums);
     s << "  }\n}\n";
     return s.str();
   }
@@ -393,11 +398,12 @@ class TileRenderer {
   // After a unit's slice: the unit that completes its row block's last slice (the counter's
   // acquire-release add orders the other units' partial stores before its loads) sums the
   // partials in slice order and runs the epilogue on every tile of the block.
-  void render_split_finish(std::ostringstream& s, const std::string& rows,
-                           const std::string& cols) {
+  void render_split_finish(std::ostringstream& s, const std::string& rows, const std::string& cols,
+                           const TileRowSums& sums) {
     int64_t nv = TM_ / W_;
     s << "    if (__atomic_add_fetch(cnt + bt * " << (N_ + NC_ - 1) / NC_
       << " + rb, 1, __ATOMIC_ACQ_REL) != " << S_ << ") continue;\n";
+    sums.finish(s);
     s << "    " << rows << "      " << cols;
     std::string ind = "        ";
     for (int64_t i = 0; i < TN_; i++)
@@ -560,6 +566,14 @@ std::optional<TilePlan> plan_tile(const Kernel& k) {
   p.rows_direct = true;
   for (auto* r : p.rows)
     if (r->kind != Expr::Kind::Load || r->view.has_mask()) p.rows_direct = false;
+  for (auto& o : k.more_outputs) {
+    const Expr& e = *o.value;
+    if (e.kind != Expr::Kind::Reduce || e.nested || e.op != Op::SUM || e.axes != red->axes ||
+        e.dtype != red->dtype || (deps(*e.src[0]) & colb) || o.view.has_mask() ||
+        o.view.strides[p.col] != 0)
+      return std::nullopt;
+    p.sums.push_back(e.src[0].get());
+  }
   p.direct = true;
   for (auto* c : p.cols)
     if (c->kind != Expr::Kind::Load || c->view.has_mask() || c->view.strides[p.col] != 1)
@@ -571,7 +585,10 @@ std::string render_tile(const Kernel& k, const Opts& o, const std::string& fn) {
   auto p = plan_tile(k);
   if (!p) throw Error("render_tile: kernel " + k.name() + " does not fit the tiled reduce");
   const Action* vec = o.find(ActionKind::Vectorize);
-  if (vec && vec->axis == p->red) return render_dot(k, o, *p, fn);
+  if (vec && vec->axis == p->red) {
+    if (!p->sums.empty()) throw Error("render_tile: the dot-product kernel stores one output");
+    return render_dot(k, o, *p, fn);
+  }
   return TileRenderer(k, o, *p).render(fn);
 }
 

@@ -30,14 +30,54 @@ struct TilePlan {
   /// Every `rows` term is an unmasked load (cheap to read in place; otherwise it is computed once
   /// into a panel instead of once per column tile).
   bool rows_direct = false;
+  /// The terms of the kernel's further outputs (more_outputs, in order): each output is a SUM of
+  /// its term over the reduce axis, and the term does not vary along col (a bias gradient beside
+  /// a weight gradient, schedule/fuse_row_sums.h). They are summed per row block, once.
+  std::vector<const schedule::Expr*> sums;
 };
 
 /// The plan, or nullopt when the kernel does not fit: it must be a float32/float64 SUM over one
 /// (last) reduce axis with at least two output axes, whose term depends on both the row and the
-/// column axis only through + - * and negation of same-dtype operands.
+/// column axis only through + - * and negation of same-dtype operands; further outputs must be
+/// row sums (TilePlan::sums) stored at index 0 along col.
 std::optional<TilePlan> plan_tile(const schedule::Kernel& k);
 
 std::string render_tile(const schedule::Kernel& k, const Opts& o, const std::string& fn);
+
+/// The tiled reduce's row sums (TilePlan::sums; tile_row_sums.cpp), emitted into its code: per
+/// unit of work, sums over the unit's reduce range for the rows of its block, each kSumBlock run
+/// from zero and added in order; stored, or under split-K (`slices` > 1) left in the scratch
+/// after the partial tiles ([sum][batch][slice][row]) and summed in slice order by the unit that
+/// finishes the block.
+class TileRowSums {
+ public:
+  TileRowSums(const schedule::Kernel& k, const TilePlan& p, std::vector<std::string> base,
+              const char* type, int64_t block_rows, int64_t slices, int64_t padded_rows,
+              int64_t padded_cols, int64_t sum_block)
+      : k_(k),
+        p_(p),
+        base_(std::move(base)),
+        T_(type),
+        nc_(block_rows),
+        s_(slices),
+        npad_(padded_rows),
+        mpad_(padded_cols),
+        block_(sum_block) {}
+  void declare(std::ostringstream& s) const;                      // the function's locals
+  void zero(std::ostringstream& s) const;                         // at the start of a unit
+  void accumulate(std::ostringstream& s, ExprEmitter& em) const;  // for k in [kc, ke)
+  void store(std::ostringstream& s) const;                        // after the unit's reduce range
+  void finish(std::ostringstream& s) const;  // split-K: the unit that completes the block
+
+ private:
+  std::string part(size_t j, const std::string& slice) const;
+  std::string out(size_t j) const;
+  const schedule::Kernel& k_;
+  const TilePlan& p_;
+  std::vector<std::string> base_;
+  const char* T_;
+  int64_t nc_, s_, npad_, mpad_, block_;
+};
 /// Split-K's scratch (kernel_scratch in render_c.h); none without a SplitReduce action.
 Scratch tile_scratch(const schedule::Kernel& k, const Opts& o);
 /// The row count the kernel reads at run time (runtime_rows in render_c.h), or -1.

@@ -32,7 +32,8 @@ Scratch tile_scratch(const Kernel& k, const Opts& o) {
   Scratch s;
   s.zeroed = (bt * ((n + nc - 1) / nc) * 8 + 63) / 64 * 64;
   int64_t npad = (n + tn - 1) / tn * tn, mpad = (m + tm - 1) / tm * tm;
-  s.bytes = s.zeroed + bt * slices * npad * mpad * es;
+  // Then each row sum's partials, [batch][slice][row].
+  s.bytes = s.zeroed + bt * slices * npad * (mpad + static_cast<int64_t>(p->sums.size())) * es;
   return s;
 }
 
@@ -67,8 +68,8 @@ void render_kernel_head(std::ostringstream& s, const std::string& fn, const Kern
                         const char* vector_type, int64_t vector_bytes, const char* what) {
   s << "void " << fn << "(void* const* restrict bufs, int64_t start, int64_t end) {\n";
   for (size_t i = 0; i < k.buffers.size(); i++)
-    s << "  " << (i ? "const " : "") << ctype(k.buffers[i].dtype) << "* restrict b" << i << " = ("
-      << ctype(k.buffers[i].dtype) << "*)bufs[" << i << "];\n";
+    s << "  " << (i >= k.num_outputs() ? "const " : "") << ctype(k.buffers[i].dtype)
+      << "* restrict b" << i << " = (" << ctype(k.buffers[i].dtype) << "*)bufs[" << i << "];\n";
   // The lanes were chosen for the prelude's target: a mismatch is a compile error, not wrong data.
   s << "  _Static_assert(sizeof(" << vector_type << ") == " << vector_bytes << ", \"" << what
     << " lanes differ from the prelude's vector width\");\n";

@@ -135,8 +135,17 @@ double Kernel::flops() const {
   double per = 0;
   std::unordered_map<const Expr*, bool> seen;
   count_ops(*value, per, seen);
-  for (auto& o : more_outputs) count_ops(*o.value, per, seen);
   double total = per * static_cast<double>(ir::shape_numel(full_shape));
+  for (auto& o : more_outputs) {
+    // A row sum (reduce kernels) runs once per index of the output axes its store moves along.
+    double n = static_cast<double>(ir::shape_numel(full_shape)), more = 0;
+    for (size_t d = 0; d < full_shape.size(); d++)
+      if (!reduce_axes.empty() && d < o.view.shape.size() && o.view.shape[d] > 1 &&
+          o.view.strides[d] == 0)
+        n /= static_cast<double>(full_shape[d]);
+    count_ops(*o.value, more, seen);
+    total += more * n;
+  }
   for (const Expr* n : kernel_nests(*this)) total += nest_kernel(*this, *n).flops();
   return total;
 }

@@ -53,9 +53,11 @@ struct Kernel {
   std::vector<int64_t> reduce_axes;  // sorted; empty for elementwise kernels
   ExprRef value;                     // the value stored in slot 0 (output space)
   ir::View out_view;                 // its store index map (output space)
-  /// Elementwise kernels only: the values stored in slots 1, 2, ... over the same loop space.
-  /// Every value of one loop index is computed before any of them is stored, so an output may
-  /// overwrite an input that the kernel reads at the same index (an in-place update).
+  /// The values stored in slots 1, 2, ... over the same loop space. Elementwise kernels: every
+  /// value of one loop index is computed before any of them is stored, so an output may
+  /// overwrite an input that the kernel reads at the same index (an in-place update). Reduce
+  /// kernels: sums over the kernel's reduce axis whose store view is 0 along some output axes,
+  /// computed once per index of the others (row sums, schedule/fuse_row_sums.h).
   std::vector<KernelOutput> more_outputs;
   std::vector<KernelBuffer> buffers;
 

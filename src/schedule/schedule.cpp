@@ -5,6 +5,7 @@
 #include "ember/error.h"
 #include "ir/overwrite.h"
 #include "schedule/fuse_outputs.h"
+#include "schedule/fuse_row_sums.h"
 #include "schedule/materialise.h"
 
 namespace ember::schedule {
@@ -39,6 +40,7 @@ Schedule create_schedule(const std::vector<Root>& roots) {
       if (!first && it->second != r.target) more_targets.push_back({r.node.get(), r.target});
     }
   fuse_outputs(s.items);
+  fuse_row_sums(s.items);
   // An in-place root writes its target directly when no kernel after its own reads the
   // target's old contents (kernels run in order: those before it read them before it writes)
   // and its own kernel reads them only at the index it stores (a pure elementwise update).

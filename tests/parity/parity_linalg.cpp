@@ -281,6 +281,31 @@ PARITY_CASE(Matmul, long_reduce_10001) {
                      b.matmul(w.slice(0, 0, 10001, 2).t(), x.slice(0, 0, 10001, 2))};  // strided
 }
 
+// The gradients of nn::Linear: the weight's dZ^T X and the bias's sum of dZ over the batch, one
+// kernel (schedule/fuse_row_sums.h: the sum is a row sum of the product). Batches 1, 3, 17, 127,
+// 129 and 10001 (split-K), features 1, 3, 17, 127, 129; a scaled term (autograd's g * 1); a
+// batched product; a product whose term has no tiled form (the generic renderer's row sum). Inputs
+// in [0, 1): no output lies near zero.
+PARITY_CASE(Matmul, weight_and_bias_gradient_row_sums) {
+  std::vector<typename B::T> out;
+  const std::vector<int64_t> feats = {1, 3, 17, 127, 129};
+  size_t i = 0;
+  for (int64_t n : {1, 3, 17, 127, 129, 10001})
+    for (size_t j = 0; j < 2; j++, i++) {
+      const int64_t o = feats[i % feats.size()], f = feats[(i * 3 + 1) % feats.size()];
+      auto g = b.rand({n, o}), x = b.rand({n, f});
+      out.push_back(b.matmul(g.t(), x));
+      out.push_back(j ? (g * 0.5).sum({0}) : g.sum({0}));
+    }
+  auto g = b.rand({2, 300, 17}), x = b.rand({2, 300, 5});
+  out.push_back(b.matmul(g.transpose(1, 2), x));
+  out.push_back(g.sum({1}));
+  auto d = b.rand({257, 9}), e = b.rand({257, 4}) + 1;
+  out.push_back((d.t().unsqueeze(1) / e.t().unsqueeze(0)).sum({2}));
+  out.push_back(d.sum({0}));
+  return out;
+}
+
 // ---- nn::Linear's layout at small batches
 // -------------------------------------------------------- x @ W^T at 1, 3, 4 and 17 rows: both
 // operands contiguous along the reduce axis, which the small products read in place as vectors

@@ -49,6 +49,11 @@ TEST(ThreadCount, KernelResultsAreBitIdenticalOnAnyThreadCount) {
   const std::vector<Case> cases = {
       // The weight gradient's layout: the reduce axis (10,000) is split across the threads.
       {"weight gradient (split-K)", [&] { return (matmul(x.t(), g) + bias) * 0.5; }},
+      // Its bias gradient, a row sum of the same kernel (partials per slice, summed in order).
+      {"weight and bias gradient (row sums)",
+       [&] {
+         return cat({matmul(g.t(), x).reshape({-1}), (g * 0.5).sum({0})}, 0);
+       }},
       // A batch-10,000 layer: row blocks across the threads.
       {"layer", [&] { return (matmul(x, w) + bias).tanh(); }},
       // Reductions over either axis.

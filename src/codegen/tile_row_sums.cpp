@@ -1,0 +1,96 @@
+// The row sums of the tiled reduce (render_tile.h's TileRowSums): a bias gradient beside its
+// weight gradient (schedule/fuse_row_sums.h). A separate pass over the row operand per cache
+// block, not part of the register tile: vectorised along the rows when the operand is contiguous
+// along them (dZ), and it brings the block's rows into cache for the tile loop that follows.
+#include <cstdlib>
+#include <sstream>
+
+#include "codegen/c_expr.h"
+#include "codegen/render_tile.h"
+
+// GCC 12 warns falsely on `"literal" + std::to_string(...)` chains (GCC bug 105329).
+#pragma GCC diagnostic ignored "-Wrestrict"
+
+namespace ember::codegen {
+
+using schedule::Expr;
+
+namespace {
+
+// Loads under e whose stride along `axis` is neither 0 nor 1.
+int strided(const Expr& e, int axis) {
+  int n =
+      e.kind == Expr::Kind::Load && e.view.shape[axis] > 1 && std::abs(e.view.strides[axis]) > 1;
+  for (auto& s : e.src) n += strided(*s, axis);
+  return n;
+}
+
+}  // namespace
+
+void TileRowSums::declare(std::ostringstream& s) const {
+  for (size_t j = 0; j < p_.sums.size(); j++)
+    s << "  " << T_ << " rs" << j << "[" << nc_ << "], rsb" << j << "[" << nc_ << "];\n";
+}
+
+void TileRowSums::zero(std::ostringstream& s) const {
+  for (size_t j = 0; j < p_.sums.size(); j++)
+    s << "    for (int64_t n = 0; n < " << nc_ << "; n++) rs" << j << "[n] = 0;\n";
+}
+
+void TileRowSums::accumulate(std::ostringstream& s, ExprEmitter& em) const {
+  if (p_.sums.empty()) return;
+  s << "      for (int64_t kb = kc; kb < ke; kb += " << block_ << ") {\n";
+  s << "        const int64_t kbe = kb + " << block_ << " < ke ? kb + " << block_ << " : ke;\n";
+  std::vector<std::string> idx = base_;
+  idx[p_.row] = "n";
+  idx[p_.red] = "k";
+  for (size_t j = 0; j < p_.sums.size(); j++) {
+    s << "        for (int64_t n = n_lo; n < n_hi; n++) rsb" << j << "[n - n_lo] = 0;\n";
+    // Walk memory in order: rows innermost when the term is contiguous along them.
+    const bool k_outer = strided(*p_.sums[j], p_.red) >= strided(*p_.sums[j], p_.row);
+    const std::string ko = "for (int64_t k = kb; k < kbe; k++)",
+                      no = "for (int64_t n = n_lo; n < n_hi; n++)";
+    s << "        " << (k_outer ? ko : no) << "\n          " << (k_outer ? no : ko) << " {\n";
+    ExprEmitter::Memo memo;
+    const std::string v = em.emit(*p_.sums[j], s, "            ", memo, idx);
+    s << "            rsb" << j << "[n - n_lo] += " << v << ";\n          }\n";
+    s << "        for (int64_t n = n_lo; n < n_hi; n++) rs" << j << "[n - n_lo] += rsb" << j
+      << "[n - n_lo];\n";
+  }
+  s << "      }\n";
+}
+
+std::string TileRowSums::part(size_t j, const std::string& slice) const {
+  int64_t bt = 1;
+  for (int d = 0; d < p_.row; d++) bt *= k_.full_shape[d];
+  return "part + " + std::to_string(bt * s_ * npad_ * (mpad_ + static_cast<int64_t>(j))) +
+         " + (bt * " + std::to_string(s_) + " + " + slice + ") * " + std::to_string(npad_);
+}
+
+std::string TileRowSums::out(size_t j) const {
+  std::vector<std::string> idx = base_;
+  idx[p_.row] = "n";
+  return "b" + std::to_string(j + 1) + "[" + ExprEmitter::index(k_.more_outputs[j].view, idx) + "]";
+}
+
+void TileRowSums::store(std::ostringstream& s) const {
+  for (size_t j = 0; j < p_.sums.size(); j++) {
+    s << "    for (int64_t n = n_lo; n < n_hi; n++) ";
+    if (s_ > 1)
+      s << "(" << part(j, "sl") << ")[n] = rs" << j << "[n - n_lo];\n";
+    else
+      s << out(j) << " = rs" << j << "[n - n_lo];\n";
+  }
+}
+
+void TileRowSums::finish(std::ostringstream& s) const {
+  for (size_t j = 0; j < p_.sums.size(); j++) {
+    s << "    for (int64_t n = n_lo; n < n_hi; n++) {\n";
+    s << "      " << T_ << " t_ = (" << part(j, "0") << ")[n];\n";
+    s << "      for (int64_t q = 1; q < " << s_ << "; q++) t_ = t_ + (" << part(j, "q")
+      << ")[n];\n";
+    s << "      " << out(j) << " = t_;\n    }\n";
+  }
+}
+
+}  // namespace ember::codegen
