@@ -207,18 +207,28 @@ struct Work {
   std::vector<Launch> launches;
   std::vector<std::pair<StorageRef, StorageRef>> copies;  // (from, to)
   std::vector<StorageRef> results;
+  std::vector<StorageRef> fresh;  // plan_work's new buffers
+
+  // Drops every reference but keeps the vectors' memory (also each launch's buffer list).
+  void clear() {
+    for (auto& l : launches) {
+      l.program.reset();
+      l.buffers.clear();
+    }
+    copies.clear();
+    results.clear();
+    fresh.clear();
+  }
 };
 
 // The work of a cached plan on this realize's buffers (new ones for its intermediates and
-// outputs).
-Work plan_work(const Plan& plan, const GraphKey& key) {
-  std::vector<StorageRef> fresh;
-  fresh.reserve(plan.fresh.size());
-  for (auto& [dt, n] : plan.fresh) fresh.push_back(std::make_shared<ir::Storage>(dt, n));
+// outputs), into `w` (cleared; its vectors' memory is reused).
+void plan_work(const Plan& plan, const GraphKey& key, Work& w) {
+  w.fresh.reserve(plan.fresh.size());
+  for (auto& [dt, n] : plan.fresh) w.fresh.push_back(std::make_shared<ir::Storage>(dt, n));
   auto ref = [&](PlanRef r) -> const StorageRef& {
-    return r >= 0 ? key.storage(r) : fresh[static_cast<size_t>(-r - 1)];
+    return r >= 0 ? key.storage(r) : w.fresh[static_cast<size_t>(-r - 1)];
   };
-  Work w;
   w.launches.resize(plan.items.size());
   for (size_t i = 0; i < plan.items.size(); i++) {
     Launch& l = w.launches[i];
@@ -229,7 +239,6 @@ Work plan_work(const Plan& plan, const GraphKey& key) {
   for (auto& [from, to] : plan.copies) w.copies.push_back({ref(from), ref(to)});
   w.results.reserve(plan.results.size());
   for (PlanRef r : plan.results) w.results.push_back(ref(r));
-  return w;
 }
 
 // Schedules the roots and gets their programs (memory cache, else one compile batch); stores
@@ -336,10 +345,50 @@ Work schedule_work(const std::vector<schedule::Root>& roots, runtime::Device& de
 struct Roots {
   std::vector<schedule::Root> roots;
   std::vector<std::pair<const Tensor*, size_t>> owners;  // tensor -> root index
+
+  void clear() {
+    roots.clear();
+    owners.clear();
+  }
 };
 
-Roots collect_roots(const std::vector<Tensor>& ts) {
-  Roots out;
+// A realize's Roots and Work come from this thread's spares and go back to them emptied, with their
+// vectors' memory: a repeated small eager call allocates none of them (issue 11). A spare is
+// taken, not shared, so a realize nested in another (from a launch hook) gets its own.
+struct Spares {
+  std::vector<Roots> roots;
+  std::vector<Work> work;
+  ~Spares();
+};
+thread_local bool t_spares_gone = false;  // set as this thread's spares are destroyed
+thread_local Spares t_spares;
+Spares::~Spares() { t_spares_gone = true; }
+
+template <class T, std::vector<T> Spares::*kList>
+class Spare {
+ public:
+  Spare() {
+    if (t_spares_gone) return;
+    auto& list = t_spares.*kList;
+    if (list.empty()) return;
+    value_ = std::move(list.back());
+    list.pop_back();
+  }
+  ~Spare() {
+    value_.clear();
+    if (t_spares_gone) return;
+    auto& list = t_spares.*kList;
+    if (list.size() < 4) list.push_back(std::move(value_));
+  }
+  Spare(const Spare&) = delete;
+  Spare& operator=(const Spare&) = delete;
+  T& operator*() { return value_; }
+
+ private:
+  T value_;
+};
+
+void collect_roots(const std::vector<Tensor>& ts, Roots& out) {
   auto& roots = out.roots;
   std::unordered_multimap<const ir::Node*, size_t> index;  // node -> roots (many roots only)
   for (auto& t : ts) {
@@ -364,7 +413,6 @@ Roots collect_roots(const std::vector<Tensor>& ts) {
     out.owners.push_back({&t, r});
     if (r == roots.size()) roots.push_back({impl->node, impl->assign_target});
   }
-  return out;
 }
 
 // In-place targets: values outside this realize that read their current data keep a copy.
@@ -391,7 +439,7 @@ void preserve_target_readers(const Roots& rs) {
 
 // The work of the roots: from the plan cache (plan_cache.h) when it holds their graph, else from a
 // fresh schedule. GRAPH=1 schedules every realize, to draw it.
-Work find_work(const std::vector<schedule::Root>& roots, bool defer) {
+void find_work(const std::vector<schedule::Root>& roots, bool defer, Work& w) {
   const Context& ctx = Context::get();
   auto& stats = runtime_stats();
   runtime::Device& dev = runtime::get_device(ctx.device);
@@ -400,13 +448,14 @@ Work find_work(const std::vector<schedule::Root>& roots, bool defer) {
   std::shared_ptr<const Plan> plan = cacheable ? find_plan(key) : nullptr;
   if (!plan) {
     if (cacheable) stat_add(stats.plan_cache_misses);
-    return schedule_work(roots, dev, defer, cacheable ? &key : nullptr);
+    w = schedule_work(roots, dev, defer, cacheable ? &key : nullptr);
+    return;
   }
   stat_add(stats.plan_cache_hits);
   if (ctx.debug >= 1)
     std::fprintf(stderr, "realize: %zu kernels (plan cache hit), %d extra materialised\n",
                  plan->items.size(), plan->materialised_extra);
-  return plan_work(*plan, key);
+  plan_work(*plan, key, w);
 }
 
 // The kernels, then the copies into in-place targets.
@@ -445,13 +494,17 @@ void bind_results(const Roots& rs, const Work& w) {
 }  // namespace
 
 void realize_tensors(const std::vector<Tensor>& ts) {
-  const Roots rs = collect_roots(ts);
+  Spare<Roots, &Spares::roots> roots;
+  const Roots& rs = *roots;
+  collect_roots(ts, *roots);
   if (rs.roots.empty()) return;
   const bool defer = t_defer_depth > 0 && !g_hook;
   if (!defer) flush_deferred();  // another thread's queue: its values first
   stat_add(runtime_stats().realizes);
   preserve_target_readers(rs);
-  const Work w = find_work(rs.roots, defer);
+  Spare<Work, &Spares::work> work;
+  find_work(rs.roots, defer, *work);
+  const Work& w = *work;
   run_work(w);
   bind_results(rs, w);
 }
