@@ -18,7 +18,8 @@ size_t hash_fields(Op op, ScalarType dt, const std::vector<NodeRef>& src, const 
   size_t h = mix(static_cast<size_t>(op), static_cast<size_t>(dt));
   for (auto& s : src) h = mix(h, s->hash);
   for (auto v : arg.ints) h = mix(h, std::hash<int64_t>{}(v));
-  h = mix(h, std::hash<double>{}(arg.f));
+  // Bits, as same_arg compares them (std::hash<double> is an out-of-line call).
+  h = mix(h, std::bit_cast<uint64_t>(arg.f));
   for (auto v : shape) h = mix(h, std::hash<int64_t>{}(v));
   return h;
 }
