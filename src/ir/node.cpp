@@ -1,10 +1,12 @@
 #include "ir/node.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <functional>
 #include <mutex>
 #include <sstream>
+#include <thread>
 #include <unordered_set>
 
 namespace ember::ir {
@@ -47,8 +49,25 @@ bool same_fields(const Node& n, Op op, ScalarType dt, const std::vector<NodeRef>
 // the lock: weak_from_this().lock() fails for it, and the lookup goes on as if it were absent.
 constexpr size_t kShards = 16;
 
-struct Shard {
-  std::mutex mu;
+// A shard's lock: held for a probe, an insert or an erase (tens of instructions), taken twice per
+// node of an eager call (make and destroy), where a std::mutex's lock and unlock calls cost more
+// than the work they guard (issue 11). It spins, and yields after a while so that a holder that
+// was descheduled can finish on a busy machine.
+class SpinLock {
+ public:
+  void lock() {
+    for (int spins = 0; locked_.exchange(true, std::memory_order_acquire);)
+      while (locked_.load(std::memory_order_relaxed))
+        if (++spins > 64) std::this_thread::yield();
+  }
+  void unlock() { locked_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> locked_{false};
+};
+
+struct alignas(64) Shard {
+  SpinLock mu;
   std::vector<const Node*> slots;  // nullptr: empty; size a power of two (or 0)
   size_t used = 0;
 
@@ -202,14 +221,14 @@ std::string Node::str() const {
 Node::~Node() {
   if (!interned) return;
   Shard& sh = shard_of(hash);
-  std::lock_guard<std::mutex> lock(sh.mu);
+  std::lock_guard<SpinLock> lock(sh.mu);
   sh.erase(this);
 }
 
 size_t interned_node_count() {
   size_t n = 0;
   for (size_t i = 0; i < kShards; i++) {
-    std::lock_guard<std::mutex> lock(shards()[i].mu);
+    std::lock_guard<SpinLock> lock(shards()[i].mu);
     n += shards()[i].used;
   }
   return n;
@@ -219,7 +238,7 @@ NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Sh
   if (op != Op::BUFFER && op != Op::CONST && op != Op::RAND) shape = infer_shape(op, src, arg);
   const size_t h = hash_fields(op, dtype, src, arg, shape);
   Shard& sh = shard_of(h);
-  std::lock_guard<std::mutex> lock(sh.mu);
+  std::lock_guard<SpinLock> lock(sh.mu);
   if (!sh.slots.empty()) {
     const size_t mask = sh.slots.size() - 1;
     for (size_t i = sh.home(h); sh.slots[i]; i = (i + 1) & mask) {
