@@ -115,10 +115,15 @@ Shard& shard_of(size_t h) { return shards()[(h >> 7) % kShards]; }
 // call makes and drops the same handful of nodes each time, more than glibc's per-thread cache
 // holds for one size. A thread keeps at most kMaxFree freed blocks; a block freed on another
 // thread joins that thread's pool (all are ::operator new blocks of one size).
+// The shape vectors of dead nodes are kept the same way (at most kMaxShapes, of up to 8 dims), for
+// the shapes that make_node infers: glibc's per-thread cache holds 7 blocks of a size, and an
+// eager product's graph has more shapes than that.
 struct NodePool {
   static constexpr size_t kMaxFree = 512;
+  static constexpr size_t kMaxShapes = 256;
   std::vector<void*> free_blocks;
   size_t block_bytes = 0;
+  std::vector<Shape> shapes;
   ~NodePool();
 };
 thread_local bool t_pool_gone = false;  // set as this thread's pool is destroyed (thread exit)
@@ -127,6 +132,21 @@ NodePool::~NodePool() {
   for (void* p : free_blocks) ::operator delete(p);
   free_blocks.clear();
   t_pool_gone = true;
+}
+
+// An empty shape, from the pool when it has one.
+Shape spare_shape() {
+  if (t_pool_gone || t_pool.shapes.empty()) return {};
+  Shape s = std::move(t_pool.shapes.back());
+  t_pool.shapes.pop_back();
+  return s;
+}
+void recycle_shape(Shape&& s) {
+  if (t_pool_gone || s.capacity() == 0 || s.capacity() > 8) return;
+  if (t_pool.shapes.size() >= NodePool::kMaxShapes) return;
+  if (t_pool.shapes.capacity() == 0) t_pool.shapes.reserve(NodePool::kMaxShapes);
+  s.clear();
+  t_pool.shapes.push_back(std::move(s));
 }
 
 template <class T>
@@ -159,47 +179,47 @@ struct PoolAlloc {
   }
 };
 
-Shape infer_shape(Op op, const std::vector<NodeRef>& src, const Arg& arg) {
+// Sets s (empty, its memory reused) to the shape that op infers from its sources and argument.
+void infer_shape(Op op, const std::vector<NodeRef>& src, const Arg& arg, Shape& s) {
   switch (op_category(op)) {
     case OpCategory::Unary:
     case OpCategory::Binary:
     case OpCategory::Ternary:
-      return src.at(0)->shape;
-    case OpCategory::Reduce: {
-      Shape s = src.at(0)->shape;
+      s.assign(src.at(0)->shape.begin(), src.at(0)->shape.end());
+      return;
+    case OpCategory::Reduce:
+      s.assign(src.at(0)->shape.begin(), src.at(0)->shape.end());
       for (auto a : arg.ints) s.at(a) = 1;
-      return s;
-    }
+      return;
     case OpCategory::Movement: {
       const Shape& in = src.at(0)->shape;
       switch (op) {
         case Op::RESHAPE:
         case Op::EXPAND:
-          return arg.ints;
-        case Op::PERMUTE: {
-          Shape s(in.size());
+          s.assign(arg.ints.begin(), arg.ints.end());
+          return;
+        case Op::PERMUTE:
+          s.resize(in.size());
           for (size_t i = 0; i < in.size(); i++) s[i] = in.at(arg.ints.at(i));
-          return s;
-        }
-        case Op::PAD: {
-          Shape s = in;
+          return;
+        case Op::PAD:
+          s.assign(in.begin(), in.end());
           for (size_t i = 0; i < in.size(); i++)
             s[i] += arg.ints.at(2 * i) + arg.ints.at(2 * i + 1);
-          return s;
-        }
-        case Op::SHRINK: {
-          Shape s = in;
+          return;
+        case Op::SHRINK:
+          s.assign(in.begin(), in.end());
           for (size_t i = 0; i < in.size(); i++) s[i] = arg.ints.at(2 * i + 1) - arg.ints.at(2 * i);
-          return s;
-        }
+          return;
         default:
-          return in;
+          s.assign(in.begin(), in.end());
+          return;
       }
     }
     case OpCategory::Buffer:
-      return src.empty() ? Shape{} : src[0]->shape;
+      if (!src.empty()) s.assign(src[0]->shape.begin(), src[0]->shape.end());
+      return;
   }
-  return {};
 }
 
 }  // namespace
@@ -219,10 +239,13 @@ std::string Node::str() const {
 }
 
 Node::~Node() {
-  if (!interned) return;
-  Shard& sh = shard_of(hash);
-  std::lock_guard<SpinLock> lock(sh.mu);
-  sh.erase(this);
+  if (interned) {
+    Shard& sh = shard_of(hash);
+    std::lock_guard<SpinLock> lock(sh.mu);
+    sh.erase(this);
+  }
+  // Out of the table (a lookup compares shapes under the lock): the shape's memory can go.
+  recycle_shape(std::move(shape));
 }
 
 size_t interned_node_count() {
@@ -235,7 +258,12 @@ size_t interned_node_count() {
 }
 
 NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Shape shape) {
-  if (op != Op::BUFFER && op != Op::CONST && op != Op::RAND) shape = infer_shape(op, src, arg);
+  if (op != Op::BUFFER && op != Op::CONST && op != Op::RAND) {
+    Shape inferred = spare_shape();
+    infer_shape(op, src, arg, inferred);
+    recycle_shape(std::move(shape));
+    shape = std::move(inferred);
+  }
   const size_t h = hash_fields(op, dtype, src, arg, shape);
   Shard& sh = shard_of(h);
   std::lock_guard<SpinLock> lock(sh.mu);
@@ -244,7 +272,10 @@ NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Sh
     for (size_t i = sh.home(h); sh.slots[i]; i = (i + 1) & mask) {
       const Node* c = sh.slots[i];
       if (c->hash != h || !same_fields(*c, op, dtype, src, arg, shape)) continue;
-      if (auto n = c->weak_from_this().lock()) return n;  // else: dying, as good as absent
+      if (auto n = c->weak_from_this().lock()) {  // else: dying, as good as absent
+        recycle_shape(std::move(shape));
+        return n;
+      }
     }
   }
   auto n = std::allocate_shared<Node>(PoolAlloc<Node>());
