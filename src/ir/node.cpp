@@ -115,9 +115,9 @@ Shard& shard_of(size_t h) { return shards()[(h >> 7) % kShards]; }
 // call makes and drops the same handful of nodes each time, more than glibc's per-thread cache
 // holds for one size. A thread keeps at most kMaxFree freed blocks; a block freed on another
 // thread joins that thread's pool (all are ::operator new blocks of one size).
-// The shape vectors of dead nodes are kept the same way (at most kMaxShapes, of up to 8 dims), for
-// the shapes that make_node infers: glibc's per-thread cache holds 7 blocks of a size, and an
-// eager product's graph has more shapes than that.
+// The int64 vectors of dead nodes (shapes and arguments) are kept the same way (at most
+// kMaxShapes, of up to 8 elements), for the shapes that make_node infers and for reusable_ints():
+// glibc's per-thread cache holds 7 blocks of a size, and an eager product's graph has more.
 struct NodePool {
   static constexpr size_t kMaxFree = 512;
   static constexpr size_t kMaxShapes = 256;
@@ -134,14 +134,7 @@ NodePool::~NodePool() {
   t_pool_gone = true;
 }
 
-// An empty shape, from the pool when it has one.
-Shape spare_shape() {
-  if (t_pool_gone || t_pool.shapes.empty()) return {};
-  Shape s = std::move(t_pool.shapes.back());
-  t_pool.shapes.pop_back();
-  return s;
-}
-void recycle_shape(Shape&& s) {
+void recycle_ints(std::vector<int64_t>&& s) {
   if (t_pool_gone || s.capacity() == 0 || s.capacity() > 8) return;
   if (t_pool.shapes.size() >= NodePool::kMaxShapes) return;
   if (t_pool.shapes.capacity() == 0) t_pool.shapes.reserve(NodePool::kMaxShapes);
@@ -238,14 +231,22 @@ std::string Node::str() const {
   return o.str();
 }
 
+std::vector<int64_t> reusable_ints() {
+  if (t_pool_gone || t_pool.shapes.empty()) return {};
+  std::vector<int64_t> s = std::move(t_pool.shapes.back());
+  t_pool.shapes.pop_back();
+  return s;
+}
+
 Node::~Node() {
   if (interned) {
     Shard& sh = shard_of(hash);
     std::lock_guard<SpinLock> lock(sh.mu);
     sh.erase(this);
   }
-  // Out of the table (a lookup compares shapes under the lock): the shape's memory can go.
-  recycle_shape(std::move(shape));
+  // Out of the table (a lookup compares fields under the lock): the vectors' memory can go.
+  recycle_ints(std::move(shape));
+  recycle_ints(std::move(arg.ints));
 }
 
 size_t interned_node_count() {
@@ -259,9 +260,9 @@ size_t interned_node_count() {
 
 NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Shape shape) {
   if (op != Op::BUFFER && op != Op::CONST && op != Op::RAND) {
-    Shape inferred = spare_shape();
+    Shape inferred = reusable_ints();
     infer_shape(op, src, arg, inferred);
-    recycle_shape(std::move(shape));
+    recycle_ints(std::move(shape));
     shape = std::move(inferred);
   }
   const size_t h = hash_fields(op, dtype, src, arg, shape);
@@ -273,7 +274,8 @@ NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Sh
       const Node* c = sh.slots[i];
       if (c->hash != h || !same_fields(*c, op, dtype, src, arg, shape)) continue;
       if (auto n = c->weak_from_this().lock()) {  // else: dying, as good as absent
-        recycle_shape(std::move(shape));
+        recycle_ints(std::move(shape));
+        recycle_ints(std::move(arg.ints));
         return n;
       }
     }
@@ -292,7 +294,8 @@ NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Sh
 
 NodeRef make_buffer(std::shared_ptr<Storage> storage, Shape shape) {
   Arg a;
-  a.ints = {static_cast<int64_t>(storage->id()), static_cast<int64_t>(storage->version())};
+  a.ints = reusable_ints();
+  a.ints.assign({static_cast<int64_t>(storage->id()), static_cast<int64_t>(storage->version())});
   auto n = make_node(Op::BUFFER, storage->dtype(), {}, std::move(a), std::move(shape));
   // The storage id is unique, so this node is new or already holds this storage.
   if (!n->storage) {

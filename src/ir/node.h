@@ -65,6 +65,9 @@ inline uint64_t buffer_version(const Node& n) { return static_cast<uint64_t>(n.a
 NodeRef make_const(double v, ScalarType dtype);
 
 int64_t shape_numel(const Shape& s);
+/// An empty int64 vector (for a shape or an argument), holding memory that a dead node of this
+/// thread left when there is some: a small eager call's graph then allocates less (issue 11).
+std::vector<int64_t> reusable_ints();
 using support::shape_str;  // "[2, 3]"
 
 /// The number of nodes in the interning table (alive, or being destroyed right now).

@@ -26,7 +26,7 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
     throw ShapeError("matmul: batch dims of " + ir::shape_str(a.sizes()) + " and " +
                      ir::shape_str(b.sizes()) + " do not broadcast (" + e.what() + ")");
   }
-  Shape full;
+  Shape full = ir::reusable_ints();
   full.reserve(batch.size() + 3);
   full.assign(batch.begin(), batch.end());
   full.insert(full.end(), {n, m, k});
@@ -41,7 +41,7 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   using ir::NodeRef;
   NodeRef na = detail::cast(detail::node_of(a), t), nb = detail::cast(detail::node_of(b), t);
   auto with_one_at = [](const Shape& s, size_t from_end) {  // s with a 1 inserted
-    Shape r;
+    Shape r = ir::reusable_ints();
     r.reserve(s.size() + 1);
     r.assign(s.begin(), s.end() - static_cast<std::ptrdiff_t>(from_end));
     r.push_back(1);
@@ -51,6 +51,7 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   // [..., n, 1, k] -> full
   NodeRef x = detail::broadcast_to(detail::reshape_node(na, with_one_at(na->shape, 1)), full);
   ir::Arg perm;
+  perm.ints = ir::reusable_ints();
   perm.ints.resize(nb->shape.size());
   for (size_t i = 0; i < perm.ints.size(); i++) perm.ints[i] = static_cast<int64_t>(i);
   std::swap(perm.ints[perm.ints.size() - 1], perm.ints[perm.ints.size() - 2]);
@@ -59,7 +60,8 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   NodeRef y = detail::broadcast_to(detail::reshape_node(yt, with_one_at(yt->shape, 2)), full);
   NodeRef prod = detail::binary(ir::Op::MUL, std::move(x), std::move(y), t, "mul");
   ir::Arg axis;
-  axis.ints = {static_cast<int64_t>(full.size()) - 1};
+  axis.ints = ir::reusable_ints();
+  axis.ints.push_back(static_cast<int64_t>(full.size()) - 1);
   NodeRef sum = ir::make_node(ir::Op::SUM, t, {std::move(prod)}, std::move(axis));
   full.pop_back();
   return detail::make_tensor(detail::reshape_node(sum, std::move(full)), {&a, &b});

@@ -118,8 +118,9 @@ NodeRef cast(const NodeRef& n, ScalarType t) {
   return ir::make_node(Op::CAST, t, {n});
 }
 
-// The graph helpers below move their shapes into the node's argument instead of copying: a small
-// eager call is bound by its allocations (issue 11).
+// The graph helpers below move their shapes into the node's argument instead of copying, and
+// build them in vectors that dead nodes left (ir::reusable_ints): a small eager call is bound by
+// its allocations (issue 11).
 NodeRef reshape_node(const NodeRef& n, Shape&& shape) {
   if (n->shape == shape) return n;
   ir::Arg a;
@@ -129,14 +130,16 @@ NodeRef reshape_node(const NodeRef& n, Shape&& shape) {
 
 NodeRef reshape_node(const NodeRef& n, const Shape& shape) {
   if (n->shape == shape) return n;
-  return reshape_node(n, Shape(shape));
+  Shape s = ir::reusable_ints();
+  s.assign(shape.begin(), shape.end());
+  return reshape_node(n, std::move(s));
 }
 
 NodeRef broadcast_to(const NodeRef& n, const Shape& shape) {
   if (n->shape == shape) return n;
   NodeRef r = n;
   if (n->shape.size() != shape.size()) {  // leading 1s first
-    Shape s;
+    Shape s = ir::reusable_ints();
     s.reserve(shape.size());
     s.assign(shape.size() - n->shape.size(), 1);
     s.insert(s.end(), n->shape.begin(), n->shape.end());
@@ -144,7 +147,8 @@ NodeRef broadcast_to(const NodeRef& n, const Shape& shape) {
     r = reshape_node(n, std::move(s));
   }
   ir::Arg a;
-  a.ints = shape;
+  a.ints = ir::reusable_ints();
+  a.ints.assign(shape.begin(), shape.end());
   return ir::make_node(Op::EXPAND, n->dtype, {std::move(r)}, std::move(a));
 }
 
