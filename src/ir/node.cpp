@@ -115,15 +115,17 @@ Shard& shard_of(size_t h) { return shards()[(h >> 7) % kShards]; }
 // call makes and drops the same handful of nodes each time, more than glibc's per-thread cache
 // holds for one size. A thread keeps at most kMaxFree freed blocks; a block freed on another
 // thread joins that thread's pool (all are ::operator new blocks of one size).
-// The int64 vectors of dead nodes (shapes and arguments) are kept the same way (at most
-// kMaxShapes, of up to 8 elements), for the shapes that make_node infers and for reusable_ints():
-// glibc's per-thread cache holds 7 blocks of a size, and an eager product's graph has more.
+// The vectors of dead nodes (shapes, arguments, sources) are kept the same way (at most kMaxShapes
+// of each kind, of up to 8 elements), for the shapes that make_node infers and for reusable_ints()
+// and reusable_srcs(): glibc's per-thread cache holds 7 blocks of a size, and an eager product's
+// graph has more.
 struct NodePool {
   static constexpr size_t kMaxFree = 512;
   static constexpr size_t kMaxShapes = 256;
   std::vector<void*> free_blocks;
   size_t block_bytes = 0;
   std::vector<Shape> shapes;
+  std::vector<std::vector<NodeRef>> srcs;  // empty
   ~NodePool();
 };
 thread_local bool t_pool_gone = false;  // set as this thread's pool is destroyed (thread exit)
@@ -140,6 +142,14 @@ void recycle_ints(std::vector<int64_t>&& s) {
   if (t_pool.shapes.capacity() == 0) t_pool.shapes.reserve(NodePool::kMaxShapes);
   s.clear();
   t_pool.shapes.push_back(std::move(s));
+}
+// Clears v (dropping its references: never under a shard's lock) and keeps its memory.
+void recycle_srcs(std::vector<NodeRef>&& v) {
+  v.clear();
+  if (t_pool_gone || v.capacity() == 0 || v.capacity() > 8) return;
+  if (t_pool.srcs.size() >= NodePool::kMaxShapes) return;
+  if (t_pool.srcs.capacity() == 0) t_pool.srcs.reserve(NodePool::kMaxShapes);
+  t_pool.srcs.push_back(std::move(v));
 }
 
 template <class T>
@@ -238,6 +248,13 @@ std::vector<int64_t> reusable_ints() {
   return s;
 }
 
+std::vector<NodeRef> reusable_srcs() {
+  if (t_pool_gone || t_pool.srcs.empty()) return {};
+  std::vector<NodeRef> v = std::move(t_pool.srcs.back());
+  t_pool.srcs.pop_back();
+  return v;
+}
+
 Node::~Node() {
   if (interned) {
     Shard& sh = shard_of(hash);
@@ -247,6 +264,7 @@ Node::~Node() {
   // Out of the table (a lookup compares fields under the lock): the vectors' memory can go.
   recycle_ints(std::move(shape));
   recycle_ints(std::move(arg.ints));
+  recycle_srcs(std::move(src));  // may destroy the sources (as the vector's destructor would)
 }
 
 size_t interned_node_count() {
@@ -267,29 +285,37 @@ NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Sh
   }
   const size_t h = hash_fields(op, dtype, src, arg, shape);
   Shard& sh = shard_of(h);
-  std::lock_guard<SpinLock> lock(sh.mu);
-  if (!sh.slots.empty()) {
-    const size_t mask = sh.slots.size() - 1;
-    for (size_t i = sh.home(h); sh.slots[i]; i = (i + 1) & mask) {
-      const Node* c = sh.slots[i];
-      if (c->hash != h || !same_fields(*c, op, dtype, src, arg, shape)) continue;
-      if (auto n = c->weak_from_this().lock()) {  // else: dying, as good as absent
-        recycle_ints(std::move(shape));
-        recycle_ints(std::move(arg.ints));
-        return n;
+  NodeRef found;
+  {
+    std::lock_guard<SpinLock> lock(sh.mu);
+    if (!sh.slots.empty()) {
+      const size_t mask = sh.slots.size() - 1;
+      for (size_t i = sh.home(h); sh.slots[i]; i = (i + 1) & mask) {
+        const Node* c = sh.slots[i];
+        if (c->hash != h || !same_fields(*c, op, dtype, src, arg, shape)) continue;
+        found = c->weak_from_this().lock();  // null when dying: as good as absent
+        if (found) break;
       }
     }
+    if (!found) {
+      auto n = std::allocate_shared<Node>(PoolAlloc<Node>());
+      n->op = op;
+      n->dtype = dtype;
+      n->src = std::move(src);
+      n->arg = std::move(arg);
+      n->shape = std::move(shape);
+      n->hash = h;
+      n->interned = true;
+      sh.insert(n.get());
+      return n;
+    }
   }
-  auto n = std::allocate_shared<Node>(PoolAlloc<Node>());
-  n->op = op;
-  n->dtype = dtype;
-  n->src = std::move(src);
-  n->arg = std::move(arg);
-  n->shape = std::move(shape);
-  n->hash = h;
-  n->interned = true;
-  sh.insert(n.get());
-  return n;
+  // An existing node: the fields built for this call go back to the pool, after the lock (dropping
+  // the sources' references may destroy nodes, which take a shard's lock).
+  recycle_ints(std::move(shape));
+  recycle_ints(std::move(arg.ints));
+  recycle_srcs(std::move(src));
+  return found;
 }
 
 NodeRef make_buffer(std::shared_ptr<Storage> storage, Shape shape) {

@@ -55,14 +55,14 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   perm.ints.resize(nb->shape.size());
   for (size_t i = 0; i < perm.ints.size(); i++) perm.ints[i] = static_cast<int64_t>(i);
   std::swap(perm.ints[perm.ints.size() - 1], perm.ints[perm.ints.size() - 2]);
-  NodeRef yt = ir::make_node(ir::Op::PERMUTE, t, {nb}, std::move(perm));
+  NodeRef yt = ir::make_node(ir::Op::PERMUTE, t, ir::src_list(nb), std::move(perm));
   // [..., 1, m, k] -> full
   NodeRef y = detail::broadcast_to(detail::reshape_node(yt, with_one_at(yt->shape, 2)), full);
   NodeRef prod = detail::binary(ir::Op::MUL, std::move(x), std::move(y), t, "mul");
   ir::Arg axis;
   axis.ints = ir::reusable_ints();
   axis.ints.push_back(static_cast<int64_t>(full.size()) - 1);
-  NodeRef sum = ir::make_node(ir::Op::SUM, t, {std::move(prod)}, std::move(axis));
+  NodeRef sum = ir::make_node(ir::Op::SUM, t, ir::src_list(std::move(prod)), std::move(axis));
   full.pop_back();
   return detail::make_tensor(detail::reshape_node(sum, std::move(full)), {&a, &b});
 }

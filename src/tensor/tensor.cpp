@@ -119,13 +119,13 @@ NodeRef cast(const NodeRef& n, ScalarType t) {
 }
 
 // The graph helpers below move their shapes into the node's argument instead of copying, and
-// build them in vectors that dead nodes left (ir::reusable_ints): a small eager call is bound by
-// its allocations (issue 11).
+// build them and the source lists in vectors that dead nodes left (ir::reusable_ints, src_list): a
+// small eager call is bound by its allocations (issue 11).
 NodeRef reshape_node(const NodeRef& n, Shape&& shape) {
   if (n->shape == shape) return n;
   ir::Arg a;
   a.ints = std::move(shape);
-  return ir::make_node(Op::RESHAPE, n->dtype, {n}, std::move(a));
+  return ir::make_node(Op::RESHAPE, n->dtype, ir::src_list(n), std::move(a));
 }
 
 NodeRef reshape_node(const NodeRef& n, const Shape& shape) {
@@ -149,7 +149,7 @@ NodeRef broadcast_to(const NodeRef& n, const Shape& shape) {
   ir::Arg a;
   a.ints = ir::reusable_ints();
   a.ints.assign(shape.begin(), shape.end());
-  return ir::make_node(Op::EXPAND, n->dtype, {std::move(r)}, std::move(a));
+  return ir::make_node(Op::EXPAND, n->dtype, ir::src_list(std::move(r)), std::move(a));
 }
 
 NodeRef const_node(double v, ScalarType t, const Shape& shape) {
@@ -168,7 +168,8 @@ ScalarType scalar_default_dtype(const Scalar& s) {
 }
 
 NodeRef binary(Op op, NodeRef a, NodeRef b, ScalarType out_dtype, const char* name) {
-  if (a->shape == b->shape) return ir::make_node(op, out_dtype, {std::move(a), std::move(b)});
+  if (a->shape == b->shape)
+    return ir::make_node(op, out_dtype, ir::src_list(std::move(a), std::move(b)));
   Shape s = broadcast_shapes(a->shape, b->shape, name);
   return ir::make_node(op, out_dtype, {broadcast_to(a, s), broadcast_to(b, s)});
 }
