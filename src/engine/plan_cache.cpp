@@ -130,8 +130,12 @@ bool GraphKey::build(const std::vector<schedule::Root>& roots, const std::string
   auto emit = [&](const ir::Node* n) {
     tokens_.push_back(static_cast<int64_t>(n->op));
     tokens_.push_back(static_cast<int64_t>(n->dtype));
-    tokens_.push_back(static_cast<int64_t>(n->shape.size()));
-    tokens_.insert(tokens_.end(), n->shape.begin(), n->shape.end());
+    // make_node infers every other op's shape from its op, sources and argument: only these
+    // three take theirs as given.
+    if (n->op == ir::Op::BUFFER || n->op == ir::Op::CONST || n->op == ir::Op::RAND) {
+      tokens_.push_back(static_cast<int64_t>(n->shape.size()));
+      tokens_.insert(tokens_.end(), n->shape.begin(), n->shape.end());
+    }
     if (n->op == ir::Op::BUFFER) {  // arg holds the storage's id and version: not part of the key
       if (ir::buffer_version(*n) != n->storage->version()) return false;
       push_storage(n->storage);

@@ -4,13 +4,14 @@
 // launches.
 //
 // The key is the graph below the roots with buffers named by position instead of identity: every
-// node's op, dtype, shape, argument and sources (as positions in a walk from the roots); for a
-// BUFFER, its storage as the position of that storage's first appearance (so which inputs share a
-// buffer is part of the key) with the storage's dtype and size; each root and its in-place target
-// (named like a storage); and the device. Graphs with one key are the same computation on renamed
-// buffers, so every decision of the scheduler (fusion, what is materialised, writing a target in
-// place or through a copy, multi-output fusion) made for one holds for the other. Constants are
-// compared by their bits, so a different constant is a different key.
+// node's op, dtype, shape (where make_node does not infer it), argument and sources (as positions
+// in a walk from the roots); for a BUFFER, its storage as the position of that storage's first
+// appearance (so which inputs share a buffer is part of the key) with the storage's dtype and size;
+// each root and its in-place target (named like a storage); and the device. Graphs with one key are
+// the same computation on renamed buffers, so every decision of the scheduler (fusion, what is
+// materialised, writing a target in place or through a copy, multi-output fusion) made for one
+// holds for the other. Constants are compared by their bits, so a different constant is a different
+// key.
 //
 // Bounded: at most kMaxPlans plans and about kMaxBytes of keys and plans; the least recently used
 // go first. DEBUG=1 prints "plan cache hit" or "miss" on each realize's line; RuntimeStats counts

@@ -12,6 +12,7 @@
 
 #include "ember/context.h"
 #include "ember/support/clock.h"
+#include "ember/support/thread_spare.h"
 #include "engine/graph_dot.h"
 #include "engine/plan_cache.h"
 #include "engine/profiler.h"
@@ -199,18 +200,28 @@ struct Work {
   std::vector<Launch> launches;
   std::vector<std::pair<StorageRef, StorageRef>> copies;  // (from, to)
   std::vector<StorageRef> results;
+  std::vector<StorageRef> fresh;  // plan_work's new buffers
+
+  // Drops every reference but keeps the vectors' memory (also each launch's buffer list).
+  void clear() {
+    for (auto& l : launches) {
+      l.program.reset();
+      l.buffers.clear();
+    }
+    copies.clear();
+    results.clear();
+    fresh.clear();
+  }
 };
 
 // The work of a cached plan on this realize's buffers (new ones for its intermediates and
-// outputs).
-Work plan_work(const Plan& plan, const GraphKey& key) {
-  std::vector<StorageRef> fresh;
-  fresh.reserve(plan.fresh.size());
-  for (auto& [dt, n] : plan.fresh) fresh.push_back(std::make_shared<ir::Storage>(dt, n));
+// outputs), into `w` (cleared; its vectors' memory is reused).
+void plan_work(const Plan& plan, const GraphKey& key, Work& w) {
+  w.fresh.reserve(plan.fresh.size());
+  for (auto& [dt, n] : plan.fresh) w.fresh.push_back(std::make_shared<ir::Storage>(dt, n));
   auto ref = [&](PlanRef r) -> const StorageRef& {
-    return r >= 0 ? key.storage(r) : fresh[static_cast<size_t>(-r - 1)];
+    return r >= 0 ? key.storage(r) : w.fresh[static_cast<size_t>(-r - 1)];
   };
-  Work w;
   w.launches.resize(plan.items.size());
   for (size_t i = 0; i < plan.items.size(); i++) {
     Launch& l = w.launches[i];
@@ -221,7 +232,6 @@ Work plan_work(const Plan& plan, const GraphKey& key) {
   for (auto& [from, to] : plan.copies) w.copies.push_back({ref(from), ref(to)});
   w.results.reserve(plan.results.size());
   for (PlanRef r : plan.results) w.results.push_back(ref(r));
-  return w;
 }
 
 // Schedules the roots and gets their programs (memory cache, else one compile batch); stores
@@ -345,7 +355,7 @@ void preserve_target_readers(const std::vector<schedule::Root>& roots,
 
 // The work of the roots: from the plan cache (plan_cache.h) when it holds their graph, else from a
 // fresh schedule. GRAPH=1 schedules every realize, to draw it.
-Work find_work(const std::vector<schedule::Root>& roots, bool defer) {
+void find_work(const std::vector<schedule::Root>& roots, bool defer, Work& w) {
   const Context& ctx = Context::get();
   auto& stats = runtime_stats();
   runtime::Device& dev = runtime::get_device(ctx.device);
@@ -354,13 +364,14 @@ Work find_work(const std::vector<schedule::Root>& roots, bool defer) {
   std::shared_ptr<const Plan> plan = cacheable ? find_plan(key) : nullptr;
   if (!plan) {
     if (cacheable) stat_add(stats.plan_cache_misses);
-    return schedule_work(roots, dev, defer, cacheable ? &key : nullptr);
+    w = schedule_work(roots, dev, defer, cacheable ? &key : nullptr);
+    return;
   }
   stat_add(stats.plan_cache_hits);
   if (ctx.debug >= 1)
     std::fprintf(stderr, "realize: %zu kernels (plan cache hit), %d extra materialised\n",
                  plan->items.size(), plan->materialised_extra);
-  return plan_work(*plan, key);
+  plan_work(*plan, key, w);
 }
 
 // The kernels, then the copies into in-place targets.
@@ -406,7 +417,9 @@ std::vector<StorageRef> realize(const std::vector<schedule::Root>& roots,
   if (!defer) flush_deferred();  // another thread's queue: its values first
   stat_add(runtime_stats().realizes);
   preserve_target_readers(roots, holders);
-  Work w = find_work(roots, defer);
+  support::ThreadSpare<Work> work;  // its vectors reused by the next realize on this thread
+  Work& w = *work;
+  find_work(roots, defer, w);
   run_work(w);
   write_targets(roots, w.results);
   return std::move(w.results);

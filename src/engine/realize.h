@@ -24,7 +24,8 @@ bool capturing();
 /// Realizes graph roots in one schedule and returns the buffer that holds each root's value. A
 /// root with an in-place target leaves its value in the target, which gets a new version.
 /// `holders`: the node of each distinct handle (the caller's tensors) on a root's value, so that
-/// the copy-on-write of in-place targets (ir/overwrite.h) does not count them as outside readers.
+/// the copy-on-write of in-place targets (ir/overwrite.h) does not count them as outside readers;
+/// read only when a root has an in-place target (the caller may pass none otherwise).
 std::vector<std::shared_ptr<ir::Storage>> realize(const std::vector<schedule::Root>& roots,
                                                   const std::vector<const ir::Node*>& holders);
 

@@ -1,10 +1,12 @@
 #include "ir/node.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <functional>
 #include <mutex>
 #include <sstream>
+#include <thread>
 #include <unordered_set>
 
 namespace ember::ir {
@@ -18,7 +20,8 @@ size_t hash_fields(Op op, ScalarType dt, const std::vector<NodeRef>& src, const 
   size_t h = mix(static_cast<size_t>(op), static_cast<size_t>(dt));
   for (auto& s : src) h = mix(h, s->hash);
   for (auto v : arg.ints) h = mix(h, std::hash<int64_t>{}(v));
-  h = mix(h, std::hash<double>{}(arg.f));
+  // Bits, as same_arg compares them (std::hash<double> is an out-of-line call).
+  h = mix(h, std::bit_cast<uint64_t>(arg.f));
   for (auto v : shape) h = mix(h, std::hash<int64_t>{}(v));
   return h;
 }
@@ -46,8 +49,25 @@ bool same_fields(const Node& n, Op op, ScalarType dt, const std::vector<NodeRef>
 // the lock: weak_from_this().lock() fails for it, and the lookup goes on as if it were absent.
 constexpr size_t kShards = 16;
 
-struct Shard {
-  std::mutex mu;
+// A shard's lock: held for a probe, an insert or an erase (tens of instructions), taken twice per
+// node of an eager call (make and destroy), where a std::mutex's lock and unlock calls cost more
+// than the work they guard (issue 11). It spins, and yields after a while so that a holder that
+// was descheduled can finish on a busy machine.
+class SpinLock {
+ public:
+  void lock() {
+    for (int spins = 0; locked_.exchange(true, std::memory_order_acquire);)
+      while (locked_.load(std::memory_order_relaxed))
+        if (++spins > 64) std::this_thread::yield();
+  }
+  void unlock() { locked_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> locked_{false};
+};
+
+struct alignas(64) Shard {
+  SpinLock mu;
   std::vector<const Node*> slots;  // nullptr: empty; size a power of two (or 0)
   size_t used = 0;
 
@@ -95,10 +115,17 @@ Shard& shard_of(size_t h) { return shards()[(h >> 7) % kShards]; }
 // call makes and drops the same handful of nodes each time, more than glibc's per-thread cache
 // holds for one size. A thread keeps at most kMaxFree freed blocks; a block freed on another
 // thread joins that thread's pool (all are ::operator new blocks of one size).
+// The vectors of dead nodes (shapes, arguments, sources) are kept the same way (at most kMaxShapes
+// of each kind, of up to 8 elements), for the shapes that make_node infers and for reusable_ints()
+// and reusable_srcs(): glibc's per-thread cache holds 7 blocks of a size, and an eager product's
+// graph has more.
 struct NodePool {
   static constexpr size_t kMaxFree = 512;
+  static constexpr size_t kMaxShapes = 256;
   std::vector<void*> free_blocks;
   size_t block_bytes = 0;
+  std::vector<Shape> shapes;
+  std::vector<std::vector<NodeRef>> srcs;  // empty
   ~NodePool();
 };
 thread_local bool t_pool_gone = false;  // set as this thread's pool is destroyed (thread exit)
@@ -107,6 +134,22 @@ NodePool::~NodePool() {
   for (void* p : free_blocks) ::operator delete(p);
   free_blocks.clear();
   t_pool_gone = true;
+}
+
+void recycle_ints(std::vector<int64_t>&& s) {
+  if (t_pool_gone || s.capacity() == 0 || s.capacity() > 8) return;
+  if (t_pool.shapes.size() >= NodePool::kMaxShapes) return;
+  if (t_pool.shapes.capacity() == 0) t_pool.shapes.reserve(NodePool::kMaxShapes);
+  s.clear();
+  t_pool.shapes.push_back(std::move(s));
+}
+// Clears v (dropping its references: never under a shard's lock) and keeps its memory.
+void recycle_srcs(std::vector<NodeRef>&& v) {
+  v.clear();
+  if (t_pool_gone || v.capacity() == 0 || v.capacity() > 8) return;
+  if (t_pool.srcs.size() >= NodePool::kMaxShapes) return;
+  if (t_pool.srcs.capacity() == 0) t_pool.srcs.reserve(NodePool::kMaxShapes);
+  t_pool.srcs.push_back(std::move(v));
 }
 
 template <class T>
@@ -139,47 +182,47 @@ struct PoolAlloc {
   }
 };
 
-Shape infer_shape(Op op, const std::vector<NodeRef>& src, const Arg& arg) {
+// Sets s (empty, its memory reused) to the shape that op infers from its sources and argument.
+void infer_shape(Op op, const std::vector<NodeRef>& src, const Arg& arg, Shape& s) {
   switch (op_category(op)) {
     case OpCategory::Unary:
     case OpCategory::Binary:
     case OpCategory::Ternary:
-      return src.at(0)->shape;
-    case OpCategory::Reduce: {
-      Shape s = src.at(0)->shape;
+      s.assign(src.at(0)->shape.begin(), src.at(0)->shape.end());
+      return;
+    case OpCategory::Reduce:
+      s.assign(src.at(0)->shape.begin(), src.at(0)->shape.end());
       for (auto a : arg.ints) s.at(a) = 1;
-      return s;
-    }
+      return;
     case OpCategory::Movement: {
       const Shape& in = src.at(0)->shape;
       switch (op) {
         case Op::RESHAPE:
         case Op::EXPAND:
-          return arg.ints;
-        case Op::PERMUTE: {
-          Shape s(in.size());
+          s.assign(arg.ints.begin(), arg.ints.end());
+          return;
+        case Op::PERMUTE:
+          s.resize(in.size());
           for (size_t i = 0; i < in.size(); i++) s[i] = in.at(arg.ints.at(i));
-          return s;
-        }
-        case Op::PAD: {
-          Shape s = in;
+          return;
+        case Op::PAD:
+          s.assign(in.begin(), in.end());
           for (size_t i = 0; i < in.size(); i++)
             s[i] += arg.ints.at(2 * i) + arg.ints.at(2 * i + 1);
-          return s;
-        }
-        case Op::SHRINK: {
-          Shape s = in;
+          return;
+        case Op::SHRINK:
+          s.assign(in.begin(), in.end());
           for (size_t i = 0; i < in.size(); i++) s[i] = arg.ints.at(2 * i + 1) - arg.ints.at(2 * i);
-          return s;
-        }
+          return;
         default:
-          return in;
+          s.assign(in.begin(), in.end());
+          return;
       }
     }
     case OpCategory::Buffer:
-      return src.empty() ? Shape{} : src[0]->shape;
+      if (!src.empty()) s.assign(src[0]->shape.begin(), src[0]->shape.end());
+      return;
   }
-  return {};
 }
 
 }  // namespace
@@ -198,50 +241,87 @@ std::string Node::str() const {
   return o.str();
 }
 
+std::vector<int64_t> reusable_ints() {
+  if (t_pool_gone || t_pool.shapes.empty()) return {};
+  std::vector<int64_t> s = std::move(t_pool.shapes.back());
+  t_pool.shapes.pop_back();
+  return s;
+}
+
+std::vector<NodeRef> reusable_srcs() {
+  if (t_pool_gone || t_pool.srcs.empty()) return {};
+  std::vector<NodeRef> v = std::move(t_pool.srcs.back());
+  t_pool.srcs.pop_back();
+  return v;
+}
+
 Node::~Node() {
-  if (!interned) return;
-  Shard& sh = shard_of(hash);
-  std::lock_guard<std::mutex> lock(sh.mu);
-  sh.erase(this);
+  if (interned) {
+    Shard& sh = shard_of(hash);
+    std::lock_guard<SpinLock> lock(sh.mu);
+    sh.erase(this);
+  }
+  // Out of the table (a lookup compares fields under the lock): the vectors' memory can go.
+  recycle_ints(std::move(shape));
+  recycle_ints(std::move(arg.ints));
+  recycle_srcs(std::move(src));  // may destroy the sources (as the vector's destructor would)
 }
 
 size_t interned_node_count() {
   size_t n = 0;
   for (size_t i = 0; i < kShards; i++) {
-    std::lock_guard<std::mutex> lock(shards()[i].mu);
+    std::lock_guard<SpinLock> lock(shards()[i].mu);
     n += shards()[i].used;
   }
   return n;
 }
 
 NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Shape shape) {
-  if (op != Op::BUFFER && op != Op::CONST && op != Op::RAND) shape = infer_shape(op, src, arg);
+  if (op != Op::BUFFER && op != Op::CONST && op != Op::RAND) {
+    Shape inferred = reusable_ints();
+    infer_shape(op, src, arg, inferred);
+    recycle_ints(std::move(shape));
+    shape = std::move(inferred);
+  }
   const size_t h = hash_fields(op, dtype, src, arg, shape);
   Shard& sh = shard_of(h);
-  std::lock_guard<std::mutex> lock(sh.mu);
-  if (!sh.slots.empty()) {
-    const size_t mask = sh.slots.size() - 1;
-    for (size_t i = sh.home(h); sh.slots[i]; i = (i + 1) & mask) {
-      const Node* c = sh.slots[i];
-      if (c->hash != h || !same_fields(*c, op, dtype, src, arg, shape)) continue;
-      if (auto n = c->weak_from_this().lock()) return n;  // else: dying, as good as absent
+  NodeRef found;
+  {
+    std::lock_guard<SpinLock> lock(sh.mu);
+    if (!sh.slots.empty()) {
+      const size_t mask = sh.slots.size() - 1;
+      for (size_t i = sh.home(h); sh.slots[i]; i = (i + 1) & mask) {
+        const Node* c = sh.slots[i];
+        if (c->hash != h || !same_fields(*c, op, dtype, src, arg, shape)) continue;
+        found = c->weak_from_this().lock();  // null when dying: as good as absent
+        if (found) break;
+      }
+    }
+    if (!found) {
+      auto n = std::allocate_shared<Node>(PoolAlloc<Node>());
+      n->op = op;
+      n->dtype = dtype;
+      n->src = std::move(src);
+      n->arg = std::move(arg);
+      n->shape = std::move(shape);
+      n->hash = h;
+      n->interned = true;
+      sh.insert(n.get());
+      return n;
     }
   }
-  auto n = std::allocate_shared<Node>(PoolAlloc<Node>());
-  n->op = op;
-  n->dtype = dtype;
-  n->src = std::move(src);
-  n->arg = std::move(arg);
-  n->shape = std::move(shape);
-  n->hash = h;
-  n->interned = true;
-  sh.insert(n.get());
-  return n;
+  // An existing node: the fields built for this call go back to the pool, after the lock (dropping
+  // the sources' references may destroy nodes, which take a shard's lock).
+  recycle_ints(std::move(shape));
+  recycle_ints(std::move(arg.ints));
+  recycle_srcs(std::move(src));
+  return found;
 }
 
 NodeRef make_buffer(std::shared_ptr<Storage> storage, Shape shape) {
   Arg a;
-  a.ints = {static_cast<int64_t>(storage->id()), static_cast<int64_t>(storage->version())};
+  a.ints = reusable_ints();
+  a.ints.assign({static_cast<int64_t>(storage->id()), static_cast<int64_t>(storage->version())});
   auto n = make_node(Op::BUFFER, storage->dtype(), {}, std::move(a), std::move(shape));
   // The storage id is unique, so this node is new or already holds this storage.
   if (!n->storage) {

@@ -65,6 +65,17 @@ inline uint64_t buffer_version(const Node& n) { return static_cast<uint64_t>(n.a
 NodeRef make_const(double v, ScalarType dtype);
 
 int64_t shape_numel(const Shape& s);
+/// An empty int64 vector (for a shape or an argument), holding memory that a dead node of this
+/// thread left when there is some: a small eager call's graph then allocates less (issue 11).
+std::vector<int64_t> reusable_ints();
+/// The same for a node's sources: a vector holding a and then b (when given).
+std::vector<NodeRef> reusable_srcs();
+inline std::vector<NodeRef> src_list(NodeRef a, NodeRef b = nullptr) {
+  std::vector<NodeRef> v = reusable_srcs();
+  v.push_back(std::move(a));
+  if (b) v.push_back(std::move(b));
+  return v;
+}
 using support::shape_str;  // "[2, 3]"
 
 /// The number of nodes in the interning table (alive, or being destroyed right now).

@@ -26,7 +26,9 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
     throw ShapeError("matmul: batch dims of " + ir::shape_str(a.sizes()) + " and " +
                      ir::shape_str(b.sizes()) + " do not broadcast (" + e.what() + ")");
   }
-  Shape full = batch;
+  Shape full = ir::reusable_ints();
+  full.reserve(batch.size() + 3);
+  full.assign(batch.begin(), batch.end());
   full.insert(full.end(), {n, m, k});
   if (!is_floating_point(t)) {         // bool and integer products keep their ops' own rules
     Tensor x = a.to(t).unsqueeze(-2);  // [..., n, 1, k]
@@ -38,23 +40,31 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   // built without a tensor for every step: a small eager product is latency-bound (issue 11).
   using ir::NodeRef;
   NodeRef na = detail::cast(detail::node_of(a), t), nb = detail::cast(detail::node_of(b), t);
-  Shape xs = na->shape;
-  xs.insert(xs.end() - 1, 1);
-  NodeRef x = detail::broadcast_to(detail::reshape_node(na, xs), full);  // [..., n, 1, k] -> full
+  auto with_one_at = [](const Shape& s, size_t from_end) {  // s with a 1 inserted
+    Shape r = ir::reusable_ints();
+    r.reserve(s.size() + 1);
+    r.assign(s.begin(), s.end() - static_cast<std::ptrdiff_t>(from_end));
+    r.push_back(1);
+    r.insert(r.end(), s.end() - static_cast<std::ptrdiff_t>(from_end), s.end());
+    return r;
+  };
+  // [..., n, 1, k] -> full
+  NodeRef x = detail::broadcast_to(detail::reshape_node(na, with_one_at(na->shape, 1)), full);
   ir::Arg perm;
+  perm.ints = ir::reusable_ints();
   perm.ints.resize(nb->shape.size());
   for (size_t i = 0; i < perm.ints.size(); i++) perm.ints[i] = static_cast<int64_t>(i);
   std::swap(perm.ints[perm.ints.size() - 1], perm.ints[perm.ints.size() - 2]);
-  NodeRef yt = ir::make_node(ir::Op::PERMUTE, t, {nb}, std::move(perm));
-  Shape ys = yt->shape;
-  ys.insert(ys.end() - 2, 1);
-  NodeRef y = detail::broadcast_to(detail::reshape_node(yt, ys), full);  // [..., 1, m, k] -> full
+  NodeRef yt = ir::make_node(ir::Op::PERMUTE, t, ir::src_list(nb), std::move(perm));
+  // [..., 1, m, k] -> full
+  NodeRef y = detail::broadcast_to(detail::reshape_node(yt, with_one_at(yt->shape, 2)), full);
   NodeRef prod = detail::binary(ir::Op::MUL, std::move(x), std::move(y), t, "mul");
   ir::Arg axis;
-  axis.ints = {static_cast<int64_t>(full.size()) - 1};
-  NodeRef sum = ir::make_node(ir::Op::SUM, t, {std::move(prod)}, std::move(axis));
+  axis.ints = ir::reusable_ints();
+  axis.ints.push_back(static_cast<int64_t>(full.size()) - 1);
+  NodeRef sum = ir::make_node(ir::Op::SUM, t, ir::src_list(std::move(prod)), std::move(axis));
   full.pop_back();
-  return detail::make_tensor(detail::reshape_node(sum, full), {&a, &b});
+  return detail::make_tensor(detail::reshape_node(sum, std::move(full)), {&a, &b});
 }
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "ember/jit.h"
+#include "ember/support/thread_spare.h"
 #include "engine/realize.h"
 #include "tensor/tensor_impl.h"
 
@@ -29,10 +30,16 @@ bool is_buffer_view(const ir::Node* n) {
 struct Roots {
   std::vector<schedule::Root> roots;
   std::vector<std::pair<const Tensor*, size_t>> owners;  // tensor -> root index
+  std::vector<const ir::Node*> holders;                  // see holders() below
+
+  void clear() {  // keeps the vectors' memory (support::ThreadSpare)
+    roots.clear();
+    owners.clear();
+    holders.clear();
+  }
 };
 
-Roots collect_roots(const std::vector<Tensor>& ts) {
-  Roots out;
+void collect_roots(const std::vector<Tensor>& ts, Roots& out) {
   auto& roots = out.roots;
   std::unordered_multimap<const ir::Node*, size_t> index;  // node -> roots (many roots only)
   for (auto& t : ts) {
@@ -57,16 +64,18 @@ Roots collect_roots(const std::vector<Tensor>& ts) {
     out.owners.push_back({&t, r});
     if (r == roots.size()) roots.push_back({impl->node, impl->assign_target});
   }
-  return out;
 }
 
-// The node of each distinct tensor among the owners (their handles on the roots' values).
-std::vector<const ir::Node*> holders(const Roots& rs) {
-  std::vector<const ir::Node*> out;
+// The node of each distinct tensor among the owners (their handles on the roots' values), which
+// the engine counts only when a root writes in place: otherwise none.
+const std::vector<const ir::Node*>& holders(Roots& rs) {
+  bool in_place = false;
+  for (auto& r : rs.roots) in_place = in_place || static_cast<bool>(r.target);
+  if (!in_place) return rs.holders;
   std::unordered_set<const TensorImpl*> impls;
   for (auto& [t, r] : rs.owners)
-    if (impls.insert(t->impl()).second) out.push_back(t->impl()->node.get());
-  return out;
+    if (impls.insert(t->impl()).second) rs.holders.push_back(t->impl()->node.get());
+  return rs.holders;
 }
 
 // Each tensor now reads its root's buffer (an in-place target holds the value in a new version).
@@ -84,7 +93,9 @@ void bind_results(const Roots& rs, const std::vector<std::shared_ptr<ir::Storage
 }
 
 void realize_tensors(const std::vector<Tensor>& ts) {
-  const Roots rs = collect_roots(ts);
+  support::ThreadSpare<Roots> spare;  // its vectors reused by the next realize on this thread
+  Roots& rs = *spare;
+  collect_roots(ts, rs);
   if (rs.roots.empty()) return;
   bind_results(rs, engine::realize(rs.roots, holders(rs)));
 }

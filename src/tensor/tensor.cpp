@@ -118,22 +118,38 @@ NodeRef cast(const NodeRef& n, ScalarType t) {
   return ir::make_node(Op::CAST, t, {n});
 }
 
-NodeRef reshape_node(const NodeRef& n, const Shape& shape) {
+// The graph helpers below move their shapes into the node's argument instead of copying, and
+// build them and the source lists in vectors that dead nodes left (ir::reusable_ints, src_list): a
+// small eager call is bound by its allocations (issue 11).
+NodeRef reshape_node(const NodeRef& n, Shape&& shape) {
   if (n->shape == shape) return n;
   ir::Arg a;
-  a.ints = shape;
-  return ir::make_node(Op::RESHAPE, n->dtype, {n}, a);
+  a.ints = std::move(shape);
+  return ir::make_node(Op::RESHAPE, n->dtype, ir::src_list(n), std::move(a));
+}
+
+NodeRef reshape_node(const NodeRef& n, const Shape& shape) {
+  if (n->shape == shape) return n;
+  Shape s = ir::reusable_ints();
+  s.assign(shape.begin(), shape.end());
+  return reshape_node(n, std::move(s));
 }
 
 NodeRef broadcast_to(const NodeRef& n, const Shape& shape) {
   if (n->shape == shape) return n;
-  Shape s(shape.size() - n->shape.size(), 1);
-  s.insert(s.end(), n->shape.begin(), n->shape.end());
-  NodeRef r = reshape_node(n, s);
-  if (s == shape) return r;
+  NodeRef r = n;
+  if (n->shape.size() != shape.size()) {  // leading 1s first
+    Shape s = ir::reusable_ints();
+    s.reserve(shape.size());
+    s.assign(shape.size() - n->shape.size(), 1);
+    s.insert(s.end(), n->shape.begin(), n->shape.end());
+    if (s == shape) return reshape_node(n, std::move(s));
+    r = reshape_node(n, std::move(s));
+  }
   ir::Arg a;
-  a.ints = shape;
-  return ir::make_node(Op::EXPAND, n->dtype, {r}, a);
+  a.ints = ir::reusable_ints();
+  a.ints.assign(shape.begin(), shape.end());
+  return ir::make_node(Op::EXPAND, n->dtype, ir::src_list(std::move(r)), std::move(a));
 }
 
 NodeRef const_node(double v, ScalarType t, const Shape& shape) {
@@ -152,6 +168,8 @@ ScalarType scalar_default_dtype(const Scalar& s) {
 }
 
 NodeRef binary(Op op, NodeRef a, NodeRef b, ScalarType out_dtype, const char* name) {
+  if (a->shape == b->shape)
+    return ir::make_node(op, out_dtype, ir::src_list(std::move(a), std::move(b)));
   Shape s = broadcast_shapes(a->shape, b->shape, name);
   return ir::make_node(op, out_dtype, {broadcast_to(a, s), broadcast_to(b, s)});
 }

@@ -44,6 +44,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
 ir::NodeRef cast(const ir::NodeRef& n, ScalarType t);
 ir::NodeRef broadcast_to(const ir::NodeRef& n, const Shape& shape);
 ir::NodeRef reshape_node(const ir::NodeRef& n, const Shape& shape);
+ir::NodeRef reshape_node(const ir::NodeRef& n, Shape&& shape);
 ir::NodeRef const_node(double v, ScalarType t, const Shape& shape);
 ir::NodeRef scalar_node(const Scalar& s, ScalarType t, const Shape& shape);
 /// Applies a binary primitive after broadcasting both sides to a common shape.

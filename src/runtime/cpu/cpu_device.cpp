@@ -61,9 +61,13 @@ struct CpuProgram : Program {
     auto addr = reinterpret_cast<uintptr_t>(mem.data());
     char* base = reinterpret_cast<char*>((addr + 63) / 64 * 64);
     std::memset(base, 0, static_cast<size_t>(scratch.zeroed));
-    std::vector<void*> ptrs(bufs, bufs + kernel.buffers.size());
-    ptrs.push_back(base);
-    run(ptrs.data());
+    const size_t n = kernel.buffers.size();
+    void* inline_ptrs[16];  // no allocation for the usual few buffers
+    std::vector<void*> heap_ptrs(n + 1 > 16 ? n + 1 : 0);
+    void** ptrs = heap_ptrs.empty() ? inline_ptrs : heap_ptrs.data();
+    std::copy(bufs, bufs + n, ptrs);
+    ptrs[n] = base;
+    run(ptrs);
   }
   void launch_with_rows(void* const* bufs) const {
     const size_t n = kernel.buffers.size();
