@@ -37,6 +37,7 @@
 
 #include "ember/support/clock.h"
 #include "ember/support/settings.h"
+#include "host_data.h"
 #include "peak.h"
 
 namespace {
@@ -64,15 +65,6 @@ struct Result {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
-}
-
-std::vector<float> host_data(int64_t n, uint32_t seed) {
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) {
-    seed = seed * 1664525u + 1013904223u;
-    x = static_cast<float>(seed >> 8) / 16777216.0f - 0.5f;
-  }
-  return v;
 }
 
 double sum(const float* p, int64_t n) {

@@ -35,6 +35,7 @@
 #include "ember/support/clock.h"
 #include "ember/support/settings.h"
 #include "engine/realize.h"
+#include "host_data.h"
 
 namespace {
 
@@ -71,15 +72,6 @@ double batch_ms(int reps, const std::function<void()>& call) {
     t.push_back((ember::support::now_seconds() - t0) * 1e3);
   }
   return median(t);
-}
-
-std::vector<float> host_data(int64_t n, uint32_t seed) {
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) {
-    seed = seed * 1664525u + 1013904223u;
-    x = static_cast<float>(seed >> 8) / 16777216.0f - 0.5f;
-  }
-  return v;
 }
 
 }  // namespace

@@ -24,19 +24,11 @@
 #include "ember/ember.h"
 #include "ember/support/clock.h"
 #include "engine/realize.h"
+#include "host_data.h"
 
 namespace {
 
 using namespace ember;
-
-std::vector<float> host_data(int64_t n, uint32_t seed) {
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) {
-    seed = seed * 1664525u + 1013904223u;
-    x = static_cast<float>(seed >> 8) / 16777216.0f - 0.5f;
-  }
-  return v;
-}
 
 double thread_cpu_seconds() {
   timespec t;

@@ -179,16 +179,8 @@ class Renderer {
     }
   }
 
-  const Expr* find_reduce(const Expr& e) {
-    if (e.nested) return nullptr;
-    if (e.kind == Expr::Kind::Reduce) return &e;
-    for (auto& s : e.src)
-      if (auto* r = find_reduce(*s)) return r;
-    return nullptr;
-  }
-
   void render_reduce(std::ostringstream& s, std::string& ind) {
-    const Expr* red = find_reduce(*k_.value);
+    const Expr* red = schedule::top_reduce(*k_.value);
     if (!red) throw Error("render: reduce kernel without a reduce");
     int64_t tile = 1;
     for (size_t d = 0; d < nglob_; d++) tile *= up_[d];

@@ -10,14 +10,6 @@ namespace {
 
 using StorageRef = std::shared_ptr<ir::Storage>;
 
-const Expr* top_reduce(const Expr& e) {
-  if (e.nested) return nullptr;
-  if (e.kind == Expr::Kind::Reduce) return &e;
-  for (auto& s : e.src)
-    if (auto* r = top_reduce(*s)) return r;
-  return nullptr;
-}
-
 // The elementwise term of a SUM: constants and ALU ops over loads that all read one buffer
 // through one unmasked view. Its (first) load, else nullptr.
 const Expr* term_load(const Expr& e) {

@@ -150,6 +150,14 @@ double Kernel::flops() const {
   return total;
 }
 
+const Expr* top_reduce(const Expr& e) {
+  if (e.nested) return nullptr;
+  if (e.kind == Expr::Kind::Reduce) return &e;
+  for (auto& s : e.src)
+    if (auto* r = top_reduce(*s)) return r;
+  return nullptr;
+}
+
 std::vector<const Expr*> kernel_nests(const Kernel& k) {
   std::vector<const Expr*> out;
   std::unordered_map<const Expr*, bool> seen;

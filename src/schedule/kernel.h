@@ -72,6 +72,10 @@ struct Kernel {
   double bytes() const;
 };
 
+/// The reduce of a reduce kernel's value: the first Reduce met walking down from `e`, not
+/// entering nests; nullptr for none.
+const Expr* top_reduce(const Expr& e);
+
 /// The kernel's nests in first-use order (a depth-first walk of the values; nests hold none).
 std::vector<const Expr*> kernel_nests(const Kernel& k);
 /// A nest as a kernel of its own (its loop space, every axis reduced, the parent's buffers): the
