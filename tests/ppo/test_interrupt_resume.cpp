@@ -237,15 +237,18 @@ TEST_F(InterruptResume, SigtermExits143AndResumes) {
 }
 
 TEST_F(InterruptResume, SecondSignalExitsAtOnce) {
-  // Long updates (200 passes, about 3 s): the first SIGINT lands in one and waits for it to
-  // finish; the second, sent while it waits, exits at once. A first signal that lands in a
-  // collection stops the run too quickly to send the second; then try again (at most 3 times).
+  // Long updates (3000 passes of 2 steps, about 1.5 s; an epoch's collection takes 0.07 s): the
+  // first SIGINT lands in one and waits for it to finish; the second, sent while it waits, exits
+  // at once. (With 200 passes, once about 3 s, an update now takes 0.1 s: the first signal's
+  // update often ended before the second could be sent, and under load all 3 tries did.) A first
+  // signal that lands in a collection stops the run too quickly to send the second; then try again
+  // (at most 3 times).
   bool tested = false;
   for (int attempt = 0; attempt < 3 && !tested; ++attempt) {
     const std::string out = "run" + std::to_string(attempt);
     const fs::path log = dir_ / (out + ".log");
     const Proc p =
-        start(dir_, args({"--out", out, "--max-transitions", "1000000000"}, "2000", "200"), log);
+        start(dir_, args({"--out", out, "--max-transitions", "1000000000"}, "2000", "3000"), log);
     wait_for_epochs(p, dir_ / out / "epochs.jsonl", 1);
     std::this_thread::sleep_for(std::chrono::milliseconds(600));  // into the next update
     kill(p.pid, SIGINT);
