@@ -161,6 +161,13 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm) {
   }
   if (!total.defined()) return zeros({});
   Tensor norm = total.sqrt();
+  // The norm (and the gradients it reads, which the step needs anyway) computed here, once: the
+  // factor below then reads the norm's buffer. Left lazy, the factor's graph would hold the
+  // norm's expression, and a caller that realizes the norm first (to log it) and the clipped
+  // gradients later would have the norm computed twice (a kernel that reads every gradient).
+  grads.push_back(norm);
+  realize(grads);
+  grads.pop_back();
   Tensor coef = (Scalar(max_norm) / (norm + 1e-6)).clamp_max(1.0);
   for (auto& g : grads) g.mul_(coef);
   return norm;

@@ -1,7 +1,11 @@
 // Golden kernel counts after fusion (DESIGN.md, Testing: Schedule).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "ember/ember.h"
+#include "engine/realize.h"
 #include "kernel_probe.h"
 
 namespace {
@@ -182,8 +186,11 @@ TEST(KernelCounts, JittedPpoStepIsAtMost100Launches) {
   // is 150), at batch 64: the launch count does not depend on the batch. Forward, backward and
   // the loss 36 (backward() computes the loss with the gradients, so the returned loss is not
   // computed again after the step; each of the 10 bias gradients is a row sum in its weight
-  // gradient's kernel, not a kernel of its own); clip_grad_norm_ 1 (the twenty squared sums are
-  // nests of the coefficient's kernel, not twenty kernels of their own); Adam 1 + 20; the returned
+  // gradient's kernel, not a kernel of its own); clip_grad_norm_ 2 (the norm, realized in the
+  // call, its twenty squared sums nests of one kernel, not twenty kernels of their own; then the
+  // clip factor, from the norm's buffer: 1 more than when the factor's kernel summed the squares
+  // itself, which a caller that also read the norm paid with a second pass over every gradient,
+  // ClipGradNormReadsEveryGradientOnce); Adam 1 + 20; the returned
   // loss.detach() as a new buffer 1; copies of the old weights 20 (the lazy forward values, such
   // as `mean`, are alive at opt.step() and still read them).
   manual_seed(0);
@@ -210,8 +217,50 @@ TEST(KernelCounts, JittedPpoStepIsAtMost100Launches) {
   });
   for (int i = 0; i < 3; i++) step({obs, act, adv, ret});
   ASSERT_GE(step.replays(), 1);
-  EXPECT_EQ(step.captured_launches(), 36 + 1 + 21 + 1 + 20);
+  EXPECT_EQ(step.captured_launches(), 36 + 2 + 21 + 1 + 20);
   EXPECT_LE(step.captured_launches(), 100);
 }
 
 }  // namespace
+
+// clip_grad_norm_ as a training step uses it: the norm realized first (to be logged), the clipped
+// gradients later. The sum of squares over all gradients is computed once: the clip factor reads
+// the norm's buffer instead of a later kernel reading every gradient again to compute it anew.
+// Values against a host computation of the norm and of the clipped gradients.
+TEST(KernelCounts, ClipGradNormReadsEveryGradientOnce) {
+  on_each_device([] {
+    std::vector<Tensor> params = {input({33, 17}), input({17}), input({5, 33}), input({5})};
+    std::vector<std::vector<float>> host;
+    double sq = 0;
+    for (size_t i = 0; i < params.size(); i++) {
+      params[i].set_requires_grad(true);
+      Tensor g = input(params[i].sizes(), 3.0f);
+      params[i].set_grad(g);
+      host.push_back(g.to_vector<float>());
+      for (float v : host.back()) sq += double(v) * v;
+    }
+    std::vector<const void*> grads;
+    for (auto& p : params) grads.push_back(p.grad().storage_id());
+    int reads_all = 0;  // launches that read every gradient
+    engine::set_launch_hook([&](const engine::Launch& l) {
+      size_t n = 0;
+      for (const void* g : grads)
+        for (auto& b : l.buffers) n += b.get() == g;
+      reads_all += n >= grads.size();
+    });
+    Tensor norm = nn::utils::clip_grad_norm_(params, 0.5);
+    norm.realize();
+    std::vector<Tensor> clipped;
+    for (auto& p : params) clipped.push_back(p.grad());
+    realize(clipped);
+    engine::set_launch_hook(nullptr);
+    EXPECT_EQ(reads_all, 1);
+    const double want = std::sqrt(sq), coef = std::min(1.0, 0.5 / (want + 1e-6));
+    EXPECT_NEAR(norm.item<double>(), want, 1e-5 * want);
+    for (size_t i = 0; i < params.size(); i++) {
+      auto got = params[i].grad().to_vector<float>();
+      for (size_t j = 0; j < got.size(); j++)
+        ASSERT_NEAR(got[j], host[i][j] * coef, 1e-5) << "parameter " << i << " element " << j;
+    }
+  });
+}

@@ -108,7 +108,9 @@ namespace ember::nn::utils {
 
 /// Scales the gradients in place so that their global L2 norm is at most max_norm
 /// (coef = min(1, max_norm / (norm + 1e-6)), as PyTorch). Returns the norm before clipping as a
-/// lazy 0-d tensor (libtorch returns a double; a tensor keeps a jitted training step capturable).
+/// realized 0-d float32 tensor (libtorch returns a double; a tensor keeps a jitted training step
+/// capturable, and its value is not read on the host). The gradients are realized too (the norm
+/// reads them); their scaling stays lazy, for the optimizer's step to fuse.
 Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm);
 
 }  // namespace ember::nn::utils
