@@ -6,6 +6,7 @@
 // form's median over rounds and the median of the per-round ratios to the two-kernel form.
 // Usage: bench_row_sums_paired [threads [rounds [reps]]]   (defaults 2, 9, 11)
 #include <ember/ember.h>
+#include <ember/support/clock.h>
 
 #include <algorithm>
 #include <chrono>
@@ -21,11 +22,7 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+double now_ms() { return ember::support::now_seconds() * 1e3; }
 
 }  // namespace
 

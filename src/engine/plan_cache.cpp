@@ -5,13 +5,14 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "ember/support/splitmix64.h"
 #include "ir/storage.h"
 
 namespace ember::engine {
 
 namespace {
 
-size_t mix(size_t h, uint64_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
+size_t mix(size_t h, uint64_t v) { return support::hash_combine(h, v); }
 
 // Pointer -> position, reused between builds (its cells are cleared by a generation count, not
 // freed): the key walk of a small graph allocates nothing.
@@ -28,7 +29,7 @@ class PtrIndex {
   int32_t& get(const void* key, int32_t value, bool& inserted) {
     if ((used_ + 1) * 2 > cells_.size()) grow();
     size_t mask = cells_.size() - 1;
-    for (size_t i = std::hash<const void*>{}(key)*0x9e3779b97f4a7c15ULL >> 7 & mask;;
+    for (size_t i = std::hash<const void*>{}(key)*support::kSplitMix64Gamma >> 7 & mask;;
          i = (i + 1) & mask) {
       Cell& c = cells_[i];
       if (c.gen != gen_) {

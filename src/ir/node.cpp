@@ -9,11 +9,13 @@
 #include <thread>
 #include <unordered_set>
 
+#include "ember/support/splitmix64.h"
+
 namespace ember::ir {
 
 namespace {
 
-size_t mix(size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
+size_t mix(size_t h, uint64_t v) { return support::hash_combine(h, v); }
 
 size_t hash_fields(Op op, ScalarType dt, const std::vector<NodeRef>& src, const Arg& arg,
                    const Shape& shape) {
@@ -71,7 +73,7 @@ struct alignas(64) Shard {
   std::vector<const Node*> slots;  // nullptr: empty; size a power of two (or 0)
   size_t used = 0;
 
-  size_t home(size_t h) const { return (h * 0x9e3779b97f4a7c15ULL >> 16) & (slots.size() - 1); }
+  size_t home(size_t h) const { return (h * support::kSplitMix64Gamma >> 16) & (slots.size() - 1); }
   void insert(const Node* n) {
     if ((used + 1) * 2 > slots.size()) grow();
     size_t i = home(n->hash);
