@@ -27,8 +27,8 @@ namespace {
 // inner loop stays a plain, vectorisable loop); each finished block partial enters a binary
 // counter of partials (lv_[k] holds the sum of 2^k blocks), which combines them pairwise:
 // block c merges with the partials of the levels given by c's trailing one bits. All slots
-// flush together, so one block counter serves them all. Costs one flush per block.
-constexpr int64_t kSumBlock = 256;
+// flush together, so one block counter serves them all. Costs one flush per block. The block,
+// kSumBlock, is in render_tile.h: the tiled products sum in the same blocks.
 
 struct BlockedSum {
   bool on = false;

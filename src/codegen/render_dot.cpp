@@ -81,12 +81,7 @@ class DotRenderer {
     int64_t nb = (N_ + NC_ - 1) / NC_;
     s << "  for (int64_t o = start; o < end; o++) {\n";
     s << "    const int64_t rb = o % " << nb << ", bt = o / " << nb << ";\n";
-    if (p_.row > 0) {
-      s << "    int64_t t_ = bt;\n";
-      for (int d = p_.row - 1; d >= 0; d--)
-        s << "    const int64_t x" << d << " = t_ % " << k_.full_shape[d]
-          << "; t_ /= " << k_.full_shape[d] << ";\n";
-    }
+    render_batch_index(s, k_, p_);
     s << "    const int64_t n_lo = rb * " << NC_ << ", n_hi = n_lo + " << NC_ << " < " << N_
       << " ? n_lo + " << NC_ << " : " << N_ << ";\n";
     s << "    for (int64_t n0 = n_lo; n0 < n_hi; n0 += " << TN_ << ") {\n";

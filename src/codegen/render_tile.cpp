@@ -21,10 +21,6 @@ using schedule::Kernel;
 
 namespace {
 
-// Terms per accumulator before a partial is set aside: the block of the generated reduce kernels
-// (render_c.cpp), so that Tensor::sum's stated bound covers matrix products too.
-constexpr int64_t kSumBlock = 256;
-
 uint64_t view_deps(const ir::View& v) {
   uint64_t m = 0;
   for (size_t d = 0; d < v.shape.size(); d++) {
@@ -179,12 +175,7 @@ class TileRenderer {
     } else {
       s << "    const int64_t rb = o % " << nb << ", bt = o / " << nb << ";\n";
     }
-    if (p_.row > 0) {
-      s << "    int64_t t_ = bt;\n";
-      for (int d = p_.row - 1; d >= 0; d--)
-        s << "    const int64_t x" << d << " = t_ % " << k_.full_shape[d]
-          << "; t_ /= " << k_.full_shape[d] << ";\n";
-    }
+    render_batch_index(s, k_, p_);
     s << "    const int64_t n_lo = rb * " << NC_ << ", n_hi = n_lo + " << NC_ << " < " << n_rows
       << " ? n_lo + " << NC_ << " : " << n_rows << ";\n";
     sums.zero(s);

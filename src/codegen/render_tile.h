@@ -15,6 +15,11 @@
 
 namespace ember::codegen {
 
+/// Terms per accumulator before a floating sum's partial is set aside, in the generated reduce
+/// kernels' blocked pairwise summation (render_c.cpp) and in the tiled products alike, so that
+/// Tensor::sum's stated error bound covers matrix products too.
+inline constexpr int64_t kSumBlock = 256;
+
 /// How a kernel maps onto the tiled reduce. Loop space [outer..., row, col, red].
 struct TilePlan {
   int row = -1, col = -1, red = -1;
@@ -89,6 +94,9 @@ int64_t tile_outer_extent(const schedule::Kernel& k, const Opts& o);
 /// compile-time check that `vector_type` is `vector_bytes` wide (`what` names the renderer).
 void render_kernel_head(std::ostringstream& s, const std::string& fn, const schedule::Kernel& k,
                         const char* vector_type, int64_t vector_bytes, const char* what);
+/// The batch axes' indices x0 .. x{p.row - 1} of the unit's batch number `bt` (a variable of the
+/// generated code), row-major; nothing when the product has no batch axes.
+void render_batch_index(std::ostringstream& s, const schedule::Kernel& k, const TilePlan& p);
 /// The scalar store after a tile of sums (the tiled and the dot renderers): for each row i below
 /// `rows` with n0 + i < n_hi and each column j < mv (variables of the generated code), the sum at
 /// tl[i * stride + j] goes through the kernel's ops after the reduce into b0.

@@ -75,6 +75,14 @@ void render_kernel_head(std::ostringstream& s, const std::string& fn, const Kern
     << " lanes differ from the prelude's vector width\");\n";
 }
 
+void render_batch_index(std::ostringstream& s, const Kernel& k, const TilePlan& p) {
+  if (p.row == 0) return;
+  s << "    int64_t t_ = bt;\n";
+  for (int d = p.row - 1; d >= 0; d--)
+    s << "    const int64_t x" << d << " = t_ % " << k.full_shape[d]
+      << "; t_ /= " << k.full_shape[d] << ";\n";
+}
+
 void render_scalar_store(std::ostringstream& s, const std::string& ind, const Kernel& k,
                          const TilePlan& p, ExprEmitter& em, const std::vector<std::string>& base,
                          const char* type, int64_t rows, int64_t stride) {
