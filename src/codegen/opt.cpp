@@ -101,9 +101,21 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   // of L2.
   int64_t cap = pack ? std::max<int64_t>(16, t.l2 / 4 / (mpad * es * ncols)) : 512;
   int64_t kc = kk <= cap ? kk : std::min<int64_t>(cap, 256);
+  int64_t tiles = (n + tn - 1) / tn;
+  // Read in place, the columns of a reduce block are re-read by every row tile (rows outside):
+  // the block shrinks (a power of two, 32 to 256) until that panel fits two thirds of L1, so the
+  // re-reads hit L1 instead of L2. The accumulators' reload per block (2 TN NV memory operations)
+  // stays small against KC steps of TN NV multiply-adds. The (128x10000)^T @ (10000x128) weight
+  // gradient with its bias row sums, 48 KiB L1: 64 instead of 256, 0.93-0.97x the kernel's time
+  // on AVX-512 and AVX2, 0.95-0.98x on SSE2 (paired, one thread). The block partials are added in
+  // a different grouping, so the sums change in their last bits.
+  if (!pack && kc < kk && tiles > 1) {
+    int64_t fit_l1 = t.l1d * 2 / 3 / (mpad * es * ncols), b = 256;
+    while (b > 32 && b > fit_l1) b /= 2;
+    kc = std::min(kc, b);
+  }
   // Row blocks (the thread pool's unit). Blocked reduce: few, large blocks (each re-reads the
   // column operand), accumulators within an eighth of L2. Single block: ~16 tiles per unit of work.
-  int64_t tiles = (n + tn - 1) / tn;
   int64_t fit = std::max<int64_t>(1, t.l2 / 8 / (tn * mpad * es));
   int64_t per = kc < kk ? std::min<int64_t>((tiles + 1) / 2, fit) : std::min<int64_t>(tiles, 16);
   // Split-K for tall-skinny products (a weight gradient: 128x128 outputs, K = 10,000): when the
