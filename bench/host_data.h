@@ -1,5 +1,6 @@
 // Benchmark inputs: n floats in [-0.5, 0.5) from a fixed linear congruential sequence, the same
-// for every library a benchmark compares (bench_matmul, bench_matmul_paired, bench_step_products).
+// for every library a benchmark compares (bench_matmul, bench_matmul_paired, bench_step_products,
+// and the study's products: study/matmul_case.h).
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../host_data.h"
 #include "ember/support/clock.h"
 
 namespace ember::study {
@@ -38,13 +39,6 @@ inline double median_call_ms(const std::function<void()>& call, int warmup = 10,
 }
 
 /// Deterministic data in [-0.5, 0.5) (an LCG), identical in every library's process.
-inline std::vector<float> matmul_data(int64_t n, uint32_t seed) {
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) {
-    seed = seed * 1664525u + 1013904223u;
-    x = static_cast<float>(seed >> 8) / 16777216.0f - 0.5f;
-  }
-  return v;
-}
+inline std::vector<float> matmul_data(int64_t n, uint32_t seed) { return host_data(n, seed); }
 
 }  // namespace ember::study
