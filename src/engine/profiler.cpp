@@ -13,6 +13,7 @@
 #include "ember/context.h"
 #include "ember/error.h"
 #include "ember/support/clock.h"
+#include "ember/support/shape_str.h"
 
 namespace ember {
 
@@ -136,8 +137,7 @@ void write_trace(const std::string& path) {
     o << ",\"args\":{\"flops\":" << k.flops << ",\"bytes\":" << k.bytes << ",\"program\":\""
       << std::hex << k.program << std::dec << "\",\"family\":\"" << kernel_family_name(k.family)
       << "\",\"shape\":\"";
-    for (size_t i = 0; i < k.shape.size(); i++) o << (i ? "x" : "") << k.shape[i];
-    o << "\"}}";
+    o << support::dims_str(k.shape) << "\"}}";
   }
   for (int t : threads)
     o << (first ? "" : ",\n") << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" << pid

@@ -12,6 +12,7 @@
 
 #include "ember/context.h"
 #include "ember/support/clock.h"
+#include "ember/support/shape_str.h"
 #include "ember/support/thread_spare.h"
 #include "engine/graph_dot.h"
 #include "engine/plan_cache.h"
@@ -59,9 +60,7 @@ std::atomic<bool> g_queue_nonempty{false};
 void flush_deferred_hook() { flush_deferred(); }
 
 std::string shape_text(const std::vector<int64_t>& s) {
-  std::string r;
-  for (size_t i = 0; i < s.size(); i++) r += (i ? "x" : "") + std::to_string(s[i]);
-  return r.empty() ? "1" : r;
+  return s.empty() ? "1" : support::dims_str(s);
 }
 
 }  // namespace

@@ -1,15 +1,12 @@
 // Matrix products as broadcast multiply + sum over the shared dim (one fused reduce kernel; the
 // codegen's heuristic register-tiles it).
+#include "ember/support/shape_str.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
 
 namespace {
-std::string dims_str(const Tensor& t) {
-  std::string s;
-  for (int64_t i = 0; i < t.dim(); i++) s += (i ? "x" : "") + std::to_string(t.sizes()[i]);
-  return s;
-}
+std::string dims_str(const Tensor& t) { return support::dims_str(t.sizes()); }
 
 // a: [..., n, k], b: [..., k, m] (batch dims broadcast) -> [..., n, m].
 Tensor batched_matmul(const Tensor& a, const Tensor& b) {

@@ -126,7 +126,10 @@ class CpuDevice : public Device {
     std::vector<std::string> sources, symbols(todo.size()), bodies(todo.size());
     std::unordered_map<std::string, size_t> first_with_body;
     for (size_t i = 0; i < todo.size(); i++) {
-      const std::string symbol = "k" + std::to_string(i) + "_" + todo[i]->name;
+      std::string symbol = "k";  // appended piece by piece: see support::dims_str
+      symbol += std::to_string(i);
+      symbol += '_';
+      symbol += todo[i]->name;
       todo[i]->source = codegen::render_c(todo[i]->kernel, todo[i]->plan, symbol);
       std::string& body = bodies[i];  // the code with its name blanked out
       body = todo[i]->source;
