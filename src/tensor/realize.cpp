@@ -4,6 +4,7 @@
 #include <functional>
 #include <iomanip>
 #include <ostream>
+#include <span>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -39,7 +40,7 @@ struct Roots {
   }
 };
 
-void collect_roots(const std::vector<Tensor>& ts, Roots& out) {
+void collect_roots(std::span<const Tensor> ts, Roots& out) {
   auto& roots = out.roots;
   std::unordered_multimap<const ir::Node*, size_t> index;  // node -> roots (many roots only)
   for (auto& t : ts) {
@@ -92,7 +93,8 @@ void bind_results(const Roots& rs, const std::vector<std::shared_ptr<ir::Storage
   }
 }
 
-void realize_tensors(const std::vector<Tensor>& ts) {
+// A span, so that one tensor is realized without building a vector (an eager call's allocation).
+void realize_tensors(std::span<const Tensor> ts) {
   support::ThreadSpare<Roots> spare;  // its vectors reused by the next realize on this thread
   Roots& rs = *spare;
   collect_roots(ts, rs);
@@ -107,11 +109,11 @@ std::shared_ptr<ir::Storage> contiguous_storage(const Tensor& t) {
         "jit: reading tensor data (item, to_vector, printing) inside a jitted function is not "
         "allowed: the value would be frozen into the replay; keep the computation in tensors "
         "or read the data outside the function");
-  realize_tensors({t});
+  realize_tensors({&t, 1});
   const ir::NodeRef& n = t.node();
   if (n->op == Op::BUFFER) return n->storage;
   Tensor c = detail::make_tensor_rg(ir::make_node(Op::CONTIGUOUS, n->dtype, {n}), false);
-  realize_tensors({c});
+  realize_tensors({&c, 1});
   return c.node()->storage;
 }
 
@@ -136,7 +138,7 @@ T convert(const void* p, ScalarType t, int64_t i) {
 }  // namespace
 
 const Tensor& Tensor::realize() const {
-  realize_tensors({*this});
+  realize_tensors({this, 1});
   return *this;
 }
 
