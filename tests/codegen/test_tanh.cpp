@@ -104,6 +104,26 @@ TEST(KernelTanh, CpuKernelMatchesTanhAtEveryLength) {
   EXPECT_EQ(g[6], -1.0f);
 }
 
+// tanh as a product's epilogue, on the tile's vectors (ember_vtanhf): x @ I is x exactly, so the
+// result is held to the elementwise kernel's bound, on 10001 rows of the sweep.
+TEST(KernelTanh, ProductEpilogueMatchesTanh) {
+  const int64_t n = 10001, k = 128;
+  std::vector<float> xs = sweep(977);
+  ASSERT_GE(xs.size(), static_cast<size_t>(n * k));
+  xs.resize(n * k);
+  std::vector<float> eye(k * k, 0.0f);
+  for (int64_t i = 0; i < k; i++) eye[i * k + i] = 1.0f;
+  Tensor x = from_blob(xs.data(), {n, k}, kFloat32), w = from_blob(eye.data(), {k, k}, kFloat32);
+  const std::vector<float> got = (x.matmul(w.t()) + zeros({k})).tanh().to_vector<float>();
+  double worst = 0;
+  float at = 0;
+  for (int64_t i = 0; i < n * k; i++) {
+    const double e = ulp_error(got[i], xs[i]);
+    if (e > worst) worst = e, at = xs[i];
+  }
+  EXPECT_LE(worst, at_avx2() ? 1.1 : 2.5) << "at x = " << at << ", " << kernel_target();
+}
+
 // tanh as a product's fused epilogue (the layers of the PPO networks), at odd batch and feature
 // counts, against the same computed in double on the host (every row up to 129, every 7th of
 // 10001).
