@@ -211,6 +211,13 @@ class TrainingRun {
     // sizes agree.
     eval_actor_ = c_.eval_envs == c_.envs ? actor_ : make_means_fn(policy_, c_.jit);
     transitions_ = resume_ ? resume_->transitions : 0;
+    // The first update's kernels, and those of the forward over the collected transitions that
+    // precedes it, compile on another core during the first collection.
+    const int64_t rows = buffer_->inference_rows(), obs_dim = c_.policy.obs_dim;
+    learner_->compile_ahead([rows, obs_dim](const ActorCritic& p) {
+      const std::vector<float> zeros(static_cast<size_t>(rows * obs_dim), 0.f);
+      realize_policy_outputs(p, from_blob(zeros.data(), {rows, obs_dim}, kFloat32));
+    });
   }
 
   void open_records() {
@@ -310,6 +317,7 @@ class TrainingRun {
       progress_.phase(epoch, transitions_, "update", 0, 0);
       ProfilePhase phase("update");
       double u0 = now_seconds();
+      const double ahead_wait = learner_->wait_compile_ahead();  // the first epoch's, if any
       compute_policy_outputs(policy_, *buffer_);
       const double u1 = now_seconds();
       buffer_->compute_advantages(c_.gamma, c_.gae_lambda);
@@ -322,6 +330,7 @@ class TrainingRun {
       r["update_gae_s"] = u2 - u1;
       r["update_gather_s"] = us.gather_seconds;
       r["update_steps_s"] = us.step_seconds;
+      r["compile_ahead_wait_s"] = ahead_wait + us.compile_ahead_wait_seconds;
       r["optimizer_steps"] = us.optimizer_steps;
       r["loss"] = us.loss;
       r["policy_loss"] = us.policy_loss;
@@ -351,6 +360,11 @@ class TrainingRun {
     r["kernels_compiled"] = st.kernels_from_compiler - stats0.kernels_from_compiler;
     r["kernels_from_disk_cache"] = st.kernels_from_disk_cache - stats0.kernels_from_disk_cache;
     r["compiler_runs"] = st.compiler_runs - stats0.compiler_runs;
+    // Of compile_s and kernels_compiled: compiled ahead (PpoLearner::compile_ahead: the first
+    // update's kernels, on another thread beside the first collection; compile_ahead_wait_s is
+    // how long the update waited for it, all of it with one kernel thread).
+    r["compile_ahead_s"] = st.compile_ahead_seconds - stats0.compile_ahead_seconds;
+    r["kernels_compiled_ahead"] = st.kernels_compiled_ahead - stats0.kernels_compiled_ahead;
     r["compile_total_s"] = st.compile_seconds;
     r["kernels_compiled_total"] = st.kernels_from_compiler;
     r["kernels_from_disk_cache_total"] = st.kernels_from_disk_cache;
