@@ -69,6 +69,9 @@ struct RuntimeStats {
 };
 RuntimeStats& runtime_stats();
 void reset_runtime_stats();
+/// A copy of runtime_stats() whose fields are read atomically: race-free while other threads
+/// realize or compile (a plain copy of runtime_stats() is not).
+RuntimeStats runtime_stats_snapshot();
 
 /// Thread count of the process's one thread pool (ember/support/thread_pool.h), which runs kernel
 /// launches and vector-env steps; default EMBER_THREADS or all hardware threads. ValueError for

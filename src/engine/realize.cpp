@@ -456,15 +456,15 @@ int preserve_for_readers(const std::vector<std::shared_ptr<ir::Storage>>& target
 std::vector<StorageRef> realize(const std::vector<schedule::Root>& roots,
                                 const std::vector<const ir::Node*>& holders) {
   if (roots.empty()) return {};
-  const bool compile_only = t_compile_only != nullptr;
-  const bool defer = !compile_only && t_defer_depth > 0 && !g_hook;
+  const bool no_launch = t_compile_only != nullptr;  // a CompileOnly scope
+  const bool defer = !no_launch && t_defer_depth > 0 && !g_hook;
   if (!defer) flush_deferred();  // another thread's queue: its values first
   stat_add(runtime_stats().realizes);
   preserve_target_readers(roots, holders);
   support::ThreadSpare<Work> work;  // its vectors reused by the next realize on this thread
   Work& w = *work;
   find_work(roots, defer, w);
-  if (!compile_only) run_work(w);
+  if (!no_launch) run_work(w);
   write_targets(roots, w.results);
   return std::move(w.results);
 }

@@ -73,7 +73,7 @@ TEST(ColdStart, OneEpochCompilesFewProgramsInFewProcesses) {
               static_cast<long long>(s.kernels_from_compiler),
               static_cast<long long>(s.compiler_runs), static_cast<long long>(s.compile_batches));
   EXPECT_EQ(s.kernels_from_disk_cache, 0);
-  // Measured: 47 programs in 2 batches (the actor's inference; the policy outputs with the jitted
+  // Measured: 44 programs in 2 batches (the actor's inference; the policy outputs with the jitted
   // step, compiled ahead) and 6 processes (3 batches and 7 before the compile-ahead): a batch with
   // enough source is compiled by one job per thread (2) and linked by one more process
   // (compiler.h). A per-kernel compile anywhere (the initialisers' were one per parameter shape, 23
