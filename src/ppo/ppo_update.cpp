@@ -65,6 +65,7 @@ void PpoLearner::compile_ahead(const std::function<void(const ActorCritic&)>& be
     } catch (const std::exception& e) {
       if (Context::get().debug >= 1)
         std::fprintf(stderr, "ppo: compiling the first update ahead failed: %s\n", e.what());
+    } catch (...) {  // the real step meets and reports the same failure
     }
   };
   if (get_num_threads() > 1) {
