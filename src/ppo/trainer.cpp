@@ -362,11 +362,11 @@ class TrainingRun {
     r["kernels_compiled"] = st.kernels_from_compiler - stats0.kernels_from_compiler;
     r["kernels_from_disk_cache"] = st.kernels_from_disk_cache - stats0.kernels_from_disk_cache;
     r["compiler_runs"] = st.compiler_runs - stats0.compiler_runs;
-    // Of compile_s and kernels_compiled: compiled ahead (PpoLearner::compile_ahead: the first
-    // update's kernels, on another thread beside the first collection; compile_ahead_wait_s is
-    // how long the update waited for it, all of it with one kernel thread).
+    // Compiled ahead (PpoLearner::compile_ahead: the first update's kernels, on another thread
+    // beside the first collection): its share of compile_s, and the kernels it made ready
+    // (compiled, or loaded from the disk cache); compile_ahead_wait_s is what the update waited.
     r["compile_ahead_s"] = st.compile_ahead_seconds - stats0.compile_ahead_seconds;
-    r["kernels_compiled_ahead"] = st.kernels_compiled_ahead - stats0.kernels_compiled_ahead;
+    r["kernels_ahead"] = st.kernels_compiled_ahead - stats0.kernels_compiled_ahead;
     r["compile_total_s"] = st.compile_seconds;
     r["kernels_compiled_total"] = st.kernels_from_compiler;
     r["kernels_from_disk_cache_total"] = st.kernels_from_disk_cache;

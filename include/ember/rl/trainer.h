@@ -32,10 +32,11 @@
 // disk-cache loads), kernels_compiled (kernels the C compiler built), kernels_from_disk_cache
 // (kernels whose object the on-disk cache held), compiler_runs (processes), each for this epoch,
 // and compile_total_s, kernels_compiled_total, kernels_from_disk_cache_total since process start.
-// Of compile_s and kernels_compiled, compile_ahead_s and kernels_compiled_ahead were compiled
-// ahead (PpoLearner::compile_ahead: the first update's kernels, on a second thread during the
-// first collection); compile_ahead_wait_s is how long the update then waited for them (with one
-// kernel thread: the whole compile, run when the update starts).
+// Compiled ahead (PpoLearner::compile_ahead: the first update's kernels, on a second thread
+// during the first collection): compile_ahead_s (its share of compile_s), kernels_ahead (the
+// kernels it made ready: compiled, or loaded from the disk cache) and compile_ahead_wait_s (how
+// long the update then waited for it; with one kernel thread: all of it, run when the update
+// starts).
 //
 // Checkpoints (checkpoint.h): <out>/checkpoints/epoch_NNNN.json names the policy and optimizer
 // safetensors files next to it and holds the counters, the reward-scaling statistics and the
