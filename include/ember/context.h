@@ -54,6 +54,10 @@ struct RuntimeStats {
   int64_t kernels_from_compiler = 0;
   int64_t kernels_from_disk_cache = 0;
   double compile_seconds = 0;  // wall time in the device's compile (disk-cache loads included)
+  /// Of compile_seconds and kernels_compiled: compiled ahead of need by compile-only realizes
+  /// (engine CompileOnly; the trainer's first update, compiled during the first collection).
+  double compile_ahead_seconds = 0;
+  int64_t kernels_compiled_ahead = 0;
   double kernel_seconds = 0;
   /// Copies of buffers made before an in-place write because a lazy value outside it still
   /// read the old contents (realized in-place ops, checkpoint loads).
@@ -65,6 +69,9 @@ struct RuntimeStats {
 };
 RuntimeStats& runtime_stats();
 void reset_runtime_stats();
+/// A copy of runtime_stats() whose fields are read atomically: race-free while other threads
+/// realize or compile (a plain copy of runtime_stats() is not).
+RuntimeStats runtime_stats_snapshot();
 
 /// Thread count of the process's one thread pool (ember/support/thread_pool.h), which runs kernel
 /// launches and vector-env steps; default EMBER_THREADS or all hardware threads. ValueError for

@@ -1,6 +1,7 @@
 // ember/ember.h — the whole public API.
 #pragma once
 #include "ember/autograd.h"
+#include "ember/compile_ahead.h"
 #include "ember/context.h"
 #include "ember/dtype.h"
 #include "ember/error.h"

@@ -364,6 +364,22 @@ Tensor tensor(std::initializer_list<float> values);
 /// Seeds the global counter-based generator: results depend only on the seed and the order of
 /// random calls, never on thread count or device.
 void manual_seed(uint64_t seed);
+/// While alive, random draws on the calling thread (rand, randn, randint, the nn::init
+/// initialisers) come from a private generator seeded with `seed`; the global one is neither read
+/// nor advanced, so draws made for throwaway tensors on one thread (a scratch model,
+/// rl::PpoLearner::compile_ahead) cannot change a seeded run's draws on another.
+class ScopedGenerator {
+ public:
+  explicit ScopedGenerator(uint64_t seed);
+  ~ScopedGenerator();
+  ScopedGenerator(const ScopedGenerator&) = delete;
+  ScopedGenerator& operator=(const ScopedGenerator&) = delete;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  void* previous_;
+};
 /// Uniform in [0, 1).
 Tensor rand(IntList shape, TensorOptions o = {});
 /// Standard normal (Box–Muller on two uniforms).

@@ -1,9 +1,11 @@
 #include "ember/context.h"
 
 #include <unistd.h>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <type_traits>
 
 #include "ember/profile.h"
 #include "ember/support/settings.h"
@@ -55,6 +57,33 @@ RuntimeStats& runtime_stats() {
   return s;
 }
 void reset_runtime_stats() { runtime_stats() = RuntimeStats(); }
+
+RuntimeStats runtime_stats_snapshot() {
+  // Every field, read as atomically as engine/stats.h adds to it (a new field must be added here).
+  static_assert(sizeof(RuntimeStats) == 15 * 8, "runtime_stats_snapshot: a field is missing");
+  RuntimeStats& s = runtime_stats();
+  RuntimeStats out;
+  auto get = [](auto& field) {
+    return std::atomic_ref<std::remove_reference_t<decltype(field)>>(field).load(
+        std::memory_order_relaxed);
+  };
+  out.realizes = get(s.realizes);
+  out.kernels_launched = get(s.kernels_launched);
+  out.kernels_compiled = get(s.kernels_compiled);
+  out.disk_cache_hits = get(s.disk_cache_hits);
+  out.compiler_runs = get(s.compiler_runs);
+  out.compile_batches = get(s.compile_batches);
+  out.kernels_from_compiler = get(s.kernels_from_compiler);
+  out.kernels_from_disk_cache = get(s.kernels_from_disk_cache);
+  out.compile_seconds = get(s.compile_seconds);
+  out.compile_ahead_seconds = get(s.compile_ahead_seconds);
+  out.kernels_compiled_ahead = get(s.kernels_compiled_ahead);
+  out.kernel_seconds = get(s.kernel_seconds);
+  out.buffers_preserved = get(s.buffers_preserved);
+  out.plan_cache_hits = get(s.plan_cache_hits);
+  out.plan_cache_misses = get(s.plan_cache_misses);
+  return out;
+}
 
 void set_num_threads(int n) { support::set_num_threads(n); }
 int get_num_threads() { return support::num_threads(); }

@@ -55,6 +55,42 @@ Deferred& deferred() {
 }
 thread_local int t_defer_depth = 0;
 thread_local bool t_running_queue = false;
+
+}  // namespace
+
+// A CompileOnly scope of this thread: the programs its realizes prepared (not in the program
+// cache, which holds only programs that are or will be built by their thread's queue).
+struct CompileOnlyState {
+  std::vector<std::shared_ptr<runtime::Program>> programs;
+  std::vector<std::string> keys;
+  std::unordered_map<std::string, std::shared_ptr<runtime::Program>> by_key;
+  runtime::Device* device = nullptr;
+};
+
+namespace {
+
+thread_local CompileOnlyState* t_compile_only = nullptr;
+thread_local CompileTally t_tally;
+
+// Adds one device compile (dt seconds, since the thread's compile counters read `before`) to
+// runtime_stats() and to this thread's tally; returns its compiler processes.
+int64_t add_compile_stats(double dt, const runtime::CompileCounters& before) {
+  auto& stats = runtime_stats();
+  const runtime::CompileCounters after = runtime::compile_counters_this_thread();
+  const int64_t runs = after.compiler_runs - before.compiler_runs;
+  const int64_t compiled = after.kernels_compiled - before.kernels_compiled;
+  const int64_t from_disk = after.kernels_from_disk - before.kernels_from_disk;
+  stat_add(stats.compile_seconds, dt);
+  stat_add(stats.compiler_runs, runs);
+  stat_add(stats.disk_cache_hits, after.disk_hits - before.disk_hits);
+  stat_add(stats.kernels_from_compiler, compiled);
+  stat_add(stats.kernels_from_disk_cache, from_disk);
+  t_tally.seconds += dt;
+  t_tally.compiler_runs += runs;
+  t_tally.kernels_from_compiler += compiled;
+  t_tally.kernels_from_disk_cache += from_disk;
+  return runs;
+}
 std::atomic<bool> g_queue_nonempty{false};
 
 void flush_deferred_hook() { flush_deferred(); }
@@ -66,7 +102,9 @@ std::string shape_text(const std::vector<int64_t>& s) {
 }  // namespace
 
 void flush_deferred() {
-  if (t_running_queue || !g_queue_nonempty.load(std::memory_order_acquire)) return;
+  // A compile-only thread reads no value, so another thread's queue can wait for its owner.
+  if (t_running_queue || t_compile_only || !g_queue_nonempty.load(std::memory_order_acquire))
+    return;
   Deferred& d = deferred();
   std::lock_guard<std::mutex> lock(d.mu);
   if (d.launches.empty() && d.unbuilt.empty()) return;
@@ -87,7 +125,7 @@ void flush_deferred() {
   if (!unbuilt.empty()) {
     auto& stats = runtime_stats();
     const double c0 = now();
-    const runtime::CompileCounters before = runtime::compile_counters();
+    const runtime::CompileCounters before = runtime::compile_counters_this_thread();
     try {
       d.device->build(unbuilt);
     } catch (...) {  // the programs stay unbuilt: forget them, a later realize prepares them again
@@ -97,20 +135,13 @@ void flush_deferred() {
       throw;
     }
     const double dt = now() - c0;
-    const runtime::CompileCounters after = runtime::compile_counters();
-    stat_add(stats.compile_seconds, dt);
     stat_add(stats.compile_batches);
-    stat_add(stats.compiler_runs, after.compiler_runs - before.compiler_runs);
-    stat_add(stats.disk_cache_hits, after.disk_hits - before.disk_hits);
-    stat_add(stats.kernels_from_compiler, after.kernels_compiled - before.kernels_compiled);
-    stat_add(stats.kernels_from_disk_cache, after.kernels_from_disk - before.kernels_from_disk);
+    const int64_t runs = add_compile_stats(dt, before);
     if (Context::get().debug >= 1)
       std::fprintf(stderr,
                    "deferred launches: %zu kernels compiled as one batch in %.1f ms (%lld compiler "
                    "processes), %zu launches\n",
-                   unbuilt.size(), dt * 1e3,
-                   static_cast<long long>(after.compiler_runs - before.compiler_runs),
-                   launches.size());
+                   unbuilt.size(), dt * 1e3, static_cast<long long>(runs), launches.size());
     if (Context::get().debug >= 4)
       for (auto& p : unbuilt) std::fprintf(stderr, "%s\n", p->source.c_str());
   }
@@ -118,7 +149,7 @@ void flush_deferred() {
 }
 
 DeferLaunches::DeferLaunches() {
-  if (capturing()) return;
+  if (t_compile_only || capturing()) return;
   active_ = true;
   t_defer_depth++;
 }
@@ -145,9 +176,10 @@ void copy_storage(const std::shared_ptr<ir::Storage>& dst,
                   const std::shared_ptr<ir::Storage>& src) {
   run_launch(Launch{nullptr, {dst, src}});
 }
-bool capturing() { return static_cast<bool>(g_hook); }
+bool capturing() { return !t_compile_only && static_cast<bool>(g_hook); }
 
 void run_launch(const Launch& l) {
+  if (t_compile_only) return;  // nothing runs in a compile-only scope
   if (t_defer_depth > 0 && !t_running_queue && !g_hook) {
     Deferred& d = deferred();
     std::lock_guard<std::mutex> lock(d.mu);
@@ -253,6 +285,7 @@ Work schedule_work(const std::vector<schedule::Root>& roots, runtime::Device& de
   std::vector<const schedule::Kernel*> missing;
   std::vector<size_t> missing_idx;
   size_t hits = 0;
+  CompileOnlyState* const co = t_compile_only;
   {
     auto& cache = program_cache();
     std::lock_guard<std::mutex> l(cache.mu);
@@ -261,6 +294,9 @@ Work schedule_work(const std::vector<schedule::Root>& roots, runtime::Device& de
       auto it = cache.programs.find(keys[i]);
       if (it != cache.programs.end()) {
         progs[i] = it->second;
+        hits++;
+      } else if (co && co->by_key.count(keys[i])) {
+        progs[i] = co->by_key[keys[i]];  // prepared by an earlier realize of this scope
         hits++;
       } else if (!first_missing.count(keys[i])) {
         first_missing[keys[i]] = i;
@@ -271,12 +307,23 @@ Work schedule_work(const std::vector<schedule::Root>& roots, runtime::Device& de
   }
   double t_compile = 0;
   int64_t compiler_runs = 0;
-  if (!missing.empty()) {
+  if (!missing.empty() && co) {  // prepared now, compiled as one batch by CompileOnly::finish
+    const auto prepared = dev.prepare(missing);
+    co->device = &dev;
+    for (size_t j = 0; j < prepared.size(); j++) {
+      co->programs.push_back(prepared[j]);
+      co->keys.push_back(keys[missing_idx[j]]);
+      co->by_key.emplace(keys[missing_idx[j]], prepared[j]);
+    }
+    for (size_t i = 0; i < keys.size(); i++)
+      if (!progs[i]) progs[i] = co->by_key.at(keys[i]);
+  } else if (!missing.empty()) {
     double c0 = now();
-    const runtime::CompileCounters before = runtime::compile_counters();
+    const runtime::CompileCounters before = runtime::compile_counters_this_thread();
     const auto built = defer ? dev.prepare(missing) : dev.compile(missing);
     t_compile = now() - c0;
     stat_add(stats.kernels_compiled, static_cast<int64_t>(built.size()));
+    t_tally.kernels += static_cast<int64_t>(built.size());
     if (defer) {
       Deferred& d = deferred();
       std::lock_guard<std::mutex> lock(d.mu);
@@ -290,13 +337,7 @@ Work schedule_work(const std::vector<schedule::Root>& roots, runtime::Device& de
     } else {
       stat_add(stats.compile_batches);
     }
-    stat_add(stats.compile_seconds, t_compile);
-    const runtime::CompileCounters after = runtime::compile_counters();
-    stat_add(stats.compiler_runs, after.compiler_runs - before.compiler_runs);
-    stat_add(stats.disk_cache_hits, after.disk_hits - before.disk_hits);
-    stat_add(stats.kernels_from_compiler, after.kernels_compiled - before.kernels_compiled);
-    stat_add(stats.kernels_from_disk_cache, after.kernels_from_disk - before.kernels_from_disk);
-    compiler_runs = after.compiler_runs - before.compiler_runs;
+    compiler_runs = add_compile_stats(t_compile, before);
     auto& cache = program_cache();
     std::lock_guard<std::mutex> l(cache.mu);
     for (size_t j = 0; j < built.size(); j++) cache.programs[keys[missing_idx[j]]] = built[j];
@@ -314,13 +355,15 @@ Work schedule_work(const std::vector<schedule::Root>& roots, runtime::Device& de
                  "realize: %zu kernels (%zu cached, %zu %s in %.1f ms, %lld compiler "
                  "processes), %d extra materialised, schedule %.2f ms%s\n",
                  sched.items.size(), hits, missing.size(),
-                 defer ? "prepared for the deferred batch" : "compiled", t_compile * 1e3,
-                 static_cast<long long>(compiler_runs), sched.materialised_extra, t_sched * 1e3,
-                 key ? ", plan cache miss" : "");
+                 co      ? "prepared for the compile-only batch"
+                 : defer ? "prepared for the deferred batch"
+                         : "compiled",
+                 t_compile * 1e3, static_cast<long long>(compiler_runs), sched.materialised_extra,
+                 t_sched * 1e3, key ? ", plan cache miss" : "");
   // While launches are deferred, programs (this realize's or an earlier one's, found in the
   // program cache) may not be built yet, and a failed batch build forgets them: only plans made
   // outside a deferred scope, whose programs are built, are kept.
-  if (key && !defer) store_plan(*key, sched, progs);
+  if (key && !defer && !co) store_plan(*key, sched, progs);
   if (ctx.graph) write_realize_graphs(roots, sched, progs, ctx.graph_dir);
 
   Work w;
@@ -412,16 +455,81 @@ int preserve_for_readers(const std::vector<std::shared_ptr<ir::Storage>>& target
 std::vector<StorageRef> realize(const std::vector<schedule::Root>& roots,
                                 const std::vector<const ir::Node*>& holders) {
   if (roots.empty()) return {};
-  const bool defer = t_defer_depth > 0 && !g_hook;
+  const bool no_launch = t_compile_only != nullptr;  // a CompileOnly scope
+  const bool defer = !no_launch && t_defer_depth > 0 && !g_hook;
   if (!defer) flush_deferred();  // another thread's queue: its values first
   stat_add(runtime_stats().realizes);
   preserve_target_readers(roots, holders);
   support::ThreadSpare<Work> work;  // its vectors reused by the next realize on this thread
   Work& w = *work;
   find_work(roots, defer, w);
-  run_work(w);
+  if (!no_launch) run_work(w);
   write_targets(roots, w.results);
   return std::move(w.results);
+}
+
+CompileTally compile_tally_this_thread() { return t_tally; }
+bool compile_only() { return t_compile_only != nullptr; }
+
+CompileOnly::CompileOnly() {
+  if (t_compile_only) return;  // nested: the outer scope compiles
+  state_ = std::make_unique<CompileOnlyState>();
+  t_compile_only = state_.get();
+}
+
+CompileOnly::~CompileOnly() {
+  if (state_) t_compile_only = nullptr;
+}
+
+CompileTally CompileOnly::finish() {
+  CompileTally out;
+  if (!state_) return out;
+  t_compile_only = nullptr;
+  const std::unique_ptr<CompileOnlyState> st = std::move(state_);
+  // Programs that another thread compiled meanwhile are not built again.
+  std::vector<std::shared_ptr<runtime::Program>> todo;
+  std::vector<std::string> keys;
+  {
+    auto& cache = program_cache();
+    std::lock_guard<std::mutex> l(cache.mu);
+    for (size_t i = 0; i < st->programs.size(); i++)
+      if (!cache.programs.count(st->keys[i])) {
+        todo.push_back(st->programs[i]);
+        keys.push_back(st->keys[i]);
+      }
+  }
+  if (todo.empty()) return out;
+  auto& stats = runtime_stats();
+  const CompileTally t0 = t_tally;
+  const double c0 = now();
+  const runtime::CompileCounters before = runtime::compile_counters_this_thread();
+  st->device->build(todo);  // throws CompileError; nothing was cached, so nothing to forget
+  const double dt = now() - c0;
+  stat_add(stats.compile_batches);
+  stat_add(stats.kernels_compiled, static_cast<int64_t>(todo.size()));
+  t_tally.kernels += static_cast<int64_t>(todo.size());
+  add_compile_stats(dt, before);
+  stat_add(stats.compile_ahead_seconds, dt);
+  stat_add(stats.kernels_compiled_ahead, static_cast<int64_t>(todo.size()));
+  {
+    auto& cache = program_cache();
+    std::lock_guard<std::mutex> l(cache.mu);
+    for (size_t i = 0; i < todo.size(); i++) cache.programs.emplace(keys[i], todo[i]);
+  }
+  out.kernels = t_tally.kernels - t0.kernels;
+  out.seconds = t_tally.seconds - t0.seconds;
+  out.compiler_runs = t_tally.compiler_runs - t0.compiler_runs;
+  out.kernels_from_compiler = t_tally.kernels_from_compiler - t0.kernels_from_compiler;
+  out.kernels_from_disk_cache = t_tally.kernels_from_disk_cache - t0.kernels_from_disk_cache;
+  if (Context::get().debug >= 1)
+    std::fprintf(stderr,
+                 "compile-only: %zu kernels compiled as one batch in %.1f ms (%lld from the disk "
+                 "cache, %lld compiler processes), nothing launched\n",
+                 todo.size(), dt * 1e3, static_cast<long long>(out.kernels_from_disk_cache),
+                 static_cast<long long>(out.compiler_runs));
+  if (Context::get().debug >= 4)
+    for (auto& p : todo) std::fprintf(stderr, "%s\n", p->source.c_str());
+  return out;
 }
 
 }  // namespace ember::engine

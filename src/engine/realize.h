@@ -59,6 +59,42 @@ class DeferLaunches {
  private:
   bool active_ = false;
 };
+/// Compilation counted on the calling thread since it started (DEBUG lines that report what one
+/// call compiled, while another thread may compile too).
+struct CompileTally {
+  int64_t kernels = 0;  // programs built (memory-cache misses)
+  double seconds = 0;
+  int64_t compiler_runs = 0;
+  int64_t kernels_from_compiler = 0;
+  int64_t kernels_from_disk_cache = 0;
+};
+CompileTally compile_tally_this_thread();
+
+/// Compile-only realizes on this thread while it lives: each realize schedules its roots and
+/// finds or prepares their programs exactly as it would otherwise, but launches nothing (no
+/// kernel, no copy; another thread's deferred launches are not run), so the buffers it returns
+/// hold undefined values. finish() compiles the programs that no cache held as one batch (one
+/// cache entry, compiler.h) and adds them to the program cache, so that later realizes of the
+/// same kernels, on any thread, find them compiled. For compiling a computation's kernels ahead,
+/// on another thread, from throwaway tensors of the real shapes (rl::PpoLearner::compile_ahead):
+/// a capture on another thread does not record these realizes. Leaving the scope without
+/// finish() compiles nothing; a nested scope is inert.
+class CompileOnly {
+ public:
+  CompileOnly();
+  ~CompileOnly();
+  CompileOnly(const CompileOnly&) = delete;
+  CompileOnly& operator=(const CompileOnly&) = delete;
+  /// Ends the scope and compiles; returns what that cost (throws CompileError).
+  CompileTally finish();
+
+ private:
+  std::unique_ptr<struct CompileOnlyState> state_;
+};
+
+/// Whether the calling thread is in a CompileOnly scope.
+bool compile_only();
+
 /// A copy launch: src's data into dst (recorded by a jit capture like any launch).
 void copy_storage(const std::shared_ptr<ir::Storage>& dst, const std::shared_ptr<ir::Storage>& src);
 

@@ -32,13 +32,18 @@ MeansFn make_means_fn(const ActorCritic& policy, bool use_jit) {
   };
 }
 
-void compute_policy_outputs(const ActorCritic& policy, RolloutBuffer& buffer) {
+std::vector<Tensor> realize_policy_outputs(const ActorCritic& policy, const Tensor& obs) {
   NoGradGuard no_grad;
+  std::vector<Tensor> out = {policy->means(obs), policy->values(obs)};
+  realize(out);
+  return out;
+}
+
+void compute_policy_outputs(const ActorCritic& policy, RolloutBuffer& buffer) {
   const Tensor obs = from_blob(buffer.inference_observations().data(),
                                {buffer.inference_rows(), buffer.obs_dim()}, kFloat32);
-  const Tensor means = policy->means(obs), values = policy->values(obs);
-  realize({means, values});
-  const std::vector<float> m = means.to_vector<float>(), v = values.to_vector<float>();
+  const std::vector<Tensor> mv = realize_policy_outputs(policy, obs);
+  const std::vector<float> m = mv[0].to_vector<float>(), v = mv[1].to_vector<float>();
   const std::vector<float> log_std = policy->log_std_values();
   buffer.set_policy_outputs(m, log_std, v);
 }

@@ -1,10 +1,14 @@
 #include "ember/rl/ppo_update.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "ember/autograd.h"
+#include "ember/context.h"
 #include "ember/grad_mode.h"
 #include "ember/rl/random.h"
 #include "ember/support/clock.h"
@@ -31,6 +35,51 @@ PpoLearner::PpoLearner(ActorCritic policy, const PpoUpdateOptions& options)
   optimizer_ = std::make_unique<optim::Adam>(all, ao);
   step_fn_ =
       maybe_jit([this](const std::vector<Tensor>& in) { return train_step(in); }, options.jit);
+}
+
+PpoLearner::~PpoLearner() {
+  if (ahead_.joinable()) ahead_.join();  // work not yet run on the caller's thread is dropped
+}
+
+void PpoLearner::compile_ahead(const std::function<void(const ActorCritic&)>& before) {
+  if (ahead_job_ || ahead_.joinable()) return;
+  PpoUpdateOptions opts = options_;
+  opts.jit = false;
+  const PolicyOptions po = policy_->options();
+  ahead_job_ = [this, opts, po, before] {
+    try {
+      const int64_t mb = opts.minibatch, o = po.obs_dim, na = po.act_dim;
+      const std::vector<float> zeros(static_cast<size_t>(mb * std::max(o, na)), 0.f);
+      ahead_stats_ = ember::compile_ahead([&] {
+        ScopedGenerator rng(0);
+        const ActorCritic scratch(po);
+        if (before) before(scratch);
+        PpoLearner learner(scratch, opts);
+        // update()'s minibatch: the same shapes and dtypes, in buffers (from_blob).
+        const std::vector<Tensor> in = {
+            from_blob(zeros.data(), {mb, o}, kFloat32), from_blob(zeros.data(), {mb, na}, kFloat32),
+            from_blob(zeros.data(), {mb}, kFloat32), from_blob(zeros.data(), {mb}, kFloat32),
+            from_blob(zeros.data(), {mb}, kFloat32)};
+        realize(learner.train_step(in));  // as the jit's first call does
+      });
+    } catch (const std::exception& e) {
+      if (Context::get().debug >= 1)
+        std::fprintf(stderr, "ppo: compiling the first update ahead failed: %s\n", e.what());
+    } catch (...) {  // the real step meets and reports the same failure
+    }
+  };
+  if (get_num_threads() > 1) {
+    ahead_ = std::thread(std::move(ahead_job_));
+    ahead_job_ = nullptr;
+  }
+}
+
+double PpoLearner::wait_compile_ahead() {
+  if (!ahead_job_ && !ahead_.joinable()) return 0;
+  const double t0 = now_seconds();
+  if (ahead_.joinable()) ahead_.join();
+  if (ahead_job_) std::exchange(ahead_job_, nullptr)();
+  return now_seconds() - t0;
 }
 
 std::vector<Tensor> PpoLearner::train_step(const std::vector<Tensor>& in) {
@@ -88,6 +137,7 @@ UpdateStats PpoLearner::update(const RolloutBuffer& buffer, uint64_t shuffle_see
     throw ValueError("PpoLearner::update: minibatch " + std::to_string(mb) +
                      " does not divide the " + std::to_string(n) + " transitions of an epoch");
   UpdateStats st;
+  st.compile_ahead_wait_seconds = wait_compile_ahead();
   Xoshiro256 rng(shuffle_seed);
   std::vector<int64_t> perm(static_cast<size_t>(n));
   MiniBatch batch;

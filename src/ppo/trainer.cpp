@@ -119,7 +119,7 @@ class TrainingRun {
     bool abandoned = false;
     for (;; ++epoch) {
       const double e0 = now_seconds();
-      const RuntimeStats stats0 = runtime_stats();
+      const RuntimeStats stats0 = runtime_stats_snapshot();  // compile_ahead's thread may add
       json r = {{"epoch", epoch}};
       CollectStats cs;
       if (!collect(epoch, r, cs)) {
@@ -211,6 +211,13 @@ class TrainingRun {
     // sizes agree.
     eval_actor_ = c_.eval_envs == c_.envs ? actor_ : make_means_fn(policy_, c_.jit);
     transitions_ = resume_ ? resume_->transitions : 0;
+    // The first update's kernels, and those of the forward over the collected transitions that
+    // precedes it, compile on another core during the first collection.
+    const int64_t rows = buffer_->inference_rows(), obs_dim = c_.policy.obs_dim;
+    learner_->compile_ahead([rows, obs_dim](const ActorCritic& p) {
+      const std::vector<float> zeros(static_cast<size_t>(rows * obs_dim), 0.f);
+      realize_policy_outputs(p, from_blob(zeros.data(), {rows, obs_dim}, kFloat32));
+    });
   }
 
   void open_records() {
@@ -309,7 +316,9 @@ class TrainingRun {
     if (run) {
       progress_.phase(epoch, transitions_, "update", 0, 0);
       ProfilePhase phase("update");
-      double u0 = now_seconds();
+      const double u0 = now_seconds();
+      learner_->wait_compile_ahead();  // the first epoch's, if any
+      const double uw = now_seconds();
       compute_policy_outputs(policy_, *buffer_);
       const double u1 = now_seconds();
       buffer_->compute_advantages(c_.gamma, c_.gae_lambda);
@@ -318,7 +327,8 @@ class TrainingRun {
           *buffer_, derive_seed(c_.seed, kShuffle, uint64_t(epoch)),
           [&](int64_t d, int64_t t) { progress_.phase(epoch, transitions_, "update", d, t); });
       update_s = now_seconds() - u0;
-      r["update_policy_outputs_s"] = u1 - u0;
+      r["compile_ahead_wait_s"] = uw - u0 + us.compile_ahead_wait_seconds;
+      r["update_policy_outputs_s"] = u1 - uw;
       r["update_gae_s"] = u2 - u1;
       r["update_gather_s"] = us.gather_seconds;
       r["update_steps_s"] = us.step_seconds;
@@ -334,6 +344,7 @@ class TrainingRun {
       const double expl = explained_variance(buffer_->values(), buffer_->returns());
       r["explained_variance"] = std::isfinite(expl) ? json(expl) : json(nullptr);
     } else {
+      r["compile_ahead_wait_s"] = 0.0;
       for (const char* k :
            {"loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction",
             "actor_grad_norm", "critic_grad_norm", "explained_variance"})
@@ -346,11 +357,16 @@ class TrainingRun {
   // Kernel compilation in this epoch and since process start (the first epoch's totals include
   // building the networks).
   static void record_compilation(json& r, const RuntimeStats& stats0) {
-    const RuntimeStats& st = runtime_stats();
+    const RuntimeStats st = runtime_stats_snapshot();
     r["compile_s"] = st.compile_seconds - stats0.compile_seconds;
     r["kernels_compiled"] = st.kernels_from_compiler - stats0.kernels_from_compiler;
     r["kernels_from_disk_cache"] = st.kernels_from_disk_cache - stats0.kernels_from_disk_cache;
     r["compiler_runs"] = st.compiler_runs - stats0.compiler_runs;
+    // Compiled ahead (PpoLearner::compile_ahead: the first update's kernels, on another thread
+    // beside the first collection): its share of compile_s, and the kernels it made ready
+    // (compiled, or loaded from the disk cache); compile_ahead_wait_s is what the update waited.
+    r["compile_ahead_s"] = st.compile_ahead_seconds - stats0.compile_ahead_seconds;
+    r["kernels_ahead"] = st.kernels_compiled_ahead - stats0.kernels_compiled_ahead;
     r["compile_total_s"] = st.compile_seconds;
     r["kernels_compiled_total"] = st.kernels_from_compiler;
     r["kernels_from_disk_cache_total"] = st.kernels_from_disk_cache;

@@ -67,7 +67,11 @@ struct Generator {
   uint64_t seed = 0x853c49e6748fea9bULL;
   uint64_t counter = 0;
 };
+// A ScopedGenerator's on this thread, else null.
+thread_local Generator* t_scoped = nullptr;
+
 Generator& generator() {
+  if (t_scoped) return *t_scoped;
   static Generator g;
   return g;
 }
@@ -176,6 +180,16 @@ void next_rng_key(int64_t n, int64_t* key) {
   g.counter += static_cast<uint64_t>(n);
 }
 }  // namespace detail
+
+struct ScopedGenerator::State : Generator {};
+
+ScopedGenerator::ScopedGenerator(uint64_t seed)
+    : state_(std::make_unique<State>()), previous_(t_scoped) {
+  state_->seed = seed;
+  t_scoped = state_.get();
+}
+
+ScopedGenerator::~ScopedGenerator() { t_scoped = static_cast<Generator*>(previous_); }
 
 void manual_seed(uint64_t seed) {
   if (auto* o = detail::access_observer()) o->reseed();

@@ -47,14 +47,15 @@ namespace {
 
 std::string signature(ScalarType t, const Shape& s) { return dtype_name(t) + ir::shape_str(s); }
 
-// DEBUG=1: what a warm-up or capture call cost in compilation (the difference of the counters).
-void print_compile(const char* what, const RuntimeStats& before) {
-  const RuntimeStats& now = runtime_stats();
+// DEBUG=1: what a warm-up or capture call cost in compilation (this thread's compile tally
+// since `before`: a compile on another thread is not this call's).
+void print_compile(const char* what, const engine::CompileTally& before) {
+  const engine::CompileTally now = engine::compile_tally_this_thread();
   std::fprintf(stderr,
                "jit: %s compiled %lld kernels in %.1f ms (%lld from the disk cache, %lld compiler "
                "processes)\n",
-               what, static_cast<long long>(now.kernels_compiled - before.kernels_compiled),
-               (now.compile_seconds - before.compile_seconds) * 1e3,
+               what, static_cast<long long>(now.kernels - before.kernels),
+               (now.seconds - before.seconds) * 1e3,
                static_cast<long long>(now.kernels_from_disk_cache - before.kernels_from_disk_cache),
                static_cast<long long>(now.compiler_runs - before.compiler_runs));
 }
@@ -90,7 +91,7 @@ std::vector<Tensor> prepare_inputs(const std::vector<Tensor>& raw, std::vector<b
 // The first call runs the function as plain code, its kernels compiled as one batch (until the
 // function reads data), so that lazily initialised state (optimizer moments) exists at capture.
 std::vector<Tensor> warm_up(const Jit::Fn& fn, const std::vector<Tensor>& raw_inputs,
-                            const RuntimeStats& before, int debug) {
+                            const engine::CompileTally& before, int debug) {
   engine::DeferLaunches defer;
   auto outs = fn(raw_inputs);
   realize(outs);
@@ -117,7 +118,7 @@ void check_signature(const Capture& c, const std::vector<Tensor>& inputs) {
 }
 
 // DEBUG=1: what a capture compiled and what its replays will allocate.
-void print_capture(const Capture& c, const RuntimeStats& before) {
+void print_capture(const Capture& c, const engine::CompileTally& before) {
   print_compile("capture", before);
   int64_t fresh_bytes = 0;
   for (auto& [dt, n] : c.fresh) fresh_bytes += n * static_cast<int64_t>(element_size(dt));
@@ -138,7 +139,7 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
   if (engine::capturing()) return s.fn(raw_inputs);
   s.calls++;
   const Context& ctx = Context::get();
-  const RuntimeStats before = runtime_stats();
+  const engine::CompileTally before = engine::compile_tally_this_thread();
   if (s.calls == 1) return warm_up(s.fn, raw_inputs, before, ctx.debug);
   flush_pending_writes();
   std::vector<bool> copied;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "ember/grad_mode.h"
+#include "engine/realize.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
@@ -38,6 +39,9 @@ uint64_t next_tensor_serial() { return g_next_serial.fetch_add(1, std::memory_or
 AccessObserver*& access_observer() { return g_observer; }
 
 void note_pending_write(const Tensor& t) {
+  // A compile-only thread's writes (throwaway state, realized by that thread) are no other
+  // thread's to realize: a jit call on another thread flushes the pending writes.
+  if (engine::compile_only()) return;
   auto& p = pending();
   std::lock_guard<std::mutex> l(p.mu);
   if (p.impls.size() >= 2 * p.pruned_size + 64) {  // amortised pruning of realized entries

@@ -25,5 +25,8 @@ MeansFn make_means_fn(const ActorCritic& policy, bool use_jit);
 /// Batched forward over buffer.inference_observations(): means and values in one schedule, then
 /// buffer.set_policy_outputs(means, log_std, values).
 void compute_policy_outputs(const ActorCritic& policy, RolloutBuffer& buffer);
+/// Its forward: {means [n, A], values [n]} of obs [n, O], realized in one schedule, no gradients
+/// recorded (also what the trainer compiles ahead, PpoLearner::compile_ahead).
+std::vector<Tensor> realize_policy_outputs(const ActorCritic& policy, const Tensor& obs);
 
 }  // namespace ember::rl

@@ -19,8 +19,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
+#include <thread>
 #include <vector>
 
+#include "ember/compile_ahead.h"
 #include "ember/optim/optimizer.h"
 #include "ember/rl/gaussian_policy.h"
 #include "ember/rl/ppo_loss.h"
@@ -49,12 +52,35 @@ struct UpdateStats {
   double last_approx_kl = 0;
   double gather_seconds = 0;  // shuffling, host-side gathers, copies into tensors
   double step_seconds = 0;    // training steps (forward, loss, backward, clipping, Adam)
+  double compile_ahead_wait_seconds = 0;  // waiting for compile_ahead() to finish
 };
 
 class PpoLearner {
  public:
   /// Builds Adam over the policy's actor and critic parameters. Throws ValueError for bad options.
   PpoLearner(ActorCritic policy, const PpoUpdateOptions& options);
+  ~PpoLearner();  // waits for compile_ahead()'s thread
+  PpoLearner(const PpoLearner&) = delete;
+  PpoLearner& operator=(const PpoLearner&) = delete;
+
+  /// Compiles the kernels of the first training step on a background thread while the caller
+  /// does other work (the trainer: the first collection), so that the first update() finds them
+  /// compiled: train_step runs once inside ember::compile_ahead (compile_ahead.h: scheduled and
+  /// compiled, nothing launched) on a scratch policy with this learner's PolicyOptions (its
+  /// initial values drawn from a ScopedGenerator, not the global generator), its own Adam, and
+  /// zero minibatch inputs of update()'s shapes. It touches nothing of this learner, so results
+  /// are unchanged. `before(scratch)`, when set, runs first in the same scope (the trainer: the
+  /// forward that gives the collected transitions their old log-probs and values).
+  /// update() waits for it first. With a kernel thread count of 1 no thread is started: the same
+  /// work runs on the caller's thread when update() (or wait_compile_ahead) first needs it, so
+  /// the kernels are batched alike (and share on-disk cache entries) whatever the thread count.
+  /// A failure is not raised (the real step compiles and reports it); DEBUG=1 prints it. Does
+  /// nothing while an earlier call's work is pending.
+  void compile_ahead(const std::function<void(const ActorCritic&)>& before = {});
+  /// What compile_ahead() compiled (after update() or wait_compile_ahead(); zeros before).
+  const CompileAheadStats& compile_ahead_stats() const { return ahead_stats_; }
+  /// Waits for compile_ahead() to finish (or runs it, with one thread); returns the seconds.
+  double wait_compile_ahead();
 
   /// The (un-jitted) training step described above.
   std::vector<Tensor> train_step(const std::vector<Tensor>& inputs);
@@ -77,7 +103,10 @@ class PpoLearner {
   PpoUpdateOptions options_;
   std::vector<Tensor> actor_params_, critic_params_;
   std::unique_ptr<optim::Adam> optimizer_;
-  TensorFn step_fn_;  // train_step, wrapped in ember::jit when options.jit
+  TensorFn step_fn_;                 // train_step, wrapped in ember::jit when options.jit
+  std::function<void()> ahead_job_;  // compile_ahead's work, until it ran
+  std::thread ahead_;                // running it (more than one kernel thread)
+  CompileAheadStats ahead_stats_;
 };
 
 }  // namespace ember::rl

@@ -22,16 +22,21 @@
 //
 // Records (records.h) when config.out_dir is set. epochs.jsonl fields, per epoch: epoch,
 // transitions, elapsed_s (since process start), epoch_s, collect_s, collect_inference_s,
-// collect_sampling_s, collect_env_s, collect_buffer_s, update_s (= update_policy_outputs_s +
-// update_gae_s + update_gather_s + update_steps_s), eval_s, checkpoint_s, eval_mean / eval_std /
-// eval_min / eval_max / eval_episodes (null without an evaluation), loss, policy_loss, value_loss,
-// entropy, approx_kl, clip_fraction, explained_variance (of the pre-update values),
-// actor_grad_norm, critic_grad_norm (null for a stopping epoch without an update), action_std,
-// train_episodes, train_return_mean, truncations, reward_scale (sqrt of the running return
-// variance); kernel compilation: compile_s (wall seconds in kernel compilation and disk-cache
-// loads), kernels_compiled (kernels the C compiler built), kernels_from_disk_cache (kernels whose
-// object the on-disk cache held), compiler_runs (processes), each for this epoch, and
-// compile_total_s, kernels_compiled_total, kernels_from_disk_cache_total since process start.
+// collect_sampling_s, collect_env_s, collect_buffer_s, update_s (= compile_ahead_wait_s +
+// update_policy_outputs_s + update_gae_s + update_gather_s + update_steps_s), eval_s, checkpoint_s,
+// eval_mean / eval_std / eval_min / eval_max / eval_episodes (null without an evaluation), loss,
+// policy_loss, value_loss, entropy, approx_kl, clip_fraction, explained_variance (of the pre-update
+// values), actor_grad_norm, critic_grad_norm (null for a stopping epoch without an update),
+// action_std, train_episodes, train_return_mean, truncations, reward_scale (sqrt of the running
+// return variance); kernel compilation: compile_s (wall seconds in kernel compilation and
+// disk-cache loads), kernels_compiled (kernels the C compiler built), kernels_from_disk_cache
+// (kernels whose object the on-disk cache held), compiler_runs (processes), each for this epoch,
+// and compile_total_s, kernels_compiled_total, kernels_from_disk_cache_total since process start.
+// Compiled ahead (PpoLearner::compile_ahead: the first update's kernels, on a second thread
+// during the first collection): compile_ahead_s (its share of compile_s), kernels_ahead (the
+// kernels it made ready: compiled, or loaded from the disk cache) and compile_ahead_wait_s (how
+// long the update then waited for it; with one kernel thread: all of it, run when the update
+// starts).
 //
 // Checkpoints (checkpoint.h): <out>/checkpoints/epoch_NNNN.json names the policy and optimizer
 // safetensors files next to it and holds the counters, the reward-scaling statistics and the

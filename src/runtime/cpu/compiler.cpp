@@ -57,6 +57,21 @@ std::string find_in_path(const std::string& name) {
 
 std::mutex g_mu;
 CompileCounters g_counters;  // guarded by g_mu
+thread_local CompileCounters t_counters;
+
+// Adds one compile_and_load's counts to the process's and this thread's counters.
+void count(int64_t runs, int64_t batches, int64_t hits, int64_t compiled, int64_t from_disk) {
+  auto add = [&](CompileCounters& c) {
+    c.compiler_runs += runs;
+    c.batches_compiled += batches;
+    c.disk_hits += hits;
+    c.kernels_compiled += compiled;
+    c.kernels_from_disk += from_disk;
+  };
+  add(t_counters);
+  std::lock_guard<std::mutex> lock(g_mu);
+  add(g_counters);
+}
 
 }  // namespace
 
@@ -301,13 +316,14 @@ void* compile_and_load(const std::string& prelude, const std::vector<std::string
               "\n" + host_target().str();
   const CacheKey key = make_cache_key(material);
   const int64_t n_kernels = static_cast<int64_t>(kernels.size());
-  std::lock_guard<std::mutex> lock(g_mu);
-  // Resolved on every compilation: a cache directory removed mid-run is recreated.
+  // No lock is held while compiling: threads compile different batches at once (a batch compiled
+  // ahead on a background thread, engine/realize.h CompileOnly, while the caller's thread
+  // compiles its own). Two threads building the same entry each build their own, as two
+  // processes do. Resolved on every compilation: a cache directory removed mid-run is recreated.
   const CacheDirs dirs = resolve_cache_dirs();
   for (const std::string& d : dirs.lookup)
     if (void* h = load_cache_entry(d, key)) {
-      g_counters.disk_hits++;
-      g_counters.kernels_from_disk += n_kernels;
+      count(0, 0, 1, 0, n_kernels);
       if (cache_hit) *cache_hit = true;
       return h;
     }
@@ -325,9 +341,7 @@ void* compile_and_load(const std::string& prelude, const std::vector<std::string
                        "': " + std::strerror(errno));
   BuildDir build{templ};
   const std::string obj = build.path + "/kernel.so";
-  g_counters.compiler_runs += build_object(cc, build.path, obj, prelude, kernels, jobs);
-  g_counters.batches_compiled++;
-  g_counters.kernels_compiled += n_kernels;
+  count(build_object(cc, build.path, obj, prelude, kernels, jobs), 1, 0, n_kernels, 0);
 
   // Seal the object with its key and checksum, then publish it atomically.
   std::string bytes = read_file(obj);
@@ -351,6 +365,8 @@ CompileCounters compile_counters() {
   std::lock_guard<std::mutex> lock(g_mu);
   return g_counters;
 }
+
+CompileCounters compile_counters_this_thread() { return t_counters; }
 
 void* load_symbol(void* handle, const std::string& name) {
   void* s = dlsym(handle, name.c_str());

@@ -56,6 +56,9 @@ struct CompileCounters {
   int64_t kernels_from_disk = 0;
 };
 CompileCounters compile_counters();
+/// The same, counting only the compile_and_load calls made on the calling thread (what a
+/// realize compiled, while another thread may compile too).
+CompileCounters compile_counters_this_thread();
 
 /// Resolves a symbol; throws CompileError if it is missing.
 void* load_symbol(void* handle, const std::string& name);
