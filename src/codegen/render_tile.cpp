@@ -472,41 +472,30 @@ class TileRenderer {
     }
   }
 
-  // Element (n0 + i, m0 + v * W) of an unmasked view, relative to element (n0, m0).
-  std::string tile_offset(const ir::View& w, int64_t i, int64_t v) {
-    auto stride = [&](int d) { return w.shape[d] > 1 ? w.strides[d] : 0; };
-    return std::to_string(i * stride(p_.row) + v * W_ * stride(p_.col));
-  }
-  // A pointer to element (n0, m0) of buffer `buf` through view `w`.
-  std::string tile_base(int buf, const ir::View& w) {
-    std::vector<std::string> idx = base_;
-    idx[p_.row] = "n0";
-    idx[p_.col] = "m0";
-    return "b" + std::to_string(buf) + " + " + ExprEmitter::index(w, idx);
-  }
-
-  // The vector epilogue addresses each operand from one pointer per tile, so that the compiler
-  // sees a base and constant offsets instead of a separate index expression per vector (GCC's
-  // induction-variable and value-numbering passes took a large share of a product's compile time).
+  // The vector epilogue's operands at row n0 + i, columns m0 + jv: one pointer each.
   void declare_epilogue_loads(const Expr& e, std::ostringstream& s, const std::string& ind) {
     if (&e == p_.reduce || epi_ptr_.count(&e)) return;
     if (e.kind == Expr::Kind::Load) {
       const std::string name = "lp" + std::to_string(epi_ptr_.size());
-      s << ind << "const " << ctype(e.dtype) << "* " << name << " = " << tile_base(e.buf, e.view)
-        << ";\n";
+      std::vector<std::string> idx = base_;
+      idx[p_.row] = "(n0 + i)";
+      idx[p_.col] = "(m0 + jv)";
+      s << ind << "const " << ctype(e.dtype) << "* " << name << " = b" << e.buf << " + "
+        << ExprEmitter::index(e.view, idx) << ";\n";
       epi_ptr_[&e] = name;
       return;
     }
     for (auto& src : e.src) declare_epilogue_loads(*src, s, ind);
   }
 
-  std::string vepi(const Expr& e, int64_t i, int64_t v) {
-    if (&e == p_.reduce) return acc(i, v);
+  // The vector form of the ops after the reduce for one vector of sums, `sv`.
+  std::string vepi(const Expr& e) {
+    if (&e == p_.reduce) return "sv";
     switch (e.kind) {
       case Expr::Kind::Load: {
-        const std::string at = epi_ptr_.at(&e) + " + " + tile_offset(e.view, i, v);
+        const std::string& at = epi_ptr_.at(&e);
         if (deps_(e) & (uint64_t{1} << p_.col)) return vload(at);
-        return "*(" + at + ")";
+        return "*" + at;
       }
       case Expr::Kind::Const:
         return literal(e.value, e.dtype);
@@ -514,34 +503,42 @@ class TileRenderer {
         break;
     }
     std::vector<std::string> a;
-    for (auto& src : e.src) a.push_back(vepi(*src, i, v));
+    for (auto& src : e.src) a.push_back(vepi(*src));
     return render_template(ir::op_info(e.op).c_float, e.dtype, a);
   }
 
-  // Accumulators -> the elementwise ops after the reduce -> the output. Whole tiles go straight
-  // from registers when the epilogue has a vector form; edges and other epilogues go through a
-  // local tile, element by element.
-  // The tile is tn rows by tm columns (tm a multiple of W) at (n0, m0), its sums in acc(i, v).
+  // Accumulators -> a local tile -> the elementwise ops after the reduce -> the output. The tile
+  // is tn rows by tm columns (tm a multiple of W) at (n0, m0), its sums in acc(i, v). With a
+  // vector form of the ops, whole columns go one vector at a time in a loop over the tile's rows
+  // (one copy of the ops, not one per register of the tile: GCC's time grew with that code, and
+  // the tile's round trip through L1 is small beside its reduce); other columns and epilogues go
+  // element by element.
   void render_epilogue(std::ostringstream& s, const std::string& ind, int64_t tn, int64_t tm) {
     int64_t nv = tm / W_;
     const ir::View& ov = k_.out_view;
     bool vec = k_.buffers[0].dtype == p_.reduce->dtype && !ov.has_mask() &&
                ov.strides[p_.col] == 1 && vector_epilogue(*k_.value);
-    if (vec) {
-      s << ind << "if (n0 + " << tn << " <= n_hi && m0 + " << tm << " <= " << M_ << ") {\n";
-      s << ind << "  " << T_ << "* out = " << tile_base(0, ov) << ";\n";
-      epi_ptr_.clear();
-      declare_epilogue_loads(*k_.value, s, ind + "  ");
-      for (int64_t i = 0; i < tn; i++)
-        for (int64_t v = 0; v < nv; v++)
-          s << ind << "  " << vstore("out + " + tile_offset(ov, i, v), vepi(*k_.value, i, v))
-            << "\n";
-      s << ind << "  continue;\n" << ind << "}\n";
-    }
     s << ind << T_ << " tl[" << tn * tm << "] __attribute__((aligned(64)));\n";
     for (int64_t i = 0; i < tn; i++)
       for (int64_t v = 0; v < nv; v++)
         s << ind << vstore("tl + " + std::to_string(i * tm + v * W_), acc(i, v)) << "\n";
+    if (vec) {
+      const std::string in = ind + "    ";
+      s << ind << "if (m0 + " << tm << " <= " << M_ << ") {\n";
+      s << ind << "  for (int64_t i = 0; i < " << tn << " && n0 + i < n_hi; i++)\n";
+      s << ind << "    for (int64_t jv = 0; jv < " << tm << "; jv += " << W_ << ") {\n";
+      std::vector<std::string> idx = base_;
+      idx[p_.row] = "(n0 + i)";
+      idx[p_.col] = "(m0 + jv)";
+      s << in << "  " << T_ << "* out = b0 + " << ExprEmitter::index(ov, idx) << ";\n";
+      epi_ptr_.clear();
+      declare_epilogue_loads(*k_.value, s, in + "  ");
+      s << in << "  const " << VT_ << " sv = " << vload("tl + i * " + std::to_string(tm) + " + jv")
+        << ";\n";
+      s << in << "  " << vstore("out", vepi(*k_.value)) << "\n";
+      s << in << "}\n";
+      s << ind << "  continue;\n" << ind << "}\n";
+    }
     s << ind << "const int64_t mv = " << M_ << " - m0 < " << tm << " ? " << M_ << " - m0 : " << tm
       << ";\n";
     render_scalar_store(s, ind, k_, p_, em_, base_, T_, tn, tm);
