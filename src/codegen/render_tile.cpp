@@ -144,7 +144,8 @@ class TileRenderer {
         s << "  " << T_ << " pk" << j << "[" << KC_ * MPAD_ << "] __attribute__((aligned(64)));\n";
       if (KC_ == K_) s << "  int64_t pk_t = -1;\n";
     }
-    if (KC_ < K_) s << "  " << T_ << " cacc[" << NC_ * MPAD_ << "] __attribute__((aligned(64)));\n";
+    if (KC_ < K_ && S_ == 1)
+      s << "  " << T_ << " cacc[" << NC_ * MPAD_ << "] __attribute__((aligned(64)));\n";
     TileRowSums sums(k_, p_, base_, T_, NC_, S_, (N_ + TN_ - 1) / TN_ * TN_, MPAD_, kSumBlock);
     sums.declare(s);
     if (pack_rows_)
@@ -198,7 +199,7 @@ class TileRenderer {
     render_micro(s, "          ");
     s << "        }\n      }\n    }\n";
     sums.store(s);
-    if (S_ > 1) render_split_finish(s, rows, cols, sums);
+    if (S_ > 1) render_split_finish(s, sums);
     s << "  }\n}\n";
     return s.str();
   }
@@ -311,9 +312,9 @@ class TileRenderer {
     for (auto& src : e.src) emit_scalars(*src, i, s, ind, memo, idx);
   }
 
-  std::string cacc_addr(int64_t i, int64_t v) {
-    return "cacc + (n0 - n_lo + " + std::to_string(i) + ") * " + std::to_string(MPAD_) +
-           " + m0 + " + std::to_string(v * W_);
+  // A tile's vectors in a [row][MPAD_] array, from the pointer `at` to its first element.
+  std::string tile_addr(const std::string& at, int64_t i, int64_t v) {
+    return at + " + " + std::to_string(i * MPAD_ + v * W_);
   }
   std::string tot_addr(int64_t i, int64_t v) { return "tot + " + std::to_string(i * TM_ + v * W_); }
 
@@ -350,63 +351,67 @@ class TileRenderer {
     } else {
       render_k_loop(s, ind, "kc", "ke");
     }
-    if (KC_ < K_) {
-      // This cache block's partial joins the running total of the blocks before it.
-      s << ind << "if (kc > " << klo_ << ") {\n";
-      for (int64_t i = 0; i < TN_; i++)
-        for (int64_t v = 0; v < nv; v++)
-          s << ind << "  " << acc(i, v) << " = " << vload(cacc_addr(i, v)) << " + " << acc(i, v)
-            << ";\n";
-      s << ind << "}\n";
-      s << ind << "if (ke < " << khi_ << ") {\n";
-      for (int64_t i = 0; i < TN_; i++)
-        for (int64_t v = 0; v < nv; v++)
-          s << ind << "  " << vstore(cacc_addr(i, v), acc(i, v)) << "\n";
-      s << ind << "  continue;\n" << ind << "}\n";
-    }
     if (S_ > 1) {
-      // The slice's partial tile (its rows in the block) goes to scratch; the epilogue waits for
-      // the sum of all slices.
+      // The slice's partial tile (its rows in the block) is its running total across cache
+      // blocks, in scratch; the epilogue waits for the sum of all slices.
       // Rows past n_hi (a clamped last tile) land in the padding rows.
+      s << ind << T_ << "* ps = " << part_tile("sl") << ";\n";
+      if (KC_ < KS_) render_running_total(s, ind, "ps");
       for (int64_t i = 0; i < TN_; i++)
         for (int64_t v = 0; v < nv; v++)
-          s << ind << vstore(part_addr("sl", i, v), acc(i, v)) << "\n";
+          s << ind << vstore(tile_addr("ps", i, v), acc(i, v)) << "\n";
       s << ind << "continue;\n";
       return;
     }
-    render_epilogue(s, ind);
+    if (KC_ < K_) {
+      s << ind << T_ << "* ca = cacc + (n0 - n_lo) * " << MPAD_ << " + m0;\n";
+      render_running_total(s, ind, "ca");
+      s << ind << "if (ke < " << khi_ << ") {\n";
+      for (int64_t i = 0; i < TN_; i++)
+        for (int64_t v = 0; v < nv; v++)
+          s << ind << "  " << vstore(tile_addr("ca", i, v), acc(i, v)) << "\n";
+      s << ind << "  continue;\n" << ind << "}\n";
+    }
+    render_epilogue(s, ind, TN_, TM_);
+  }
+
+  // This cache block's partial joins the running total of the blocks before it, at `at`.
+  void render_running_total(std::ostringstream& s, const std::string& ind, const std::string& at) {
+    s << ind << "if (kc > " << klo_ << ") {\n";
+    for (int64_t i = 0; i < TN_; i++)
+      for (int64_t v = 0; v < TM_ / W_; v++)
+        s << ind << "  " << acc(i, v) << " = " << vload(tile_addr(at, i, v)) << " + " << acc(i, v)
+          << ";\n";
+    s << ind << "}\n";
   }
 
   // Scratch layout of split-K: counters first (64-byte aligned), partial tiles after them.
   int64_t counter_bytes() const { return tile_scratch(k_, o_).zeroed; }
-  std::string part_addr(const std::string& slice, int64_t i, int64_t v) {
+  // The first element of slice `slice`'s partial of the tile at (n0, m0).
+  std::string part_tile(const std::string& slice) {
     int64_t npad = (N_ + TN_ - 1) / TN_ * TN_;
     return "part + ((bt * " + std::to_string(S_) + " + " + slice + ") * " + std::to_string(npad) +
-           " + n0 + " + std::to_string(i) + ") * " + std::to_string(MPAD_) + " + m0 + " +
-           std::to_string(v * W_);
+           " + n0) * " + std::to_string(MPAD_) + " + m0";
   }
 
   // After a unit's slice: the unit that completes its row block's last slice (the counter's
   // acquire-release add orders the other units' partial stores before its loads) sums the
-  // partials in slice order and runs the epilogue on every tile of the block.
-  void render_split_finish(std::ostringstream& s, const std::string& rows, const std::string& cols,
-                           const TileRowSums& sums) {
-    int64_t nv = TM_ / W_;
+  // partials in slice order and runs the epilogue. It works one vector at a time (a 1 x W tile):
+  // a register tile's worth of straight-line code here cost more compile time than the
+  // micro-kernel, for a pass over the block that memory bounds anyway.
+  void render_split_finish(std::ostringstream& s, const TileRowSums& sums) {
+    int64_t npad = (N_ + TN_ - 1) / TN_ * TN_;
     s << "    if (__atomic_add_fetch(cnt + bt * " << (N_ + NC_ - 1) / NC_
       << " + rb, 1, __ATOMIC_ACQ_REL) != " << S_ << ") continue;\n";
     sums.finish(s);
-    s << "    " << rows << "      " << cols;
+    s << "    for (int64_t n0 = n_lo; n0 < n_hi; n0++) {\n";
+    s << "      for (int64_t m0 = 0; m0 < " << MPAD_ << "; m0 += " << W_ << ") {\n";
     std::string ind = "        ";
-    for (int64_t i = 0; i < TN_; i++)
-      for (int64_t v = 0; v < nv; v++)
-        s << ind << VT_ << " " << acc(i, v) << " = " << vload(part_addr("0", i, v)) << ";\n";
-    s << ind << "for (int64_t q = 1; q < " << S_ << "; q++) {\n";
-    for (int64_t i = 0; i < TN_; i++)
-      for (int64_t v = 0; v < nv; v++)
-        s << ind << "  " << acc(i, v) << " = " << acc(i, v) << " + " << vload(part_addr("q", i, v))
-          << ";\n";
-    s << ind << "}\n";
-    render_epilogue(s, ind);
+    s << ind << "const " << T_ << "* ps = " << part_tile("0") << ";\n";
+    s << ind << VT_ << " " << acc(0, 0) << " = " << vload("ps") << ";\n";
+    s << ind << "for (int64_t q = 1; q < " << S_ << "; q++) " << acc(0, 0) << " = " << acc(0, 0)
+      << " + " << vload("ps + q * " + std::to_string(npad * MPAD_)) << ";\n";
+    render_epilogue(s, ind, 1, W_);
     s << "      }\n    }\n";
   }
 
@@ -467,17 +472,30 @@ class TileRenderer {
     }
   }
 
-  std::string vepi(const Expr& e, int64_t i, int64_t v) {
-    if (&e == p_.reduce) return acc(i, v);
-    std::vector<std::string> idx = base_;
-    idx[p_.row] = "(n0 + " + std::to_string(i) + ")";
-    idx[p_.col] = "(m0 + " + std::to_string(v * W_) + ")";
+  // The vector epilogue's operands at row n0 + i, columns m0 + jv: one pointer each.
+  void declare_epilogue_loads(const Expr& e, std::ostringstream& s, const std::string& ind) {
+    if (&e == p_.reduce || epi_ptr_.count(&e)) return;
+    if (e.kind == Expr::Kind::Load) {
+      const std::string name = "lp" + std::to_string(epi_ptr_.size());
+      std::vector<std::string> idx = base_;
+      idx[p_.row] = "(n0 + i)";
+      idx[p_.col] = "(m0 + jv)";
+      s << ind << "const " << ctype(e.dtype) << "* " << name << " = b" << e.buf << " + "
+        << ExprEmitter::index(e.view, idx) << ";\n";
+      epi_ptr_[&e] = name;
+      return;
+    }
+    for (auto& src : e.src) declare_epilogue_loads(*src, s, ind);
+  }
+
+  // The vector form of the ops after the reduce for one vector of sums, `sv`.
+  std::string vepi(const Expr& e) {
+    if (&e == p_.reduce) return "sv";
     switch (e.kind) {
       case Expr::Kind::Load: {
-        std::string b = "b" + std::to_string(e.buf);
-        if (deps_(e) & (uint64_t{1} << p_.col))
-          return vload(b + " + " + ExprEmitter::index(e.view, idx));
-        return b + "[" + ExprEmitter::index(e.view, idx) + "]";
+        const std::string& at = epi_ptr_.at(&e);
+        if (deps_(e) & (uint64_t{1} << p_.col)) return vload(at);
+        return "*" + at;
       }
       case Expr::Kind::Const:
         return literal(e.value, e.dtype);
@@ -485,37 +503,45 @@ class TileRenderer {
         break;
     }
     std::vector<std::string> a;
-    for (auto& src : e.src) a.push_back(vepi(*src, i, v));
+    for (auto& src : e.src) a.push_back(vepi(*src));
     return render_template(ir::op_info(e.op).c_float, e.dtype, a);
   }
 
-  // Accumulators -> the elementwise ops after the reduce -> the output. Whole tiles go straight
-  // from registers when the epilogue has a vector form; edges and other epilogues go through a
-  // local tile, element by element.
-  void render_epilogue(std::ostringstream& s, const std::string& ind) {
-    int64_t nv = TM_ / W_;
+  // Accumulators -> a local tile -> the elementwise ops after the reduce -> the output. The tile
+  // is tn rows by tm columns (tm a multiple of W) at (n0, m0), its sums in acc(i, v). With a
+  // vector form of the ops, whole columns go one vector at a time in a loop over the tile's rows
+  // (one copy of the ops, not one per register of the tile: GCC's time grew with that code, and
+  // the tile's round trip through L1 is small beside its reduce); other columns and epilogues go
+  // element by element.
+  void render_epilogue(std::ostringstream& s, const std::string& ind, int64_t tn, int64_t tm) {
+    int64_t nv = tm / W_;
     const ir::View& ov = k_.out_view;
     bool vec = k_.buffers[0].dtype == p_.reduce->dtype && !ov.has_mask() &&
                ov.strides[p_.col] == 1 && vector_epilogue(*k_.value);
+    s << ind << T_ << " tl[" << tn * tm << "] __attribute__((aligned(64)));\n";
+    for (int64_t i = 0; i < tn; i++)
+      for (int64_t v = 0; v < nv; v++)
+        s << ind << vstore("tl + " + std::to_string(i * tm + v * W_), acc(i, v)) << "\n";
     if (vec) {
-      s << ind << "if (n0 + " << TN_ << " <= n_hi && m0 + " << TM_ << " <= " << M_ << ") {\n";
-      for (int64_t i = 0; i < TN_; i++)
-        for (int64_t v = 0; v < nv; v++) {
-          std::vector<std::string> idx = base_;
-          idx[p_.row] = "(n0 + " + std::to_string(i) + ")";
-          idx[p_.col] = "(m0 + " + std::to_string(v * W_) + ")";
-          s << ind << "  " << vstore("b0 + " + ExprEmitter::index(ov, idx), vepi(*k_.value, i, v))
-            << "\n";
-        }
+      const std::string in = ind + "    ";
+      s << ind << "if (m0 + " << tm << " <= " << M_ << ") {\n";
+      s << ind << "  for (int64_t i = 0; i < " << tn << " && n0 + i < n_hi; i++)\n";
+      s << ind << "    for (int64_t jv = 0; jv < " << tm << "; jv += " << W_ << ") {\n";
+      std::vector<std::string> idx = base_;
+      idx[p_.row] = "(n0 + i)";
+      idx[p_.col] = "(m0 + jv)";
+      s << in << "  " << T_ << "* out = b0 + " << ExprEmitter::index(ov, idx) << ";\n";
+      epi_ptr_.clear();
+      declare_epilogue_loads(*k_.value, s, in + "  ");
+      s << in << "  const " << VT_ << " sv = " << vload("tl + i * " + std::to_string(tm) + " + jv")
+        << ";\n";
+      s << in << "  " << vstore("out", vepi(*k_.value)) << "\n";
+      s << in << "}\n";
       s << ind << "  continue;\n" << ind << "}\n";
     }
-    s << ind << T_ << " tl[" << TN_ * TM_ << "] __attribute__((aligned(64)));\n";
-    for (int64_t i = 0; i < TN_; i++)
-      for (int64_t v = 0; v < nv; v++)
-        s << ind << vstore("tl + " + std::to_string(i * TM_ + v * W_), acc(i, v)) << "\n";
-    s << ind << "const int64_t mv = " << M_ << " - m0 < " << TM_ << " ? " << M_ << " - m0 : " << TM_
+    s << ind << "const int64_t mv = " << M_ << " - m0 < " << tm << " ? " << M_ << " - m0 : " << tm
       << ";\n";
-    render_scalar_store(s, ind, k_, p_, em_, base_, T_, TN_, TM_);
+    render_scalar_store(s, ind, k_, p_, em_, base_, T_, tn, tm);
   }
 
   const Kernel& k_;
@@ -530,6 +556,7 @@ class TileRenderer {
   ExprEmitter em_;
   Deps deps_;
   std::map<std::pair<const Expr*, int64_t>, std::string> scal_;
+  std::unordered_map<const Expr*, std::string> epi_ptr_;  // the vector epilogue's load pointers
 };
 
 }  // namespace

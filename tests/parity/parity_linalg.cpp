@@ -242,6 +242,15 @@ PARITY_CASE(Large, matmul_split_k_epilogue, .tol = parity::kTranscendental) {
 PARITY_CASE(Large, matmul_split_k_batched) {
   return b.bmm(b.rand({2, 33, 8193}), b.rand({2, 8193, 40}));
 }
+// Vector epilogues that read an operand per output row and one per column (the tiled renderer
+// addresses each from one pointer): a product with row and column edges of the register tile, and
+// one after a split-K sum whose column count is no multiple of a vector.
+PARITY_CASE(Large, matmul_epilogue_row_and_column_operands) {
+  auto p = b.matmul(b.dyadic({131, 17}), b.dyadic({17, 130}));
+  auto q = b.matmul(b.rand({10001, 33}).t(), b.rand({10001, 129}));
+  return std::vector{p * b.randn({131, 1}) + b.randn({130}),
+                     q * 0.5 - b.rand({33, 1}) + b.randn({129})};
+}
 PARITY_CASE(Large, batched_matmul_epilogue) {
   auto a = b.dyadic({8, 33, 24}), c = b.dyadic({8, 24, 40});
   return (b.bmm(a, c) + b.randn({40})).tanh();
