@@ -3,9 +3,11 @@
 // accumulators in registers, optional packing, reduce-axis cache blocking and row blocks for the
 // thread pool. Selected by a Vectorize action (opt.h). Internal to codegen.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "codegen/c_expr.h"
@@ -41,10 +43,19 @@ struct TilePlan {
   std::vector<const schedule::Expr*> sums;
 };
 
-/// The plan, or nullopt when the kernel does not fit: it must be a float32/float64 SUM over one
-/// (last) reduce axis with at least two output axes, whose term depends on both the row and the
-/// column axis only through + - * and negation of same-dtype operands; further outputs must be
-/// row sums (TilePlan::sums) stored at index 0 along col.
+/// The loop axes an expression's value depends on, as a bit set (memoised per expression).
+class AxisDeps {
+ public:
+  uint64_t operator()(const schedule::Expr& e);
+
+ private:
+  std::unordered_map<const schedule::Expr*, uint64_t> memo_;
+};
+
+/// The plan (tile_layout.cpp), or nullopt when the kernel does not fit: it must be a
+/// float32/float64 SUM over one (last) reduce axis with at least two output axes, whose term
+/// depends on both the row and the column axis only through + - * and negation of same-dtype
+/// operands; further outputs must be row sums (TilePlan::sums) stored at index 0 along col.
 std::optional<TilePlan> plan_tile(const schedule::Kernel& k);
 
 std::string render_tile(const schedule::Kernel& k, const Opts& o, const std::string& fn);
