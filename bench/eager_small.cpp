@@ -21,6 +21,7 @@
 
 #include "ember/ember.h"
 #include "ember/support/clock.h"
+#include "engine/realize.h"
 
 using namespace ember;
 
@@ -69,6 +70,13 @@ int main(int argc, char** argv) {
   vs.push_back({"ember x @ b, no plan cache", [&] { out = x.matmul(b).realize(); }, false});
   // The frontend alone: the lazy graph built and dropped, nothing realized.
   vs.push_back({"  x @ b graph only (not realized)", [&] { Tensor t = x.matmul(b); }});
+  // The engine alone: one held lazy graph realized again and again (plan lookup, a new output
+  // buffer, the launch), no graph built or dropped.
+  const Tensor held = x.matmul(b);
+  const std::vector<schedule::Root> held_roots{{held.node(), nullptr}};
+  std::vector<std::shared_ptr<ir::Storage>> held_out;
+  vs.push_back(
+      {"  x @ b engine only (held graph)", [&] { held_out = engine::realize(held_roots, {}); }});
   vs.push_back({"oneDNN sgemm x @ b", [&] {
                   dnnl_sgemm('N', 'N', 4, 128, 128, 1.0f, xd.data(), 128, bd.data(), 128, 0.0f,
                              cd.data(), 128);

@@ -68,6 +68,11 @@ class PtrIndex {
 
 thread_local PtrIndex t_nodes, t_storages;
 thread_local std::vector<std::pair<const ir::Node*, uint32_t>> t_stack;
+thread_local std::vector<int32_t> t_done;  // positions of the sources met so far, in walk order
+
+bool same_tokens(const std::vector<int64_t>& a, std::span<const int64_t> b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), b.size_bytes()) == 0;
+}
 
 struct Entry {
   std::vector<int64_t> tokens;
@@ -85,7 +90,8 @@ struct Cache {
   std::list<Entry>::iterator find(const GraphKey& k) {
     auto [b, e] = by_hash.equal_range(k.hash());
     for (auto it = b; it != e; ++it)
-      if (it->second->tokens == k.tokens() && it->second->device == k.device()) return it->second;
+      if (same_tokens(it->second->tokens, k.tokens()) && it->second->device == k.device())
+        return it->second;
     return lru.end();
   }
   void evict_last() {
@@ -110,88 +116,114 @@ Cache& cache() {
 void GraphKey::push_storage(const std::shared_ptr<ir::Storage>& s) {
   bool fresh;
   const int32_t slot = t_storages.get(s.get(), static_cast<int32_t>(storages_.size()), fresh);
-  tokens_.push_back(slot);
-  tokens_.push_back(fresh);
+  int64_t* t = room(4);
+  t[0] = slot;
+  t[1] = fresh;
+  len_ += 2;
   if (fresh) {
     storages_.push_back(&s);
-    tokens_.push_back(static_cast<int64_t>(s->dtype()));
-    tokens_.push_back(s->numel());
+    t[2] = static_cast<int64_t>(s->dtype());
+    t[3] = s->numel();
+    len_ += 2;
   }
 }
 
+bool GraphKey::emit(const ir::Node* n, const int32_t* srcs) {
+  const size_t ns = n->src.size(), na = n->arg.ints.size(), nd = n->shape.size();
+  int64_t* t = room(6 + nd + ns + na);
+  int64_t* const t0 = t;
+  *t++ = static_cast<int64_t>(n->op);
+  *t++ = static_cast<int64_t>(n->dtype);
+  // make_node infers every other op's shape from its op, sources and argument: only these three
+  // take theirs as given.
+  const bool buffer = n->op == ir::Op::BUFFER;
+  if (buffer || n->op == ir::Op::CONST || n->op == ir::Op::RAND) {
+    *t++ = static_cast<int64_t>(nd);
+    t = std::copy(n->shape.begin(), n->shape.end(), t);
+  }
+  if (!buffer) {
+    *t++ = static_cast<int64_t>(ns);
+    t = std::copy(srcs, srcs + ns, t);
+    *t++ = static_cast<int64_t>(na);
+    t = std::copy(n->arg.ints.begin(), n->arg.ints.end(), t);
+    int64_t bits;
+    std::memcpy(&bits, &n->arg.f, sizeof bits);
+    *t++ = bits;
+  }
+  len_ += static_cast<size_t>(t - t0);
+  if (!buffer) return true;
+  // arg holds the storage's id and version: not part of the key
+  if (ir::buffer_version(*n) != n->storage->version()) return false;
+  push_storage(n->storage);
+  return true;
+}
+
 bool GraphKey::build(const std::vector<schedule::Root>& roots, const std::string& device) {
-  tokens_.clear();
+  len_ = 0;
   storages_.clear();
-  device_ = device;
+  if (device_ != device || device_hash_ == 0) {
+    device_ = device;
+    device_hash_ = std::hash<std::string>{}(device_) | 1;
+  }
   t_nodes.reset();
   t_storages.reset();
   int32_t next = 0;
-  // Each node's fields after its sources' (a post-order walk from the roots): every list is
-  // preceded by its length, so equal token lists are equal graphs.
-  auto emit = [&](const ir::Node* n) {
-    tokens_.push_back(static_cast<int64_t>(n->op));
-    tokens_.push_back(static_cast<int64_t>(n->dtype));
-    // make_node infers every other op's shape from its op, sources and argument: only these
-    // three take theirs as given.
-    if (n->op == ir::Op::BUFFER || n->op == ir::Op::CONST || n->op == ir::Op::RAND) {
-      tokens_.push_back(static_cast<int64_t>(n->shape.size()));
-      tokens_.insert(tokens_.end(), n->shape.begin(), n->shape.end());
-    }
-    if (n->op == ir::Op::BUFFER) {  // arg holds the storage's id and version: not part of the key
-      if (ir::buffer_version(*n) != n->storage->version()) return false;
-      push_storage(n->storage);
-    } else {
-      tokens_.push_back(static_cast<int64_t>(n->src.size()));
-      bool ins;
-      for (auto& s : n->src) tokens_.push_back(t_nodes.get(s.get(), -1, ins));
-      tokens_.push_back(static_cast<int64_t>(n->arg.ints.size()));
-      tokens_.insert(tokens_.end(), n->arg.ints.begin(), n->arg.ints.end());
-      int64_t bits;
-      std::memcpy(&bits, &n->arg.f, sizeof bits);
-      tokens_.push_back(bits);
-    }
-    bool ins;
-    t_nodes.get(n, -1, ins) = next++;
-    return true;
-  };
+  // Each node's tokens after its sources' (a post-order walk from the roots): every list is
+  // preceded by its length, so equal token lists are equal graphs. A node's position is known
+  // once it is emitted; as the graph is acyclic, a source met again is already emitted, so one
+  // probe per edge finds it (t_done collects the positions of a node's sources in order).
   for (auto& r : roots) {
     bool fresh;
     t_nodes.get(r.node.get(), -1, fresh);
     if (!fresh) continue;
     t_stack.clear();
+    t_done.clear();
     t_stack.push_back({r.node.get(), 0});
     while (!t_stack.empty()) {
       auto& [n, i] = t_stack.back();
       if (i < n->src.size()) {
         const ir::Node* s = n->src[i++].get();
-        t_nodes.get(s, -1, fresh);
-        if (fresh) t_stack.push_back({s, 0});
+        const int32_t pos = t_nodes.get(s, -1, fresh);
+        if (fresh)
+          t_stack.push_back({s, 0});
+        else
+          t_done.push_back(pos);
       } else {
         const ir::Node* done = n;
         t_stack.pop_back();
-        if (!emit(done)) return false;
+        const size_t ns = done->src.size();
+        if (!emit(done, t_done.data() + t_done.size() - ns)) return false;
+        t_done.resize(t_done.size() - ns);
+        bool ins;
+        t_nodes.get(done, -1, ins) = next;
+        t_done.push_back(next++);
       }
     }
   }
-  tokens_.push_back(static_cast<int64_t>(roots.size()));
+  int64_t* t = room(1 + roots.size());
+  *t = static_cast<int64_t>(roots.size());
+  len_++;
   for (auto& r : roots) {
     bool ins;
-    tokens_.push_back(t_nodes.get(r.node.get(), -1, ins));
-    if (r.target)
+    *room(1) = t_nodes.get(r.node.get(), -1, ins);
+    len_++;
+    if (r.target) {
       push_storage(r.target);
-    else
-      tokens_.push_back(-1);
+    } else {
+      *room(1) = -1;
+      len_++;
+    }
   }
   // Four independent multiply-xor lanes: a serial chain over every token would cost more than the
   // rest of the walk.
   constexpr uint64_t kMul = 0x9fb21c651e98df25ULL;
-  uint64_t lane[4] = {std::hash<std::string>{}(device_), 1, 2, 3};
-  const size_t n = tokens_.size();
+  uint64_t lane[4] = {device_hash_, 1, 2, 3};
+  const int64_t* tok = tokens_.data();
+  const size_t n = len_;
   size_t i = 0;
   for (; i + 4 <= n; i += 4)
-    for (size_t j = 0; j < 4; j++)
-      lane[j] = (lane[j] ^ static_cast<uint64_t>(tokens_[i + j])) * kMul;
-  for (; i < n; i++) lane[0] = (lane[0] ^ static_cast<uint64_t>(tokens_[i])) * kMul;
+    for (size_t j = 0; j < 4; j++) lane[j] = (lane[j] ^ static_cast<uint64_t>(tok[i + j])) * kMul;
+  for (; i < n; i++) lane[0] = (lane[0] ^ static_cast<uint64_t>(tok[i])) * kMul;
   size_t h = n;
   for (uint64_t l : lane) h = mix(h, l ^ (l >> 29));
   hash_ = h;
@@ -220,7 +252,7 @@ void store_plan(const GraphKey& key, const schedule::Schedule& s,
     if (fresh) plan->fresh.push_back({st->dtype(), st->numel()});
     return it->second;
   };
-  size_t bytes = sizeof(Entry) + sizeof(Plan) + key.tokens().size() * sizeof(int64_t);
+  size_t bytes = sizeof(Entry) + sizeof(Plan) + key.tokens().size_bytes();
   for (size_t i = 0; i < s.items.size(); i++) {
     Plan::Item item{progs[i], {}};
     for (auto& b : s.items[i].buffers) item.buffers.push_back(ref(b));
@@ -238,7 +270,8 @@ void store_plan(const GraphKey& key, const schedule::Schedule& s,
   std::lock_guard<std::mutex> lock(c.mu);
   auto it = c.find(key);
   if (it != c.lru.end()) return;  // another thread stored it meanwhile
-  c.lru.push_front(Entry{key.tokens(), key.device(), key.hash(), std::move(plan)});
+  c.lru.push_front(
+      Entry{{key.tokens().begin(), key.tokens().end()}, key.device(), key.hash(), std::move(plan)});
   c.by_hash.emplace(key.hash(), c.lru.begin());
   c.bytes += bytes;
   while (c.lru.size() > kMaxPlans || c.bytes > kMaxPlanBytes) c.evict_last();

@@ -17,8 +17,10 @@
 // go first. DEBUG=1 prints "plan cache hit" or "miss" on each realize's line; RuntimeStats counts
 // both.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,15 +56,25 @@ class GraphKey {
   const std::shared_ptr<ir::Storage>& storage(PlanRef r) const { return *storages_[r]; }
   size_t num_storages() const { return storages_.size(); }
   size_t hash() const { return hash_; }
-  const std::vector<int64_t>& tokens() const { return tokens_; }
+  std::span<const int64_t> tokens() const { return {tokens_.data(), len_}; }
   const std::string& device() const { return device_; }
 
  private:
+  // Room for n more tokens at end(): the walk writes through a pointer, not push_back (the key of
+  // an eager call is built on every call).
+  int64_t* room(size_t n) {
+    if (len_ + n > tokens_.size()) tokens_.resize(std::max(2 * tokens_.size(), len_ + n + 64));
+    return tokens_.data() + len_;
+  }
   // Appends a storage's position, and at its first appearance its dtype and size.
   void push_storage(const std::shared_ptr<ir::Storage>& s);
-  std::vector<int64_t> tokens_;
+  // Appends node n's tokens; `srcs` holds its sources' positions. False: see build().
+  bool emit(const ir::Node* n, const int32_t* srcs);
+  std::vector<int64_t> tokens_;  // the first len_ are the key's; the rest is room
+  size_t len_ = 0;
   size_t hash_ = 0;
   std::string device_;
+  size_t device_hash_ = 0;
   std::vector<const std::shared_ptr<ir::Storage>*> storages_;
 };
 

@@ -10,18 +10,24 @@ std::string dims_str(const Tensor& t) { return support::dims_str(t.sizes()); }
 
 // a: [..., n, k], b: [..., k, m] (batch dims broadcast) -> [..., n, m].
 Tensor batched_matmul(const Tensor& a, const Tensor& b) {
-  int64_t n = a.size(-2), k = a.size(-1), m = b.size(-1);
-  if (b.size(-2) != k)
+  // The shapes read once from the nodes (each Tensor accessor checks and reports its read again):
+  // a small eager product is latency-bound (issue 11).
+  const Shape& sa = detail::node_of(a)->shape;
+  const Shape& sb = detail::node_of(b)->shape;
+  const int64_t n = sa[sa.size() - 2], k = sa.back(), m = sb.back();
+  if (sb[sb.size() - 2] != k)
     throw ShapeError("mat1 and mat2 shapes cannot be multiplied (" + dims_str(a) + " and " +
                      dims_str(b) + ")");
   ScalarType t = result_type(a, b);
-  Shape ba(a.sizes().begin(), a.sizes().end() - 2), bb(b.sizes().begin(), b.sizes().end() - 2);
   Shape batch;
-  try {
-    batch = detail::broadcast_shapes(ba, bb, "matmul");
-  } catch (const ShapeError& e) {
-    throw ShapeError("matmul: batch dims of " + ir::shape_str(a.sizes()) + " and " +
-                     ir::shape_str(b.sizes()) + " do not broadcast (" + e.what() + ")");
+  if (sa.size() > 2 || sb.size() > 2) {  // 2-D operands (the usual case) have no batch dims
+    Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
+    try {
+      batch = detail::broadcast_shapes(ba, bb, "matmul");
+    } catch (const ShapeError& e) {
+      throw ShapeError("matmul: batch dims of " + ir::shape_str(sa) + " and " + ir::shape_str(sb) +
+                       " do not broadcast (" + e.what() + ")");
+    }
   }
   Shape full = ir::reusable_ints();
   full.reserve(batch.size() + 3);
@@ -66,10 +72,11 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor Tensor::matmul(const Tensor& o) const {
-  if (dim() == 0 || o.dim() == 0)
+  const size_t da = sizes().size(), db = o.sizes().size();
+  if (da == 0 || db == 0)
     throw ShapeError("matmul: both arguments need at least 1 dimension, got " +
                      ir::shape_str(sizes()) + " and " + ir::shape_str(o.sizes()));
-  if (dim() == 1 && o.dim() == 1) {
+  if (da == 1 && db == 1) {
     if (size(0) != o.size(0))
       throw ShapeError("inconsistent tensor size, expected tensor [" + std::to_string(size(0)) +
                        "] and src [" + std::to_string(o.size(0)) +
@@ -77,8 +84,8 @@ Tensor Tensor::matmul(const Tensor& o) const {
     ScalarType t = result_type(*this, o);
     return (to(t) * o.to(t)).sum({0}, false, t);
   }
-  if (dim() == 1) return batched_matmul(unsqueeze(0), o).squeeze(-2);
-  if (o.dim() == 1) return batched_matmul(*this, o.unsqueeze(-1)).squeeze(-1);
+  if (da == 1) return batched_matmul(unsqueeze(0), o).squeeze(-2);
+  if (db == 1) return batched_matmul(*this, o.unsqueeze(-1)).squeeze(-1);
   return batched_matmul(*this, o);
 }
 
