@@ -12,8 +12,10 @@ std::string dims_str(const Tensor& t) { return support::dims_str(t.sizes()); }
 Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   // The shapes read once from the nodes (each Tensor accessor checks and reports its read again):
   // a small eager product is latency-bound (issue 11).
-  const Shape& sa = detail::node_of(a)->shape;
-  const Shape& sb = detail::node_of(b)->shape;
+  const ir::NodeRef& an = detail::node_of(a);
+  const ir::NodeRef& bn = detail::node_of(b);
+  const Shape& sa = an->shape;
+  const Shape& sb = bn->shape;
   const int64_t n = sa[sa.size() - 2], k = sa.back(), m = sb.back();
   if (sb[sb.size() - 2] != k)
     throw ShapeError("mat1 and mat2 shapes cannot be multiplied (" + dims_str(a) + " and " +
@@ -42,7 +44,11 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   // The same nodes as the lines above (hash-consing makes them the same objects: linalg tests),
   // built without a tensor for every step: a small eager product is latency-bound (issue 11).
   using ir::NodeRef;
-  NodeRef na = detail::cast(detail::node_of(a), t), nb = detail::cast(detail::node_of(b), t);
+  // The operands' own nodes when they need no cast: no reference taken and dropped (an atomic
+  // add each, and an eager product is latency-bound).
+  NodeRef ca, cb;
+  const NodeRef& na = an->dtype == t ? an : (ca = detail::cast(an, t));
+  const NodeRef& nb = bn->dtype == t ? bn : (cb = detail::cast(bn, t));
   auto with_one_at = [](const Shape& s, size_t from_end) {  // s with a 1 inserted
     Shape r = ir::reusable_ints();
     r.reserve(s.size() + 1);

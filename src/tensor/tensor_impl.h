@@ -14,6 +14,9 @@ uint64_t next_tensor_serial();
 }  // namespace detail
 
 struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
+  // User-provided, so that make_shared does not zero the whole object before the members'
+  // initialisers run (an eager op makes one per call).
+  TensorImpl() {}
   ir::NodeRef node;
   bool requires_grad = false;
   Tensor grad;

@@ -236,6 +236,113 @@ TEST_F(PlanCache, OneValueIntoTwoTargetsOnOtherTargets) {
   EXPECT_EQ(s.to_vector<float>(), (std::vector<float>{5, 10, 15}));
 }
 
+// x @ w (hand-computed in double) for row-major x [n, k] and w [k, m].
+std::vector<double> product(const std::vector<float>& x, const std::vector<float>& w, int64_t n,
+                            int64_t k, int64_t m) {
+  std::vector<double> out(static_cast<size_t>(n * m));
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < m; j++)
+      for (int64_t l = 0; l < k; l++)
+        out[static_cast<size_t>(i * m + j)] +=
+            double(x[static_cast<size_t>(i * k + l)]) * w[static_cast<size_t>(l * m + j)];
+  return out;
+}
+
+void expect_near(const std::vector<float>& got, const std::vector<double>& want,
+                 const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); i++)
+    ASSERT_NEAR(got[i], want[i], 1e-5 + 1e-5 * std::fabs(want[i])) << what << " at " << i;
+}
+
+// The study's "stale weights" class: an eager product on weights that are updated in place between
+// calls (a realized in-place op, then an optimizer step). Every call after the first takes its plan
+// from the cache, and each reads the weights' values of that moment.
+TEST_F(PlanCache, AProductHitReadsWeightsUpdatedInPlace) {
+  Tensor x = from_vector(iota(4 * 6, -1, 0.125f), IntList{4, 6});
+  Tensor w = from_vector(iota(6 * 5, 0.5f, -0.0625f), IntList{6, 5});
+  realize({x, w});
+  for (int call = 0; call < 4; call++) {
+    restart_counts();
+    Tensor out = x.matmul(w).realize();
+    EXPECT_EQ(hits(), call == 0 ? 0 : 1) << "call " << call;
+    expect_near(out.to_vector<float>(),
+                product(x.to_vector<float>(), w.to_vector<float>(), 4, 6, 5),
+                "call " + std::to_string(call));
+    w.mul_(-1.5);  // in place, on the buffer the plan reads
+    w.realize();
+  }
+  // Through nn::Linear and SGD (the optimizer writes its parameters in place), batch 4 as in a
+  // rollout; the forward is checked against the parameters' values after each step.
+  manual_seed(3);
+  nn::Linear lin(6, 5);
+  optim::SGD opt({lin->weight, lin->bias}, optim::SGDOptions(0.5));
+  for (int step = 0; step < 4; step++) {
+    Tensor out;
+    {
+      NoGradGuard no_grad;
+      restart_counts();
+      out = lin->forward(x).realize();
+      EXPECT_EQ(hits(), step == 0 ? 0 : 1) << "step " << step;
+    }
+    std::vector<double> want =
+        product(x.to_vector<float>(), lin->weight.t().to_vector<float>(), 4, 6, 5);
+    const std::vector<float> b = lin->bias.to_vector<float>();
+    for (size_t i = 0; i < want.size(); i++) want[i] += b[i % 5];
+    expect_near(out.to_vector<float>(), want, "step " + std::to_string(step));
+    opt.zero_grad();
+    (lin->forward(x) * lin->forward(x)).sum().backward();
+    opt.step();
+  }
+}
+
+// A batch-4 product and products that differ from it in one property the kernel depends on: the
+// right operand's layout (a transposed view of a buffer of the same size), the row count, the
+// dtype. None takes the first one's plan, and each is right.
+TEST_F(PlanCache, AProductOfAnotherLayoutShapeOrDtypeIsAnotherPlan) {
+  const std::vector<float> xv = iota(4 * 8, -2, 0.125f), wv = iota(8 * 8, 1, -0.03125f);
+  Tensor x = from_vector(xv, IntList{4, 8}), w = from_vector(wv, IntList{8, 8});
+  realize({x, w});
+  restart_counts();
+  Tensor out = x.matmul(w).realize();
+  EXPECT_EQ(misses(), 1);
+  expect_near(out.to_vector<float>(), product(xv, wv, 4, 8, 8), "x @ w");
+
+  restart_counts();
+  Tensor w2 = from_vector(wv, IntList{8, 8});
+  w2.realize();
+  Tensor out_t = x.matmul(w2.t()).realize();
+  EXPECT_EQ(hits(), 0);
+  expect_near(out_t.to_vector<float>(),
+              product(xv, w2.t().contiguous().to_vector<float>(), 4, 8, 8), "x @ w.t()");
+
+  restart_counts();
+  const std::vector<float> x5v = iota(5 * 8, 0.5f, 0.0625f);
+  Tensor x5 = from_vector(x5v, IntList{5, 8});
+  x5.realize();
+  Tensor out5 = x5.matmul(w).realize();
+  EXPECT_EQ(hits(), 0);
+  expect_near(out5.to_vector<float>(), product(x5v, wv, 5, 8, 8), "5 rows");
+
+  Tensor xd = x.to(kFloat64).realize(), wd = w.to(kFloat64).realize();
+  restart_counts();
+  Tensor outd = xd.matmul(wd).realize();
+  EXPECT_EQ(hits(), 0);
+  EXPECT_EQ(outd.dtype(), kFloat64);
+  const std::vector<double> want = product(xv, wv, 4, 8, 8), got = outd.to_vector<double>();
+  for (size_t i = 0; i < want.size(); i++) ASSERT_NEAR(got[i], want[i], 1e-12) << i;
+
+  // And the first product again, on new buffers: a hit, into a new output.
+  Tensor x2 = from_vector(x5v, IntList{5, 8}).narrow(0, 1, 4).contiguous().realize();
+  Tensor w3 = from_vector(wv, IntList{8, 8}).realize();
+  restart_counts();
+  Tensor out2 = x2.matmul(w3).realize();
+  EXPECT_EQ(hits(), 1);
+  expect_near(out2.to_vector<float>(),
+              product(std::vector<float>(x5v.begin() + 8, x5v.end()), wv, 4, 8, 8), "new buffers");
+  expect_near(out.to_vector<float>(), product(xv, wv, 4, 8, 8), "the first output, unchanged");
+}
+
 TEST_F(PlanCache, RandomOpsDrawNewNumbersOnAHit) {
   Tensor r1 = randn({256}).realize();
   restart_counts();
