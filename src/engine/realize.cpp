@@ -178,6 +178,40 @@ void copy_storage(const std::shared_ptr<ir::Storage>& dst,
 }
 bool capturing() { return !t_compile_only && static_cast<bool>(g_hook); }
 
+namespace {
+
+// Runs one program now on n buffers (buffer(i) gives the i-th), with DEBUG=2 / PROFILE timing.
+template <class BufferAt>
+void launch_on(const runtime::Program& p, size_t n, BufferAt buffer) {
+  void* small[16];  // no allocation for the usual few buffers
+  std::vector<void*> many(n > 16 ? n : 0);
+  void** ptrs = many.empty() ? small : many.data();
+  for (size_t i = 0; i < n; i++) ptrs[i] = buffer(i)->data();
+  const Context& ctx = Context::get();
+  auto& stats = runtime_stats();
+  stat_add(stats.kernels_launched);
+  if (ctx.debug < 2 && !ctx.profile_kernels && !ctx.profile) {
+    p.launch(ptrs);
+    return;
+  }
+  const double t0 = profile_now();
+  p.launch(ptrs);
+  const double t1 = profile_now();
+  const double dt = t1 - t0;
+  stat_add(stats.kernel_seconds, dt);
+  if (ctx.profile) record_kernel(p, t0, t1);
+  if (ctx.debug < 2) return;
+  const auto& k = p.kernel;
+  double fl = k.flops(), by = k.bytes();
+  std::fprintf(stderr,
+               "  kernel %-28s %-18s %9.1f us %10.3g FLOP %10.3g B %8.2f GFLOPS %8.2f GB/s\n",
+               p.name.c_str(), shape_text(k.full_shape).c_str(), dt * 1e6, fl, by, fl / dt * 1e-9,
+               by / dt * 1e-9);
+  if (ctx.debug >= 3 && !p.opts.empty()) std::fprintf(stderr, "    opts: %s\n", p.opts.c_str());
+}
+
+}  // namespace
+
 void run_launch(const Launch& l) {
   if (t_compile_only) return;  // nothing runs in a compile-only scope
   if (t_defer_depth > 0 && !t_running_queue && !g_hook) {
@@ -193,32 +227,7 @@ void run_launch(const Launch& l) {
     std::memcpy(l.buffers[0]->data(), l.buffers[1]->data(), l.buffers[0]->nbytes());
     return;
   }
-  void* small[16];  // no allocation for the usual few buffers
-  std::vector<void*> many(l.buffers.size() > 16 ? l.buffers.size() : 0);
-  void** ptrs = many.empty() ? small : many.data();
-  for (size_t i = 0; i < l.buffers.size(); i++) ptrs[i] = l.buffers[i]->data();
-  const Context& ctx = Context::get();
-  auto& stats = runtime_stats();
-  stat_add(stats.kernels_launched);
-  if (ctx.debug < 2 && !ctx.profile_kernels && !ctx.profile) {
-    l.program->launch(ptrs);
-    return;
-  }
-  const double t0 = profile_now();
-  l.program->launch(ptrs);
-  const double t1 = profile_now();
-  const double dt = t1 - t0;
-  stat_add(stats.kernel_seconds, dt);
-  if (ctx.profile) record_kernel(*l.program, t0, t1);
-  if (ctx.debug < 2) return;
-  const auto& k = l.program->kernel;
-  double fl = k.flops(), by = k.bytes();
-  std::fprintf(stderr,
-               "  kernel %-28s %-18s %9.1f us %10.3g FLOP %10.3g B %8.2f GFLOPS %8.2f GB/s\n",
-               l.program->name.c_str(), shape_text(k.full_shape).c_str(), dt * 1e6, fl, by,
-               fl / dt * 1e-9, by / dt * 1e-9);
-  if (ctx.debug >= 3 && !l.program->opts.empty())
-    std::fprintf(stderr, "    opts: %s\n", l.program->opts.c_str());
+  launch_on(*l.program, l.buffers.size(), [&](size_t i) { return l.buffers[i].get(); });
 }
 
 namespace {
@@ -246,15 +255,24 @@ struct Work {
 };
 
 // The work of a cached plan on this realize's buffers (new ones for its intermediates and
-// outputs), into `w` (cleared; its vectors' memory is reused).
-void plan_work(const Plan& plan, const GraphKey& key, Work& w) {
+// outputs), into `w` (cleared; its vectors' memory is reused). With `launch_now`, the kernels run
+// here, straight from the plan, and `w` gets no launches: no Launch is built, so no reference is
+// taken and dropped on each program and buffer (atomic adds, in the eager call's critical path).
+void plan_work(const Plan& plan, const GraphKey& key, Work& w, bool launch_now) {
   w.fresh.reserve(plan.fresh.size());
   for (auto& [dt, n] : plan.fresh) w.fresh.push_back(std::make_shared<ir::Storage>(dt, n));
   auto ref = [&](PlanRef r) -> const StorageRef& {
     return r >= 0 ? key.storage(r) : w.fresh[static_cast<size_t>(-r - 1)];
   };
-  w.launches.resize(plan.items.size());
-  for (size_t i = 0; i < plan.items.size(); i++) {
+  if (launch_now) {
+    w.launches.clear();  // a reused Work keeps its size otherwise
+    for (const Plan::Item& item : plan.items)
+      launch_on(*item.program, item.buffers.size(),
+                [&](size_t i) { return ref(item.buffers[i]).get(); });
+  } else {
+    w.launches.resize(plan.items.size());
+  }
+  for (size_t i = 0; i < w.launches.size(); i++) {
     Launch& l = w.launches[i];
     l.program = plan.items[i].program;
     l.buffers.reserve(plan.items[i].buffers.size());
@@ -396,8 +414,9 @@ void preserve_target_readers(const std::vector<schedule::Root>& roots,
 }
 
 // The work of the roots: from the plan cache (plan_cache.h) when it holds their graph, else from a
-// fresh schedule. GRAPH=1 schedules every realize, to draw it.
-void find_work(const std::vector<schedule::Root>& roots, bool defer, Work& w) {
+// fresh schedule. GRAPH=1 schedules every realize, to draw it. `launch_now`: a hit's kernels may
+// run here (plan_work).
+void find_work(const std::vector<schedule::Root>& roots, bool defer, bool launch_now, Work& w) {
   const Context& ctx = Context::get();
   auto& stats = runtime_stats();
   runtime::Device& dev = runtime::get_device(ctx.device);
@@ -413,7 +432,7 @@ void find_work(const std::vector<schedule::Root>& roots, bool defer, Work& w) {
   if (ctx.debug >= 1)
     std::fprintf(stderr, "realize: %zu kernels (plan cache hit), %d extra materialised\n",
                  plan->items.size(), plan->materialised_extra);
-  plan_work(*plan, key, w);
+  plan_work(*plan, key, w, launch_now && ctx.debug < 4);
 }
 
 // The kernels, then the copies into in-place targets.
@@ -462,7 +481,8 @@ std::vector<StorageRef> realize(const std::vector<schedule::Root>& roots,
   preserve_target_readers(roots, holders);
   support::ThreadSpare<Work> work;  // its vectors reused by the next realize on this thread
   Work& w = *work;
-  find_work(roots, defer, w);
+  // A hit's kernels run as the plan is read, unless a capture records them or they are queued.
+  find_work(roots, defer, !no_launch && !defer && !g_hook, w);
   if (!no_launch) run_work(w);
   write_targets(roots, w.results);
   return std::move(w.results);

@@ -149,11 +149,17 @@ void recycle_ints(std::vector<int64_t>&& s) {
 }
 // Clears v (dropping its references: never under a shard's lock) and keeps its memory.
 void recycle_srcs(std::vector<NodeRef>&& v) {
-  v.clear();
-  if (t_pool_gone || v.capacity() == 0 || v.capacity() > 8) return;
-  if (t_pool.srcs.size() >= NodePool::kMaxShapes) return;
+  if (t_pool_gone || v.capacity() == 0 || v.capacity() > 8 ||
+      t_pool.srcs.size() >= NodePool::kMaxShapes) {
+    v.clear();
+    return;
+  }
   if (t_pool.srcs.capacity() == 0) t_pool.srcs.reserve(NodePool::kMaxShapes);
+  // Moved, then cleared in the pool (as recycle_ints: no store-forwarding stall). Clearing may
+  // destroy the sources, whose vectors join the pool behind this one: the pool never grows past
+  // its reserve (the size check above), so this element stays where it is meanwhile.
   t_pool.srcs.push_back(std::move(v));
+  t_pool.srcs.back().clear();
 }
 
 template <class T>
