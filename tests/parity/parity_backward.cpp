@@ -354,6 +354,17 @@ BACKWARD_CASE(GradLoss, ppo_clip_like, TR) {
   auto ratio = (logp - old.detach()).exp();
   return -b.minimum(ratio * adv, ratio.clamp(0.8, 1.2) * adv).mean();
 }
+// The PPO loss's gradient (one elementwise kernel of exp and selects) over odd lengths; run again
+// under every ISA level (CMakeLists.txt).
+BACKWARD_CASE(GradLoss, ppo_clip_odd_lengths, TR) {
+  std::vector<typename B::T> out;
+  for (int64_t n : {1, 3, 17, 127, 129, 10001}) {
+    auto logp = b.randn({n}) * 0.3, old = b.randn({n}) * 0.3, adv = b.randn({n});
+    auto ratio = (logp - old.detach()).exp();
+    out.push_back(-b.minimum(ratio * adv, ratio.clamp(0.8, 1.2) * adv).mean());
+  }
+  return out;
+}
 BACKWARD_CASE(GradLoss, reduce_of_reduce) { return b.randn({3, 4, 5}).sum({2}).amax({1}); }
 BACKWARD_CASE(GradLoss, shared_reduce_two_outputs) {
   auto x = b.randn({5, 3});
