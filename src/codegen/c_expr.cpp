@@ -170,7 +170,11 @@ std::string ExprEmitter::emit(const Expr& e, std::ostringstream& s, const std::s
       break;
   }
   std::string name = cat({"v", std::to_string(next_++)});
-  s << ind << ctype(e.dtype) << " " << name << " = " << x << ";\n";
+  // A bool local is 32 bits wide, not uint8_t: a loop that mixes 1-byte and 4-byte values
+  // vectorises only at 4x the float lanes, so a reduce kernel's fixed loop over the vector's
+  // lanes (8 floats at AVX2) did not vectorise at all when it held a comparison (the PPO clip
+  // fraction, 82 -> 11 us at AVX2). Values are 0 and 1 either way; stores convert.
+  s << ind << (e.dtype == kBool ? "int32_t" : ctype(e.dtype)) << " " << name << " = " << x << ";\n";
   memo[&e] = name;
   return name;
 }

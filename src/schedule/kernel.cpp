@@ -91,12 +91,17 @@ void for_each_view(const Expr& e, const std::function<void(const ir::View&)>& f)
   for (auto& s : e.src) for_each_view(*s, f);
 }
 
-void count_ops(const Expr& e, double& flops, std::unordered_map<const Expr*, bool>& seen) {
+// Operations per loop-space element (`inner`: a reduce and what it reads) and per output element
+// (`outer`: the elementwise ops after the reduce, e.g. a product's bias and activation, which run
+// once per output, not once per reduced term). An elementwise kernel has only `outer` ops.
+void count_ops(const Expr& e, double& inner, double& outer,
+               std::unordered_map<const Expr*, bool>& seen, bool below_reduce = false) {
   if (seen[&e] || e.nested) return;  // a nest's work is counted over its own loop space
   seen[&e] = true;
-  if (e.kind == Expr::Kind::Alu && e.op != ir::Op::CAST) flops += 1;
-  if (e.kind == Expr::Kind::Reduce) flops += 1;
-  for (auto& s : e.src) count_ops(*s, flops, seen);
+  const bool reduce = e.kind == Expr::Kind::Reduce;
+  if (reduce || (e.kind == Expr::Kind::Alu && e.op != ir::Op::CAST))
+    (below_reduce || reduce ? inner : outer) += 1;
+  for (auto& s : e.src) count_ops(*s, inner, outer, seen, below_reduce || reduce);
 }
 
 bool mask_free(const ir::View& v, size_t d) {
@@ -132,19 +137,23 @@ std::string Kernel::name() const {
 }
 
 double Kernel::flops() const {
-  double per = 0;
+  // The reduce axes' extent: a value's ops above its reduce run once per this many loop points.
+  double reduced = 1;
+  for (int64_t a : reduce_axes) reduced *= static_cast<double>(full_shape[static_cast<size_t>(a)]);
   std::unordered_map<const Expr*, bool> seen;
-  count_ops(*value, per, seen);
-  double total = per * static_cast<double>(ir::shape_numel(full_shape));
+  double inner = 0, outer = 0;
+  count_ops(*value, inner, outer, seen);
+  const double points = static_cast<double>(ir::shape_numel(full_shape));
+  double total = inner * points + outer * points / reduced;
   for (auto& o : more_outputs) {
     // A row sum (reduce kernels) runs once per index of the output axes its store moves along.
-    double n = static_cast<double>(ir::shape_numel(full_shape)), more = 0;
+    double n = points, more_inner = 0, more_outer = 0;
     for (size_t d = 0; d < full_shape.size(); d++)
       if (!reduce_axes.empty() && d < o.view.shape.size() && o.view.shape[d] > 1 &&
           o.view.strides[d] == 0)
         n /= static_cast<double>(full_shape[d]);
-    count_ops(*o.value, more, seen);
-    total += more * n;
+    count_ops(*o.value, more_inner, more_outer, seen);
+    total += more_inner * n + more_outer * n / reduced;
   }
   for (const Expr* n : kernel_nests(*this)) total += nest_kernel(*this, *n).flops();
   return total;

@@ -134,6 +134,33 @@ TEST(Profile, EagerLaunchesAreRecordedWithFlopsAndBytes) {
   EXPECT_GE(k[0].bytes, 4.0 * (16 * 4));    // at least the output
 }
 
+// The FLOP count of one eager realize: one kernel expected.
+double flops_of(const Tensor& t) {
+  clear_profile();
+  t.realize();
+  auto k = profiled_kernels();
+  EXPECT_EQ(k.size(), 1u);
+  return k.empty() ? -1 : k[0].flops;
+}
+
+// Hand-counted: a multiply-add is 2 operations, an elementwise op after a reduce (a product's
+// bias and activation) runs once per output, an op before it once per reduced term.
+TEST(Profile, FlopCountsAreExactPerOutputAndPerTerm) {
+  ProfileOn on;
+  Tensor a = randn({16, 8}), b = randn({8, 4}), bias = randn({4});
+  realize({a, b, bias});
+  // 16x4 outputs of 8 terms, a multiply and an add each.
+  EXPECT_EQ(flops_of(a.matmul(b)), 2.0 * 16 * 4 * 8);
+  // The same product with its bias and tanh fused: 2 more per output, not per term (this read
+  // (2 + 2) x 16x4x8 = 2048 when the epilogue was counted once per reduce step).
+  EXPECT_EQ(flops_of((a.matmul(b) + bias).tanh()), 2.0 * 16 * 4 * 8 + 2.0 * 16 * 4);
+  // A row sum of (2a + 1) times 3: a multiply, an add and the sum's add per term (16x8), the
+  // final multiply per row (16).
+  EXPECT_EQ(flops_of((a * 2.0f + 1.0f).sum({1}) * 3.0f), 3.0 * 16 * 8 + 16);
+  // Elementwise: a multiply and an exp per element.
+  EXPECT_EQ(flops_of((a * 2.0f).exp()), 2.0 * 16 * 8);
+}
+
 TEST(Profile, AttributionSeparatesWeightGradientProducts) {
   ProfileOn on;
   Tensor x = randn({256, 16});

@@ -354,6 +354,31 @@ BACKWARD_CASE(GradLoss, ppo_clip_like, TR) {
   auto ratio = (logp - old.detach()).exp();
   return -b.minimum(ratio * adv, ratio.clamp(0.8, 1.2) * adv).mean();
 }
+// The PPO loss's gradient (one elementwise kernel of exp and selects) over odd lengths; run again
+// under every ISA level (CMakeLists.txt).
+BACKWARD_CASE(GradLoss, ppo_clip_odd_lengths, TR) {
+  std::vector<typename B::T> out;
+  for (int64_t n : {1, 3, 17, 127, 129, 10001}) {
+    auto logp = b.randn({n}) * 0.3, old = b.randn({n}) * 0.3, adv = b.randn({n});
+    auto ratio = (logp - old.detach()).exp();
+    out.push_back(-b.minimum(ratio * adv, ratio.clamp(0.8, 1.2) * adv).mean());
+  }
+  return out;
+}
+// A diagonal Gaussian's log-probability over 2, 3 and 4 action dimensions and odd batch sizes: its
+// gradient is an elementwise kernel whose last axis is too short to vectorise (render_c.cpp
+// unrolls it and vectorises the rows, each reading a per-row, a per-column and a per-element
+// operand); run again under every ISA level (CMakeLists.txt).
+BACKWARD_CASE(GradLoss, ppo_gaussian_log_prob_short_rows) {
+  std::vector<typename B::T> out;
+  for (int64_t n : {1, 3, 17, 127, 129, 10001})
+    for (int64_t a : {2, 3, 4}) {
+      auto x = b.randn({n, a}), mu = b.randn({n, a}), log_std = b.randn({a}) * 0.2;
+      auto z = (x - mu) / log_std.exp();
+      out.push_back(((z * z) * -0.5 - log_std).sum({1}) * b.rand({n}, 0.5, 1.5));
+    }
+  return out;
+}
 BACKWARD_CASE(GradLoss, reduce_of_reduce) { return b.randn({3, 4, 5}).sum({2}).amax({1}); }
 BACKWARD_CASE(GradLoss, shared_reduce_two_outputs) {
   auto x = b.randn({5, 3});

@@ -74,6 +74,39 @@ PARITY_CASE(Sum, odd_sizes) {
   return out;
 }
 
+// The PPO loss's kernels (rl/ppo.cpp): the clipped surrogate (exp and selects), the clip fraction
+// (a comparison cast to float inside a sum) and the approximate KL, over odd lengths (vector
+// tails), run again under every ISA level (CMakeLists.txt): at AVX2 and SSE2 these loops
+// vectorise only with -fno-trapping-math and 32-bit bool locals (runtime/cpu/compiler.cpp,
+// codegen/c_expr.cpp). NaN and infinities in the log-probabilities reach the selects and the
+// comparison lane by lane (the elementwise surrogate is returned unreduced, so one NaN does not
+// hide the other lanes).
+PARITY_CASE(PpoLoss, objective_clip_fraction_kl, TR) {
+  std::vector<typename B::T> out;
+  for (int64_t n : {1, 3, 17, 127, 129, 10001}) {
+    auto lp = b.randn({n}) * 0.3, old = b.randn({n}) * 0.3, adv = b.randn({n});
+    auto d = lp - old;
+    auto ratio = d.exp();
+    out.push_back(-b.minimum(ratio * adv, ratio.clamp(0.8, 1.2) * adv).mean());
+    out.push_back(((ratio - 1).abs() > 0.2).to(b.f32).mean());
+    out.push_back(((ratio - 1) - d).mean());
+  }
+  return out;
+}
+PARITY_CASE(PpoLoss, nan_and_infinities_lane_by_lane, TR) {
+  std::vector<typename B::T> out;
+  for (int64_t n : {1, 13, 125, 10001}) {
+    auto special = b.values({NAN, INFINITY, -INFINITY, 90.0, -90.0, 0.0}, {6});
+    auto lp = b.cat({b.randn({n}) * 0.3, special}), old = b.randn({n + 6}) * 0.3;
+    auto adv = b.randn({n + 6});
+    auto ratio = (lp - old).exp();
+    out.push_back(-b.minimum(ratio * adv, ratio.clamp(0.8, 1.2) * adv));
+    out.push_back(((ratio - 1).abs() > 0.2).to(b.f32).sum());
+    out.push_back(((ratio - 1).abs() > 0.2).to(b.f32));
+  }
+  return out;
+}
+
 // ---- max / min / argmax / argmin ---------------------------------------------------------------
 PARITY_CASE(MaxReduce, odd_sizes) {
   std::vector<typename B::T> out;
