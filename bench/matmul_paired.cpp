@@ -6,10 +6,11 @@
 // Each round times, one after the other, a batch of each: ember's whole eager call (a fresh lazy
 // matmul of two realized inputs, realized: schedule lookup, output buffer, launch), ember's kernel
 // alone (the compiled program the engine launched, called on the same buffers), oneDNN and
-// OpenBLAS. A batch is a 150 ms pause (the previous library's spinning threads park), 3 warm-up
-// calls and `reps` timed ones; its median counts. The table gives each library's median over rounds
-// and the median of the per-round ratios to oneDNN. "check" is the largest relative difference to
-// oneDNN's result.
+// OpenBLAS. A batch is a 150 ms pause (the previous library's spinning threads park), 10 warm-up
+// calls (the study's protocol, spec/ppo.md: after the pause a microsecond call runs with cold
+// caches and branch predictors for its first few calls) and `reps` timed ones; its median counts.
+// The table gives each library's median over rounds and the median of the per-round ratios to
+// oneDNN. "check" is the largest relative difference to oneDNN's result.
 //
 // One run covers one ISA level: $EMBER_ISA for ember; the caller holds oneDNN and OpenBLAS to the
 // same level ($DNNL_MAX_CPU_ISA, $OPENBLAS_CORETYPE), as bench/run.sh does for bench_matmul.
@@ -64,7 +65,7 @@ double batch_ms(int reps, const std::function<void()>& call) {
   // The previous library's idle threads may still spin (OpenBLAS's for up to ~0.1 s after a
   // call, OpenMP's for milliseconds): let them park first, or they take this batch's cores.
   std::this_thread::sleep_for(std::chrono::milliseconds(150));
-  for (int i = 0; i < 3; i++) call();
+  for (int i = 0; i < 10; i++) call();
   std::vector<double> t;
   for (int i = 0; i < reps; i++) {
     double t0 = ember::support::now_seconds();
