@@ -342,6 +342,21 @@ PARITY_CASE(Matmul, linear_layout_small_batch) {
   out.push_back(b.matmul(b.dyadic({4, 4099}), b.dyadic({6, 4099}).t()));
   return out;
 }
+// nn::Linear's x @ W^T at a large batch: the tiled product packs W^T, a transpose of W x W blocks
+// in registers (render_tile.cpp) plus element-wise edges: feature counts that are and are not
+// multiples of every level's vector width (16, 17, 48, 127, 129), a W whose rows are padded (row
+// stride k + 2), float64, a batch, and a reduce long enough to be packed in cache blocks.
+PARITY_CASE(Matmul, linear_layout_large_batch) {
+  std::vector<typename B::T> out;
+  for (auto [k, m] : std::vector<std::pair<int64_t, int64_t>>{
+           {16, 16}, {17, 129}, {129, 127}, {48, 33}, {127, 48}})
+    out.push_back(b.matmul(b.dyadic({131, k}), b.dyadic({m, k}).t()));
+  out.push_back(b.matmul(b.dyadic({97, 33}), b.dyadic({40, 35}).slice(1, 1, 34, 1).t()));
+  out.push_back(b.matmul(b.dyadic({99, 40}, 16, b.f64), b.dyadic({21, 40}, 16, b.f64).t()));
+  out.push_back(b.bmm(b.dyadic({2, 70, 24}), b.dyadic({2, 19, 24}).transpose(1, 2)));
+  out.push_back(b.matmul(b.dyadic({80, 3000}), b.dyadic({40, 3000}).t()));
+  return out;
+}
 // Few output columns at many rows (a policy head): the same kernel, in row blocks for the threads
 // (a partial last block).
 PARITY_CASE(Matmul, linear_layout_narrow_output) {
