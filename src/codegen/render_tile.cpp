@@ -86,7 +86,8 @@ class TileRenderer {
     }
     if (KC_ < K_ && S_ == 1)
       s << "  " << T_ << " cacc[" << NC_ * MPAD_ << "] __attribute__((aligned(64)));\n";
-    TileRowSums sums(k_, p_, base_, T_, NC_, S_, (N_ + TN_ - 1) / TN_ * TN_, MPAD_, kSumBlock);
+    TileRowSums sums(k_, p_, base_, T_, NC_, S_, (N_ + TN_ - 1) / TN_ * TN_, MPAD_, kSumBlock, VT_,
+                     W_);
     sums.declare(s);
     if (pack_rows_)
       for (size_t j = 0; j < p_.rows.size(); j++)

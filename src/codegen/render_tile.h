@@ -64,16 +64,18 @@ std::string render_tile(const schedule::Kernel& k, const Opts& o, const std::str
 /// unit of work, sums over the unit's reduce range for the rows of its block, each kSumBlock run
 /// from zero and added in order; stored, or under split-K (`slices` > 1) left in the scratch
 /// after the partial tiles ([sum][batch][slice][row]) and summed in slice order by the unit that
-/// finishes the block.
+/// finishes the block. `vector_type` (`lanes` wide) holds strips of rows in registers.
 class TileRowSums {
  public:
   TileRowSums(const schedule::Kernel& k, const TilePlan& p, std::vector<std::string> base,
               const char* type, int64_t block_rows, int64_t slices, int64_t padded_rows,
-              int64_t padded_cols, int64_t sum_block)
+              int64_t padded_cols, int64_t sum_block, const char* vector_type, int64_t lanes)
       : k_(k),
         p_(p),
         base_(std::move(base)),
         T_(type),
+        VT_(vector_type),
+        W_(lanes),
         nc_(block_rows),
         s_(slices),
         npad_(padded_rows),
@@ -87,11 +89,14 @@ class TileRowSums {
 
  private:
   std::string part(size_t j, const std::string& slice) const;
+  bool vector_rows(const schedule::Expr& e) const;
   std::string out(size_t j) const;
   const schedule::Kernel& k_;
   const TilePlan& p_;
   std::vector<std::string> base_;
   const char* T_;
+  const char* VT_;  // the target's vector of T_, W_ lanes
+  int64_t W_;
   int64_t nc_, s_, npad_, mpad_, block_;
 };
 /// Split-K's scratch (kernel_scratch in render_c.h); none without a SplitReduce action.

@@ -315,6 +315,23 @@ PARITY_CASE(Matmul, weight_and_bias_gradient_row_sums) {
   return out;
 }
 
+// The bias gradient's row sums read as strips of 4 vectors of rows, then of 1, then single rows
+// (tile_row_sums.cpp): 127 and 29 rows leave vectors and rows after the 4-vector strips at every
+// level's width (4, 8, 16 floats; 2, 4, 8 doubles); a batch long enough for split-K.
+PARITY_CASE(Matmul, bias_gradient_row_strips) {
+  std::vector<typename B::T> out;
+  for (int64_t o : {127, 29})
+    for (int64_t n : {300, 10001}) {
+      auto g = b.rand({n, o}), x = b.rand({n, 5});
+      out.push_back(b.matmul(g.t(), x));
+      out.push_back(g.sum({0}));
+    }
+  auto g = b.rand({300, 29}, 0, 1, b.f64), x = b.rand({300, 7}, 0, 1, b.f64);
+  out.push_back(b.matmul(g.t(), x));
+  out.push_back(g.sum({0}));
+  return out;
+}
+
 // ---- nn::Linear's layout at small batches
 // -------------------------------------------------------- x @ W^T at 1, 3, 4 and 17 rows: both
 // operands contiguous along the reduce axis, which the small products read in place as vectors
