@@ -124,6 +124,7 @@ class TileRenderer {
     s << "    for (int64_t kc = " << klo_ << "; kc < " << khi_ << "; kc += " << KC_ << ") {\n";
     s << "      const int64_t ke = kc + " << KC_ << " < " << khi_ << " ? kc + " << KC_ << " : "
       << khi_ << ";\n";
+    render_prefetch_streams(s);
     if (pack_) render_pack(s);
     if (pack_rows_) render_pack_rows(s);
     sums.accumulate(s, em_);
@@ -154,6 +155,45 @@ class TileRenderer {
   }
   std::string acc(int64_t i, int64_t v) {
     return "c" + std::to_string(i) + "_" + std::to_string(v);
+  }
+
+  // The operands read in place whose cache-block panel is one contiguous range of memory: rows of
+  // k, each `shape` elements long along the row or column axis (unit stride), k-stride equal to
+  // it (the weight gradient's dZ and X, K = 10,000). While a block's tiles run, their k loops
+  // prefetch the next block's panels into L2, one line per stream per step: without it every
+  // block's first tiles wait for its panels from L3 (which the hardware prefetcher, seeing
+  // 4-line runs 512 bytes apart, does not fetch ahead). The (128x10000)^T @ (10000x128) weight
+  // gradient with its bias row sums at avx512: 0.86-0.90x the kernel's time (paired, 1 thread).
+  void render_prefetch_streams(std::ostringstream& s) {
+    prefetch_.clear();
+    if (KC_ >= K_) return;
+    std::vector<const Expr*> ops;
+    if (!pack_) ops.insert(ops.end(), p_.cols.begin(), p_.cols.end());
+    if (!pack_rows_) ops.insert(ops.end(), p_.rows.begin(), p_.rows.end());
+    for (const Expr* e : ops) {
+      if (e->kind != Expr::Kind::Load || e->view.has_mask()) continue;
+      const int axis =
+          std::find(p_.cols.begin(), p_.cols.end(), e) != p_.cols.end() ? p_.col : p_.row;
+      const auto& v = e->view;
+      if (v.strides[axis] != 1 || v.strides[p_.red] != v.shape[axis] || v.shape[axis] < 2) continue;
+      bool dup = false;
+      for (const Expr* q : prefetch_)
+        dup |= q->buf == e->buf && q->view.offset == v.offset && q->view.strides == v.strides;
+      if (!dup) prefetch_.push_back(e);
+    }
+    const std::string next = "(ke + " + std::to_string(KC_) + " < " + khi_ + " ? ke + " +
+                             std::to_string(KC_) + " : " + khi_ + ")";
+    for (size_t j = 0; j < prefetch_.size(); j++) {
+      const Expr& e = *prefetch_[j];
+      std::vector<std::string> idx = base_;
+      idx[p_.red] = "ke";
+      const int64_t es = static_cast<int64_t>(element_size(e.dtype));
+      s << "      const char* pf" << j << " = (const char*)(b" << e.buf << " + "
+        << ExprEmitter::index(e.view, idx) << ");\n";
+      s << "      const int64_t pfn" << j << " = (" << next << " - ke) * "
+        << e.view.strides[p_.red] * es << ";\n";
+    }
+    if (!prefetch_.empty()) s << "      int64_t pfo = 0;\n";
   }
 
   // Whether every column operand is a plain load, contiguous along k (nn::Linear's W^T): the pack
@@ -432,6 +472,9 @@ class TileRenderer {
       for (int64_t v = 0; v < nv; v++) s << ind << VT_ << " " << acc(i, v) << " = {0};\n";
     s << ind << "for (int64_t k = " << lo << "; k < " << hi << "; k++) {\n";
     std::string in = ind + "  ";
+    for (size_t j = 0; j < prefetch_.size(); j++)
+      s << in << "if (pfo < pfn" << j << ") __builtin_prefetch(pf" << j << " + pfo, 0, 2);\n";
+    if (!prefetch_.empty()) s << in << "pfo += 64;\n";
     for (size_t j = 0; j < p_.cols.size(); j++)
       for (int64_t v = 0; v < nv; v++) {
         std::string addr;
@@ -566,6 +609,7 @@ class TileRenderer {
   AxisDeps deps_;
   std::map<std::pair<const Expr*, int64_t>, std::string> scal_;
   std::unordered_map<const Expr*, std::string> epi_ptr_;  // the vector epilogue's load pointers
+  std::vector<const Expr*> prefetch_;  // operands whose next panel the k loops prefetch
 };
 
 }  // namespace
