@@ -124,7 +124,9 @@ class TileRenderer {
     s << "    for (int64_t kc = " << klo_ << "; kc < " << khi_ << "; kc += " << KC_ << ") {\n";
     s << "      const int64_t ke = kc + " << KC_ << " < " << khi_ << " ? kc + " << KC_ << " : "
       << khi_ << ";\n";
-    render_prefetch_streams(s);
+    TilePrefetch pf(k_, p_, base_, {TN_, KC_, K_, S_, khi_, pack_, pack_rows_, cols_outer_});
+    pf_ = &pf;
+    pf.blocks(s);
     if (pack_) render_pack(s);
     if (pack_rows_) render_pack_rows(s);
     sums.accumulate(s, em_);
@@ -138,12 +140,13 @@ class TileRenderer {
     for (int64_t i = 0; i < TN_; i++)
       s << "          const int64_t r" << i << " = n0 + " << i << " < n_hi ? n0 + " << i
         << " : n_hi - 1;\n";
-    render_next_tile_prefetch(s, "          ");
+    pf.tile(s, "          ");
     render_micro(s, "          ");
     s << "        }\n      }\n    }\n";
     sums.store(s);
     if (S_ > 1) render_split_finish(s, sums);
     s << "  }\n}\n";
+    pf_ = nullptr;
     return s.str();
   }
 
@@ -156,108 +159,6 @@ class TileRenderer {
   }
   std::string acc(int64_t i, int64_t v) {
     return "c" + std::to_string(i) + "_" + std::to_string(v);
-  }
-
-  // The operands read in place whose cache-block panel is one contiguous range of memory: rows of
-  // k, each `shape` elements long along the row or column axis (unit stride), k-stride equal to
-  // it (the weight gradient's dZ and X, K = 10,000). While a block's tiles run, their k loops
-  // prefetch the next block's panels into L2, one line per stream per step: without it every
-  // block's first tiles wait for its panels from L3 (which the hardware prefetcher, seeing
-  // 4-line runs 512 bytes apart, does not fetch ahead). The (128x10000)^T @ (10000x128) weight
-  // gradient with its bias row sums at avx512: 0.86-0.90x the kernel's time (paired, 1 thread).
-  void render_prefetch_streams(std::ostringstream& s) {
-    prefetch_.clear();
-    if (KC_ >= K_) return;
-    std::vector<const Expr*> ops;
-    if (!pack_) ops.insert(ops.end(), p_.cols.begin(), p_.cols.end());
-    if (!pack_rows_) ops.insert(ops.end(), p_.rows.begin(), p_.rows.end());
-    for (const Expr* e : ops) {
-      if (e->kind != Expr::Kind::Load || e->view.has_mask()) continue;
-      const int axis =
-          std::find(p_.cols.begin(), p_.cols.end(), e) != p_.cols.end() ? p_.col : p_.row;
-      const auto& v = e->view;
-      if (v.strides[axis] != 1 || v.strides[p_.red] != v.shape[axis] || v.shape[axis] < 2) continue;
-      bool dup = false;
-      for (const Expr* q : prefetch_)
-        dup |= q->buf == e->buf && q->view.offset == v.offset && q->view.strides == v.strides;
-      if (!dup) prefetch_.push_back(e);
-    }
-    const std::string next = "(ke + " + std::to_string(KC_) + " < " + khi_ + " ? ke + " +
-                             std::to_string(KC_) + " : " + khi_ + ")";
-    for (size_t j = 0; j < prefetch_.size(); j++) {
-      const Expr& e = *prefetch_[j];
-      std::vector<std::string> idx = base_;
-      idx[p_.red] = "ke";
-      const int64_t es = static_cast<int64_t>(element_size(e.dtype));
-      s << "      const char* pf" << j << " = (const char*)(b" << e.buf << " + "
-        << ExprEmitter::index(e.view, idx) << ");\n";
-      s << "      const int64_t pfn" << j << " = (" << next << " - ke) * "
-        << e.view.strides[p_.red] * es << ";\n";
-    }
-    if (!prefetch_.empty()) s << "      int64_t pfo = 0;\n";
-  }
-
-  // Products whose reduce is one block (nn::Linear's forward and input gradient): the row operand
-  // and the output (and the epilogue's operands laid out like it) have their rows one after the
-  // other, and a tile's rows are one contiguous range of each. The tile's k loop prefetches the
-  // next row tile's ranges, one line per stream per step, into L1 (for writing, the output): the
-  // rows arrive from L3 while the tile computes, instead of at its first k steps. With the rows
-  // outside, only the first column tile of a row tile prefetches. The generated kernels alone at
-  // avx512 (1 thread, paired, load 2.7-3.8): (10000x128)@(128x128) 0.95x the time (oneDNN's sgemm
-  // 0.91x; the kernel with its rows and output always hot in L1: 0.85x), the input gradient
-  // (dZ W)(1 - h^2) 0.94x, the forward tanh(x W^T + b) 0.98x.
-  void render_next_tile_prefetch(std::ostringstream& s, const std::string& ind) {
-    next_tile_.clear();
-    if (KC_ < K_ || S_ > 1) return;
-    std::vector<std::pair<const Expr*, bool>> cand;  // (load or nullptr for the output, write)
-    if (!pack_rows_)
-      for (const Expr* e : p_.rows) cand.push_back({e, false});
-    // With the columns outside, a tile covers a few of its rows' columns: only the row operand's
-    // rows are wholly the tile's (the output's other lines would be fetched once per column tile).
-    if (!cols_outer_) {
-      cand.push_back({nullptr, true});
-      std::vector<const Expr*> epi;
-      collect_epilogue_loads(*k_.value, epi);
-      for (const Expr* e : epi) cand.push_back({e, false});
-    }
-    int64_t bytes = 0;
-    std::ostringstream ptrs;
-    for (auto [e, write] : cand) {
-      if (e && e->kind != Expr::Kind::Load) continue;
-      const ir::View& v = e ? e->view : k_.out_view;
-      if (v.has_mask()) continue;
-      // A tile's rows: contiguous along k (the row operand) or the columns, one after another.
-      const int inner =
-          std::find(p_.rows.begin(), p_.rows.end(), e) != p_.rows.end() ? p_.red : p_.col;
-      if (v.strides[inner] != 1 || v.strides[p_.row] != v.shape[inner] || v.shape[inner] < 2)
-        continue;
-      const int64_t es = static_cast<int64_t>(element_size(e ? e->dtype : k_.buffers[0].dtype));
-      bool dup = false;
-      for (auto& q : next_tile_)
-        dup |= q.e && e && q.e->buf == e->buf && q.e->view.offset == v.offset &&
-               q.e->view.strides == v.strides;
-      if (dup) continue;
-      std::vector<std::string> idx = base_;
-      idx[p_.row] = "pr_";
-      ptrs << ind << (write ? "char* pq" : "const char* pq") << next_tile_.size() << " = ("
-           << (write ? "char*)(b0" : "const char*)(b" + std::to_string(e->buf)) << " + "
-           << ExprEmitter::index(v, idx) << ");\n";
-      next_tile_.push_back({e, write, TN_ * v.shape[inner] * es});
-      bytes = std::max(bytes, TN_ * v.shape[inner] * es);
-    }
-    if (next_tile_.empty()) return;
-    s << ind << "const int64_t pr_ = n0 + " << TN_ << " < n_hi ? n0 + " << TN_ << " : n0;\n";
-    s << ptrs.str();
-    s << ind << "int64_t pqo = " << (cols_outer_ ? "0" : "m0 == 0 ? 0 : " + std::to_string(bytes))
-      << ";\n";
-  }
-  void collect_epilogue_loads(const Expr& e, std::vector<const Expr*>& out) {
-    if (&e == p_.reduce) return;
-    if (e.kind == Expr::Kind::Load) {
-      if (std::find(out.begin(), out.end(), &e) == out.end()) out.push_back(&e);
-      return;
-    }
-    for (auto& src : e.src) collect_epilogue_loads(*src, out);
   }
 
   // Whether every column operand is a plain load, contiguous along k (nn::Linear's W^T): the pack
@@ -536,15 +437,7 @@ class TileRenderer {
       for (int64_t v = 0; v < nv; v++) s << ind << VT_ << " " << acc(i, v) << " = {0};\n";
     s << ind << "for (int64_t k = " << lo << "; k < " << hi << "; k++) {\n";
     std::string in = ind + "  ";
-    for (size_t j = 0; j < prefetch_.size(); j++)
-      s << in << "if (pfo < pfn" << j << ") __builtin_prefetch(pf" << j << " + pfo, 0, 2);\n";
-    if (!prefetch_.empty()) s << in << "pfo += 64;\n";
-    if (!next_tile_.empty()) {
-      for (size_t j = 0; j < next_tile_.size(); j++)
-        s << in << "if (pqo < " << next_tile_[j].bytes << ") __builtin_prefetch(pq" << j
-          << " + pqo, " << (next_tile_[j].write ? 1 : 0) << ", 3);\n";
-      s << in << "pqo += 64;\n";
-    }
+    if (pf_) pf_->step(s, in);
     for (size_t j = 0; j < p_.cols.size(); j++)
       for (int64_t v = 0; v < nv; v++) {
         std::string addr;
@@ -679,15 +572,7 @@ class TileRenderer {
   AxisDeps deps_;
   std::map<std::pair<const Expr*, int64_t>, std::string> scal_;
   std::unordered_map<const Expr*, std::string> epi_ptr_;  // the vector epilogue's load pointers
-  std::vector<const Expr*> prefetch_;  // operands whose next panel the k loops prefetch
-  // Operands (nullptr: the output) whose next row tile the k loop prefetches: its bytes, and
-  // whether for writing.
-  struct NextTile {
-    const Expr* e;
-    bool write;
-    int64_t bytes;
-  };
-  std::vector<NextTile> next_tile_;
+  const TilePrefetch* pf_ = nullptr;                      // the k loops' prefetches (render)
 };
 
 }  // namespace
