@@ -64,16 +64,18 @@ std::string render_tile(const schedule::Kernel& k, const Opts& o, const std::str
 /// unit of work, sums over the unit's reduce range for the rows of its block, each kSumBlock run
 /// from zero and added in order; stored, or under split-K (`slices` > 1) left in the scratch
 /// after the partial tiles ([sum][batch][slice][row]) and summed in slice order by the unit that
-/// finishes the block.
+/// finishes the block. `vector_type` (`lanes` wide) holds strips of rows in registers.
 class TileRowSums {
  public:
   TileRowSums(const schedule::Kernel& k, const TilePlan& p, std::vector<std::string> base,
               const char* type, int64_t block_rows, int64_t slices, int64_t padded_rows,
-              int64_t padded_cols, int64_t sum_block)
+              int64_t padded_cols, int64_t sum_block, const char* vector_type, int64_t lanes)
       : k_(k),
         p_(p),
         base_(std::move(base)),
         T_(type),
+        VT_(vector_type),
+        W_(lanes),
         nc_(block_rows),
         s_(slices),
         npad_(padded_rows),
@@ -87,13 +89,48 @@ class TileRowSums {
 
  private:
   std::string part(size_t j, const std::string& slice) const;
+  bool vector_rows(const schedule::Expr& e) const;
   std::string out(size_t j) const;
   const schedule::Kernel& k_;
   const TilePlan& p_;
   std::vector<std::string> base_;
   const char* T_;
+  const char* VT_;  // the target's vector of T_, W_ lanes
+  int64_t W_;
   int64_t nc_, s_, npad_, mpad_, block_;
 };
+/// The tiled reduce's software prefetches (tile_prefetch.cpp), where a tile's next operands are
+/// contiguous ranges that the hardware prefetcher does not fetch ahead: across reduce-axis cache
+/// blocks, the next block's panels of the operands read in place (into L2); with the reduce in one
+/// block, the next row tile's rows of the row operand, the output and the epilogue's operands (into
+/// L1). One line per stream per step of the k loop.
+class TilePrefetch {
+ public:
+  struct Shape {
+    int64_t tile_rows, block_k, k, slices;
+    std::string k_end;  // the unit's reduce end (a variable or a number)
+    bool pack_cols, pack_rows, cols_outer;
+  };
+  TilePrefetch(const schedule::Kernel& k, const TilePlan& p, std::vector<std::string> base, Shape g)
+      : k_(k), p_(p), base_(std::move(base)), g_(std::move(g)) {}
+  void blocks(std::ostringstream& s);                              // in the kc loop, after ke
+  void tile(std::ostringstream& s, const std::string& ind);        // before a tile's accumulators
+  void step(std::ostringstream& s, const std::string& ind) const;  // in the k loop
+
+ private:
+  struct Stream {
+    const schedule::Expr* e;  // nullptr: the output
+    bool write;
+    int64_t bytes;
+  };
+  const schedule::Kernel& k_;
+  const TilePlan& p_;
+  std::vector<std::string> base_;
+  Shape g_;
+  std::vector<const schedule::Expr*> panels_;
+  std::vector<Stream> rows_;
+};
+
 /// Split-K's scratch (kernel_scratch in render_c.h); none without a SplitReduce action.
 Scratch tile_scratch(const schedule::Kernel& k, const Opts& o);
 /// The row count the kernel reads at run time (runtime_rows in render_c.h), or -1.

@@ -315,6 +315,23 @@ PARITY_CASE(Matmul, weight_and_bias_gradient_row_sums) {
   return out;
 }
 
+// The bias gradient's row sums read as strips of 4 vectors of rows, then of 1, then single rows
+// (tile_row_sums.cpp): 127 and 29 rows leave vectors and rows after the 4-vector strips at every
+// level's width (4, 8, 16 floats; 2, 4, 8 doubles); a batch long enough for split-K.
+PARITY_CASE(Matmul, bias_gradient_row_strips) {
+  std::vector<typename B::T> out;
+  for (int64_t o : {127, 29})
+    for (int64_t n : {300, 10001}) {
+      auto g = b.rand({n, o}), x = b.rand({n, 5});
+      out.push_back(b.matmul(g.t(), x));
+      out.push_back(g.sum({0}));
+    }
+  auto g = b.rand({300, 29}, 0, 1, b.f64), x = b.rand({300, 7}, 0, 1, b.f64);
+  out.push_back(b.matmul(g.t(), x));
+  out.push_back(g.sum({0}));
+  return out;
+}
+
 // ---- nn::Linear's layout at small batches
 // -------------------------------------------------------- x @ W^T at 1, 3, 4 and 17 rows: both
 // operands contiguous along the reduce axis, which the small products read in place as vectors
@@ -340,6 +357,21 @@ PARITY_CASE(Matmul, linear_layout_small_batch) {
   out.push_back(b.matmul(b.dyadic({2, 3, 127}), b.dyadic({5, 127}).t()));
   out.push_back(b.matmul(b.dyadic({4, 33}, 16, b.f64), b.dyadic({9, 33}, 16, b.f64).t()));
   out.push_back(b.matmul(b.dyadic({4, 4099}), b.dyadic({6, 4099}).t()));
+  return out;
+}
+// nn::Linear's x @ W^T at a large batch: the tiled product packs W^T, a transpose of W x W blocks
+// in registers (render_tile.cpp) plus element-wise edges: feature counts that are and are not
+// multiples of every level's vector width (16, 17, 48, 127, 129), a W whose rows are padded (row
+// stride k + 2), float64, a batch, and a reduce long enough to be packed in cache blocks.
+PARITY_CASE(Matmul, linear_layout_large_batch) {
+  std::vector<typename B::T> out;
+  for (auto [k, m] : std::vector<std::pair<int64_t, int64_t>>{
+           {16, 16}, {17, 129}, {129, 127}, {48, 33}, {127, 48}})
+    out.push_back(b.matmul(b.dyadic({131, k}), b.dyadic({m, k}).t()));
+  out.push_back(b.matmul(b.dyadic({97, 33}), b.dyadic({40, 35}).slice(1, 1, 34, 1).t()));
+  out.push_back(b.matmul(b.dyadic({99, 40}, 16, b.f64), b.dyadic({21, 40}, 16, b.f64).t()));
+  out.push_back(b.bmm(b.dyadic({2, 70, 24}), b.dyadic({2, 19, 24}).transpose(1, 2)));
+  out.push_back(b.matmul(b.dyadic({80, 3000}), b.dyadic({40, 3000}).t()));
   return out;
 }
 // Few output columns at many rows (a policy head): the same kernel, in row blocks for the threads
