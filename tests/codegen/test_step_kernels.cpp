@@ -4,6 +4,7 @@
 //  - a sum over a short axis (dz @ W with K = 2, times 1 - h^2: the policy head's input gradient)
 //    renders as an elementwise kernel (no register tile);
 //  - column sums take up to half the vector registers of accumulators per unit of work;
+//  - a product with a short reduce (the first layer, K = 8) walks its rows outside its columns.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -159,6 +160,31 @@ TEST(StepKernels, ColumnSumsAtOddSizes) {
       }
       ASSERT_NEAR(got[j], r, 1e-5 * (1 + mag)) << j;
     }
+  }
+}
+
+// The first layer, tanh(s W^T + b) with K = 8: the whole weight fits L1, so the row tiles run
+// outside the column tiles (no COLS_OUTER), writing the output a row at a time.
+TEST(StepKernels, ShortProductWalksRowsOutside) {
+  manual_seed(14);
+  const int64_t k = 8, m = 128;
+  Tensor w = input({m, k}), b = input({m});
+  for (int64_t n : {17, 129, 10001}) {
+    SCOPED_TRACE(n);
+    Tensor s = input({n, k});
+    Tensor y = (matmul(s, w.t()) + b).tanh();
+    std::string log = debug3(y);
+    std::string block = kernel_block(log, "r_" + std::to_string(n) + "_128_8");
+    ASSERT_FALSE(block.empty()) << log;
+    EXPECT_EQ(block.find("COLS_OUTER"), std::string::npos) << block;
+    auto sv = s.to_vector<float>(), wv = w.to_vector<float>(), bv = b.to_vector<float>(),
+         got = y.to_vector<float>();
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t j = 0; j < m; j++) {
+        double z = bv[j];
+        for (int64_t r = 0; r < k; r++) z += double(sv[i * k + r]) * wv[j * k + r];
+        ASSERT_NEAR(got[i * m + j], std::tanh(z), 1e-5) << i << "," << j;
+      }
   }
 }
 
