@@ -107,6 +107,37 @@ bool short_last_axis(const Kernel& k, const std::vector<int64_t>& up) {
          k.full_shape[n - 1] <= kShortAxis && k.full_shape[n - 2] > kShortAxis;
 }
 
+void loads_of(const Expr& e, std::vector<const Expr*>& out) {
+  if (e.nested) return;
+  if (e.kind == Expr::Kind::Load) out.push_back(&e);
+  for (auto& x : e.src) loads_of(*x, out);
+}
+
+int count_reduces(const Expr& e) {
+  int n = e.kind == Expr::Kind::Reduce;
+  for (auto& x : e.src) n += count_reduces(*x);
+  return n;
+}
+
+}  // namespace
+
+bool short_reduce(const Kernel& k) {
+  const size_t rank = k.full_shape.size();
+  if (k.reduce_axes.size() != 1 || k.reduce_axes[0] != static_cast<int64_t>(rank - 1) || rank < 3 ||
+      k.full_shape[rank - 1] > kShortAxis || !k.more_outputs.empty() ||
+      !schedule::kernel_nests(k).empty() || count_reduces(*k.value) != 1)
+    return false;
+  const Expr* red = schedule::top_reduce(*k.value);
+  if (!red || red->op != Op::SUM) return false;
+  std::vector<const Expr*> ls;
+  loads_of(*red->src[0], ls);
+  for (const Expr* l : ls)
+    if (l->view.strides[rank - 2] != 0 && l->view.strides[rank - 2] != 1) return false;
+  return true;
+}
+
+namespace {
+
 class Renderer {
  public:
   Renderer(const Kernel& k, const Opts& o)
@@ -128,8 +159,11 @@ class Renderer {
       s << ind << "for (int64_t o_ = start; o_ < end; o_++) {\n";
       ind += "  ";
     }
-    // Elementwise: the innermost loop vectorises, or the one around a short last axis.
-    const bool elementwise = k_.reduce_axes.empty() && nglob_ > 0;
+    // Elementwise: the innermost loop vectorises, or the one around a short last axis. So does a
+    // short reduce's (short_reduce, render_c.h) last output loop, the reduce unrolled inside it.
+    short_red_ = short_reduce(k_) && unroll_ == 1 &&
+                 std::all_of(up_.begin(), up_.end(), [](int64_t u) { return u == 1; });
+    const bool elementwise = (k_.reduce_axes.empty() || short_red_) && nglob_ > 0;
     const bool short_last = short_last_axis(k_, up_);
     const size_t vec_axis = short_last ? nglob_ - 2 : nglob_ - 1;
     for (size_t d = 0; d < nglob_; d++) {
@@ -253,6 +287,7 @@ class Renderer {
         continue;
       }
       if (d + 1 == rank_ && bs.on) bs.flush_depth = rind.size();
+      if (short_red_) s << rind << "#pragma GCC unroll " << n << "\n";
       s << rind << "for (int64_t r" << d << " = 0; r" << d << " < " << n << "; r" << d << "++) {\n";
       rind += "  ";
     }
@@ -391,6 +426,7 @@ class Renderer {
   size_t rank_, nglob_;
   std::vector<int64_t> up_;
   int unroll_;
+  bool short_red_ = false;
   std::vector<Opts> nest_opts_;
   std::string result_;  // a nest's renderer: its value goes to this variable, not to b0
   std::unordered_map<const Expr*, std::string> nest_vars_;

@@ -33,5 +33,11 @@ int64_t outer_extent(const schedule::Kernel& k, const Opts& o);
 /// range's last iterations run in the scalar epilogue, and libm's scalar and vector functions may
 /// differ in the last bits, so cuts that follow the thread count would make results depend on it.
 int64_t outer_grain(const schedule::Kernel& k, const Opts& o);
+/// A sum over one short axis (at most 4 terms) whose operands are contiguous or constant along
+/// the last output axis, with at least two output axes: e.g. the policy head's input gradient
+/// (dz @ W, K = 2, times 1 - h^2). Without upcasts it renders as an elementwise kernel, the reduce
+/// unrolled inside the vectorised loop over the last output axis: a product's register tile
+/// would do K multiply-adds per accumulator and then round-trip the tile through memory.
+bool short_reduce(const schedule::Kernel& k);
 
 }  // namespace ember::codegen
