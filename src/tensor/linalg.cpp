@@ -41,8 +41,9 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
     Tensor prod = x.expand(full) * y.expand(full);
     return prod.sum({-1}, false, t);
   }
-  // The same nodes as the lines above (hash-consing makes them the same objects: linalg tests),
-  // built without a tensor for every step: a small eager product is latency-bound (issue 11).
+  // The same nodes as the lines above (hash-consing makes them the same objects: interning
+  // tests), built without a tensor for every step, and with b's own PERMUTE composed into the
+  // transpose: a small eager product is latency-bound (issue 11).
   using ir::NodeRef;
   // The operands' own nodes when they need no cast: no reference taken and dropped (an atomic
   // add each, and an eager product is latency-bound).
@@ -64,16 +65,34 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   perm.ints.resize(nb->shape.size());
   for (size_t i = 0; i < perm.ints.size(); i++) perm.ints[i] = static_cast<int64_t>(i);
   std::swap(perm.ints[perm.ints.size() - 1], perm.ints[perm.ints.size() - 2]);
-  NodeRef yt = ir::make_node(ir::Op::PERMUTE, t, ir::src_list(nb), std::move(perm));
+  // b = PERMUTE(w, p) (x @ w.t() in Linear): one PERMUTE of w composed of both, or w itself when
+  // they cancel. One node less, the same view of w's buffer.
+  const ir::Node* inner = nb.get();
+  if (nb->op == ir::Op::PERMUTE) {
+    const std::vector<int64_t>& p = nb->arg.ints;
+    bool identity = true;
+    for (size_t i = 0; i < perm.ints.size(); i++) {
+      perm.ints[i] = p[static_cast<size_t>(perm.ints[i])];
+      identity = identity && perm.ints[i] == static_cast<int64_t>(i);
+    }
+    inner = nb->src[0].get();
+    if (identity) perm.ints.clear();
+  }
+  NodeRef yt =
+      inner == nb.get() || !perm.ints.empty()
+          ? ir::make_node(ir::Op::PERMUTE, t, ir::src_list(inner == nb.get() ? nb : nb->src[0]),
+                          std::move(perm))
+          : nb->src[0];
   // [..., 1, m, k] -> full
-  NodeRef y = detail::broadcast_to(detail::reshape_node(yt, with_one_at(yt->shape, 2)), full);
+  Shape yt1 = with_one_at(yt->shape, 2);
+  NodeRef y = detail::broadcast_to(detail::reshape_node(std::move(yt), std::move(yt1)), full);
   NodeRef prod = detail::binary(ir::Op::MUL, std::move(x), std::move(y), t, "mul");
   ir::Arg axis;
   axis.ints = ir::reusable_ints();
   axis.ints.push_back(static_cast<int64_t>(full.size()) - 1);
   NodeRef sum = ir::make_node(ir::Op::SUM, t, ir::src_list(std::move(prod)), std::move(axis));
   full.pop_back();
-  return detail::make_tensor(detail::reshape_node(sum, std::move(full)), {&a, &b});
+  return detail::make_tensor(detail::reshape_node(std::move(sum), std::move(full)), {&a, &b});
 }
 }  // namespace
 
