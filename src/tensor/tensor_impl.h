@@ -55,6 +55,9 @@ ir::NodeRef scalar_node(const Scalar& s, ScalarType t, const Shape& shape);
 /// Applies a binary primitive after broadcasting both sides to a common shape.
 ir::NodeRef binary(ir::Op op, ir::NodeRef a, ir::NodeRef b, ScalarType out_dtype, const char* name);
 ScalarType scalar_default_dtype(const Scalar& s);
+/// x.matmul(w.t()) (Linear's product) without the transposed view: the same graph, one tensor and
+/// one node less to make and drop on each eager call (issue 11).
+Tensor matmul_transposed(const Tensor& x, const Tensor& w);
 
 /// Reserves n random numbers from the global generator: key = {seed, first counter}.
 void next_rng_key(int64_t n, int64_t* key);
