@@ -7,7 +7,8 @@
 // realizing it (the frontend's share); "kernel alone" is the launch (the engine's timer).
 // Usage: bench_eager_small [rounds [calls-per-round]] (defaults 30 and 200). Not a test.
 // `bench_eager_small --loop N` makes N eager `x @ b` calls and nothing else (to run under a
-// profiler: perf record -g, valgrind --tool=callgrind).
+// profiler: perf record -g, valgrind --tool=callgrind); `--loop-linear N` the same with
+// `tanh(Linear(x))`.
 #include <dnnl.h>
 #include <omp.h>
 
@@ -43,6 +44,7 @@ struct Variant {
 
 int main(int argc, char** argv) {
   const bool loop = argc > 2 && std::string(argv[1]) == "--loop";
+  const bool loop_linear = argc > 2 && std::string(argv[1]) == "--loop-linear";
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 30;
   const int calls = argc > 2 ? std::atoi(argv[2]) : 200;
   const int threads = get_num_threads();
@@ -59,6 +61,10 @@ int main(int argc, char** argv) {
   Tensor out;
   if (loop) {
     for (int i = 0, n = std::atoi(argv[2]); i < n; i++) out = x.matmul(b).realize();
+    return 0;
+  }
+  if (loop_linear) {
+    for (int i = 0, n = std::atoi(argv[2]); i < n; i++) out = lin->forward(x).tanh().realize();
     return 0;
   }
   std::vector<Variant> vs;

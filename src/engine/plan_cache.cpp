@@ -1,5 +1,6 @@
 #include "engine/plan_cache.h"
 
+#include <atomic>
 #include <cstring>
 #include <list>
 #include <mutex>
@@ -74,6 +75,10 @@ bool same_tokens(const std::vector<int64_t>& a, std::span<const int64_t> b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), b.size_bytes()) == 0;
 }
 
+// Counts the plans that left the cache (evicted or cleared): a thread's last plan (below) is used
+// only while no plan has left since it was found, so a cleared cache misses on every thread.
+std::atomic<uint64_t> g_removals{0};
+
 struct Entry {
   std::vector<int64_t> tokens;
   std::string device;
@@ -104,11 +109,32 @@ struct Cache {
       }
     bytes -= last->plan->bytes;
     lru.pop_back();
+    g_removals.fetch_add(1, std::memory_order_release);
   }
 };
 Cache& cache() {
   static Cache* c = new Cache();  // never destroyed: programs may be launched at exit
   return *c;
+}
+
+// The last plan this thread used and its key: a repeated eager call finds it without the cache's
+// lock, its hash lookup and its recency update, and without taking a reference on the plan (all
+// of them in the critical path of a call of a few microseconds, issue 11). find_plan moves the
+// plan out (a nested realize on this thread then uses the cache) and done_with_plan puts it back.
+struct LastPlan {
+  std::vector<int64_t> tokens;
+  std::string device;
+  size_t hash = 0;
+  uint64_t removals = 0;  // g_removals when the plan was found in the cache
+  std::shared_ptr<const Plan> plan;
+};
+thread_local LastPlan t_last;
+thread_local uint64_t t_found_removals = 0;  // g_removals at this thread's last find_plan
+thread_local const Plan* t_taken = nullptr;  // the plan find_plan last moved out of t_last
+
+bool is_last_key(const GraphKey& k) {
+  return t_last.hash == k.hash() && same_tokens(t_last.tokens, k.tokens()) &&
+         t_last.device == k.device();
 }
 
 }  // namespace
@@ -231,12 +257,34 @@ bool GraphKey::build(const std::vector<schedule::Root>& roots, const std::string
 }
 
 std::shared_ptr<const Plan> find_plan(const GraphKey& key) {
+  t_found_removals = g_removals.load(std::memory_order_acquire);
+  if (t_last.plan && t_last.removals == t_found_removals && is_last_key(key)) {
+    t_taken = t_last.plan.get();
+    return std::move(t_last.plan);
+  }
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mu);
   auto it = c.find(key);
   if (it == c.lru.end()) return nullptr;
   if (it != c.lru.begin()) c.lru.splice(c.lru.begin(), c.lru, it);
   return it->plan;
+}
+
+void done_with_plan(const GraphKey& key, std::shared_ptr<const Plan> plan) {
+  if (!plan) return;
+  // The usual case: the plan find_plan took from t_last, whose key is still this plan's (a
+  // nested realize that kept another plan has filled t_last).
+  const bool taken = !t_last.plan && plan.get() == t_taken;
+  t_taken = nullptr;
+  if (taken) {
+    t_last.plan = std::move(plan);
+    return;
+  }
+  t_last.tokens.assign(key.tokens().begin(), key.tokens().end());
+  t_last.device = key.device();
+  t_last.hash = key.hash();
+  t_last.removals = t_found_removals;
+  t_last.plan = std::move(plan);
 }
 
 void store_plan(const GraphKey& key, const schedule::Schedule& s,
@@ -289,6 +337,7 @@ void clear_plan_cache() {
   c.lru.clear();
   c.by_hash.clear();
   c.bytes = 0;
+  g_removals.fetch_add(1, std::memory_order_release);
 }
 
 }  // namespace ember::engine

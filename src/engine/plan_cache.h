@@ -78,8 +78,11 @@ class GraphKey {
   std::vector<const std::shared_ptr<ir::Storage>*> storages_;
 };
 
-/// The plan stored for `key`, or null.
+/// The plan stored for `key`, or null. The plan this thread used last is tried first (no lock):
+/// give each plan found back with done_with_plan when its run is done.
 std::shared_ptr<const Plan> find_plan(const GraphKey& key);
+/// Keeps `plan` (found for `key`) as this thread's last plan.
+void done_with_plan(const GraphKey& key, std::shared_ptr<const Plan> plan);
 /// Stores the plan of a realize that scheduled `s` (its items' programs in `progs`).
 void store_plan(const GraphKey& key, const schedule::Schedule& s,
                 const std::vector<std::shared_ptr<runtime::Program>>& progs);

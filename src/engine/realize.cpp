@@ -433,6 +433,7 @@ void find_work(const std::vector<schedule::Root>& roots, bool defer, bool launch
     std::fprintf(stderr, "realize: %zu kernels (plan cache hit), %d extra materialised\n",
                  plan->items.size(), plan->materialised_extra);
   plan_work(*plan, key, w, launch_now && ctx.debug < 4);
+  done_with_plan(key, std::move(plan));
 }
 
 // The kernels, then the copies into in-place targets.

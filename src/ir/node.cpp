@@ -294,10 +294,14 @@ size_t interned_node_count() {
 
 NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Shape shape) {
   if (op != Op::BUFFER && op != Op::CONST && op != Op::RAND) {
-    Shape inferred = reusable_ints();
-    infer_shape(op, src, arg, inferred);
-    recycle_ints(std::move(shape));
-    shape = std::move(inferred);
+    // Inferred in place: inferring into another vector and moving it here loads the end pointer
+    // that infer_shape has just stored as half of a wider load, which the store cannot forward to
+    // (a stall of ~15 cycles per node, a fifth of make_node's time in an eager product).
+    if (shape.capacity() == 0)
+      shape = reusable_ints();
+    else
+      shape.clear();
+    infer_shape(op, src, arg, shape);
   }
   const size_t h = hash_fields(op, dtype, src, arg, shape);
   Shard& sh = shard_of(h);

@@ -4,6 +4,7 @@
 
 #include "ember/nn/init.h"
 #include "ember/support/shape_str.h"
+#include "tensor/tensor_impl.h"
 
 namespace ember::nn {
 
@@ -25,7 +26,7 @@ Tensor LinearImpl::forward(const Tensor& x) const {
   if (x.dim() == 0 || x.size(-1) != in_features)
     throw ShapeError("Linear: expected input with last dim " + std::to_string(in_features) +
                      ", got shape " + support::shape_str(x.sizes()));
-  Tensor y = x.matmul(weight.t());
+  Tensor y = detail::matmul_transposed(x, weight);  // x.matmul(weight.t())
   return bias.defined() ? y + bias : y;
 }
 

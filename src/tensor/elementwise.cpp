@@ -16,13 +16,19 @@ using ir::Op;
 
 namespace {
 
-NodeRef un(Op op, const NodeRef& x) { return ir::make_node(op, x->dtype, {x}); }
+NodeRef un(Op op, NodeRef x) {
+  const ScalarType t = x->dtype;
+  return ir::make_node(op, t, ir::src_list(std::move(x)));
+}
 
 // A unary primitive; FloatOnly ops (ops.def) promote integer and bool inputs to the default float
 // type (torch.exp(int)).
 Tensor unary(const Tensor& t, Op op) {
-  NodeRef x = node_of(t);
-  if (ir::op_has(op, ir::FloatOnly) && !is_floating_point(x->dtype)) x = cast(x, kDefaultFloat);
+  // The operand's node is copied once, into the new node's sources (each reference taken and
+  // dropped is an atomic add, and a small eager call is latency-bound: issue 11).
+  const NodeRef& x = node_of(t);
+  if (ir::op_has(op, ir::FloatOnly) && !is_floating_point(x->dtype))
+    return make_tensor(un(op, cast(x, kDefaultFloat)), {&t});
   return make_tensor(un(op, x), {&t});
 }
 
@@ -42,7 +48,7 @@ Tensor arith(const Tensor& a, const Tensor& b, Op op, const char* name) {
     else if (op == Op::SUB)
       throw DTypeError(std::string(name) + ": subtraction of two bool tensors is not supported");
   }
-  return make_tensor(binary(op, x, y, t, name), {&a, &b});
+  return make_tensor(binary(op, std::move(x), std::move(y), t, name), {&a, &b});
 }
 
 Tensor arith_s(const Tensor& a, const Scalar& s, Op op, const char* name, bool scalar_first) {

@@ -8,18 +8,20 @@ namespace ember {
 namespace {
 std::string dims_str(const Tensor& t) { return support::dims_str(t.sizes()); }
 
-// a: [..., n, k], b: [..., k, m] (batch dims broadcast) -> [..., n, m].
-Tensor batched_matmul(const Tensor& a, const Tensor& b) {
+// a: [..., n, k], b: [..., k, m] (batch dims broadcast) -> [..., n, m]. With `b_t`, b holds the
+// right operand transposed, [..., m, k] (Linear's weight: no transposed view is made).
+Tensor batched_matmul(const Tensor& a, const Tensor& b, bool b_t = false) {
   // The shapes read once from the nodes (each Tensor accessor checks and reports its read again):
   // a small eager product is latency-bound (issue 11).
   const ir::NodeRef& an = detail::node_of(a);
   const ir::NodeRef& bn = detail::node_of(b);
   const Shape& sa = an->shape;
   const Shape& sb = bn->shape;
-  const int64_t n = sa[sa.size() - 2], k = sa.back(), m = sb.back();
-  if (sb[sb.size() - 2] != k)
+  const size_t kb = b_t ? sb.size() - 1 : sb.size() - 2;  // b's shared dim
+  const int64_t n = sa[sa.size() - 2], k = sa.back(), m = sb[b_t ? sb.size() - 2 : sb.size() - 1];
+  if (sb[kb] != k)
     throw ShapeError("mat1 and mat2 shapes cannot be multiplied (" + dims_str(a) + " and " +
-                     dims_str(b) + ")");
+                     (b_t ? dims_str(b.transpose(-1, -2)) : dims_str(b)) + ")");
   ScalarType t = result_type(a, b);
   Shape batch;
   if (sa.size() > 2 || sb.size() > 2) {  // 2-D operands (the usual case) have no batch dims
@@ -37,12 +39,13 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   full.insert(full.end(), {n, m, k});
   if (!is_floating_point(t)) {         // bool and integer products keep their ops' own rules
     Tensor x = a.to(t).unsqueeze(-2);  // [..., n, 1, k]
-    Tensor y = b.to(t).transpose(-1, -2).unsqueeze(-3);  // [..., 1, m, k]
+    Tensor y = (b_t ? b.to(t) : b.to(t).transpose(-1, -2)).unsqueeze(-3);  // [..., 1, m, k]
     Tensor prod = x.expand(full) * y.expand(full);
     return prod.sum({-1}, false, t);
   }
-  // The same nodes as the lines above (hash-consing makes them the same objects: linalg tests),
-  // built without a tensor for every step: a small eager product is latency-bound (issue 11).
+  // The same nodes as the lines above (hash-consing makes them the same objects: interning
+  // tests), built without a tensor for every step, and with b's own PERMUTE composed into the
+  // transpose: a small eager product is latency-bound (issue 11).
   using ir::NodeRef;
   // The operands' own nodes when they need no cast: no reference taken and dropped (an atomic
   // add each, and an eager product is latency-bound).
@@ -59,23 +62,44 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
   };
   // [..., n, 1, k] -> full
   NodeRef x = detail::broadcast_to(detail::reshape_node(na, with_one_at(na->shape, 1)), full);
-  ir::Arg perm;
-  perm.ints = ir::reusable_ints();
-  perm.ints.resize(nb->shape.size());
-  for (size_t i = 0; i < perm.ints.size(); i++) perm.ints[i] = static_cast<int64_t>(i);
-  std::swap(perm.ints[perm.ints.size() - 1], perm.ints[perm.ints.size() - 2]);
-  NodeRef yt = ir::make_node(ir::Op::PERMUTE, t, ir::src_list(nb), std::move(perm));
+  // [..., m, k]: b itself with b_t, else b transposed. Where b = PERMUTE(w, p) (x @ w.t()), one
+  // PERMUTE of w composed of both, or w itself when they cancel: the same view, a node less.
+  NodeRef yt;
+  if (b_t) {
+    yt = nb;
+  } else {
+    ir::Arg perm;
+    perm.ints = ir::reusable_ints();
+    perm.ints.resize(nb->shape.size());
+    for (size_t i = 0; i < perm.ints.size(); i++) perm.ints[i] = static_cast<int64_t>(i);
+    std::swap(perm.ints[perm.ints.size() - 1], perm.ints[perm.ints.size() - 2]);
+    const bool composed = nb->op == ir::Op::PERMUTE;
+    bool identity = composed;
+    if (composed)
+      for (size_t i = 0; i < perm.ints.size(); i++) {
+        perm.ints[i] = nb->arg.ints[static_cast<size_t>(perm.ints[i])];
+        identity = identity && perm.ints[i] == static_cast<int64_t>(i);
+      }
+    const NodeRef& src = composed ? nb->src[0] : nb;
+    yt = identity ? src : ir::make_node(ir::Op::PERMUTE, t, ir::src_list(src), std::move(perm));
+  }
   // [..., 1, m, k] -> full
-  NodeRef y = detail::broadcast_to(detail::reshape_node(yt, with_one_at(yt->shape, 2)), full);
+  Shape yt1 = with_one_at(yt->shape, 2);
+  NodeRef y = detail::broadcast_to(detail::reshape_node(std::move(yt), std::move(yt1)), full);
   NodeRef prod = detail::binary(ir::Op::MUL, std::move(x), std::move(y), t, "mul");
   ir::Arg axis;
   axis.ints = ir::reusable_ints();
   axis.ints.push_back(static_cast<int64_t>(full.size()) - 1);
   NodeRef sum = ir::make_node(ir::Op::SUM, t, ir::src_list(std::move(prod)), std::move(axis));
   full.pop_back();
-  return detail::make_tensor(detail::reshape_node(sum, std::move(full)), {&a, &b});
+  return detail::make_tensor(detail::reshape_node(std::move(sum), std::move(full)), {&a, &b});
 }
 }  // namespace
+
+Tensor detail::matmul_transposed(const Tensor& x, const Tensor& w) {
+  if (x.dim() < 2 || w.dim() != 2) return x.matmul(w.t());
+  return batched_matmul(x, w, true);
+}
 
 Tensor Tensor::matmul(const Tensor& o) const {
   const size_t da = sizes().size(), db = o.sizes().size();

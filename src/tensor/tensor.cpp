@@ -125,11 +125,12 @@ NodeRef cast(const NodeRef& n, ScalarType t) {
 // The graph helpers below move their shapes into the node's argument instead of copying, and
 // build them and the source lists in vectors that dead nodes left (ir::reusable_ints, src_list): a
 // small eager call is bound by its allocations (issue 11).
-NodeRef reshape_node(const NodeRef& n, Shape&& shape) {
+NodeRef reshape_node(NodeRef n, Shape&& shape) {
   if (n->shape == shape) return n;
   ir::Arg a;
   a.ints = std::move(shape);
-  return ir::make_node(Op::RESHAPE, n->dtype, ir::src_list(n), std::move(a));
+  const ScalarType t = n->dtype;
+  return ir::make_node(Op::RESHAPE, t, ir::src_list(std::move(n)), std::move(a));
 }
 
 NodeRef reshape_node(const NodeRef& n, const Shape& shape) {
@@ -139,21 +140,22 @@ NodeRef reshape_node(const NodeRef& n, const Shape& shape) {
   return reshape_node(n, std::move(s));
 }
 
-NodeRef broadcast_to(const NodeRef& n, const Shape& shape) {
+NodeRef broadcast_to(NodeRef n, const Shape& shape) {
   if (n->shape == shape) return n;
-  NodeRef r = n;
   if (n->shape.size() != shape.size()) {  // leading 1s first
     Shape s = ir::reusable_ints();
     s.reserve(shape.size());
     s.assign(shape.size() - n->shape.size(), 1);
     s.insert(s.end(), n->shape.begin(), n->shape.end());
-    if (s == shape) return reshape_node(n, std::move(s));
-    r = reshape_node(n, std::move(s));
+    const bool done = s == shape;
+    n = reshape_node(std::move(n), std::move(s));
+    if (done) return n;
   }
   ir::Arg a;
   a.ints = ir::reusable_ints();
   a.ints.assign(shape.begin(), shape.end());
-  return ir::make_node(Op::EXPAND, n->dtype, ir::src_list(std::move(r)), std::move(a));
+  const ScalarType t = n->dtype;
+  return ir::make_node(Op::EXPAND, t, ir::src_list(std::move(n)), std::move(a));
 }
 
 NodeRef const_node(double v, ScalarType t, const Shape& shape) {
@@ -175,7 +177,8 @@ NodeRef binary(Op op, NodeRef a, NodeRef b, ScalarType out_dtype, const char* na
   if (a->shape == b->shape)
     return ir::make_node(op, out_dtype, ir::src_list(std::move(a), std::move(b)));
   Shape s = broadcast_shapes(a->shape, b->shape, name);
-  return ir::make_node(op, out_dtype, {broadcast_to(a, s), broadcast_to(b, s)});
+  NodeRef x = broadcast_to(std::move(a), s);
+  return ir::make_node(op, out_dtype, ir::src_list(std::move(x), broadcast_to(std::move(b), s)));
 }
 
 }  // namespace detail

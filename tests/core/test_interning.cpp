@@ -136,6 +136,25 @@ TEST(Interning, MatmulIsTheCompositionItStandsFor) {
   }
 }
 
+// A transposed right operand (Linear's x @ w.t()): matmul's own transpose cancels it, and the
+// product reads w directly, as the composition written without either transpose.
+TEST(Interning, MatmulCancelsATransposedRightOperand) {
+  for (const Shape& ws : {Shape{16, 128}, Shape{3, 7, 5}}) {
+    Tensor w = ones(ws, kFloat32);
+    const int64_t k = ws.back(), m = ws[ws.size() - 2];
+    Tensor a = ones({4, k}, kFloat32);
+    Shape full(ws.begin(), ws.end() - 2);
+    full.insert(full.end(), {4, m, k});
+    Tensor want = (a.unsqueeze(-2).expand(full) * w.unsqueeze(-3).expand(full)).sum({-1});
+    Tensor got = a.matmul(w.transpose(-1, -2));
+    EXPECT_EQ(got.node(), want.node()) << ir::shape_str(ws);
+    EXPECT_EQ(got.sizes(), want.sizes());
+    if (ws.size() == 2) {  // Linear's product, which makes no transposed view
+      EXPECT_EQ(detail::matmul_transposed(a, w).node(), want.node());
+    }
+  }
+}
+
 TEST(Interning, ConcurrentRealizesOfOneGraphAgree) {
   constexpr int kThreads = 4;
   std::vector<float> a(4 * 32), w(32 * 32);

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <string>
+#include <thread>
 
 #include "ember/ember.h"
 #include "engine/plan_cache.h"
@@ -425,6 +426,46 @@ TEST_F(PlanCache, DeferredRealizesKeepNoPlan) {
     EXPECT_EQ(f.to_vector<float>(), (std::vector<float>{28, 37}));
   }
   EXPECT_EQ(hits(), 1);
+}
+
+// A thread's last plan is tried before the cache (plan_cache.h): a repeated call hits it, a
+// different graph in between replaces it, and a cleared cache forgets it (on every thread).
+TEST_F(PlanCache, TheLastPlanIsForgottenWhenTheCacheIsCleared) {
+  const std::vector<float> xv = iota(4 * 8, -2, 0.125f), wv = iota(8 * 8, 1, -0.03125f);
+  Tensor x = from_vector(xv, IntList{4, 8}), w = from_vector(wv, IntList{8, 8});
+  realize({x, w});
+  restart_counts();
+  for (int call = 0; call < 3; call++) {
+    Tensor out = x.matmul(w).realize();
+    expect_near(out.to_vector<float>(), product(xv, wv, 4, 8, 8), "call " + std::to_string(call));
+  }
+  EXPECT_EQ(misses(), 1);
+  EXPECT_EQ(hits(), 2);
+  // Another thread's cleared cache: this thread's next call schedules again, and is right.
+  std::thread([] { engine::clear_plan_cache(); }).join();
+  EXPECT_EQ(engine::plan_cache_size().first, 0u);
+  restart_counts();
+  Tensor out = x.matmul(w).realize();
+  EXPECT_EQ(misses(), 1);
+  EXPECT_EQ(hits(), 0);
+  EXPECT_EQ(engine::plan_cache_size().first, 1u);
+  expect_near(out.to_vector<float>(), product(xv, wv, 4, 8, 8), "after the clear");
+  // Square products: after a @ b (distinct buffers, now the last plan), c @ c differs only in
+  // reading one buffer twice, which is part of the whole key that the last plan is compared by.
+  const std::vector<float> av = iota(8 * 8, -1, 0.03125f);
+  Tensor a = from_vector(av, IntList{8, 8}), b = from_vector(wv, IntList{8, 8});
+  realize({a, b});
+  Tensor ab = a.matmul(b).realize();
+  expect_near(ab.to_vector<float>(), product(av, wv, 8, 8, 8), "a @ b");
+  restart_counts();
+  Tensor aa = a.matmul(a).realize();
+  EXPECT_EQ(hits(), 0);
+  EXPECT_EQ(misses(), 1);
+  expect_near(aa.to_vector<float>(), product(av, av, 8, 8, 8), "a @ a");
+  restart_counts();
+  Tensor ba = b.matmul(a).realize();  // a @ b's key on other buffers: a hit from the cache
+  EXPECT_EQ(hits(), 1);
+  expect_near(ba.to_vector<float>(), product(wv, av, 8, 8, 8), "b @ a");
 }
 
 TEST_F(PlanCache, OffSchedulesEveryRealize) {

@@ -32,6 +32,13 @@ PARITY_CASE(Matmul, non_contiguous_operands) {
   return std::vector{b.matmul(a.slice(0, 0, 6, 2), d.slice(0, 1, 5, 2).t()),
                      b.matmul(c.permute({0, 2, 1}), c.slice(2, 0, 4, 2).slice(1, 0, 5, 1))};
 }
+// Right operands that are permutations: matmul composes its own transpose with theirs (one
+// PERMUTE, or none where they cancel).
+PARITY_CASE(Matmul, permuted_right_operand) {
+  auto a = b.randn({2, 3, 4}), w = b.randn({5, 2, 4}), v = b.randn({5, 4});
+  return std::vector{b.matmul(a, w.permute({1, 2, 0})), b.matmul(a, v.t()),
+                     b.matmul(a, w.permute({1, 0, 2}).transpose(1, 2))};
+}
 PARITY_CASE(Matmul, expanded_operand) {
   return b.matmul(b.randn({1, 4}).expand({3, 4}), b.randn({4, 2}));
 }
