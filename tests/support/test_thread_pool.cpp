@@ -7,8 +7,12 @@
 // of one thread runs inline; and that max_threads bounds the threads a job uses.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <mutex>
+
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <random>
 #include <set>
@@ -65,6 +69,35 @@ TEST(ThreadPool, EveryIndexRunsOnceWithConcurrentCallers) {
   for (auto& t : callers) t.join();
 }
 
+TEST(ThreadPool, ChunksShrinkSoTheThreadsFinishTogether) {
+  // Each claim takes a share of the indices left: sizes never grow along the range, the first is
+  // an eighth of it at 2 threads (105 row blocks: 14, not 105 / 16 = 7 throughout, which left one
+  // thread a chunk behind), and the range ends in chunks of min_chunk.
+  ThreadPool pool(2);
+  for (int64_t min_chunk : {1, 3}) {
+    std::mutex mu;
+    std::map<int64_t, int64_t> size;  // begin -> length
+    pool.parallel_for(
+        105,
+        [&](int64_t b, int64_t e) {
+          std::lock_guard<std::mutex> l(mu);
+          size[b] = e - b;
+        },
+        min_chunk);
+    ASSERT_EQ(size.begin()->second, 14);
+    int64_t prev = size.begin()->second, covered = 0;
+    for (auto [b, len] : size) {
+      EXPECT_EQ(b, covered);
+      EXPECT_LE(len, prev) << "at " << b;
+      EXPECT_GE(len, std::min<int64_t>(min_chunk, 105 - b)) << "at " << b;
+      prev = len;
+      covered += len;
+    }
+    EXPECT_EQ(covered, 105);
+    EXPECT_EQ(size.rbegin()->second, std::min<int64_t>(min_chunk, 105 - size.rbegin()->first));
+  }
+}
+
 TEST(ThreadPool, StalledThreadLeavesTheRestToOthers) {
   // The thread that takes index 0 sleeps in it; with a static half-and-half split it would also
   // own indices 1..n/2-1. Claiming chunk by chunk, the other thread runs nearly all of them.
@@ -85,7 +118,7 @@ TEST(ThreadPool, StalledThreadLeavesTheRestToOthers) {
 TEST(ThreadPool, WorkerExceptionReachesTheCallerAfterRunningChunksFinish) {
   ThreadPool pool(3);
   const auto caller = std::this_thread::get_id();
-  const int64_t n = 48;  // 48 chunks of one index (8 per thread and more)
+  const int64_t n = 48;  // 25 chunks (of 4, 3, 2, then 1 index)
   std::atomic<int> started{0}, finished{0}, worker_chunks{0};
   std::vector<std::atomic<int>> hits(n);
   try {
@@ -116,7 +149,7 @@ TEST(ThreadPool, WorkerExceptionReachesTheCallerAfterRunningChunksFinish) {
 
 TEST(ThreadPool, FirstExceptionWinsAndUnclaimedChunksAreSkipped) {
   ThreadPool pool(2);
-  const int64_t n = 16;  // 16 chunks of one index (8 per thread)
+  const int64_t n = 16;  // 12 chunks (of 2 indices, then of 1)
   std::atomic<int> ran{0};
   try {
     pool.parallel_for(n, [&](int64_t b, int64_t) {
@@ -124,11 +157,11 @@ TEST(ThreadPool, FirstExceptionWinsAndUnclaimedChunksAreSkipped) {
       if (b == 0) throw std::runtime_error("first");
       // Later chunks are slow: if the error did not stop the claiming, they would all run.
       std::this_thread::sleep_for(milliseconds(20));
-      if (b == 1) throw std::logic_error("second");
+      throw std::logic_error("second");
     });
     ADD_FAILURE() << "no exception";
   } catch (const std::exception& e) {
-    // Chunk 0 is claimed first and throws at once; chunk 1 sleeps before it throws.
+    // Chunk 0 is claimed first and throws at once; every other chunk sleeps before it throws.
     EXPECT_STREQ(e.what(), "first");
   }
   EXPECT_LT(ran.load(), n / 2) << "chunks kept being claimed after the error";

@@ -34,21 +34,22 @@ class ThreadPool {
 
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
 
-  /// Calls fn(begin, end) over a partition of [0, n) into contiguous chunks (about 8 per thread,
-  /// at least `min_chunk` indices each), each chunk once, on whichever of at most `max_threads`
-  /// threads (0: all; the caller included) claims it first; returns when all have run. n < 2^40.
-  /// Runs fn(0, n) on the calling thread when the pool has one thread, when called from inside a
-  /// chunk (nested: no deadlock, no oversubscription) and when another thread's call is in
-  /// progress (concurrent callers do not wait for each other).
-  /// Errors: the first exception a chunk throws is rethrown here once the chunks already running
-  /// have finished; the chunks nobody had claimed are skipped.
+  /// Calls fn(begin, end) over a partition of [0, n) into contiguous chunks (each a quarter of
+  /// one thread's share of the indices still unclaimed, at least `min_chunk`), each chunk once, on
+  /// whichever of at most `max_threads` threads (0: all; the caller included) claims it first;
+  /// returns when all have run. n < 2^40. Runs fn(0, n) on the calling thread when the pool has one
+  /// thread, when called from inside a chunk (nested: no deadlock, no oversubscription) and when
+  /// another thread's call is in progress (concurrent callers do not wait for each other). Errors:
+  /// the first exception a chunk throws is rethrown here once the chunks already running have
+  /// finished; the chunks nobody had claimed are skipped.
   void parallel_for(int64_t n, const Fn& fn, int64_t min_chunk = 1, int max_threads = 0);
 
  private:
   void worker();
   void stop_and_join();
   // Claims and runs chunks of job `gen` until none is left or a newer job replaced it.
-  void run_chunks(uint64_t gen, const Fn* fn, int64_t n, int64_t chunk);
+  // A claim takes max(chunk, ceil(left / share)) indices.
+  void run_chunks(uint64_t gen, const Fn* fn, int64_t n, int64_t chunk, int64_t share);
   // Records the first error and skips the unclaimed rest of job `gen`.
   void fail(uint64_t gen, int64_t n);
 
@@ -58,7 +59,7 @@ class ThreadPool {
   std::mutex mu_;
   std::condition_variable cv_;
   const Fn* job_ = nullptr;
-  int64_t n_ = 0, chunk_ = 1;
+  int64_t n_ = 0, chunk_ = 1, share_ = 1;
   int max_threads_ = 0, joined_ = 0;  // joined_: threads that took part, the caller included
   bool stop_ = false;
   std::exception_ptr error_;
