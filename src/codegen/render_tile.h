@@ -107,7 +107,7 @@ class TileRowSums {
 class TilePrefetch {
  public:
   struct Shape {
-    int64_t tile_rows, block_k, k, slices;
+    int64_t tile_rows, tile_cols, block_k, k, slices;
     std::string k_end;  // the unit's reduce end (a variable or a number)
     bool pack_cols, pack_rows, cols_outer;
   };
@@ -123,12 +123,17 @@ class TilePrefetch {
     bool write;
     int64_t bytes;
   };
+  struct ColStream {  // with the columns outside: a tile's lines of each of its rows
+    const schedule::Expr* e;
+    int64_t row_bytes, lines;
+  };
   const schedule::Kernel& k_;
   const TilePlan& p_;
   std::vector<std::string> base_;
   Shape g_;
   std::vector<const schedule::Expr*> panels_;
   std::vector<Stream> rows_;
+  std::vector<ColStream> cols_;
 };
 
 /// Split-K's scratch (kernel_scratch in render_c.h); none without a SplitReduce action.
