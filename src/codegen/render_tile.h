@@ -103,7 +103,8 @@ class TileRowSums {
 /// contiguous ranges that the hardware prefetcher does not fetch ahead: across reduce-axis cache
 /// blocks, the next block's panels of the operands read in place (into L2); with the reduce in one
 /// block, the next row tile's rows of the row operand, the output and the epilogue's operands (into
-/// L1). One line per stream per step of the k loop.
+/// L1); with the columns outside, of the row operand, and the next tile's own lines of the
+/// epilogue's operands. One line per stream per step of the k loop.
 class TilePrefetch {
  public:
   struct Shape {
