@@ -9,7 +9,10 @@
 // the median of the per-round ratios to the reference named. Time is wall time, or with "cpu" the
 // calling thread's CPU time (use it at 1 thread on a loaded machine: descheduled time does not
 // count, so the ratios stay steady where wall times swing 2x). With "cold", a pass over 64 MiB
-// before each timed launch leaves the operands in L3 only, as in the step.
+// before each timed launch leaves the operands in L3 only, as in the step; each cold launch is
+// paired with a warm one (timed right after a launch of the same kernel), and the last column is
+// the median of the per-round ratios cold / warm: the cost of the L2 misses alone, which the
+// others' load moves far less than the times themselves.
 // Usage: bench_step_products [threads [rounds [rows [cpu,cold]]]]   (defaults 2, 9, 10000)
 #include <algorithm>
 #include <cstdio>
@@ -99,18 +102,25 @@ int main(int argc, char** argv) {
   Tensor big = ember::zeros({int64_t{1} << 23}).realize();
   Case flush = capture("flush", 0, [&] { return big + 1; });
   auto now = [&] { return cpu ? thread_cpu_seconds() : support::now_seconds(); };
-  std::vector<std::vector<double>> t(cs.size());
+  std::vector<std::vector<double>> t(cs.size()), tw(cs.size());
   for (int r = 0; r < rounds; r++)
     for (auto& c : cs) {
       for (int i = 0; i < 2; i++) c.launch.program->launch(c.slots.data());
-      std::vector<double> v;
+      std::vector<double> v, w;
       for (int i = 0; i < 9; i++) {
-        if (cold) flush.launch.program->launch(flush.slots.data());
+        if (cold) {
+          c.launch.program->launch(c.slots.data());
+          double t0 = now();
+          c.launch.program->launch(c.slots.data());
+          w.push_back((now() - t0) * 1e3);
+          flush.launch.program->launch(flush.slots.data());
+        }
         double t0 = now();
         c.launch.program->launch(c.slots.data());
         v.push_back((now() - t0) * 1e3);
       }
       t[&c - cs.data()].push_back(median(v));
+      if (cold) tw[&c - cs.data()].push_back(median(w));
     }
   std::ifstream la("/proc/loadavg");
   std::string load;
@@ -119,12 +129,18 @@ int main(int argc, char** argv) {
               static_cast<long long>(n), threads, cpu ? "thread CPU" : "wall",
               cold ? "cold" : "warm", std::getenv("EMBER_ISA") ? std::getenv("EMBER_ISA") : "best",
               load.c_str());
-  std::printf("%-28s %10s %10s  %s\n", "kernel", "ms", "ratio", "to");
+  std::printf("%-28s %10s %10s  %-28s%s\n", "kernel", "ms", "ratio", "to",
+              cold ? "   warm ms  cold/warm" : "");
   for (size_t i = 0; i < cs.size(); i++) {
-    std::vector<double> ratio;
-    for (int r = 0; r < rounds; r++) ratio.push_back(t[i][r] / t[cs[i].ref][r]);
-    std::printf("%-28s %10.3f %9.2fx  %s\n", cs[i].name.c_str(), median(t[i]), median(ratio),
+    std::vector<double> ratio, penalty;
+    for (int r = 0; r < rounds; r++) {
+      ratio.push_back(t[i][r] / t[cs[i].ref][r]);
+      if (cold) penalty.push_back(t[i][r] / tw[i][r]);
+    }
+    std::printf("%-28s %10.3f %9.2fx  %-28s", cs[i].name.c_str(), median(t[i]), median(ratio),
                 cs[cs[i].ref].name.c_str());
+    if (cold) std::printf(" %9.3f %9.2fx", median(tw[i]), median(penalty));
+    std::printf("\n");
   }
   return 0;
 }

@@ -124,7 +124,7 @@ class TileRenderer {
     s << "    for (int64_t kc = " << klo_ << "; kc < " << khi_ << "; kc += " << KC_ << ") {\n";
     s << "      const int64_t ke = kc + " << KC_ << " < " << khi_ << " ? kc + " << KC_ << " : "
       << khi_ << ";\n";
-    TilePrefetch pf(k_, p_, base_, {TN_, KC_, K_, S_, khi_, pack_, pack_rows_, cols_outer_});
+    TilePrefetch pf(k_, p_, base_, {TN_, TM_, KC_, K_, S_, khi_, pack_, pack_rows_, cols_outer_});
     pf_ = &pf;
     pf.blocks(s);
     if (pack_) render_pack(s);

@@ -103,11 +103,12 @@ class TileRowSums {
 /// contiguous ranges that the hardware prefetcher does not fetch ahead: across reduce-axis cache
 /// blocks, the next block's panels of the operands read in place (into L2); with the reduce in one
 /// block, the next row tile's rows of the row operand, the output and the epilogue's operands (into
-/// L1). One line per stream per step of the k loop.
+/// L1); with the columns outside, of the row operand, and the next tile's own lines of the
+/// epilogue's operands. One line per stream per step of the k loop.
 class TilePrefetch {
  public:
   struct Shape {
-    int64_t tile_rows, block_k, k, slices;
+    int64_t tile_rows, tile_cols, block_k, k, slices;
     std::string k_end;  // the unit's reduce end (a variable or a number)
     bool pack_cols, pack_rows, cols_outer;
   };
@@ -123,12 +124,17 @@ class TilePrefetch {
     bool write;
     int64_t bytes;
   };
+  struct ColStream {  // with the columns outside: a tile's lines of each of its rows
+    const schedule::Expr* e;
+    int64_t row_bytes, lines;
+  };
   const schedule::Kernel& k_;
   const TilePlan& p_;
   std::vector<std::string> base_;
   Shape g_;
   std::vector<const schedule::Expr*> panels_;
   std::vector<Stream> rows_;
+  std::vector<ColStream> cols_;
 };
 
 /// Split-K's scratch (kernel_scratch in render_c.h); none without a SplitReduce action.

@@ -1,0 +1,88 @@
+// The tiled products' software prefetches (tile_prefetch.cpp) under every ISA level: the input
+// gradient (dz W)(1 - h^2), whose epilogue reads the saved activation h laid out like the output.
+// With the columns outside the row tiles (COLS_OUTER, avx2 and sse2), each tile prefetches the
+// next tile's lines of h; with the rows outside (avx512), the next tile's rows of h and the
+// output. The prefetches cannot change a value: the test checks that the kernel emits them (their
+// text names h's buffer) and the values against a double-precision loop, at row counts that are
+// not multiples of the tile (6) or the row block (96) and column counts that are not multiples
+// of the column tile.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ember/ember.h"
+#include "engine/realize.h"
+
+namespace {
+
+using namespace ember;
+
+Tensor input(IntList shape) {
+  Tensor t = randn(shape);
+  t.realize();
+  return t;
+}
+
+struct Captured {
+  std::string source;  // the product's kernel
+  int h_buf = -1;      // h's index among its buffers
+};
+
+// Realizes `y` and returns the one launch's kernel text and where `h` is among its buffers.
+Captured realize_one(const Tensor& y, const Tensor& h) {
+  Captured c;
+  int launches = 0;
+  engine::set_launch_hook([&](const engine::Launch& l) {
+    launches++;
+    c.source = l.program ? l.program->source : "";
+    for (size_t i = 0; i < l.buffers.size(); i++)
+      if (l.buffers[i].get() == h.storage_id()) c.h_buf = static_cast<int>(i);
+  });
+  y.realize();
+  engine::set_launch_hook(nullptr);
+  EXPECT_EQ(launches, 1);
+  return c;
+}
+
+TEST(TilePrefetch, InputGradientPrefetchesTheEpilogueOperand) {
+  for (auto [n, k, m] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+           {1001, 128, 128}, {1001, 128, 129}, {203, 64, 40}}) {
+    SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(k) + "x" + std::to_string(m));
+    Tensor dz = input({n, k}), w = input({k, m}), h = input({n, m});
+    Tensor y = dz.matmul(w) * (1 - h * h);
+    Captured c = realize_one(y, h);
+    ASSERT_GE(c.h_buf, 0);
+    const std::string& s = c.source;
+    const bool cols_outer = s.find("for (int64_t m0") < s.find("for (int64_t n0");
+    const std::string hb = "(b" + std::to_string(c.h_buf) + " + ";
+    if (cols_outer) {
+      EXPECT_NE(s.find("const char* pw0 = (const char*)" + hb + "0 + pr_*" + std::to_string(m) +
+                       " + m0*1)"),
+                std::string::npos)
+          << s;
+      EXPECT_NE(s.find("__builtin_prefetch(pw0 + pwi * " + std::to_string(m * 4) + " + 0, 0, 3)"),
+                std::string::npos)
+          << s;
+    } else {
+      EXPECT_NE(s.find("= (const char*)" + hb + "0 + pr_*" + std::to_string(m) + " + 0*1)"),
+                std::string::npos)
+          << s;
+    }
+    auto dv = dz.to_vector<float>(), wv = w.to_vector<float>(), hv = h.to_vector<float>(),
+         got = y.to_vector<float>();
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t j = 0; j < m; j++) {
+        double acc = 0, mag = 0;
+        for (int64_t q = 0; q < k; q++) {
+          acc += double(dv[i * k + q]) * wv[q * m + j];
+          mag += std::fabs(double(dv[i * k + q]) * wv[q * m + j]);
+        }
+        const double hh = hv[i * m + j], want = acc * (1 - hh * hh);
+        ASSERT_NEAR(got[i * m + j], want, 2e-6 * mag * (1 + hh * hh) + 1e-6) << i << "," << j;
+      }
+  }
+}
+
+}  // namespace
