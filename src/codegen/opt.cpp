@@ -165,7 +165,7 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   return o;
 }
 
-// Small products (a batch of up to 64 rows, or fewer output columns than a vector has lanes)
+// Small products (a batch of up to 32 rows, or fewer output columns than a vector has lanes)
 // whose operands are contiguous along the reduce axis: nn::Linear's x @ W^T. The tiled reduce
 // would pack W^T at every launch, a pass over the whole weight for a few rows of work; the
 // dot-product kernel (render_dot.cpp) reads both operands in place, as vectors along the reduce
@@ -175,7 +175,9 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
 // weight once).
 static std::optional<Opts> dot_heuristic(const schedule::Kernel& k, const TilePlan& p,
                                          const Target& t) {
-  constexpr int64_t kSmallRows = 64;
+  // Where the packed tile overtakes it, x @ W^T with 128x128 W (kernel time, dot / tile): at 12
+  // and 16 rows 0.6-0.9x, 24-32 rows 0.85-1.3x, 48 rows 1.3-1.6x, 64 rows 1.4-1.6x (AVX2, AVX-512).
+  constexpr int64_t kSmallRows = 32;
   int64_t w = t.lanes(p.reduce->dtype);
   int64_t n = k.full_shape[p.row], m = k.full_shape[p.col], kk = k.full_shape[p.red];
   // Few output columns (a policy or value head: 2 outputs at any batch) leave most lanes of the
