@@ -8,28 +8,13 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "plan_probe.h"
 
 namespace {
 
 using namespace ember;
-
-// Realizes `t` with DEBUG=3 and returns what it printed.
-std::string debug3(const Tensor& t) {
-  Context& ctx = Context::get();
-  int old = ctx.debug;
-  ctx.debug = 3;
-  testing::internal::CaptureStderr();
-  realize({t});
-  std::string out = testing::internal::GetCapturedStderr();
-  ctx.debug = old;
-  return out;
-}
-
-Tensor input(IntList shape) {
-  Tensor t = randn(shape);
-  t.realize();
-  return t;
-}
+using test::debug3;
+using test::input;
 
 // The value head minus its target: sum over the contiguous axis of a fused tanh; the epilogue reads
 // `target` along the output axis. Walking the output axis instead (one strided tanh per element,

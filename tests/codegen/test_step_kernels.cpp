@@ -12,21 +12,13 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "plan_probe.h"
 
 namespace {
 
 using namespace ember;
-
-std::string debug3(const Tensor& t) {
-  Context& ctx = Context::get();
-  int old = ctx.debug;
-  ctx.debug = 3;
-  testing::internal::CaptureStderr();
-  realize({t});
-  std::string out = testing::internal::GetCapturedStderr();
-  ctx.debug = old;
-  return out;
-}
+using test::debug3;
+using test::input;
 
 // The lines DEBUG=3 printed for the kernel named `name` (up to the next kernel), or "".
 std::string kernel_block(const std::string& log, const std::string& name) {
@@ -34,12 +26,6 @@ std::string kernel_block(const std::string& log, const std::string& name) {
   if (at == std::string::npos) return "";
   auto next = log.find("kernel ", at + 7);
   return log.substr(at, next == std::string::npos ? std::string::npos : next - at);
-}
-
-Tensor input(IntList shape) {
-  Tensor t = randn(shape);
-  t.realize();
-  return t;
 }
 
 // kernel_target() reads "avx2 (256-bit vectors, 16 registers, ...)"; the scalar level has 1 lane.

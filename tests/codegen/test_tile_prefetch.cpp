@@ -14,16 +14,12 @@
 
 #include "ember/ember.h"
 #include "engine/realize.h"
+#include "plan_probe.h"
 
 namespace {
 
 using namespace ember;
-
-Tensor input(IntList shape) {
-  Tensor t = randn(shape);
-  t.realize();
-  return t;
-}
+using test::input;
 
 struct Captured {
   std::string source;  // the product's kernel

@@ -1,0 +1,31 @@
+// Helpers of the codegen plan tests: realized random inputs, and what a realize prints at DEBUG=3
+// (each kernel's "opts" line: the plan the heuristic chose).
+#pragma once
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "ember/ember.h"
+
+namespace ember::test {
+
+// randn(shape), realized: a buffer the kernels under test read, not a node they fuse.
+inline Tensor input(IntList shape) {
+  Tensor t = randn(shape);
+  t.realize();
+  return t;
+}
+
+// Realizes `t` with DEBUG=3 and returns what it printed.
+inline std::string debug3(const Tensor& t) {
+  Context& ctx = Context::get();
+  int old = ctx.debug;
+  ctx.debug = 3;
+  testing::internal::CaptureStderr();
+  realize({t});
+  std::string out = testing::internal::GetCapturedStderr();
+  ctx.debug = old;
+  return out;
+}
+
+}  // namespace ember::test
