@@ -7,8 +7,10 @@
 // OPENBLAS_CORETYPE; the test never changes it). When ember's level is below OpenBLAS's, the bound
 // grows by the ratio of the two levels' peak flops per cycle (lanes x 2 with FMA), so the lower
 // levels are held to 3x of what OpenBLAS would do there. Each level runs in a forked child (the
-// level is fixed per process by EMBER_ISA); each side keeps its best median of 3 interleaved
-// rounds.
+// level is fixed per process by EMBER_ISA), and OpenBLAS runs right after it: the guard keeps each
+// level's smallest ratio over 3 rounds of such pairs, so a load that slows both sides (another test
+// on the other core, a slow phase of a shared machine) cancels out. ctest runs it alone
+// (RUN_SERIAL) besides.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -133,28 +135,34 @@ TEST(IsaSpeedGuard, Matmul10000x128AtEveryLevelWithin3xOpenblas) {
   auto ad = host_data(kN * kK, 1), bd = host_data(kK * kM, 2);
   std::vector<float> cd(static_cast<size_t>(kN * kM));
   auto levels = cpu_levels();
-  std::vector<double> ember_best(levels.size(), 1e300);
-  double blas_best = 1e300;
+  std::vector<double> best_ratio(levels.size(), 1e300), ember_at(levels.size()),
+      blas_at(levels.size());
+  auto blas_ms = [&] {
+    return median_ms(
+        [&] {
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kN, kM, kK, 1.0f, ad.data(), kK,
+                      bd.data(), kM, 0.0f, cd.data(), kM);
+        },
+        11);
+  };
   for (int round = 0; round < 3; round++) {
     for (size_t i = 0; i < levels.size(); i++) {
-      double ms = ember_ms(levels[i]);
-      ASSERT_GT(ms, 0) << "ember failed at level " << levels[i];
-      ember_best[i] = std::min(ember_best[i], ms);
+      const double e = ember_ms(levels[i]);
+      ASSERT_GT(e, 0) << "ember failed at level " << levels[i];
+      const double b = blas_ms();
+      if (e / b < best_ratio[i]) {
+        best_ratio[i] = e / b;
+        ember_at[i] = e;
+        blas_at[i] = b;
+      }
     }
-    blas_best = std::min(blas_best, median_ms(
-                                        [&] {
-                                          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kN,
-                                                      kM, kK, 1.0f, ad.data(), kK, bd.data(), kM,
-                                                      0.0f, cd.data(), kM);
-                                        },
-                                        11));
   }
   for (size_t i = 0; i < levels.size(); i++) {
-    double bound = 3 * blas_best * std::max(1.0, level_peak(blas_level) / level_peak(levels[i]));
-    std::printf("ember at %-6s %8.2f ms; OpenBLAS (%s, %s) %.2f ms; bound %.2f ms\n",
-                levels[i].c_str(), ember_best[i], openblas_get_corename(), blas_level.c_str(),
-                blas_best, bound);
-    EXPECT_LE(ember_best[i], bound) << "ember at " << levels[i] << " is more than 3x slower than "
+    const double bound = 3 * std::max(1.0, level_peak(blas_level) / level_peak(levels[i]));
+    std::printf("ember at %-6s %8.2f ms; OpenBLAS (%s, %s) %.2f ms; ratio %.2f, bound %.2f\n",
+                levels[i].c_str(), ember_at[i], openblas_get_corename(), blas_level.c_str(),
+                blas_at[i], best_ratio[i], bound);
+    EXPECT_LE(best_ratio[i], bound) << "ember at " << levels[i] << " is more than 3x slower than "
                                     << "OpenBLAS (scaled to the level)";
   }
 #endif
