@@ -1,0 +1,129 @@
+// The fused epilogues of the step's products at odd sizes, against double-precision host loops:
+// tanh(x W^T + b) (a layer's forward) and (dz W) (1 - h^2) (its input gradient), for rows in
+// {1, 3, 17, 127, 129, 10001}, columns in {1, 3, 17, 127, 129} and K in {1, 8, 128}. The register
+// tile's epilogue has two paths (render_tile.cpp): whole column tiles go a vector at a time, the
+// columns past the last whole tile and the epilogues without a vector form (tanh) element by
+// element; the sizes put each row and column count on both sides of a tile. Runs under every ISA
+// level (CMakeLists.txt); all the cases are realized together, so each level compiles one batch.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ember/ember.h"
+#include "plan_probe.h"
+
+namespace {
+
+using namespace ember;
+using test::debug3;
+using test::input;
+
+struct Case {
+  int64_t n, m, k;
+  bool tanh;          // tanh(x W^T + b); else (dz W) (1 - h^2)
+  Tensor x, w, e, y;  // e: the bias b [m] or the activation h [n, m]
+};
+
+std::string name(const Case& c) {
+  return std::string(c.tanh ? "tanh(x W^T + b) " : "(dz W)(1 - h^2) ") + std::to_string(c.n) + "x" +
+         std::to_string(c.m) + "x" + std::to_string(c.k);
+}
+
+// The sum of x_ir w_jr (tanh: w is [m, k]; else [k, m]) in double, with the sum of the terms'
+// magnitudes (the float sum's error is bounded by a multiple of it).
+void dot(const Case& c, const std::vector<float>& xv, const std::vector<float>& wv, int64_t i,
+         int64_t j, double& s, double& mag) {
+  s = 0, mag = 0;
+  for (int64_t r = 0; r < c.k; r++) {
+    const double t = double(xv[i * c.k + r]) * (c.tanh ? wv[j * c.k + r] : wv[r * c.m + j]);
+    s += t;
+    mag += std::fabs(t);
+  }
+}
+
+void expect_values(const Case& c) {
+  auto xv = c.x.to_vector<float>(), wv = c.w.to_vector<float>(), ev = c.e.to_vector<float>(),
+       got = c.y.to_vector<float>();
+  ASSERT_EQ(got.size(), static_cast<size_t>(c.n * c.m));
+  for (int64_t i = 0; i < c.n; i++)
+    for (int64_t j = 0; j < c.m; j++) {
+      double s, mag;
+      dot(c, xv, wv, i, j, s, mag);
+      // The float sum's bound, K u sum |terms| (u = 2^-24; Tensor::sum's stated bound is
+      // tighter), then the epilogue's own roundings, a few ulp each.
+      const double u = 6e-8;
+      double want, tol;
+      if (c.tanh) {
+        // tanh' <= 1: the pre-activation's error carries over at most.
+        want = std::tanh(s + ev[j]);
+        tol = (c.k + 2) * u * (mag + std::fabs(ev[j])) + 8 * u * std::fabs(want);
+      } else {
+        // 1 - h^2 cancels near |h| = 1: h^2's rounding is then an absolute error, times the sum.
+        const double h = ev[i * c.m + j];
+        want = s * (1 - h * h);
+        tol = (c.k + 2) * u * mag * std::fabs(1 - h * h) + 4 * u * std::fabs(s) * (1 + h * h) +
+              4 * u * std::fabs(want);
+      }
+      ASSERT_NEAR(got[i * c.m + j], want, tol + 1e-9) << name(c) << " at " << i << "," << j;
+    }
+}
+
+TEST(TileEpilogue, BothEpiloguesAtOddSizes) {
+  manual_seed(21);
+  const std::vector<int64_t> rows = {1, 3, 17, 127, 129, 10001}, cols = {1, 3, 17, 127, 129},
+                             ks = {1, 8, 128};
+  std::vector<Case> cases;
+  // Every row count with every column count, once per epilogue; K cycles through its values so
+  // that each (rows, K) and (cols, K) pair occurs.
+  for (size_t a = 0; a < rows.size(); a++)
+    for (size_t b = 0; b < cols.size(); b++)
+      for (bool t : {true, false}) {
+        Case c{rows[a], cols[b], ks[(a + b + (t ? 0 : 1)) % ks.size()], t, {}, {}, {}, {}};
+        c.x = input({c.n, c.k});
+        if (c.tanh) {
+          c.w = input({c.m, c.k});
+          c.e = input({c.m});
+          c.y = (matmul(c.x, c.w.t()) + c.e).tanh();
+        } else {
+          c.w = input({c.k, c.m});
+          c.e = input({c.n, c.m}).tanh();
+          c.e.realize();
+          c.y = matmul(c.x, c.w) * (1 - c.e * c.e);
+        }
+        cases.push_back(std::move(c));
+      }
+  std::vector<Tensor> ys;
+  for (auto& c : cases) ys.push_back(c.y);
+  realize(ys);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(name(c));
+    expect_values(c);
+  }
+}
+
+// The step's shape, 10000 x 128 x 128, and the first layer's (K = 8), take the register tile
+// (a VECTORIZE action) with both epilogues: the cases above then hold its epilogue, not another
+// renderer's.
+TEST(TileEpilogue, StepShapesTakeTheRegisterTile) {
+  manual_seed(22);
+  for (int64_t k : {8, 128}) {
+    SCOPED_TRACE(k);
+    Case f{10000, 128, k, true, input({10000, k}), input({128, k}), input({128}), {}};
+    f.y = (matmul(f.x, f.w.t()) + f.e).tanh();
+    std::string log = debug3(f.y);
+    EXPECT_NE(log.find("VECTORIZE"), std::string::npos) << log;
+    expect_values(f);
+    if (k != 128) continue;
+    Case g{10000, 128, k, false, input({10000, k}), input({k, 128}), input({10000, 128}).tanh(),
+           {}};
+    g.e.realize();
+    g.y = matmul(g.x, g.w) * (1 - g.e * g.e);
+    log = debug3(g.y);
+    EXPECT_NE(log.find("VECTORIZE"), std::string::npos) << log;
+    expect_values(g);
+  }
+}
+
+}  // namespace
