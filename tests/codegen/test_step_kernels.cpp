@@ -261,19 +261,27 @@ TEST(StepKernels, ColumnSumSplitIsBitIdenticalAtOddSizes) {
 // a 10,001-row product (rows one at a time) are bit-identical to a 10,000-row one (in fours).
 TEST(StepKernels, MatrixVectorRowsInFoursAtOddSizes) {
   manual_seed(16);
-  const int64_t k = 128;
-  Tensor w = input({k});
-  auto wv = w.to_vector<float>();
-  std::vector<float> first, shared = input({10001, k}).to_vector<float>();
-  for (int64_t n : {10001, 10000, 1, 3, 17, 127, 129}) {
-    SCOPED_TRACE(n);
-    Tensor x = from_blob(shared.data(), {n, k}, kFloat32);
+  struct Case {
+    int64_t n, k;
+  };
+  // 10,000 rows of 128 against the same rows of 10,001 (one at a time); 8 rows of 10,000 (summed
+  // in blocks, each row in 8 interleaved accumulators at AVX2) against the same rows of 9.
+  std::vector<Case> cases = {{10001, 128}, {10000, 128}, {1, 128},   {3, 128},   {17, 128},
+                             {127, 128},   {129, 128},   {9, 10000}, {8, 10000}, {6, 10000}};
+  std::vector<float> first;
+  for (const Case& c : cases) {
+    const int64_t n = c.n, k = c.k;
+    SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(k));
+    manual_seed(17 + k);  // the same values for the same k
+    std::vector<float> xv = input({std::max<int64_t>(n, 10001 * 128 / k), k}).to_vector<float>(),
+                       wv = input({k}).to_vector<float>();
+    Tensor x = from_blob(xv.data(), {n, k}, kFloat32), w = from_blob(wv.data(), {k}, kFloat32);
     Tensor y = (x * w).sum({1});
     std::string log = debug3(y);
-    std::string name = "r_" + (n > 1 ? std::to_string(n) + "_" : std::string()) + "128";
+    std::string name = "r_" + (n > 1 ? std::to_string(n) + "_" : std::string()) + std::to_string(k);
     std::string block = kernel_block(log, name);
     ASSERT_FALSE(block.empty()) << log;
-    // Where a row's accumulator chain is at least 16 vectors long (not at AVX-512: 128 / 16).
+    // Where a row's accumulator chain is at least 16 vectors long (not at AVX-512 for k = 128).
     const bool chains = k / std::max<int64_t>(4, float_lanes()) >= 16;
     const bool fours = chains && n % 4 == 0, twos = chains && !fours && n % 2 == 0;
     EXPECT_EQ(block.find("UPCAST(0,4)") != std::string::npos, fours) << block;
@@ -283,13 +291,13 @@ TEST(StepKernels, MatrixVectorRowsInFoursAtOddSizes) {
     for (int64_t i = 0; i < n; i++) {
       double r = 0, mag = 0;
       for (int64_t j = 0; j < k; j++) {
-        r += double(shared[i * k + j]) * wv[j];
-        mag += std::fabs(double(shared[i * k + j]) * wv[j]);
+        r += double(xv[i * k + j]) * wv[j];
+        mag += std::fabs(double(xv[i * k + j]) * wv[j]);
       }
       ASSERT_NEAR(got[i], r, 1e-5 * (1 + mag)) << i;
     }
-    if (n == 10001) first = got;
-    if (n == 10000)
+    if (n == 10001 || n == 9) first = got;
+    if (n == 10000 || n == 8)
       for (int64_t i = 0; i < n; i++) ASSERT_EQ(got[i], first[i]) << i;
   }
 }
