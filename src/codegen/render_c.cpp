@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "codegen/c_expr.h"
+#include "codegen/column_split.h"
 #include "codegen/render_tile.h"
 #include "ember/error.h"
 
@@ -146,7 +147,9 @@ class Renderer {
         nglob_(rank_ - k.reduce_axes.size()),
         up_(o.upcasts(rank_)),
         unroll_(o.unroll()),
-        nest_opts_(o.nests) {}
+        nest_opts_(o.nests) {
+    if (const Action* sk = o.find(ActionKind::SplitReduce)) split_ = sk->amount;
+  }
 
   std::string render(const std::string& fn) {
     std::ostringstream s;
@@ -155,6 +158,7 @@ class Renderer {
       s << "  " << (i >= k_.num_outputs() ? "const " : "") << ctype(k_.buffers[i].dtype)
         << "* restrict b" << i << " = (" << ctype(k_.buffers[i].dtype) << "*)bufs[" << i << "];\n";
     std::string ind = "  ";
+    if (split_) render_split_scratch(s);
     if (nglob_ == 0) {
       s << ind << "for (int64_t o_ = start; o_ < end; o_++) {\n";
       ind += "  ";
@@ -170,11 +174,17 @@ class Renderer {
       int64_t n = k_.full_shape[d] / up_[d];
       if (elementwise && d == vec_axis && up_[d] == 1) s << ind << "#pragma GCC ivdep\n";
       if (short_last && d + 1 == nglob_) s << ind << "#pragma GCC unroll " << n << "\n";
-      if (d == 0)
+      if (d == 0 && split_) {
+        // A unit of work is one row slice of one column unit (column_split.h).
+        const int64_t S = column_split_slices(k_, split_);
+        s << ind << "for (int64_t os_ = start; os_ < end; os_++) {\n";
+        s << ind << "  const int64_t o0 = os_ / " << S << ", sl_ = os_ % " << S << ";\n";
+      } else if (d == 0) {
         s << ind << "for (int64_t o0 = start; o0 < end; o0++) {\n";
-      else
+      } else {
         s << ind << "for (int64_t o" << d << " = 0; o" << d << " < " << n << "; o" << d
           << "++) {\n";
+      }
       ind += "  ";
     }
     body(s, ind);
@@ -276,8 +286,14 @@ class Renderer {
       int64_t n = k_.full_shape[d];
       if (d + 1 == rank_ && unroll_ > 1) n /= unroll_;
       if (d + 1 == rank_ && bs.on && n > kSumBlock) {
-        // The last reduce axis in blocks of kSumBlock iterations, each flushed when done.
-        s << rind << "for (int64_t rb_ = 0; rb_ < " << n << "; rb_ += " << kSumBlock << ") {\n";
+        // The last reduce axis in blocks of kSumBlock iterations, each flushed when done; under
+        // split-K, those of the unit's slice only.
+        if (split_)
+          s << rind << "const int64_t rlo_ = sl_ * " << split_ << ", rhi_ = rlo_ + " << split_
+            << " < " << n << " ? rlo_ + " << split_ << " : " << n << ";\n";
+        s << rind << "for (int64_t rb_ = " << (split_ ? "rlo_" : "0") << "; rb_ < "
+          << (split_ ? std::string("rhi_") : std::to_string(n)) << "; rb_ += " << kSumBlock
+          << ") {\n";
         rind += "  ";
         s << rind << "int64_t re_ = rb_ + " << kSumBlock << " < " << n << " ? rb_ + " << kSumBlock
           << " : " << n << ";\n";
@@ -316,6 +332,7 @@ class Renderer {
       if (bs.on && rind.size() == bs.flush_depth) bs.after_block(s, rind);
     }
     if (bs.on) bs.finish(s, ind);
+    if (split_) render_split_finish(s, ind, bs);
     // Epilogue: combine the unrolled accumulators, then the elementwise ops after the reduce.
     open_upcast(s, ind);
     std::string base = "(" + tile_index() + ")*" + std::to_string(unroll_);
@@ -335,6 +352,38 @@ class Renderer {
     store(s, ind, out);
     for (size_t j = 0; j < k_.more_outputs.size(); j++) render_row_sum(s, ind, j);
     close_upcast(s, ind);
+  }
+
+  // Split-K of a column sum (column_split.h): the completion counters (one per column unit) and
+  // the slices' totals, [unit][slice][column], in the launch's scratch.
+  void render_split_scratch(std::ostringstream& s) {
+    const Expr* red = schedule::top_reduce(*k_.value);
+    if (!red || !column_split_renderable(k_, up_, unroll_))
+      throw Error("render: split-K of a reduce that is not a plain column sum");
+    const size_t nb = k_.buffers.size();
+    s << "  int64_t* restrict cnt_ = (int64_t*)bufs[" << nb << "];\n";
+    s << "  " << ctype(red->dtype) << "* restrict part_ = (" << ctype(red->dtype)
+      << "*)((char*)cnt_ + " << column_split_scratch(k_, up_[0], split_).zeroed << ");\n";
+  }
+  // After a slice: its total goes to scratch; the unit that completes a column unit's last slice
+  // (the counter's acquire-release add orders the others' stores before its loads) feeds the
+  // totals, in slice order, through the same binary counter as the blocks. A slice is a
+  // power-of-two number of blocks, so the sums and their order are those of one unit walking all
+  // the rows: the result does not depend on the split or the threads.
+  void render_split_finish(std::ostringstream& s, const std::string& ind, const BlockedSum& bs) {
+    const int64_t S = column_split_slices(k_, split_), nacc = up_[0];
+    const std::string at = "part_[(o0 * " + std::to_string(S) + " + ";
+    s << ind << "for (int i = 0; i < " << nacc << "; i++) " << at << "sl_) * " << nacc
+      << " + i] = " << bs.slot("acc", "i") << ";\n";
+    s << ind << "if (__atomic_add_fetch(cnt_ + o0, 1, __ATOMIC_ACQ_REL) != " << S
+      << ") continue;\n";
+    s << ind << "nblk_ = 0;\n";
+    s << ind << "for (int64_t q_ = 0; q_ < " << S << "; q_++) {\n";
+    s << ind << "  for (int i = 0; i < " << nacc << "; i++) " << bs.slot("acc", "i") << " = " << at
+      << "q_) * " << nacc << " + i];\n";
+    bs.flush(s, ind + "  ");
+    s << ind << "}\n";
+    bs.finish(s, ind);
   }
 
   // A further output of a reduce kernel (schedule/fuse_row_sums.h): a SUM over the kernel's one
@@ -373,7 +422,9 @@ class Renderer {
       if (up_[d] == 1) continue;
       // The last output axis is the vector axis: kept as a loop, GCC vectorises across it (16
       // contiguous lanes) instead of unrolling it and vectorising the reduce loop with gathers.
-      s << ind << "#pragma GCC unroll " << (d + 1 == nglob_ ? 1 : up_[d]) << "\n";
+      // Not where the unrolled reduce is the vector loop (q): there it unrolls inside it.
+      const bool vec = d + 1 == nglob_ && unroll_ == 1;
+      s << ind << "#pragma GCC unroll " << (vec ? 1 : up_[d]) << "\n";
       s << ind << "for (int64_t j" << d << " = 0; j" << d << " < " << up_[d] << "; j" << d
         << "++) {\n";
       ind += "  ";
@@ -426,6 +477,7 @@ class Renderer {
   size_t rank_, nglob_;
   std::vector<int64_t> up_;
   int unroll_;
+  int64_t split_ = 0;  // SplitReduce's slice (rows), 0 without
   bool short_red_ = false;
   std::vector<Opts> nest_opts_;
   std::string result_;  // a nest's renderer: its value goes to this variable, not to b0
@@ -512,7 +564,10 @@ std::string render_c(const Kernel& k, const Opts& o, const std::string& fn_name)
 }
 
 Scratch kernel_scratch(const Kernel& k, const Opts& o) {
-  return o.find(ActionKind::Vectorize) ? tile_scratch(k, o) : Scratch{};
+  if (o.find(ActionKind::Vectorize)) return tile_scratch(k, o);
+  if (const Action* sk = o.find(ActionKind::SplitReduce))
+    return column_split_scratch(k, o.upcasts(k.full_shape.size())[0], sk->amount);
+  return Scratch{};
 }
 
 int64_t runtime_rows(const Kernel& k, const Opts& o) {
@@ -523,7 +578,10 @@ int64_t outer_extent(const Kernel& k, const Opts& o) {
   if (o.find(ActionKind::Vectorize)) return tile_outer_extent(k, o);
   size_t nglob = k.full_shape.size() - k.reduce_axes.size();
   if (nglob == 0) return 1;
-  return k.full_shape[0] / o.upcasts(k.full_shape.size())[0];
+  const int64_t units = k.full_shape[0] / o.upcasts(k.full_shape.size())[0];
+  if (const Action* sk = o.find(ActionKind::SplitReduce))
+    return units * column_split_slices(k, sk->amount);
+  return units;
 }
 
 int64_t outer_grain(const Kernel& k, const Opts& o) {
