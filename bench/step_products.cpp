@@ -1,10 +1,11 @@
 // The training step's products at batch 10,000 with their fused epilogues (issue 11), each kernel
 // alone against the bare product of the same shape, in one process: a layer's forward
-// tanh(x W^T + b), the first layer's (K = 8), and the input gradient (dz W) (1 - h^2), which reads
-// the saved activation h in its epilogue; plain passes over memory (x + 1, tanh(x), x (1 - h^2))
-// for scale. The epilogue's cost is the ratio to the bare product. Then the value head's weight
-// gradient (a column sum, with the bias's sum beside it) and its forward (h . w), against the
-// copy pass.
+// tanh(x W^T + b), the first layer's (K = 8), the input gradient (dz W) (1 - h^2), which reads
+// the saved activation h in its epilogue, and the weight gradient dz^T h with the bias gradient
+// (dz's column sums) in the same kernel; plain passes over memory (x + 1, tanh(x), x (1 - h^2))
+// for scale. The epilogue's (or the fused sums') cost is the ratio to the bare product. Then the
+// value head's weight gradient (a column sum, with the bias's sum beside it) and its forward
+// (h . w), against the copy pass.
 //
 // Each round launches every kernel (the compiled program the engine ran, on the engine's buffers)
 // 2 + 9 times in turn and keeps the median of the 9; the table gives the median over rounds and
@@ -53,11 +54,11 @@ struct Case {
   std::vector<void*> slots;
 };
 
-// The one kernel that realizing f() launches.
-Case capture(const std::string& name, int ref, const std::function<Tensor()>& f) {
+// The one kernel that realizing f()'s tensors together launches.
+Case capture(const std::string& name, int ref, const std::function<std::vector<Tensor>()>& f) {
   std::vector<engine::Launch> launches;
   engine::set_launch_hook([&](const engine::Launch& l) { launches.push_back(l); });
-  f().realize();
+  realize(f());
   engine::set_launch_hook(nullptr);
   if (launches.size() != 1 || !launches[0].program) {
     std::fprintf(stderr, "%s: expected one kernel, got %zu launches\n", name.c_str(),
@@ -67,6 +68,9 @@ Case capture(const std::string& name, int ref, const std::function<Tensor()>& f)
   Case c{name, ref, launches[0], {}};
   for (auto& s : c.launch.buffers) c.slots.push_back(s->data());
   return c;
+}
+Case capture(const std::string& name, int ref, const std::function<Tensor()>& f) {
+  return capture(name, ref, std::function<std::vector<Tensor>()>([&] { return std::vector{f()}; }));
 }
 
 }  // namespace
@@ -101,25 +105,21 @@ int main(int argc, char** argv) {
   cs.push_back(capture("x (1 - h^2)", 4, [&] { return x * (1 - h * h); }));
   cs.push_back(
       capture("tanh(s @ W1^T + b), K = 8", 4, [&] { return (s.matmul(w1.t()) + b).tanh(); }));
+  // The weight gradient as autograd produces it: dz^T h with the bias gradient (dz's column sums)
+  // fused into the same kernel.
+  const int wg = static_cast<int>(cs.size());
+  cs.push_back(capture("dz^T h (bare)", wg, [&] { return std::vector<Tensor>{x.t().matmul(h)}; }));
+  cs.push_back(capture("dz^T h, sum(dz, 0)", wg, [&] {
+    return std::vector<Tensor>{x.t().matmul(h), x.sum({0})};
+  }));
   // The value head's kernels: its weight gradient dv^T h with the bias's sum(dv) (a column sum),
   // and its forward h . w (a matrix-vector product).
   auto dvd = host_data(n, 7);
   Tensor dv = from_blob(dvd.data(), {n, 1}, kFloat32), wv = from_blob(bd.data(), {128}, kFloat32);
   realize({dv, wv});
-  {
-    std::vector<engine::Launch> launches;
-    engine::set_launch_hook([&](const engine::Launch& l) { launches.push_back(l); });
-    Tensor gw = (h * dv).sum({0}), gb = dv.sum({0});
-    realize({gw, gb});
-    engine::set_launch_hook(nullptr);
-    if (launches.size() != 1 || !launches[0].program) {
-      std::fprintf(stderr, "dv^T h, sum(dv): expected one kernel, got %zu\n", launches.size());
-      return 1;
-    }
-    Case c{"dv^T h, sum(dv) (col sums)", 4, launches[0], {}};
-    for (auto& b : c.launch.buffers) c.slots.push_back(b->data());
-    cs.push_back(c);
-  }
+  cs.push_back(capture("dv^T h, sum(dv) (col sums)", 4, [&] {
+    return std::vector<Tensor>{(h * dv).sum({0}), dv.sum({0})};
+  }));
   cs.push_back(capture("h . w (matrix-vector)", 4, [&] { return (h * wv).sum({1}); }));
   Tensor big = ember::zeros({int64_t{1} << 23}).realize();
   Case flush = capture("flush", 0, [&] { return big + 1; });

@@ -121,8 +121,8 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   int64_t fit = std::max<int64_t>(1, t.l2 / 8 / (tn * mpad * es));
   int64_t per = kc < kk ? std::min<int64_t>((tiles + 1) / 2, fit) : std::min<int64_t>(tiles, 16);
   // Split-K for tall-skinny products (a weight gradient: 128x128 outputs, K = 10,000): when the
-  // row blocks give the pool fewer than 8 units, slices of the reduce axis (whole cache blocks, at
-  // least 1024 deep) make up the rest. The slice count depends on the shape only, never on the
+  // row blocks give the pool fewer than 8 units, slices of the reduce axis (of equal depth, at
+  // least 1024) make up the rest. The slice count depends on the shape only, never on the
   // threads, so the sum's order does not either. Small products stay whole. The slices then give
   // the parallelism, so the rows are one block where its accumulators and a row panel fit: every
   // row block re-reads the whole column operand, from memory when K is long (two blocks cost the

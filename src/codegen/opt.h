@@ -40,11 +40,12 @@ enum class ActionKind {
 ///  - ColsOuter(axis, 1): within a row block, loop over the column tiles of `axis` outside the row
 ///    tiles, so one column tile's operand panel stays in L1 while the block's rows stream past it
 ///    (the default keeps a row tile in L1 and streams the column operand). Same sums, same order.
-///  - SplitReduce(axis, amount): split-K. The reduce axis in slices of `amount` indices (a
-///    multiple of the BlockReduce block), each slice of each row block a unit of work for the
-///    thread pool; a unit stores its partial tiles in the launch's scratch (kernel_scratch in
-///    render_c.h), and the unit that finishes a row block's last slice sums the partials in slice
-///    order (so the result does not depend on the threads) and applies the epilogue.
+///  - SplitReduce(axis, amount): split-K. The reduce axis in ceil(size / amount) slices of equal
+///    depth (within one index; BlockReduce blocks from each slice's start), each slice of each
+///    row block a unit of work for the thread pool; a unit stores its partial tiles in the
+///    launch's scratch (kernel_scratch in render_c.h), and the unit that finishes a row block's
+///    last slice sums the partials in slice order (so the result does not depend on the threads)
+///    and applies the epilogue.
 struct Action {
   ActionKind kind;
   int axis;
