@@ -30,7 +30,7 @@ namespace ember {
 namespace ir {
 struct Node;
 class NodeRef;
-}
+}  // namespace ir
 struct TensorImpl;
 
 using Shape = std::vector<int64_t>;

@@ -4,11 +4,11 @@
 #pragma once
 #include <atomic>
 #include <compare>
-#include <cstdint>
 #include <cstddef>
-#include <utility>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ember/dtype.h"

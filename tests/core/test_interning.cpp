@@ -255,7 +255,7 @@ TEST(Interning, AStorageListsItsLiveReaders) {
     EXPECT_NE(reader->storage, xs);  // moved to the copy
   }
   EXPECT_EQ(before.to_vector<float>(), (std::vector<float>{2, 4, 6}));
-  before = Tensor();  // the moved reader goes
+  before = Tensor();           // the moved reader goes
   std::vector<NodeRef> fresh;  // nodes in the blocks just freed
   for (int i = 0; i < 20; i++) fresh.push_back(make_const(500.0 + i, kFloat32));
   for (const NodeRef& n : xs->live_nodes()) {
