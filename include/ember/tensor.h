@@ -29,7 +29,8 @@ namespace ember {
 
 namespace ir {
 struct Node;
-}
+class NodeRef;
+}  // namespace ir
 struct TensorImpl;
 
 using Shape = std::vector<int64_t>;
@@ -110,7 +111,7 @@ class Tensor {
   ScalarType scalar_type() const { return dtype(); }
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
   /// The graph node this tensor currently evaluates to.
-  const std::shared_ptr<const ir::Node>& node() const;
+  const ir::NodeRef& node() const;
   TensorImpl* impl() const { return impl_.get(); }
   /// True when both handles share one tensor (libtorch's is_same).
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }

@@ -48,7 +48,8 @@ bool same_fields(const Node& n, Op op, ScalarType dt, const std::vector<NodeRef>
 // holds a plain pointer, no reference: a node removes itself as it is destroyed (~Node, under its
 // shard's lock, before any field is torn down), so every pointer in a slot points at a whole
 // node. A lookup may still meet a node whose last reference is gone and whose destructor waits for
-// the lock: weak_from_this().lock() fails for it, and the lookup goes on as if it were absent.
+// the lock: NodeRef::try_acquire fails for it (a count never rises from 0), and the lookup goes on
+// as if it were absent.
 constexpr size_t kShards = 16;
 
 // A shard's lock: held for a probe, an insert or an erase (tens of instructions), taken twice per
@@ -113,7 +114,7 @@ Shard* shards() {
 }
 Shard& shard_of(size_t h) { return shards()[(h >> 7) % kShards]; }
 
-// Node blocks (a node and its reference counts, one allocation) are recycled per thread: an eager
+// Node blocks are recycled per thread: an eager
 // call makes and drops the same handful of nodes each time, more than glibc's per-thread cache
 // holds for one size. A thread keeps at most kMaxFree freed blocks; a block freed on another
 // thread joins that thread's pool (all are ::operator new blocks of one size).
@@ -124,8 +125,7 @@ Shard& shard_of(size_t h) { return shards()[(h >> 7) % kShards]; }
 struct NodePool {
   static constexpr size_t kMaxFree = 512;
   static constexpr size_t kMaxShapes = 256;
-  std::vector<void*> free_blocks;
-  size_t block_bytes = 0;
+  std::vector<void*> free_blocks;  // of sizeof(Node) bytes
   std::vector<Shape> shapes;
   std::vector<std::vector<NodeRef>> srcs;  // empty
   ~NodePool();
@@ -162,41 +162,23 @@ void recycle_srcs(std::vector<NodeRef>&& v) {
   t_pool.srcs.back().clear();
 }
 
-template <class T>
-struct PoolAlloc {
-  using value_type = T;
-  PoolAlloc() = default;
-  template <class U>
-  PoolAlloc(const PoolAlloc<U>&) {}
-  T* allocate(size_t n) {
-    if (n == 1 && !t_pool_gone && t_pool.block_bytes == sizeof(T) && !t_pool.free_blocks.empty()) {
-      void* p = t_pool.free_blocks.back();
-      t_pool.free_blocks.pop_back();
-      return static_cast<T*>(p);
-    }
-    return static_cast<T*>(::operator new(n * sizeof(T)));
+// A node's memory: a block of this thread's pool, or a new one.
+void* alloc_node_block() {
+  if (!t_pool_gone && !t_pool.free_blocks.empty()) {
+    void* p = t_pool.free_blocks.back();
+    t_pool.free_blocks.pop_back();
+    return p;
   }
-  void deallocate(T* p, size_t n) {
-    if (n == 1 && !t_pool_gone && t_pool.free_blocks.size() < NodePool::kMaxFree &&
-        (t_pool.block_bytes == sizeof(T) || t_pool.block_bytes == 0)) {
-      if (t_pool.block_bytes == 0) t_pool.free_blocks.reserve(NodePool::kMaxFree);
-      t_pool.block_bytes = sizeof(T);
-      t_pool.free_blocks.push_back(p);
-      return;
-    }
-    ::operator delete(p);
+  return ::operator new(sizeof(Node));
+}
+void free_node_block(void* p) {
+  if (!t_pool_gone && t_pool.free_blocks.size() < NodePool::kMaxFree) {
+    if (t_pool.free_blocks.capacity() == 0) t_pool.free_blocks.reserve(NodePool::kMaxFree);
+    t_pool.free_blocks.push_back(p);
+    return;
   }
-  // Default-initialises: the node is not zeroed as a whole before its members' initialisers run
-  // (value-initialisation's rep stos, ~40 cycles a node); make_node sets op and dtype.
-  template <class U>
-  void construct(U* p) {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U>
-  bool operator==(const PoolAlloc<U>&) const {
-    return true;
-  }
-};
+  ::operator delete(p);
+}
 
 // Sets s (empty, its memory reused) to the shape that op infers from its sources and argument.
 void infer_shape(Op op, const std::vector<NodeRef>& src, const Arg& arg, Shape& s) {
@@ -271,7 +253,14 @@ std::vector<NodeRef> reusable_srcs() {
   return v;
 }
 
+void destroy_node(const Node* n) noexcept {
+  Node* m = const_cast<Node*>(n);
+  m->~Node();
+  free_node_block(m);
+}
+
 Node::~Node() {
+  if (storage) storage->remove_node(this);
   if (interned) {
     Shard& sh = shard_of(hash);
     std::lock_guard<SpinLock> lock(sh.mu);
@@ -313,12 +302,14 @@ NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Sh
       for (size_t i = sh.home(h); sh.slots[i]; i = (i + 1) & mask) {
         const Node* c = sh.slots[i];
         if (c->hash != h || !same_fields(*c, op, dtype, src, arg, shape)) continue;
-        found = c->weak_from_this().lock();  // null when dying: as good as absent
+        found = NodeRef::try_acquire(c);  // null when dying: as good as absent
         if (found) break;
       }
     }
     if (!found) {
-      auto n = std::allocate_shared<Node>(PoolAlloc<Node>());
+      // Default-initialised (no zeroing of the whole node before its members' initialisers).
+      Node* n = ::new (alloc_node_block()) Node;
+      n->refs.store(1, std::memory_order_relaxed);  // published by the shard's unlock
       n->op = op;
       n->dtype = dtype;
       n->src = std::move(src);
@@ -326,8 +317,8 @@ NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Sh
       n->shape = std::move(shape);
       n->hash = h;
       n->interned = true;
-      sh.insert(n.get());
-      return n;
+      sh.insert(n);
+      return NodeRef::adopt(n);
     }
   }
   // An existing node: the fields built for this call go back to the pool, after the lock (dropping
@@ -345,7 +336,7 @@ NodeRef make_buffer(std::shared_ptr<Storage> storage, Shape shape) {
   auto n = make_node(Op::BUFFER, storage->dtype(), {}, std::move(a), std::move(shape));
   // The storage id is unique, so this node is new or already holds this storage.
   if (!n->storage) {
-    storage->add_node(n);
+    storage->add_node(n.get());
     const_cast<Node&>(*n).storage = std::move(storage);
   }
   return n;

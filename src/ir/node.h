@@ -2,9 +2,13 @@
 // sources, argument, shape); structurally equal nodes are the same object, so pointer equality
 // is structural equality and `hash` names the whole computation below a node.
 #pragma once
+#include <atomic>
+#include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ember/dtype.h"
@@ -16,7 +20,53 @@ namespace ember::ir {
 
 using Shape = std::vector<int64_t>;
 struct Node;
-using NodeRef = std::shared_ptr<const Node>;
+
+/// A counted reference to a node, with std::shared_ptr's interface (get, ->, *, bool, reset,
+/// use_count, comparisons). The count is intrusive (Node::refs): taking and dropping a reference
+/// is one atomic operation, and a node costs one allocation and no control block. The last
+/// reference dropped destroys the node, which leaves the interning table as it goes (node.cpp).
+class NodeRef {
+ public:
+  using element_type = const Node;
+  constexpr NodeRef() noexcept = default;
+  constexpr NodeRef(std::nullptr_t) noexcept {}  // NOLINT: as shared_ptr's
+  NodeRef(const NodeRef& o) noexcept;
+  NodeRef(NodeRef&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+  NodeRef& operator=(const NodeRef& o) noexcept {
+    NodeRef(o).swap(*this);
+    return *this;
+  }
+  NodeRef& operator=(NodeRef&& o) noexcept {
+    NodeRef(std::move(o)).swap(*this);
+    return *this;
+  }
+  ~NodeRef();
+
+  const Node* get() const noexcept { return p_; }
+  const Node& operator*() const noexcept { return *p_; }
+  const Node* operator->() const noexcept { return p_; }
+  explicit operator bool() const noexcept { return p_ != nullptr; }
+  /// The number of references to the node (0 for a null one).
+  long use_count() const noexcept;
+  void reset() noexcept { NodeRef().swap(*this); }
+  void swap(NodeRef& o) noexcept { std::swap(p_, o.p_); }
+  friend bool operator==(const NodeRef& a, const NodeRef& b) noexcept { return a.p_ == b.p_; }
+  friend bool operator==(const NodeRef& a, std::nullptr_t) noexcept { return a.p_ == nullptr; }
+  friend std::strong_ordering operator<=>(const NodeRef& a, const NodeRef& b) noexcept {
+    return std::compare_three_way{}(a.p_, b.p_);
+  }
+
+  /// Takes a new reference to n when it is still alive (its count is not 0), else returns null.
+  /// For tables of plain node pointers (interning, Storage's readers), under the lock that a dying
+  /// node takes to leave them.
+  static NodeRef try_acquire(const Node* n) noexcept;
+  /// Wraps a reference already counted in n->refs (make_node's new node).
+  static NodeRef adopt(const Node* n) noexcept { return NodeRef(n, 0); }
+
+ private:
+  NodeRef(const Node* p, int) noexcept : p_(p) {}
+  const Node* p_ = nullptr;
+};
 
 /// Op argument: integer list (shape, axes, pads, storage id) and a floating value (constants).
 struct Arg {
@@ -24,16 +74,17 @@ struct Arg {
   double f = 0;
 };
 
-// Derives from enable_shared_from_this so that the interning table can hold plain pointers: a
-// lookup turns one into a NodeRef only while the node is alive, and a node leaves the table as it
-// is destroyed (node.cpp). The base is of `const Node`: weak_from_this() is then a plain copy
-// (converting a weak_ptr<Node> locks it, and that temporary reference could be the last one).
-struct Node : std::enable_shared_from_this<const Node> {
+// Made only by make_node (in one allocation from a per-thread pool), destroyed by its last
+// NodeRef; the interning table holds plain pointers, which a lookup turns into a NodeRef only
+// while the count is not 0 (NodeRef::try_acquire), and a node leaves the table as it is destroyed.
+struct Node {
   Node() = default;
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
   ~Node();
 
+  /// The references to this node (NodeRef). Set to 1 by make_node before the node is shared.
+  mutable std::atomic<long> refs;
   Op op;
   ScalarType dtype;
   std::vector<NodeRef> src;
@@ -51,6 +102,26 @@ struct Node : std::enable_shared_from_this<const Node> {
   std::string str() const;  // short description for errors and DEBUG
   bool interned = false;    // in the interning table (make_node), which ~Node leaves
 };
+
+inline NodeRef::NodeRef(const NodeRef& o) noexcept : p_(o.p_) {
+  if (p_) p_->refs.fetch_add(1, std::memory_order_relaxed);
+}
+/// Destroys the node whose count has dropped to 0 (out of line: the table, the pool).
+void destroy_node(const Node* n) noexcept;
+inline NodeRef::~NodeRef() {
+  if (p_ && p_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy_node(p_);
+}
+inline long NodeRef::use_count() const noexcept {
+  return p_ ? p_->refs.load(std::memory_order_relaxed) : 0;
+}
+inline NodeRef NodeRef::try_acquire(const Node* n) noexcept {
+  long c = n->refs.load(std::memory_order_relaxed);
+  while (c != 0)
+    if (n->refs.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel,
+                                      std::memory_order_relaxed))
+      return NodeRef(n, 0);
+  return {};
+}
 
 /// Returns the unique node with these fields (creating it if needed). Shape is derived from the op
 /// and sources for every op but BUFFER and CONST, which take `shape`.

@@ -69,8 +69,11 @@ int preserve_for_readers(const std::vector<std::shared_ptr<Storage>>& targets,
     for (auto& h : held)
       if (readers.at(h.get()) == t) {
         // The node keeps its identity, so every graph that reads it now reads the copy.
+        // It moves from one storage's list of readers to the other's (~Node leaves the list of
+        // the storage it holds).
+        from->remove_node(h.get());
         const_cast<Node&>(*h).storage = kept;
-        kept->add_node(h);
+        kept->add_node(h.get());
       }
     copies++;
   }

@@ -6,6 +6,7 @@
 
 #include "ember/error.h"
 #include "ir/host_blocks.h"
+#include "ir/node.h"
 
 namespace ember::ir {
 
@@ -23,17 +24,23 @@ Storage::~Storage() { host_free(data_, nbytes()); }
 
 uint64_t Storage::next_id() { return g_next_id.load(); }
 
-void Storage::add_node(const std::shared_ptr<const Node>& n) {
+void Storage::add_node(const Node* n) {
   std::lock_guard<std::mutex> l(nodes_mu_);
-  std::erase_if(nodes_, [](const auto& w) { return w.expired(); });
   nodes_.push_back(n);
 }
 
-std::vector<std::shared_ptr<const Node>> Storage::live_nodes() {
+void Storage::remove_node(const Node* n) {
   std::lock_guard<std::mutex> l(nodes_mu_);
-  std::vector<std::shared_ptr<const Node>> out;
-  for (auto& w : nodes_)
-    if (auto n = w.lock()) out.push_back(std::move(n));
+  std::erase(nodes_, n);
+}
+
+std::vector<NodeRef> Storage::live_nodes() {
+  std::lock_guard<std::mutex> l(nodes_mu_);
+  std::vector<NodeRef> out;
+  // A node in the list is whole (it leaves under this lock before being torn down), but may be
+  // dying: try_acquire skips it.
+  for (const Node* n : nodes_)
+    if (NodeRef r = NodeRef::try_acquire(n)) out.push_back(std::move(r));
   return out;
 }
 

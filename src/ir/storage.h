@@ -13,6 +13,7 @@
 namespace ember::ir {
 
 struct Node;
+class NodeRef;
 
 class Storage {
  public:
@@ -45,15 +46,17 @@ class Storage {
   uint64_t version() const { return version_; }
   void bump_version() { ++version_; }
   void set_version(uint64_t v) { version_ = v; }
-  /// The live BUFFER nodes that read this storage (make_buffer registers them).
-  void add_node(const std::shared_ptr<const Node>& n);
-  std::vector<std::shared_ptr<const Node>> live_nodes();
+  /// The live BUFFER nodes that read this storage (make_buffer registers them, ~Node removes
+  /// them; a node whose last reference is gone is not returned).
+  void add_node(const Node* n);
+  void remove_node(const Node* n);
+  std::vector<NodeRef> live_nodes();
 
  private:
   uint64_t id_;
   uint64_t version_ = 0;
   std::mutex nodes_mu_;
-  std::vector<std::weak_ptr<const Node>> nodes_;
+  std::vector<const Node*> nodes_;  // plain pointers: see live_nodes
   ScalarType dtype_;
   int64_t numel_;
   void* data_ = nullptr;

@@ -239,7 +239,7 @@ Tensor& Tensor::operator=(Tensor&& o) noexcept {
 int64_t Tensor::dim() const { return static_cast<int64_t>(sizes().size()); }
 int64_t Tensor::numel() const { return ir::shape_numel(sizes()); }
 ScalarType Tensor::dtype() const { return detail::node_of(*this)->dtype; }
-const std::shared_ptr<const ir::Node>& Tensor::node() const { return detail::node_of(*this); }
+const ir::NodeRef& Tensor::node() const { return detail::node_of(*this); }
 
 bool Tensor::is_realized() const { return node()->op == Op::BUFFER; }
 
