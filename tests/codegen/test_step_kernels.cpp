@@ -60,12 +60,6 @@ int64_t float_lanes() {
   auto b = t.rfind('(', p);
   return std::stoll(t.substr(b + 1, p - b - 1)) / 32;
 }
-int64_t vector_registers() {
-  std::string t = kernel_target();
-  auto p = t.find(" registers");
-  auto b = t.rfind(' ', p - 1);
-  return p == std::string::npos ? 16 : std::stoll(t.substr(b + 1, p - b - 1));
-}
 
 // y = (x @ w) * (1 - h^2) against a double loop; x [n, k], w [k, m], h [n, m] (any layout).
 void expect_short_product(const Tensor& x, const Tensor& w, const Tensor& h, const Tensor& y) {
@@ -297,8 +291,9 @@ TEST(StepKernels, MatrixVectorRowsInFoursAtOddSizes) {
       ASSERT_NEAR(got[i], r, 1e-5 * (1 + mag)) << i;
     }
     if (n == 10001 || n == 9) first = got;
-    if (n == 10000 || n == 8)
+    if (n == 10000 || n == 8) {
       for (int64_t i = 0; i < n; i++) ASSERT_EQ(got[i], first[i]) << i;
+    }
   }
 }
 
