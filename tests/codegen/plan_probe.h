@@ -16,6 +16,16 @@ inline Tensor input(IntList shape) {
   return t;
 }
 
+// Float lanes of the kernel target's vectors: kernel_target() reads "avx2 (256-bit vectors, 16
+// registers, ...)"; the scalar level has 1 lane.
+inline int64_t float_lanes() {
+  std::string t = kernel_target();
+  auto p = t.find("-bit vectors");
+  if (p == std::string::npos) return 1;
+  auto b = t.rfind('(', p);
+  return std::stoll(t.substr(b + 1, p - b - 1)) / 32;
+}
+
 // Realizes `t` with DEBUG=3 and returns what it printed.
 inline std::string debug3(const Tensor& t) {
   Context& ctx = Context::get();

@@ -21,6 +21,7 @@ namespace {
 
 using namespace ember;
 using test::debug3;
+using test::float_lanes;
 using test::input;
 
 // Blocked pairwise sum of `v` in float, in the kernels' order (render_c.cpp's BlockedSum): runs
@@ -50,15 +51,6 @@ std::string kernel_block(const std::string& log, const std::string& name) {
   if (at == std::string::npos) return "";
   auto next = log.find("kernel ", at + 7);
   return log.substr(at, next == std::string::npos ? std::string::npos : next - at);
-}
-
-// kernel_target() reads "avx2 (256-bit vectors, 16 registers, ...)"; the scalar level has 1 lane.
-int64_t float_lanes() {
-  std::string t = kernel_target();
-  auto p = t.find("-bit vectors");
-  if (p == std::string::npos) return 1;
-  auto b = t.rfind('(', p);
-  return std::stoll(t.substr(b + 1, p - b - 1)) / 32;
 }
 
 // y = (x @ w) * (1 - h^2) against a double loop; x [n, k], w [k, m], h [n, m] (any layout).

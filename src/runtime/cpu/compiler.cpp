@@ -128,9 +128,17 @@ const CompilerInfo& compiler_info() {
     // Kernels never read the FP exception flags; the flag changes no operation's result, only
     // which operations may run speculatively. A loop that now vectorises calls libmvec's vector
     // expf (within 4 ulp) where glibc's scalar one ran, so its values can move by a few ulp.
+    // --param=avoid-fma-max-bits=0: with -mtune for AMD Zen 2-4 (and some others), GCC leaves a
+    // multiply-add whose sum feeds the next iteration's (a single accumulator chain) as a multiply
+    // and an add, a rounding more than the fused form, but contracts the same sum where a loop
+    // keeps several chains. Then a matrix-vector product's rows rounded differently one at a
+    // time than in fours (10,001 against 10,000 rows on Zen 3: tests/codegen/test_step_kernels),
+    // and the same kernel differently on AMD and Intel CPUs at one ISA level. Off, every such sum
+    // is fused wherever the level has FMA, whatever the CPU tuned for.
     // The ISA level's -march flags (runtime/cpu/target.h; $EMBER_ISA forces a lower level).
     const bool gcc = i.version.find("clang") == std::string::npos;
     i.flags = std::string(gcc ? "-O2 -fvect-cost-model=dynamic -fsplit-loops -fno-schedule-insns2 "
+                                "--param=avoid-fma-max-bits=0 "
                               : "-O3 ") +
               target_flags(host_target()) +
               " -fPIC -shared -fno-math-errno -fno-trapping-math -fno-unswitch-loops -std=gnu11 -w";
