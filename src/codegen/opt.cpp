@@ -124,14 +124,16 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   // row blocks give the pool fewer than 8 units, slices of the reduce axis (of equal depth, at
   // least 1024) make up the rest. The slice count depends on the shape only, never on the
   // threads, so the sum's order does not either. Small products stay whole. The slices then give
-  // the parallelism, so the rows are one block where its accumulators and a row panel fit: every
-  // row block re-reads the whole column operand, from memory when K is long (two blocks cost the
-  // 128x128 weight gradient ~20% with cold caches).
+  // the parallelism, so the rows are one block where its accumulators, a row panel and a column
+  // panel fit a quarter of L2: every row block re-reads the whole column operand, from memory when
+  // K is long (two blocks cost the 128x128 weight gradient ~20% with cold caches). 128x128 at AVX2
+  // takes ~100 KiB; Zen 3's 512 KiB L2 split it in two under the rule before (the accumulators
+  // alone within an eighth of L2), at 1.1-1.5x the CPU time of one block (1 thread, cold).
   int64_t batch = 1;
   for (int d = 0; d < p.row; d++) batch *= k.full_shape[d];
   bool split = kc < kk && batch * ((tiles + per - 1) / per) < 8 &&
                n * m * kk >= (int64_t{1} << 21) && kk / 1024 >= 2;
-  if (split && tiles <= fit && tiles * tn * kc * es <= t.l2 / 4) per = tiles;
+  if (split && (tiles * tn * mpad + tiles * tn * kc + kc * mpad) * es <= t.l2 / 4) per = tiles;
   int64_t nc = tn * std::max<int64_t>(1, per);
   o.actions.push_back({ActionKind::Upcast, p.row, static_cast<int>(tn)});
   o.actions.push_back({ActionKind::Upcast, p.col, static_cast<int>(tm)});
