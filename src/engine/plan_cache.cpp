@@ -67,8 +67,15 @@ class PtrIndex {
   size_t used_ = 0;
 };
 
+// The walk's state, reused between builds. A stack entry: the node, its next source, and whether
+// it is in t_nodes (a node reached by its only reference is not: see build()).
+struct WalkEntry {
+  const ir::Node* node;
+  uint32_t next_src;
+  bool indexed;
+};
 thread_local PtrIndex t_nodes, t_storages;
-thread_local std::vector<std::pair<const ir::Node*, uint32_t>> t_stack;
+thread_local std::vector<WalkEntry> t_stack;
 thread_local std::vector<int32_t> t_done;  // positions of the sources met so far, in walk order
 
 bool same_tokens(const std::vector<int64_t>& a, std::span<const int64_t> b) {
@@ -124,7 +131,6 @@ Cache& cache() {
 struct LastPlan {
   std::vector<int64_t> tokens;
   std::string device;
-  size_t hash = 0;
   uint64_t removals = 0;  // g_removals when the plan was found in the cache
   std::shared_ptr<const Plan> plan;
 };
@@ -132,9 +138,10 @@ thread_local LastPlan t_last;
 thread_local uint64_t t_found_removals = 0;  // g_removals at this thread's last find_plan
 thread_local const Plan* t_taken = nullptr;  // the plan find_plan last moved out of t_last
 
+// Compared token by token, without hashing the key first: the hash (a pass over every token)
+// would cost as much as the comparison, and a repeated call is a hit.
 bool is_last_key(const GraphKey& k) {
-  return t_last.hash == k.hash() && same_tokens(t_last.tokens, k.tokens()) &&
-         t_last.device == k.device();
+  return same_tokens(t_last.tokens, k.tokens()) && t_last.device == k.device();
 }
 
 }  // namespace
@@ -186,43 +193,58 @@ bool GraphKey::emit(const ir::Node* n, const int32_t* srcs) {
 
 bool GraphKey::build(const std::vector<schedule::Root>& roots, const std::string& device) {
   len_ = 0;
+  hash_ = 0;  // computed on demand (hash()): a repeated eager call is found without it
   storages_.clear();
   if (device_ != device || device_hash_ == 0) {
     device_ = device;
     device_hash_ = std::hash<std::string>{}(device_) | 1;
   }
-  t_nodes.reset();
+  // The thread's walk state, looked up once (each access to a thread_local checks its guard).
+  PtrIndex& nodes = t_nodes;
+  std::vector<WalkEntry>& stack = t_stack;
+  std::vector<int32_t>& done_pos = t_done;
+  nodes.reset();
   t_storages.reset();
   int32_t next = 0;
   // Each node's tokens after its sources' (a post-order walk from the roots): every list is
   // preceded by its length, so equal token lists are equal graphs. A node's position is known
   // once it is emitted; as the graph is acyclic, a source met again is already emitted, so one
-  // probe per edge finds it (t_done collects the positions of a node's sources in order).
+  // probe per edge finds it (done_pos collects the positions of a node's sources in order).
+  // A source whose count is 1 has no other reference than this edge (every edge of the graph is
+  // a counted reference, alive for the whole walk, so its count never drops below its edges):
+  // it is met once, and neither probed nor indexed. Most of an eager call's nodes are such.
   for (auto& r : roots) {
     bool fresh;
-    t_nodes.get(r.node.get(), -1, fresh);
+    nodes.get(r.node.get(), -1, fresh);
     if (!fresh) continue;
-    t_stack.clear();
-    t_done.clear();
-    t_stack.push_back({r.node.get(), 0});
-    while (!t_stack.empty()) {
-      auto& [n, i] = t_stack.back();
-      if (i < n->src.size()) {
-        const ir::Node* s = n->src[i++].get();
-        const int32_t pos = t_nodes.get(s, -1, fresh);
+    stack.clear();
+    done_pos.clear();
+    stack.push_back({r.node.get(), 0, true});
+    while (!stack.empty()) {
+      WalkEntry& e = stack.back();
+      if (e.next_src < e.node->src.size()) {
+        const ir::Node* s = e.node->src[e.next_src++].get();
+        if (s->refs.load(std::memory_order_relaxed) == 1) {
+          stack.push_back({s, 0, false});
+          continue;
+        }
+        const int32_t pos = nodes.get(s, -1, fresh);
         if (fresh)
-          t_stack.push_back({s, 0});
+          stack.push_back({s, 0, true});
         else
-          t_done.push_back(pos);
+          done_pos.push_back(pos);
       } else {
-        const ir::Node* done = n;
-        t_stack.pop_back();
+        const ir::Node* done = e.node;
+        const bool indexed = e.indexed;
+        stack.pop_back();
         const size_t ns = done->src.size();
-        if (!emit(done, t_done.data() + t_done.size() - ns)) return false;
-        t_done.resize(t_done.size() - ns);
-        bool ins;
-        t_nodes.get(done, -1, ins) = next;
-        t_done.push_back(next++);
+        if (!emit(done, done_pos.data() + done_pos.size() - ns)) return false;
+        done_pos.resize(done_pos.size() - ns);
+        if (indexed) {
+          bool ins;
+          nodes.get(done, -1, ins) = next;
+        }
+        done_pos.push_back(next++);
       }
     }
   }
@@ -231,7 +253,7 @@ bool GraphKey::build(const std::vector<schedule::Root>& roots, const std::string
   len_++;
   for (auto& r : roots) {
     bool ins;
-    *room(1) = t_nodes.get(r.node.get(), -1, ins);
+    *room(1) = nodes.get(r.node.get(), -1, ins);
     len_++;
     if (r.target) {
       push_storage(r.target);
@@ -240,6 +262,11 @@ bool GraphKey::build(const std::vector<schedule::Root>& roots, const std::string
       len_++;
     }
   }
+  return true;
+}
+
+size_t GraphKey::hash() const {
+  if (hash_ != 0) return hash_;
   // Four independent multiply-xor lanes: a serial chain over every token would cost more than the
   // rest of the walk.
   constexpr uint64_t kMul = 0x9fb21c651e98df25ULL;
@@ -252,8 +279,8 @@ bool GraphKey::build(const std::vector<schedule::Root>& roots, const std::string
   for (; i < n; i++) lane[0] = (lane[0] ^ static_cast<uint64_t>(tok[i])) * kMul;
   size_t h = n;
   for (uint64_t l : lane) h = mix(h, l ^ (l >> 29));
-  hash_ = h;
-  return true;
+  hash_ = h | 1;  // never 0 (0: not computed yet)
+  return hash_;
 }
 
 std::shared_ptr<const Plan> find_plan(const GraphKey& key) {
@@ -282,7 +309,6 @@ void done_with_plan(const GraphKey& key, std::shared_ptr<const Plan> plan) {
   }
   t_last.tokens.assign(key.tokens().begin(), key.tokens().end());
   t_last.device = key.device();
-  t_last.hash = key.hash();
   t_last.removals = t_found_removals;
   t_last.plan = std::move(plan);
 }

@@ -55,7 +55,8 @@ class GraphKey {
   bool build(const std::vector<schedule::Root>& roots, const std::string& device);
   const std::shared_ptr<ir::Storage>& storage(PlanRef r) const { return *storages_[r]; }
   size_t num_storages() const { return storages_.size(); }
-  size_t hash() const { return hash_; }
+  /// The tokens' hash, computed on the first call after build().
+  size_t hash() const;
   std::span<const int64_t> tokens() const { return {tokens_.data(), len_}; }
   const std::string& device() const { return device_; }
 
@@ -72,7 +73,7 @@ class GraphKey {
   bool emit(const ir::Node* n, const int32_t* srcs);
   std::vector<int64_t> tokens_;  // the first len_ are the key's; the rest is room
   size_t len_ = 0;
-  size_t hash_ = 0;
+  mutable size_t hash_ = 0;  // 0: not computed since build()
   std::string device_;
   size_t device_hash_ = 0;
   std::vector<const std::shared_ptr<ir::Storage>*> storages_;

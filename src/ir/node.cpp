@@ -9,23 +9,26 @@
 #include <thread>
 #include <unordered_set>
 
+#include "ember/support/spin_lock.h"
 #include "ember/support/splitmix64.h"
 
 namespace ember::ir {
 
 namespace {
 
-size_t mix(size_t h, uint64_t v) { return support::hash_combine(h, v); }
-
+// One multiply-xor step per field (two instructions; boost's hash_combine takes six), and
+// splitmix64's output function at the end so that every bit of the result depends on every field:
+// make_node hashes about ten fields for each node of every eager call (issue 11). The hash only
+// places nodes in the table below (same_fields decides equality), so it is free to change.
 size_t hash_fields(Op op, ScalarType dt, const std::vector<NodeRef>& src, const Arg& arg,
                    const Shape& shape) {
-  size_t h = mix(static_cast<size_t>(op), static_cast<size_t>(dt));
-  for (auto& s : src) h = mix(h, s->hash);
-  for (auto v : arg.ints) h = mix(h, std::hash<int64_t>{}(v));
-  // Bits, as same_arg compares them (std::hash<double> is an out-of-line call).
-  h = mix(h, std::bit_cast<uint64_t>(arg.f));
-  for (auto v : shape) h = mix(h, std::hash<int64_t>{}(v));
-  return h;
+  constexpr uint64_t kMul = 0x9fb21c651e98df25ULL;
+  uint64_t h = (static_cast<uint64_t>(op) << 8 | static_cast<uint64_t>(dt)) * kMul;
+  for (auto& s : src) h = (h ^ s->hash) * kMul;
+  for (auto v : arg.ints) h = (h ^ static_cast<uint64_t>(v)) * kMul;
+  h = (h ^ std::bit_cast<uint64_t>(arg.f)) * kMul;  // bits, as same_arg compares them
+  for (auto v : shape) h = (h ^ static_cast<uint64_t>(v)) * kMul;
+  return support::splitmix64_mix(h);
 }
 
 // Constants are the same only bit for bit: 0.0 == -0.0 numerically, but x + 0.0 and x + (-0.0)
@@ -52,22 +55,9 @@ bool same_fields(const Node& n, Op op, ScalarType dt, const std::vector<NodeRef>
 // as if it were absent.
 constexpr size_t kShards = 16;
 
-// A shard's lock: held for a probe, an insert or an erase (tens of instructions), taken twice per
-// node of an eager call (make and destroy), where a std::mutex's lock and unlock calls cost more
-// than the work they guard (issue 11). It spins, and yields after a while so that a holder that
-// was descheduled can finish on a busy machine.
-class SpinLock {
- public:
-  void lock() {
-    for (int spins = 0; locked_.exchange(true, std::memory_order_acquire);)
-      while (locked_.load(std::memory_order_relaxed))
-        if (++spins > 64) std::this_thread::yield();
-  }
-  void unlock() { locked_.store(false, std::memory_order_release); }
-
- private:
-  std::atomic<bool> locked_{false};
-};
+// A shard's lock is held for a probe, an insert or an erase (tens of instructions), taken twice
+// per node of an eager call (make and destroy): a spin lock.
+using support::SpinLock;
 
 struct alignas(64) Shard {
   SpinLock mu;
@@ -108,11 +98,16 @@ struct alignas(64) Shard {
   }
 };
 
-Shard* shards() {
-  static Shard* s = new Shard[kShards];  // never destroyed: nodes may outlive static destruction
-  return s;
-}
-Shard& shard_of(size_t h) { return shards()[(h >> 7) % kShards]; }
+// Constant-initialised (no guard checked on each of an eager call's makes and destroys) and never
+// destroyed: nodes may outlive static destruction.
+union ShardTable {
+  constexpr ShardTable() : shards() {}
+  ~ShardTable() {}
+  Shard shards[kShards];
+};
+constinit ShardTable g_table;
+Shard* shards() { return g_table.shards; }
+Shard& shard_of(size_t h) { return g_table.shards[(h >> 7) % kShards]; }
 
 // Node blocks are recycled per thread: an eager
 // call makes and drops the same handful of nodes each time, more than glibc's per-thread cache
@@ -128,53 +123,71 @@ struct NodePool {
   std::vector<void*> free_blocks;  // of sizeof(Node) bytes
   std::vector<Shape> shapes;
   std::vector<std::vector<NodeRef>> srcs;  // empty
+  NodePool();
   ~NodePool();
 };
-thread_local bool t_pool_gone = false;  // set as this thread's pool is destroyed (thread exit)
+// This thread's pool, through a plain pointer: a constant-initialised, trivially destructible
+// thread_local is one %fs-relative load, where the pool itself (a dynamic destructor) has its
+// guard checked on every access, dozens of times per eager call. Null until the pool is made and
+// after it is destroyed (thread exit; then t_pool_gone).
+thread_local constinit NodePool* t_pool_ptr = nullptr;
+thread_local constinit bool t_pool_gone = false;
 thread_local NodePool t_pool;
+NodePool::NodePool() {
+  free_blocks.reserve(kMaxFree);
+  shapes.reserve(kMaxShapes);
+  srcs.reserve(kMaxShapes);
+}
 NodePool::~NodePool() {
   for (void* p : free_blocks) ::operator delete(p);
   free_blocks.clear();
+  t_pool_ptr = nullptr;
   t_pool_gone = true;
 }
+[[gnu::noinline]] NodePool* make_pool() {
+  if (t_pool_gone) return nullptr;
+  t_pool_ptr = &t_pool;  // constructs it (and registers its destructor) on this first use
+  return t_pool_ptr;
+}
+// This thread's pool, or null during the thread's exit.
+inline NodePool* pool() {
+  NodePool* p = t_pool_ptr;
+  return p ? p : make_pool();
+}
 
-void recycle_ints(std::vector<int64_t>&& s) {
-  if (t_pool_gone || s.capacity() == 0 || s.capacity() > 8) return;
-  if (t_pool.shapes.size() >= NodePool::kMaxShapes) return;
-  if (t_pool.shapes.capacity() == 0) t_pool.shapes.reserve(NodePool::kMaxShapes);
+void recycle_ints(NodePool* pool, std::vector<int64_t>&& s) {
+  if (!pool || s.capacity() == 0 || s.capacity() > 8) return;
+  if (pool->shapes.size() >= NodePool::kMaxShapes) return;
   // Cleared after the move: clearing first stores s's end just before the move loads it with a
   // wider load, which the store cannot forward to (a stall of ~15 cycles, twice per node).
-  t_pool.shapes.push_back(std::move(s));
-  t_pool.shapes.back().clear();
+  pool->shapes.push_back(std::move(s));
+  pool->shapes.back().clear();
 }
 // Clears v (dropping its references: never under a shard's lock) and keeps its memory.
-void recycle_srcs(std::vector<NodeRef>&& v) {
-  if (t_pool_gone || v.capacity() == 0 || v.capacity() > 8 ||
-      t_pool.srcs.size() >= NodePool::kMaxShapes) {
+void recycle_srcs(NodePool* pool, std::vector<NodeRef>&& v) {
+  if (!pool || v.capacity() == 0 || v.capacity() > 8 || pool->srcs.size() >= NodePool::kMaxShapes) {
     v.clear();
     return;
   }
-  if (t_pool.srcs.capacity() == 0) t_pool.srcs.reserve(NodePool::kMaxShapes);
   // Moved, then cleared in the pool (as recycle_ints: no store-forwarding stall). Clearing may
   // destroy the sources, whose vectors join the pool behind this one: the pool never grows past
   // its reserve (the size check above), so this element stays where it is meanwhile.
-  t_pool.srcs.push_back(std::move(v));
-  t_pool.srcs.back().clear();
+  pool->srcs.push_back(std::move(v));
+  pool->srcs.back().clear();
 }
 
 // A node's memory: a block of this thread's pool, or a new one.
-void* alloc_node_block() {
-  if (!t_pool_gone && !t_pool.free_blocks.empty()) {
-    void* p = t_pool.free_blocks.back();
-    t_pool.free_blocks.pop_back();
+void* alloc_node_block(NodePool* pool) {
+  if (pool && !pool->free_blocks.empty()) {
+    void* p = pool->free_blocks.back();
+    pool->free_blocks.pop_back();
     return p;
   }
   return ::operator new(sizeof(Node));
 }
 void free_node_block(void* p) {
-  if (!t_pool_gone && t_pool.free_blocks.size() < NodePool::kMaxFree) {
-    if (t_pool.free_blocks.capacity() == 0) t_pool.free_blocks.reserve(NodePool::kMaxFree);
-    t_pool.free_blocks.push_back(p);
+  if (NodePool* pool = ir::pool(); pool && pool->free_blocks.size() < NodePool::kMaxFree) {
+    pool->free_blocks.push_back(p);
     return;
   }
   ::operator delete(p);
@@ -240,16 +253,18 @@ std::string Node::str() const {
 }
 
 std::vector<int64_t> reusable_ints() {
-  if (t_pool_gone || t_pool.shapes.empty()) return {};
-  std::vector<int64_t> s = std::move(t_pool.shapes.back());
-  t_pool.shapes.pop_back();
+  NodePool* p = pool();
+  if (!p || p->shapes.empty()) return {};
+  std::vector<int64_t> s = std::move(p->shapes.back());
+  p->shapes.pop_back();
   return s;
 }
 
 std::vector<NodeRef> reusable_srcs() {
-  if (t_pool_gone || t_pool.srcs.empty()) return {};
-  std::vector<NodeRef> v = std::move(t_pool.srcs.back());
-  t_pool.srcs.pop_back();
+  NodePool* p = pool();
+  if (!p || p->srcs.empty()) return {};
+  std::vector<NodeRef> v = std::move(p->srcs.back());
+  p->srcs.pop_back();
   return v;
 }
 
@@ -267,9 +282,10 @@ Node::~Node() {
     sh.erase(this);
   }
   // Out of the table (a lookup compares fields under the lock): the vectors' memory can go.
-  recycle_ints(std::move(shape));
-  recycle_ints(std::move(arg.ints));
-  recycle_srcs(std::move(src));  // may destroy the sources (as the vector's destructor would)
+  NodePool* p = pool();
+  recycle_ints(p, std::move(shape));
+  recycle_ints(p, std::move(arg.ints));
+  recycle_srcs(p, std::move(src));  // may destroy the sources (as the vector's destructor would)
 }
 
 size_t interned_node_count() {
@@ -308,7 +324,7 @@ NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Sh
     }
     if (!found) {
       // Default-initialised (no zeroing of the whole node before its members' initialisers).
-      Node* n = ::new (alloc_node_block()) Node;
+      Node* n = ::new (alloc_node_block(pool())) Node;
       n->refs.store(1, std::memory_order_relaxed);  // published by the shard's unlock
       n->op = op;
       n->dtype = dtype;
@@ -323,9 +339,10 @@ NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Sh
   }
   // An existing node: the fields built for this call go back to the pool, after the lock (dropping
   // the sources' references may destroy nodes, which take a shard's lock).
-  recycle_ints(std::move(shape));
-  recycle_ints(std::move(arg.ints));
-  recycle_srcs(std::move(src));
+  NodePool* p = pool();
+  recycle_ints(p, std::move(shape));
+  recycle_ints(p, std::move(arg.ints));
+  recycle_srcs(p, std::move(src));
   return found;
 }
 

@@ -1,6 +1,7 @@
 #include "ir/storage.h"
 
 #include <cstdlib>
+#include <mutex>
 #include <new>
 #include <string>
 
@@ -25,21 +26,34 @@ Storage::~Storage() { host_free(data_, nbytes()); }
 uint64_t Storage::next_id() { return g_next_id.load(); }
 
 void Storage::add_node(const Node* n) {
-  std::lock_guard<std::mutex> l(nodes_mu_);
-  nodes_.push_back(n);
+  std::lock_guard<support::SpinLock> l(nodes_mu_);
+  if (!first_node_)
+    first_node_ = n;
+  else
+    more_nodes_.push_back(n);
 }
 
 void Storage::remove_node(const Node* n) {
-  std::lock_guard<std::mutex> l(nodes_mu_);
-  std::erase(nodes_, n);
+  std::lock_guard<support::SpinLock> l(nodes_mu_);
+  if (first_node_ != n) {
+    std::erase(more_nodes_, n);
+  } else if (more_nodes_.empty()) {
+    first_node_ = nullptr;
+  } else {  // the next reader moves up: the order of registration is kept
+    first_node_ = more_nodes_.front();
+    more_nodes_.erase(more_nodes_.begin());
+  }
 }
 
 std::vector<NodeRef> Storage::live_nodes() {
-  std::lock_guard<std::mutex> l(nodes_mu_);
   std::vector<NodeRef> out;
+  std::lock_guard<support::SpinLock> l(nodes_mu_);
+  if (!first_node_) return out;
+  out.reserve(1 + more_nodes_.size());
   // A node in the list is whole (it leaves under this lock before being torn down), but may be
   // dying: try_acquire skips it.
-  for (const Node* n : nodes_)
+  if (NodeRef r = NodeRef::try_acquire(first_node_)) out.push_back(std::move(r));
+  for (const Node* n : more_nodes_)
     if (NodeRef r = NodeRef::try_acquire(n)) out.push_back(std::move(r));
   return out;
 }

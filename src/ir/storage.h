@@ -5,10 +5,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "ember/dtype.h"
+#include "ember/support/spin_lock.h"
 
 namespace ember::ir {
 
@@ -55,8 +55,12 @@ class Storage {
  private:
   uint64_t id_;
   uint64_t version_ = 0;
-  std::mutex nodes_mu_;
-  std::vector<const Node*> nodes_;  // plain pointers: see live_nodes
+  // The readers, as plain pointers (see live_nodes): the first in its own slot, the rest after it
+  // in order. Almost every storage has one reader (an eager call's output buffer): its node is
+  // registered and removed without allocating, under a spin lock (not a std::mutex's calls).
+  support::SpinLock nodes_mu_;
+  const Node* first_node_ = nullptr;
+  std::vector<const Node*> more_nodes_;
   ScalarType dtype_;
   int64_t numel_;
   void* data_ = nullptr;

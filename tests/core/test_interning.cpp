@@ -265,6 +265,32 @@ TEST(Interning, AStorageListsItsLiveReaders) {
   EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{2, 3, 4}));
 }
 
+// The first reader of a storage sits in a slot of its own and the rest in a list (storage.h):
+// readers leave from either place and the others stay listed, in the order they were made.
+TEST(Interning, AStorageKeepsItsReadersInOrderAsAnyOfThemGoes) {
+  auto st = std::make_shared<ir::Storage>(kFloat32, 4);
+  std::vector<NodeRef> r;
+  for (int v = 0; v < 4; v++) {
+    st->set_version(static_cast<uint64_t>(v));
+    r.push_back(ir::make_buffer(st, {4}));
+  }
+  r.push_back(ir::make_buffer(st, {2, 2}));  // another shape: another reader
+  EXPECT_EQ(st->live_nodes(), r);
+  r[0].reset();  // the first: the second moves up
+  EXPECT_EQ(st->live_nodes(), (std::vector<NodeRef>{r[1], r[2], r[3], r[4]}));
+  r[3].reset();  // one in the middle of the list
+  EXPECT_EQ(st->live_nodes(), (std::vector<NodeRef>{r[1], r[2], r[4]}));
+  r[1].reset();
+  r[4].reset();
+  EXPECT_EQ(st->live_nodes(), (std::vector<NodeRef>{r[2]}));
+  NodeRef again = ir::make_buffer(st, {2, 2});  // a reader added after the first slot emptied
+  EXPECT_EQ(st->live_nodes(), (std::vector<NodeRef>{r[2], again}));
+  r[2].reset();
+  EXPECT_EQ(st->live_nodes(), (std::vector<NodeRef>{again}));
+  again.reset();
+  EXPECT_TRUE(st->live_nodes().empty());
+}
+
 // Eager products from 4 threads at once, each on its own inputs and on a shared weight: every
 // value right (nodes made and dropped concurrently, counted and destroyed once).
 TEST(Interning, ConcurrentEagerCallsGiveTheirOwnValues) {

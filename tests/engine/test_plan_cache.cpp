@@ -30,6 +30,13 @@ std::vector<float> iota(int64_t n, float start, float step) {
   return v;
 }
 
+// Values of transcendental kernels against the C library's (float32 forward tolerance).
+void expect_near(const std::vector<float>& got, const std::vector<float>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); i++)
+    EXPECT_NEAR(got[i], want[i], 1e-6 + 1e-5 * std::fabs(want[i])) << "element " << i;
+}
+
 // Starts each test with an empty cache and counts its hits and misses.
 class PlanCache : public ::testing::Test {
  protected:
@@ -491,6 +498,57 @@ TEST_F(PlanCache, IsBounded) {
   EXPECT_EQ(hits(), 1);
   (a + 0.0).realize();
   EXPECT_EQ(misses(), 1);
+}
+
+// The key walk does not index a node reached through its only reference (plan_cache.cpp): a graph
+// whose intermediate a tensor still holds (two references) has the same key as the graph that
+// dropped it, and runs its plan.
+TEST_F(PlanCache, AnIntermediateHeldOrNotIsOnePlan) {
+  Tensor a = realized({1, 2, 3}), b = realized({0.5f, 0.25f, -1});
+  expect_near(((a * b).exp() + a).to_vector<float>(),
+              {std::exp(0.5f) + 1, std::exp(0.5f) + 2, std::exp(-3.0f) + 3});
+  restart_counts();
+  Tensor a2 = realized({2, 0, -1}), b2 = realized({1, 3, 2});
+  const Tensor ab = a2 * b2;  // held while the graph is realized
+  expect_near((ab.exp() + a2).to_vector<float>(), {std::exp(2.0f) + 2, 1, std::exp(-2.0f) - 1});
+  EXPECT_EQ(hits(), 1);
+  EXPECT_EQ(misses(), 0);
+  EXPECT_EQ(ab.to_vector<float>(), (std::vector<float>{2, 0, -2}));
+}
+
+// A node that two users share (a diamond: one node, two references from inside the graph) is one
+// position of the key, so the diamond's plan serves only diamonds: the same shape of graph over two
+// distinct leaves is another plan, and every value is right.
+TEST_F(PlanCache, ASharedNodeAndTwoDistinctOnesAreTwoPlans) {
+  auto diamond = [](const Tensor& x) { return ((x + 1).sin() + (x + 1).cos()).to_vector<float>(); };
+  auto expected = [](std::vector<float> v) {
+    for (auto& e : v) e = std::sin(e + 1) + std::cos(e + 1);
+    return v;
+  };
+  expect_near(diamond(realized({0, 1, 2})), expected({0, 1, 2}));
+  restart_counts();
+  expect_near(diamond(realized({-1, 0.5f, 3})), expected({-1, 0.5f, 3}));
+  EXPECT_EQ(hits(), 1);
+  restart_counts();
+  Tensor x = realized({0, 1, 2}), y = realized({3, 4, 5});
+  expect_near(((x + 1).sin() + (y + 1).cos()).to_vector<float>(),
+              {std::sin(1.0f) + std::cos(4.0f), std::sin(2.0f) + std::cos(5.0f),
+               std::sin(3.0f) + std::cos(6.0f)});
+  EXPECT_EQ(hits(), 0);
+  EXPECT_EQ(misses(), 1);
+}
+
+// Two graphs in turn: a thread's last plan is matched by its tokens alone, and the other one is
+// found in the cache by the key's hash (computed only then): every call after the first two hits.
+TEST_F(PlanCache, TwoGraphsInTurnBothHit) {
+  for (int i = 0; i < 4; i++) {
+    const float v = static_cast<float>(i);
+    Tensor a = realized({v, v + 1});
+    EXPECT_EQ((a * 2).to_vector<float>(), (std::vector<float>{2 * v, 2 * v + 2}));
+    expect_near((a - 5).exp().to_vector<float>(), {std::exp(v - 5), std::exp(v - 4)});
+  }
+  EXPECT_EQ(misses(), 2);
+  EXPECT_EQ(hits(), 6);
 }
 
 TEST_F(PlanCache, DebugPrintsHitsAndMisses) {
