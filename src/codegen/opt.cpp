@@ -96,6 +96,24 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
       if (score > best + 1e-9 || (n <= 64 && score > best - 1e-9 && r > tn))
         best = score, tn = r, nv = v;
     }
+  // Without FMA (SSE2), a multiply-add is a multiply into a temporary and an add, and a row's
+  // broadcast a load and a shuffle: the model above does not describe that code. Measured there
+  // (Zen 3, kernel CPU time, one thread, against the 6x2 the model picks; both study shapes):
+  // 4 rows x 3 vectors 0.93-0.96x, 3x4 0.95-0.99x, 5x2 1.01-1.04x, 3x3 1.01-1.15x, 2x4 1.02-1.06x.
+  // 4x3 leaves no register for its third column vector, which GCC re-reads from L1 (the
+  // accumulators stay in registers). It wins with its columns padded and packed (128 -> 132), so
+  // it is taken where rows and columns fill it to within 5%, and where at least 128 rows amortise
+  // that pack (a small batch reads the columns in place: latency-bound); float only (double
+  // unmeasured).
+  // Only for a bare product (the value is the sum, stored as is; row sums beside it are fine): with
+  // an epilogue, the strips of 12 columns cost more than the tile saves (thread CPU time,
+  // bench_step_products: tanh(x W^T + b) 1.01x, (dz W)(1 - h^2) 1.07x the time of 6x2).
+  bool wide_rows = false;
+  if (!t.fma && w > 1 && p.reduce->dtype == kFloat32 && &*k.value == p.reduce && n >= 128) {
+    double fill = static_cast<double>(n) / static_cast<double>((n + 3) / 4 * 4) *
+                  static_cast<double>(m) / static_cast<double>((m + 3 * w - 1) / (3 * w) * 3 * w);
+    if (fill >= 0.95 && 4 * 3 + 2 <= regs) tn = 4, nv = 3, wide_rows = true;
+  }
   bool pack = !p.direct || m % (nv * w) != 0;
   int64_t tm = nv * w, mpad = (m + tm - 1) / tm * tm;
   int64_t ncols = static_cast<int64_t>(p.cols.size());
@@ -111,7 +129,9 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   // gradient with its bias row sums, 48 KiB L1: 64 instead of 256, 0.93-0.97x the kernel's time
   // on AVX-512 and AVX2, 0.95-0.98x on SSE2 (paired, one thread). The block partials are added in
   // a different grouping, so the sums change in their last bits.
-  if (!pack && kc < kk && tiles > 1) {
+  // The no-FMA 4x3 tile's packed panel too: the weight gradient at SSE2 with the pack's 248-deep
+  // blocks ran 1.09x the time of 6x2, with 32-deep ones 0.94-0.96x.
+  if ((!pack || wide_rows) && kc < kk && tiles > 1) {
     int64_t fit_l1 = t.l1d * 2 / 3 / (mpad * es * ncols), b = 256;
     while (b > 32 && b > fit_l1) b /= 2;
     kc = std::min(kc, b);

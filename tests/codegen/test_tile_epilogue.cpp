@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ember/ember.h"
@@ -124,6 +126,43 @@ TEST(TileEpilogue, StepShapesTakeTheRegisterTile) {
     EXPECT_NE(log.find("VECTORIZE"), std::string::npos) << log;
     expect_values(g);
   }
+}
+
+// Without FMA (EMBER_ISA=sse2) a bare float product takes a 4 rows x 3 vectors register tile
+// where rows and columns fill it (tile_heuristic): 129 to 10001 rows (a clamped last row tile),
+// 127 to 131 columns (a packed, zero-padded panel), K 17 and 128, W read in place and transposed,
+// against double-precision host loops. The values hold at every level; the plan is checked at
+// sse2, so that these cases keep covering that tile.
+TEST(TileEpilogue, NoFmaTileAtOddSizes) {
+  manual_seed(23);
+  const char* isa = std::getenv("EMBER_ISA");
+  const bool sse2 = isa && std::string(isa) == "sse2";
+  for (auto [n, m, k] :
+       {std::tuple<int64_t, int64_t, int64_t>{129, 130, 17}, {131, 131, 128}, {10001, 127, 128}})
+    for (bool wt : {true, false}) {
+      SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(k) +
+                   (wt ? " x W^T" : " x W"));
+      Tensor x = input({n, k}), w = wt ? input({m, k}) : input({k, m});
+      Tensor y = matmul(x, wt ? w.t() : w);
+      std::string log = debug3(y);
+      if (sse2) {
+        EXPECT_NE(log.find("UPCAST(0,4) UPCAST(1,12) VECTORIZE(1,4) PACK(1,1)"), std::string::npos)
+            << log;
+      }
+      auto xv = x.to_vector<float>(), wv = w.to_vector<float>(), got = y.to_vector<float>();
+      ASSERT_EQ(got.size(), static_cast<size_t>(n * m));
+      for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < m; j++) {
+          double s = 0, mag = 0;
+          for (int64_t r = 0; r < k; r++) {
+            const double t = double(xv[i * k + r]) * (wt ? wv[j * k + r] : wv[r * m + j]);
+            s += t;
+            mag += std::fabs(t);
+          }
+          // The float sum's bound, K u sum |terms| (u = 2^-24), with a little slack.
+          ASSERT_NEAR(got[i * m + j], s, (k + 2) * 6e-8 * mag + 1e-9) << i << "," << j;
+        }
+    }
 }
 
 }  // namespace
