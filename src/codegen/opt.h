@@ -33,6 +33,8 @@ enum class ActionKind {
 ///    tile loop: along the vector axis a zero-padded panel (transposed or computed operands, odd
 ///    sizes); along the row axis a row-block panel (computed operands, evaluated once and in a
 ///    vectorisable loop instead of once per column tile; far-apart rows).
+///  - Pack(row axis, lanes): the row operands in a broadcast panel, each value stored as a whole
+///    vector, for targets whose vector broadcast is not a plain load (render_tile.h, TileRowPanel).
 ///  - BlockReduce(axis, amount): walk the reduce axis in cache blocks of `amount`; accumulators
 ///    persist in a local buffer between blocks.
 ///  - BlockOuter(axis, amount): the thread pool's unit of work is `amount` indices of row axis

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -20,21 +21,6 @@ using schedule::Expr;
 using schedule::Kernel;
 
 namespace {
-
-// Loads under the terms whose stride along `axis` is neither 0 nor 1: a loop over `axis` gathers.
-int strided_loads(const std::vector<const Expr*>& terms, int axis) {
-  int n = 0;
-  std::vector<const Expr*> stack(terms.begin(), terms.end());
-  while (!stack.empty()) {
-    const Expr* e = stack.back();
-    stack.pop_back();
-    if (e->kind == Expr::Kind::Load && e->view.shape[axis] > 1 &&
-        std::abs(e->view.strides[axis]) > 1)
-      n++;
-    for (auto& s : e->src) stack.push_back(s.get());
-  }
-  return n;
-}
 
 class TileRenderer {
  public:
@@ -61,9 +47,14 @@ class TileRenderer {
       klo_ = "k_lo", khi_ = "k_hi";
     else
       klo_ = "0", khi_ = std::to_string(K_);
+    bool bcast = false;
     for (auto& a : o.actions)
-      if (a.kind == ActionKind::Pack) (a.axis == p.row ? pack_rows_ : pack_) = true;
-    rows_kmajor_ = strided_loads(p.rows, p.red) > strided_loads(p.rows, p.row);
+      if (a.kind == ActionKind::Pack) {
+        (a.axis == p.row ? pack_rows_ : pack_) = true;
+        if (a.axis == p.row && a.amount > 1) bcast = true;
+        if (a.axis == p.row && a.amount > 1 && a.amount != W_)
+          throw Error("render_tile: a broadcast panel of other than the vector's lanes " + o.str());
+      }
     if (TM_ % W_ || NC_ % TN_ || KC_ < 1 || (!pack_ && (!p.direct || M_ % TM_)) ||
         (S_ > 1 && KC_ >= K_))
       throw Error("render_tile: inconsistent tile options " + o.str());
@@ -74,6 +65,14 @@ class TileRenderer {
     for (size_t d = 0; d < static_cast<size_t>(p.row); d++)
       base_.push_back("x" + std::to_string(d));
     base_.resize(rank, "0");
+    // The broadcast panel per row tile where the rows are outside and read along k; else per
+    // block, packed in the operand's memory order (a transposed operand: a row tile's rows at one
+    // k share lines).
+    const bool kmajor = tile_rows_kmajor(p);
+    panel_.emplace(
+        k, p, base_, T_, VT_,
+        TileRowPanel::Shape{TN_, NC_, KC_, W_, kmajor, bcast, bcast && !cols_outer_ && !kmajor});
+    per_tile_ = bcast && !cols_outer_ && !kmajor;
   }
 
   std::string render(const std::string& fn) {
@@ -89,9 +88,7 @@ class TileRenderer {
     TileRowSums sums(k_, p_, base_, T_, NC_, S_, (N_ + TN_ - 1) / TN_ * TN_, MPAD_, kSumBlock, VT_,
                      W_);
     sums.declare(s);
-    if (pack_rows_)
-      for (size_t j = 0; j < p_.rows.size(); j++)
-        s << "  " << T_ << " apk" << j << "[" << NC_ * KC_ << "] __attribute__((aligned(64)));\n";
+    if (pack_rows_) panel_->declare(s);
     int64_t nb = (N_ + NC_ - 1) / NC_;
     // With the row count read at run time (tile_runtime_rows), the code names no row count: the
     // unit of work is the row block and there is one batch.
@@ -130,15 +127,18 @@ class TileRenderer {
     pf_ = &pf;
     pf.blocks(s);
     if (pack_) render_pack(s);
-    if (pack_rows_) render_pack_rows(s);
+    if (pack_rows_) panel_->pack(s, em_);
     sums.accumulate(s, em_);
     std::string rows = "for (int64_t n0 = n_lo; n0 < n_hi; n0 += " + std::to_string(TN_) + ") {\n";
     std::string cols = "for (int64_t m0 = 0; m0 < " + std::to_string(MPAD_) +
                        "; m0 += " + std::to_string(TM_) + ") {\n";
-    if (cols_outer_)
+    if (cols_outer_) {
       s << "      " << cols << "        " << rows;
-    else
-      s << "      " << rows << "        " << cols;
+    } else {
+      s << "      " << rows;
+      if (per_tile_) panel_->pack_tile(s, em_);
+      s << "        " << cols;
+    }
     for (int64_t i = 0; i < TN_; i++)
       s << "          const int64_t r" << i << " = n0 + " << i << " < n_hi ? n0 + " << i
         << " : n_hi - 1;\n";
@@ -268,35 +268,6 @@ class TileRenderer {
     s << "      }\n";
   }
 
-  // Evaluates every row operand for the block's rows and k in [kc, ke) into panel apk{j}; rows of
-  // the last tile past n_hi are zero. The panel follows the operand's memory order: [k][n] when it
-  // is contiguous along the rows (a transposed operand), else [n][k]; the loop walks it in order.
-  std::string apk_index(const std::string& n, const std::string& k) {
-    if (rows_kmajor_) return "(" + k + " - kc) * " + std::to_string(NC_) + " + (" + n + " - n_lo)";
-    return "(" + n + " - n_lo) * " + std::to_string(KC_) + " + (" + k + " - kc)";
-  }
-  void render_pack_rows(std::ostringstream& s) {
-    std::string n_end = "n_lo + (n_hi - n_lo + " + std::to_string(TN_ - 1) + ") / " +
-                        std::to_string(TN_) + " * " + std::to_string(TN_);
-    std::string outer = rows_kmajor_ ? "k = kc; k < ke; k++" : "n = n_lo; n < n_hi; n++";
-    std::string inner = rows_kmajor_ ? "n = n_lo; n < n_hi; n++" : "k = kc; k < ke; k++";
-    s << "      for (int64_t " << outer << ")\n        for (int64_t " << inner << ") {\n";
-    std::vector<std::string> idx = base_;
-    idx[p_.row] = "n";
-    idx[p_.red] = "k";
-    ExprEmitter::Memo memo;
-    for (size_t j = 0; j < p_.rows.size(); j++) {
-      std::string v = em_.emit(*p_.rows[j], s, "          ", memo, idx);
-      s << "          apk" << j << "[" << apk_index("n", "k") << "] = " << v << ";\n";
-    }
-    s << "        }\n";
-    s << "      for (int64_t n = n_hi; n < " << n_end << "; n++)\n";
-    s << "        for (int64_t k = kc; k < ke; k++) {\n";
-    for (size_t j = 0; j < p_.rows.size(); j++)
-      s << "          apk" << j << "[" << apk_index("n", "k") << "] = 0;\n";
-    s << "        }\n";
-  }
-
   // The vector form of a both-varying term for tile row i, vector v.
   std::string vexpr(const Expr& e, int64_t i, int64_t v) {
     auto c = std::find(p_.cols.begin(), p_.cols.end(), &e);
@@ -316,10 +287,9 @@ class TileRenderer {
       if (scal_.count({&e, i})) return;  // a shared subterm
       auto r = std::find(p_.rows.begin(), p_.rows.end(), &e);
       if (pack_rows_ && r != p_.rows.end()) {
-        std::string name = "a" + std::to_string(r - p_.rows.begin()) + "_" + std::to_string(i);
-        s << ind << "const " << T_ << " " << name << " = apk" << r - p_.rows.begin() << "["
-          << apk_index("(n0 + " + std::to_string(i) + ")", "k") << "];\n";
-        scal_[{&e, i}] = name;
+        const size_t j = static_cast<size_t>(r - p_.rows.begin());
+        s << ind << panel_->load(j, i);
+        scal_[{&e, i}] = "a" + std::to_string(j) + "_" + std::to_string(i);
       } else {
         scal_[{&e, i}] = em_.emit(e, s, ind, memo, idx);
       }
@@ -437,6 +407,7 @@ class TileRenderer {
     int64_t nv = TM_ / W_;
     for (int64_t i = 0; i < TN_; i++)
       for (int64_t v = 0; v < nv; v++) s << ind << VT_ << " " << acc(i, v) << " = {0};\n";
+    if (pack_rows_) panel_->tile_pointers(s, ind);
     s << ind << "for (int64_t k = " << lo << "; k < " << hi << "; k++) {\n";
     std::string in = ind + "  ";
     if (pf_) pf_->step(s, in);
@@ -572,7 +543,7 @@ class TileRenderer {
   const TilePlan& p_;
   int64_t N_, M_, K_, TN_, TM_, W_, KC_, NC_, MPAD_, KS_, S_;
   std::string klo_, khi_;
-  bool pack_ = false, pack_rows_ = false, rows_kmajor_ = false, cols_outer_ = false, f32_;
+  bool pack_ = false, pack_rows_ = false, per_tile_ = false, cols_outer_ = false, f32_;
   const char* T_;
   const char* VT_;
   std::vector<std::string> base_;
@@ -580,7 +551,8 @@ class TileRenderer {
   AxisDeps deps_;
   std::map<std::pair<const Expr*, int64_t>, std::string> scal_;
   std::unordered_map<const Expr*, std::string> epi_ptr_;  // the vector epilogue's load pointers
-  const TilePrefetch* pf_ = nullptr;                      // the k loops' prefetches (render)
+  std::optional<TileRowPanel> panel_;  // the row operands' panel (Pack on the row axis)
+  const TilePrefetch* pf_ = nullptr;   // the k loops' prefetches (render)
 };
 
 }  // namespace

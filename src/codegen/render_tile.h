@@ -58,6 +58,12 @@ class AxisDeps {
 /// operands; further outputs must be row sums (TilePlan::sums) stored at index 0 along col.
 std::optional<TilePlan> plan_tile(const schedule::Kernel& k);
 
+/// Loads under `terms` whose stride along `axis` is neither 0 nor 1: a loop over `axis` gathers.
+int strided_loads(const std::vector<const schedule::Expr*>& terms, int axis);
+/// Whether the row operands are read across the reduce axis (more of their loads gather along k
+/// than along the rows: a transposed operand); their panels then follow that memory order.
+bool tile_rows_kmajor(const TilePlan& p);
+
 std::string render_tile(const schedule::Kernel& k, const Opts& o, const std::string& fn);
 
 /// The tiled reduce's row sums (TilePlan::sums; tile_row_sums.cpp), emitted into its code: per
@@ -99,6 +105,42 @@ class TileRowSums {
   int64_t W_;
   int64_t nc_, s_, npad_, mpad_, block_;
 };
+/// The tiled reduce's row-operand panels (Pack on the row axis; tile_row_panel.cpp), apk{j}, for
+/// k in [kc, ke). Pack(row, 1): every row operand evaluated once into a scalar panel of the
+/// block's rows (computed operands: once per element instead of once per column tile; far-apart
+/// rows). Pack(row, W), `broadcast`: each value stored as a whole vector (W copies), [row tile][k]
+/// [row in the tile][lane], so that the micro-kernel multiplies by a vector loaded from the panel
+/// instead of a scalar load and a shuffle per row and step (a target without a broadcast load):
+/// the shuffle is paid once per element instead of once per column tile. `per_tile`: the panel
+/// holds the current row tile, packed in the row loop (rows outside, read along k: it stays in L1
+/// while the tile's columns sweep past); else the block's row tiles, packed before the tile loops.
+class TileRowPanel {
+ public:
+  struct Shape {
+    int64_t tile_rows, block_rows, block_k, lanes;
+    bool kmajor, broadcast, per_tile;
+  };
+  TileRowPanel(const schedule::Kernel& k, const TilePlan& p, std::vector<std::string> base,
+               const char* type, const char* vector_type, Shape g)
+      : k_(k), p_(p), base_(std::move(base)), T_(type), VT_(vector_type), g_(g) {}
+  void declare(std::ostringstream& s) const;                     // the function's locals
+  void pack(std::ostringstream& s, ExprEmitter& em) const;       // in the kc loop, before tiles
+  void pack_tile(std::ostringstream& s, ExprEmitter& em) const;  // in the row loop (per_tile)
+  void tile_pointers(std::ostringstream& s, const std::string& ind) const;  // before the k loop
+  /// The declaration of a{j}_{i}: row operand j at tile row i and k (a scalar, or a vector).
+  std::string load(size_t j, int64_t i) const;
+
+ private:
+  std::string index(const std::string& n, const std::string& k) const;
+  void broadcast(std::ostringstream& s, ExprEmitter& em, bool tile) const;
+  const schedule::Kernel& k_;
+  const TilePlan& p_;
+  std::vector<std::string> base_;
+  const char* T_;
+  const char* VT_;
+  Shape g_;
+};
+
 /// The tiled reduce's software prefetches (tile_prefetch.cpp), where a tile's next operands are
 /// contiguous ranges that the hardware prefetcher does not fetch ahead: across reduce-axis cache
 /// blocks, the next block's panels of the operands read in place (into L2); with the reduce in one

@@ -60,10 +60,10 @@ Target make_target(Isa isa, int64_t l1d, int64_t l2, int64_t l3) {
       t.vector_bytes = 16, t.vector_registers = 16, t.fma = false;
       break;
     case Isa::Avx2:
-      t.vector_bytes = 32, t.vector_registers = 16, t.fma = true;
+      t.vector_bytes = 32, t.vector_registers = 16, t.fma = true, t.broadcast_load = true;
       break;
     case Isa::Avx512:
-      t.vector_bytes = 64, t.vector_registers = 32, t.fma = true;
+      t.vector_bytes = 64, t.vector_registers = 32, t.fma = true, t.broadcast_load = true;
       break;
   }
   t.l1d = l1d, t.l2 = l2, t.l3 = l3;

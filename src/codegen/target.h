@@ -29,6 +29,9 @@ struct Target {
   int vector_registers = 16;
   /// Fused multiply-add available at this level.
   bool fma = false;
+  /// A vector broadcast of one element from memory is a single load (AVX's vbroadcastss); without
+  /// it (SSE2) it is a scalar load and a shuffle, on the arithmetic's pipes.
+  bool broadcast_load = false;
   /// Data cache sizes in bytes (per core for L1/L2; L3 as reported, usually shared).
   int64_t l1d = 32 << 10, l2 = 256 << 10, l3 = 8 << 20;
 

@@ -5,6 +5,7 @@
 // render_tile.cpp's; the two must agree. Also the pieces of code that the tiled and the dot
 // renderers (render_dot.cpp) both emit: the function head and the scalar store of a tile's sums.
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 #include "codegen/c_expr.h"
@@ -60,6 +61,24 @@ bool classify(const Expr& e, uint64_t rowb, uint64_t colb, AxisDeps& deps, Scala
 }
 
 }  // namespace
+
+int strided_loads(const std::vector<const Expr*>& terms, int axis) {
+  int n = 0;
+  std::vector<const Expr*> stack(terms.begin(), terms.end());
+  while (!stack.empty()) {
+    const Expr* e = stack.back();
+    stack.pop_back();
+    if (e->kind == Expr::Kind::Load && e->view.shape[axis] > 1 &&
+        std::abs(e->view.strides[axis]) > 1)
+      n++;
+    for (auto& s : e->src) stack.push_back(s.get());
+  }
+  return n;
+}
+
+bool tile_rows_kmajor(const TilePlan& p) {
+  return strided_loads(p.rows, p.red) > strided_loads(p.rows, p.row);
+}
 
 uint64_t AxisDeps::operator()(const Expr& e) {
   auto it = memo_.find(&e);

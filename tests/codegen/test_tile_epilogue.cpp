@@ -128,34 +128,47 @@ TEST(TileEpilogue, StepShapesTakeTheRegisterTile) {
   }
 }
 
-// Without FMA (EMBER_ISA=sse2) a bare float product takes a 4 rows x 3 vectors register tile
-// where rows and columns fill it (tile_heuristic): 129 to 10001 rows (a clamped last row tile),
-// 127 to 131 columns (a packed, zero-padded panel), K 17 and 128, W read in place and transposed,
-// against double-precision host loops. The values hold at every level; the plan is checked at
-// sse2, so that these cases keep covering that tile.
-TEST(TileEpilogue, NoFmaTileAtOddSizes) {
+// Without a broadcast load (EMBER_ISA=sse2) a float product of at least 128 rows and 16 columns
+// reads its row operand from a broadcast panel (PACK(0,4): tile_heuristic, TileRowPanel), packed
+// per row tile when the row operand is read along k, per block when it is transposed; a bare
+// product of 12 to 15 columns takes the 4 rows x 3 vectors tile instead. Rows 1 to 10001 (the
+// panel's clamped last tile; below 128 rows the other plans), 12 to 131 columns, K 17 to 300 (a
+// blocked reduce), W read in place and transposed, x transposed, against double-precision host
+// loops. The values hold at every level; the plans are checked at sse2, so that these cases keep
+// covering those paths.
+TEST(TileEpilogue, NoFmaBroadcastPanelAtOddSizes) {
   manual_seed(23);
   const char* isa = std::getenv("EMBER_ISA");
   const bool sse2 = isa && std::string(isa) == "sse2";
-  for (auto [n, m, k] :
-       {std::tuple<int64_t, int64_t, int64_t>{129, 130, 17}, {131, 131, 128}, {10001, 127, 128}})
+  struct Shape {
+    int64_t n, m, k;
+    bool xt;  // x transposed: the row operand read across k
+  };
+  std::vector<Shape> shapes;
+  for (int64_t n : {1, 3, 17, 127, 129, 10001}) shapes.push_back({n, 130, 17, false});
+  for (Shape s : {Shape{131, 131, 128, false}, Shape{10001, 127, 128, false},
+                  Shape{129, 130, 300, false}, Shape{129, 12, 17, false}, Shape{129, 130, 17, true},
+                  Shape{10001, 128, 128, true}, Shape{131, 17, 300, true}})
+    shapes.push_back(s);
+  for (auto [n, m, k, xt] : shapes)
     for (bool wt : {true, false}) {
       SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(k) +
-                   (wt ? " x W^T" : " x W"));
-      Tensor x = input({n, k}), w = wt ? input({m, k}) : input({k, m});
-      Tensor y = matmul(x, wt ? w.t() : w);
+                   (xt ? " x^T" : " x") + (wt ? " W^T" : " W"));
+      Tensor x = xt ? input({k, n}) : input({n, k}), w = wt ? input({m, k}) : input({k, m});
+      Tensor y = matmul(xt ? x.t() : x, wt ? w.t() : w);
       std::string log = debug3(y);
-      if (sse2) {
-        EXPECT_NE(log.find("UPCAST(0,4) UPCAST(1,12) VECTORIZE(1,4) PACK(1,1)"), std::string::npos)
+      if (sse2 && n >= 128)
+        EXPECT_NE(log.find(m >= 16 ? "PACK(0,4)" : "UPCAST(0,4) UPCAST(1,12) VECTORIZE(1,4)"),
+                  std::string::npos)
             << log;
-      }
       auto xv = x.to_vector<float>(), wv = w.to_vector<float>(), got = y.to_vector<float>();
       ASSERT_EQ(got.size(), static_cast<size_t>(n * m));
       for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < m; j++) {
           double s = 0, mag = 0;
           for (int64_t r = 0; r < k; r++) {
-            const double t = double(xv[i * k + r]) * (wt ? wv[j * k + r] : wv[r * m + j]);
+            const double t =
+                double(xt ? xv[r * n + i] : xv[i * k + r]) * (wt ? wv[j * k + r] : wv[r * m + j]);
             s += t;
             mag += std::fabs(t);
           }
