@@ -87,20 +87,28 @@ const codegen::Target& host_target() {
   return t;
 }
 
+// SSE2 kernels align their loops to 64 bytes: the tiled products' k loops (~150 bytes of
+// two-operand SSE code) ran up to 10% slower or faster with where the loop fell against a 64-byte
+// boundary (the same instructions linked 16 to 48 bytes apart, Zen 3). With the alignment, the
+// generated kernels as compiled (sse2, kernel CPU time, 1 thread, paired against the same kernels
+// without it): the (128x10000)^T @ (10000x128) weight gradient 0.92-0.94x, (dz W)(1 - h^2)
+// 0.92-0.93x, the other step products 0.99-1.00x. AVX2 and AVX-512 unmeasured: unchanged.
 std::string target_flags(const codegen::Target& t) {
   const char* no_vec = "-fno-tree-vectorize -fno-tree-slp-vectorize";
 #if !defined(__x86_64__)
   if (t.isa == Isa::Scalar) return no_vec;
 #endif
   if (t.isa == host_isa() && t.isa != Isa::Scalar)
-    return t.isa == Isa::Avx512 ? "-march=native -mprefer-vector-width=512" : "-march=native";
+    return t.isa == Isa::Avx512 ? "-march=native -mprefer-vector-width=512"
+           : t.isa == Isa::Sse2 ? "-march=native -falign-loops=64"
+                                : "-march=native";
   switch (t.isa) {
     case Isa::Avx512:
       return "-march=x86-64-v4 -mtune=native -mprefer-vector-width=512";
     case Isa::Avx2:
       return "-march=x86-64-v3 -mtune=native";
     case Isa::Sse2:
-      return "-march=x86-64 -mtune=native";
+      return "-march=x86-64 -mtune=native -falign-loops=64";
     case Isa::Scalar:
       break;
   }
