@@ -163,30 +163,38 @@ TEST(ReducePlan, SmallLinearReadsTheWeightInPlace) {
 
 // A mid-sized nn::Linear product (x @ W^T, 64 to 129 rows): a single row block would leave one
 // thread idle (64 rows at AVX2: 2x oneDNN's time at 2 threads), so it is cut into 2 units of at
-// least 2^19 multiply-adds, 4 at twice that work; a product under 2^20 stays one unit. Runs under
-// every ISA level; the values are checked against a host loop.
+// least 2^19 multiply-adds, 4 at twice that work (two products of 64 rows, each with its own
+// weight: two blocks each); a product under 2^20 stays one unit. Runs under every ISA level; the
+// values are checked against a host loop.
 TEST(ReducePlan, MidSizeProductFansOut) {
   manual_seed(5);
   NoGradGuard no_grad;
-  Tensor w = input({128, 128});
-  for (auto [n, units] : {std::pair<int64_t, int64_t>{40, 1}, {64, 2}, {129, 4}}) {
-    SCOPED_TRACE(n);
-    Tensor x = input({n, 128});
-    Tensor y = matmul(x, w.t());
+  struct Case {
+    int64_t batch, n, units;
+  };
+  for (auto [batch, n, units] : {Case{1, 40, 1}, Case{1, 64, 2}, Case{1, 129, 4}, Case{2, 64, 4}}) {
+    SCOPED_TRACE(std::to_string(batch) + "x" + std::to_string(n));
+    Tensor x = batch == 1 ? input({n, 128}) : input({batch, n, 128});
+    Tensor w = batch == 1 ? input({128, 128}) : input({batch, 128, 128});
+    Tensor y = matmul(x, batch == 1 ? w.t() : w.transpose(1, 2));
     std::string log = debug3(y);
-    auto at = log.find("kernel r_" + std::to_string(n) + "_128_128 ");
+    std::string name = "kernel r_" + (batch == 1 ? "" : std::to_string(batch) + "_") +
+                       std::to_string(n) + "_128_128 ";
+    auto at = log.find(name);
     ASSERT_NE(at, std::string::npos) << log;
     auto from = log.find("opts:", at);
     std::string opts = log.substr(from, log.find('\n', from) - from);
-    auto ob = opts.find("BLOCK_OUTER(0,");
+    std::string outer = "BLOCK_OUTER(" + std::to_string(batch == 1 ? 0 : 1) + ",";
+    auto ob = opts.find(outer);
     ASSERT_NE(ob, std::string::npos) << opts;
-    const int64_t block = std::stoll(opts.substr(ob + 14));
-    EXPECT_EQ((n + block - 1) / block, units) << opts;
+    const int64_t block = std::stoll(opts.substr(ob + outer.size()));
+    EXPECT_EQ(batch * ((n + block - 1) / block), units) << opts;
     auto xv = x.to_vector<float>(), wv = w.to_vector<float>(), got = y.to_vector<float>();
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; i < batch * n; i++)
       for (int64_t j = 0; j < 128; j++) {
+        const float* wj = wv.data() + (i / n * 128 + j) * 128;
         double s = 0;
-        for (int64_t r = 0; r < 128; r++) s += double(xv[i * 128 + r]) * wv[j * 128 + r];
+        for (int64_t r = 0; r < 128; r++) s += double(xv[i * 128 + r]) * wj[r];
         ASSERT_NEAR(got[i * 128 + j], s, 1e-4) << i << "," << j;
       }
   }
