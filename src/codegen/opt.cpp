@@ -15,8 +15,9 @@ namespace ember::codegen {
 using schedule::Expr;
 
 std::string Opts::str() const {
-  static const char* names[] = {"UPCAST",       "UNROLL",      "VECTORIZE",  "PACK",
-                                "BLOCK_REDUCE", "BLOCK_OUTER", "COLS_OUTER", "SPLIT_REDUCE"};
+  static const char* names[] = {"UPCAST",     "UNROLL",       "VECTORIZE",
+                                "PACK",       "BLOCK_REDUCE", "BLOCK_OUTER",
+                                "COLS_OUTER", "SPLIT_REDUCE", "HOLD_COLS"};
   std::ostringstream o;
   for (auto& a : actions)
     o << names[static_cast<int>(a.kind)] << "(" << a.axis << "," << a.amount << ") ";
@@ -197,6 +198,15 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   // r_10000_128_8 at AVX2 without its tanh: 0.77-0.79x the time (paired, one thread).
   if (kc == kk && kk * tm * es * ncols <= t.l1d / 2 && kk * mpad * es * ncols > t.l1d / 2)
     o.actions.push_back({ActionKind::ColsOuter, p.col, 1});
+  // The column vectors held in registers where the accumulators, they and a broadcast (and
+  // without FMA the product's temporary) fit. GCC 12 folded the 4x2 tile's two column loads into
+  // all eight FMAs at AVX2 (12 loads a step for 8 FMAs): (4x128)@(128x128)'s kernel took 0.67x
+  // the time held (one thread, the generated code alone, alternated), 0.68-0.70x against 0.84x
+  // oneDNN's time in bench_matmul_paired; the other study shapes and the step's products at AVX2
+  // and SSE2 ran as before (paired, one thread). Not at AVX-512 (32 registers) until measured
+  // there.
+  if (w > 1 && t.vector_registers < 32 && tn * nv + nv * ncols + (t.fma ? 1 : 2) <= regs)
+    o.actions.push_back({ActionKind::HoldCols, p.col, 1});
   return o;
 }
 

@@ -17,7 +17,8 @@ enum class ActionKind {
   BlockReduce,
   BlockOuter,
   ColsOuter,
-  SplitReduce
+  SplitReduce,
+  HoldCols
 };
 
 /// Upcast: compute `amount` consecutive indices of output axis `axis` in registers (a register
@@ -46,6 +47,10 @@ enum class ActionKind {
 ///    launch's scratch (kernel_scratch in render_c.h), and the unit that finishes a row block's
 ///    last slice sums the partials in slice order (so the result does not depend on the threads)
 ///    and applies the epilogue.
+///  - HoldCols(axis, 1): bind each k step's column vectors of `axis` to registers (an empty asm
+///    statement), so that each is loaded once and used by every row of the tile. Otherwise GCC
+///    may fold the load into every multiply-add that reads it: TN loads of one vector per step,
+///    and the tile waits on the load ports instead of the FMA units.
 struct Action {
   ActionKind kind;
   int axis;
