@@ -18,7 +18,7 @@ enum class ActionKind {
   BlockOuter,
   ColsOuter,
   SplitReduce,
-  HoldCols
+  Hold
 };
 
 /// Upcast: compute `amount` consecutive indices of output axis `axis` in registers (a register
@@ -47,10 +47,10 @@ enum class ActionKind {
 ///    launch's scratch (kernel_scratch in render_c.h), and the unit that finishes a row block's
 ///    last slice sums the partials in slice order (so the result does not depend on the threads)
 ///    and applies the epilogue.
-///  - HoldCols(axis, 1): bind each k step's column vectors of `axis` to registers (an empty asm
-///    statement), so that each is loaded once and used by every row of the tile. Otherwise GCC
-///    may fold the load into every multiply-add that reads it: TN loads of one vector per step,
-///    and the tile waits on the load ports instead of the FMA units.
+///  - Hold(axis, 1): bind each k step's operand vectors to registers (an empty asm statement):
+///    the tile's column vectors along `axis`, the dot kernel's row and column vectors. Each is
+///    then loaded once a step and used by every multiply-add that reads it; otherwise GCC may
+///    fold the load into each of them, and the tile waits on the load ports, not the FMA units.
 struct Action {
   ActionKind kind;
   int axis;

@@ -54,7 +54,7 @@ class TileRenderer {
     const Action* ob = o.find(ActionKind::BlockOuter);
     NC_ = ob ? ob->amount : (N_ + TN_ - 1) / TN_ * TN_;
     cols_outer_ = o.find(ActionKind::ColsOuter) != nullptr;
-    hold_ = o.find(ActionKind::HoldCols) != nullptr && W_ > 1;
+    hold_ = o.find(ActionKind::Hold) != nullptr && W_ > 1;
     const Action* sk = o.find(ActionKind::SplitReduce);
     KS_ = sk ? sk->amount : K_;
     S_ = (K_ + KS_ - 1) / KS_;
@@ -582,7 +582,7 @@ class TileRenderer {
   int64_t N_, M_, K_, TN_, TM_, W_, KC_, NC_, MPAD_, KS_, S_;
   std::string klo_, khi_;
   bool pack_ = false, pack_rows_ = false, rows_kmajor_ = false, cols_outer_ = false, f32_;
-  bool hold_ = false;  // HoldCols
+  bool hold_ = false;  // Hold
   const char* T_;
   const char* VT_;
   std::vector<std::string> base_;
