@@ -15,8 +15,8 @@ namespace ember::codegen {
 using schedule::Expr;
 
 std::string Opts::str() const {
-  static const char* names[] = {"UPCAST",       "UNROLL",      "VECTORIZE",  "PACK",
-                                "BLOCK_REDUCE", "BLOCK_OUTER", "COLS_OUTER", "SPLIT_REDUCE"};
+  static const char* names[] = {"UPCAST",      "UNROLL",     "VECTORIZE",    "PACK", "BLOCK_REDUCE",
+                                "BLOCK_OUTER", "COLS_OUTER", "SPLIT_REDUCE", "HOLD"};
   std::ostringstream o;
   for (auto& a : actions)
     o << names[static_cast<int>(a.kind)] << "(" << a.axis << "," << a.amount << ") ";
@@ -153,6 +153,20 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   // column operand), accumulators within an eighth of L2. Single block: ~16 tiles per unit of work.
   int64_t fit = std::max<int64_t>(1, t.l2 / 8 / (tn * mpad * es));
   int64_t per = kc < kk ? std::min<int64_t>((tiles + 1) / 2, fit) : std::min<int64_t>(tiles, 16);
+  // A product of a few row blocks (e.g. 64 rows: one block of 11 tiles) gives the pool too few
+  // units, so it is cut into 2, 4 or 8 (a power of two, for two or four threads) of at least
+  // 2^19 multiply-adds, twice the runtime's minimum parallel work: each thread packs its own copy
+  // of the columns. (64x128) @ W^T at AVX2, 2 threads, paired (bench_matmul_paired 2 5 1000):
+  // one unit 1.65-2.09x oneDNN's time, two units 1.09-1.31x.
+  int64_t batch = 1;
+  for (int d = 0; d < p.row; d++) batch *= k.full_shape[d];
+  const int64_t work = batch * n * m * kk, blocks = (tiles + per - 1) / per;
+  if (kc == kk && batch * blocks < 8 && work >= (int64_t{1} << 20)) {
+    int64_t u = 1;
+    while (u < 8 && (2 * u) << 19 <= work) u *= 2;
+    const int64_t b = std::min(tiles, (u + batch - 1) / batch);  // row blocks per batch index
+    if (b > blocks) per = (tiles + b - 1) / b;
+  }
   // Split-K for tall-skinny products (a weight gradient: 128x128 outputs, K = 10,000): when the
   // row blocks give the pool fewer than 8 units, slices of the reduce axis (of equal depth, at
   // least 1024) make up the rest. The slice count depends on the shape only, never on the
@@ -162,8 +176,6 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   // K is long (two blocks cost the 128x128 weight gradient ~20% with cold caches). 128x128 at AVX2
   // takes ~100 KiB; Zen 3's 512 KiB L2 split it in two under the rule before (the accumulators
   // alone within an eighth of L2), at 1.1-1.5x the CPU time of one block (1 thread, cold).
-  int64_t batch = 1;
-  for (int d = 0; d < p.row; d++) batch *= k.full_shape[d];
   bool split = kc < kk && batch * ((tiles + per - 1) / per) < 8 &&
                n * m * kk >= (int64_t{1} << 21) && kk / 1024 >= 2;
   if (split && (tiles * tn * mpad + tiles * tn * kc + kc * mpad) * es <= t.l2 / 4) per = tiles;
@@ -213,6 +225,15 @@ static Opts tile_heuristic(const schedule::Kernel& k, const TilePlan& p, const T
   // at 1.01-1.03x the 4x3 tile's time, against 0.88-0.95x with the rows outside.
   if (!bcast && kc == kk && kk * tm * es * ncols <= t.l1d / 2 && kk * mpad * es * ncols > t.l1d / 2)
     o.actions.push_back({ActionKind::ColsOuter, p.col, 1});
+  // The column vectors held in registers where the accumulators, they and a broadcast (and
+  // without FMA the product's temporary) fit. GCC 12 folded the 4x2 tile's two column loads into
+  // all eight FMAs at AVX2 (12 loads a step for 8 FMAs): (4x128)@(128x128)'s kernel took 0.67x
+  // the time held (one thread, the generated code alone, alternated), 0.68-0.70x against 0.84x
+  // oneDNN's time in bench_matmul_paired; the other study shapes and the step's products at AVX2
+  // and SSE2 ran as before (paired, one thread). Not at AVX-512 (32 registers) until measured
+  // there.
+  if (w > 1 && t.vector_registers < 32 && tn * nv + nv * ncols + (t.fma ? 1 : 2) <= regs)
+    o.actions.push_back({ActionKind::Hold, p.col, 1});
   return o;
 }
 
@@ -260,6 +281,14 @@ static std::optional<Opts> dot_heuristic(const schedule::Kernel& k, const TilePl
   if (n > kSmallRows)
     nc = std::min(nc, tn * std::max<int64_t>(1, (int64_t{1} << 18) / (tn * m * kk)));
   o.actions.push_back({ActionKind::BlockOuter, p.row, static_cast<int>(nc)});
+  // The step's row and column vectors held in registers where they fit beside the accumulators
+  // (tile_heuristic's Hold): GCC 12 re-read both operands of every FMA of the 4x2 dot tile at
+  // AVX2 (16 loads a step for 8 FMAs); held, x @ W^T at batch 4 took 0.77x the kernel's time
+  // (one thread, the generated code alone, alternated). Not at AVX-512 until measured there.
+  const int64_t nr = static_cast<int64_t>(p.rows.size()),
+                ncols = static_cast<int64_t>(p.cols.size());
+  if (w > 1 && t.vector_registers < 32 && tn * tc + tn * nr + tc * ncols <= regs)
+    o.actions.push_back({ActionKind::Hold, p.red, 1});
   return o;
 }
 

@@ -17,7 +17,8 @@ enum class ActionKind {
   BlockReduce,
   BlockOuter,
   ColsOuter,
-  SplitReduce
+  SplitReduce,
+  Hold
 };
 
 /// Upcast: compute `amount` consecutive indices of output axis `axis` in registers (a register
@@ -48,6 +49,10 @@ enum class ActionKind {
 ///    launch's scratch (kernel_scratch in render_c.h), and the unit that finishes a row block's
 ///    last slice sums the partials in slice order (so the result does not depend on the threads)
 ///    and applies the epilogue.
+///  - Hold(axis, 1): bind each k step's operand vectors to registers (an empty asm statement):
+///    the tile's column vectors along `axis`, the dot kernel's row and column vectors. Each is
+///    then loaded once a step and used by every multiply-add that reads it; otherwise GCC may
+///    fold the load into each of them, and the tile waits on the load ports, not the FMA units.
 struct Action {
   ActionKind kind;
   int axis;

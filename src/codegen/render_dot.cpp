@@ -69,6 +69,7 @@ class DotRenderer {
       throw Error("render_dot: inconsistent options " + o.str());
     CB_ = (std::min(M_, kChunk) + TC_ - 1) / TC_ * TC_;
     f32_ = p.reduce->dtype == kFloat32;
+    hold_ = o.find(ActionKind::Hold) != nullptr && W_ > 1;
     T_ = ctype(p.reduce->dtype);
     VT_ = f32_ ? "ember_vf" : "ember_vd";
     for (int d = 0; d < p.row; d++) base_.push_back("x" + std::to_string(d));
@@ -162,7 +163,9 @@ class DotRenderer {
     named_cols_.assign(p_.cols.size(), {});
     auto define = [&](const Expr& e, int64_t i, int64_t j, const std::string& name) {
       Val v = vec(e, i, j, false);
-      s << ind << "const " << (v.vec ? VT_ : T_) << " " << name << " = " << v.c << ";\n";
+      const bool hold = hold_ && v.vec;
+      s << ind << (hold ? "" : "const ") << (v.vec ? VT_ : T_) << " " << name << " = " << v.c << ";"
+        << (hold ? " __asm__(\"\" : \"+v\"(" + name + "));" : "") << "\n";
       return Val{name, v.vec};
     };
     for (size_t t = 0; t < p_.cols.size(); t++)
@@ -275,6 +278,7 @@ class DotRenderer {
   const TilePlan& p_;
   int64_t N_, M_, K_, TN_, TC_, W_, NC_, CB_;
   bool f32_, zero_needed_ = false;
+  bool hold_ = false;  // Hold: the step's operand vectors bound to registers
   int hn_ = 0;
   const char* T_;
   const char* VT_;

@@ -40,6 +40,7 @@ class TileRenderer {
     const Action* ob = o.find(ActionKind::BlockOuter);
     NC_ = ob ? ob->amount : (N_ + TN_ - 1) / TN_ * TN_;
     cols_outer_ = o.find(ActionKind::ColsOuter) != nullptr;
+    hold_ = o.find(ActionKind::Hold) != nullptr && W_ > 1;
     const Action* sk = o.find(ActionKind::SplitReduce);
     KS_ = sk ? sk->amount : K_;
     S_ = (K_ + KS_ - 1) / KS_;
@@ -429,8 +430,16 @@ class TileRenderer {
           addr = "b" + std::to_string(p_.cols[j]->buf) + " + " +
                  ExprEmitter::index(p_.cols[j]->view, idx);
         }
-        s << in << "const " << VT_ << " q" << j << "_" << v << " = " << vload(addr) << ";\n";
+        s << in << (hold_ ? "" : "const ") << VT_ << " q" << j << "_" << v << " = " << vload(addr)
+          << ";\n";
       }
+    if (hold_) {
+      s << in << "__asm__(\"\" :";
+      for (size_t j = 0; j < p_.cols.size(); j++)
+        for (int64_t v = 0; v < nv; v++)
+          s << (j + v ? ", " : " ") << "\"+v\"(q" << j << "_" << v << ")";
+      s << ");\n";
+    }
     const Expr& term = *p_.reduce->src[0];
     for (int64_t i = 0; i < TN_; i++) {
       std::vector<std::string> idx = base_;
@@ -549,6 +558,7 @@ class TileRenderer {
   int64_t N_, M_, K_, TN_, TM_, W_, KC_, NC_, MPAD_, KS_, S_;
   std::string klo_, khi_;
   bool pack_ = false, pack_rows_ = false, per_tile_ = false, cols_outer_ = false, f32_;
+  bool hold_ = false;  // Hold
   const char* T_;
   const char* VT_;
   std::vector<std::string> base_;

@@ -26,6 +26,15 @@ inline int64_t float_lanes() {
   return std::stoll(t.substr(b + 1, p - b - 1)) / 32;
 }
 
+// Vector registers of the kernel target ("16 registers" in kernel_target()); 0 if not given.
+inline int64_t vector_registers() {
+  std::string t = kernel_target();
+  auto p = t.find(" registers");
+  if (p == std::string::npos) return 0;
+  auto b = t.rfind(' ', p - 1);
+  return std::stoll(t.substr(b + 1, p - b - 1));
+}
+
 // Realizes `t` with DEBUG=3 and returns what it printed.
 inline std::string debug3(const Tensor& t) {
   Context& ctx = Context::get();

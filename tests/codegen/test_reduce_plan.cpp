@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ember/ember.h"
@@ -158,6 +159,87 @@ TEST(ReducePlan, SmallLinearReadsTheWeightInPlace) {
         ASSERT_NEAR(got[i * 127 + j], std::tanh(s), 1e-5) << i << "," << j;
       }
   }
+}
+
+// A mid-sized nn::Linear product (x @ W^T, 64 to 129 rows): a single row block would leave one
+// thread idle (64 rows at AVX2: 2x oneDNN's time at 2 threads), so it is cut into 2 units of at
+// least 2^19 multiply-adds, 4 at twice that work (two products of 64 rows, each with its own
+// weight: two blocks each); a product under 2^20 stays one unit. Runs under every ISA level; the
+// values are checked against a host loop.
+TEST(ReducePlan, MidSizeProductFansOut) {
+  manual_seed(5);
+  NoGradGuard no_grad;
+  struct Case {
+    int64_t batch, n, units;
+  };
+  for (auto [batch, n, units] : {Case{1, 40, 1}, Case{1, 64, 2}, Case{1, 129, 4}, Case{2, 64, 4}}) {
+    SCOPED_TRACE(std::to_string(batch) + "x" + std::to_string(n));
+    Tensor x = batch == 1 ? input({n, 128}) : input({batch, n, 128});
+    Tensor w = batch == 1 ? input({128, 128}) : input({batch, 128, 128});
+    Tensor y = matmul(x, batch == 1 ? w.t() : w.transpose(1, 2));
+    std::string log = debug3(y);
+    std::string name = "kernel r_" + (batch == 1 ? "" : std::to_string(batch) + "_") +
+                       std::to_string(n) + "_128_128 ";
+    auto at = log.find(name);
+    ASSERT_NE(at, std::string::npos) << log;
+    auto from = log.find("opts:", at);
+    std::string opts = log.substr(from, log.find('\n', from) - from);
+    std::string outer = "BLOCK_OUTER(" + std::to_string(batch == 1 ? 0 : 1) + ",";
+    auto ob = opts.find(outer);
+    ASSERT_NE(ob, std::string::npos) << opts;
+    const int64_t block = std::stoll(opts.substr(ob + outer.size()));
+    EXPECT_EQ(batch * ((n + block - 1) / block), units) << opts;
+    auto xv = x.to_vector<float>(), wv = w.to_vector<float>(), got = y.to_vector<float>();
+    for (int64_t i = 0; i < batch * n; i++)
+      for (int64_t j = 0; j < 128; j++) {
+        const float* wj = wv.data() + (i / n * 128 + j) * 128;
+        double s = 0;
+        for (int64_t r = 0; r < 128; r++) s += double(xv[i * 128 + r]) * wj[r];
+        ASSERT_NEAR(got[i * 128 + j], s, 1e-4) << i << "," << j;
+      }
+  }
+}
+
+// A batch of 4: the operand vectors of a k step are held in registers (HOLD) where the
+// accumulators leave room: the tiled product's column vectors (x @ W, W in place) and the dot
+// kernel's row and column vectors (x @ W^T) where they fit. GCC otherwise folded each load into
+// every FMA that reads it at AVX2, and the tile waited on the load ports (0.67x and 0.77x the
+// kernels' time held). Not at the scalar level (no vectors) nor, until measured there, at AVX-512.
+// Runs under every ISA level; the values are checked against a host loop at odd column counts too.
+TEST(ReducePlan, SmallBatchHoldsItsOperandVectors) {
+  manual_seed(7);
+  const bool held = float_lanes() > 1 && test::vector_registers() < 32;
+  for (bool transposed : {false, true})
+    for (int64_t m : {128, 127, 17}) {
+      SCOPED_TRACE(std::to_string(m) + (transposed ? " W^T" : " W"));
+      Tensor x = input({4, 128}), w = transposed ? input({m, 128}) : input({128, m});
+      Tensor y = matmul(x, transposed ? w.t() : w);
+      std::string log = debug3(y);
+      auto at = log.find("kernel r_4_" + std::to_string(m) + "_128 ");
+      ASSERT_NE(at, std::string::npos) << log;
+      auto from = log.find("opts:", at);
+      std::string opts = log.substr(from, log.find('\n', from) - from);
+      // The tiled product holds along the columns (axis 1); the dot kernel along k (axis 2)
+      // where its tile's accumulators and operand vectors fit the registers less one (its 4x2
+      // tile at AVX2; not the 2x6 tile it takes at odd column counts and at SSE2).
+      bool fits = true;
+      if (transposed) {
+        auto up = [&](const char* a) { return std::stoll(opts.substr(opts.find(a) + 9)); };
+        const int64_t tn = up("UPCAST(0,"), tc = up("UPCAST(1,");
+        fits = tn * tc + tn + tc <= test::vector_registers() - 1;
+      }
+      EXPECT_EQ(opts.find(transposed ? "HOLD(2,1)" : "HOLD(1,1)") != std::string::npos,
+                held && fits)
+          << opts;
+      auto xv = x.to_vector<float>(), wv = w.to_vector<float>(), got = y.to_vector<float>();
+      for (int64_t i = 0; i < 4; i++)
+        for (int64_t j = 0; j < m; j++) {
+          double s = 0;
+          for (int64_t r = 0; r < 128; r++)
+            s += double(xv[i * 128 + r]) * wv[transposed ? j * 128 + r : r * m + j];
+          ASSERT_NEAR(got[i * m + j], s, 1e-4) << i << "," << j;
+        }
+    }
 }
 
 }  // namespace
