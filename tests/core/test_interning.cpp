@@ -211,6 +211,37 @@ TEST(Interning, TheLastReferenceDropsTheNode) {
   EXPECT_EQ(ir::interned_node_count(), before + 6);
 }
 
+// A node holds its sources in itself (ir::SrcList, at most three): a ternary node keeps all three
+// in order and counts a reference on each, one made from a vector of sources is the same node,
+// dropping it drops exactly those references, and a fourth source is refused.
+TEST(Interning, ANodeHoldsUpToThreeSourcesInOrder) {
+  NodeRef a = buffer(4), b = buffer(4);
+  NodeRef c = make_node(Op::CMPLT, kBool, {a, b});
+  const long ca = a.use_count(), cb = b.use_count(), cc = c.use_count();
+  NodeRef w = make_node(Op::WHERE, kFloat32, {c, a, b});
+  ASSERT_EQ(w->src.size(), 3u);
+  EXPECT_EQ(w->src[0], c);
+  EXPECT_EQ(w->src[1], a);
+  EXPECT_EQ(w->src[2], b);
+  EXPECT_EQ(w->src.at(2), b);
+  EXPECT_THROW((void)w->src.at(3), IndexError);
+  EXPECT_EQ(a.use_count(), ca + 1);
+  EXPECT_EQ(c.use_count(), cc + 1);
+  EXPECT_EQ(make_node(Op::WHERE, kFloat32, std::vector<NodeRef>{c, a, b}), w);
+  ir::SrcList copy = w->src, moved = std::move(copy);
+  EXPECT_TRUE(copy.empty());
+  EXPECT_EQ(moved, w->src);
+  EXPECT_EQ(b.use_count(), cb + 2);
+  moved.clear();
+  w.reset();
+  EXPECT_EQ(a.use_count(), ca);
+  EXPECT_EQ(b.use_count(), cb);
+  EXPECT_EQ(c.use_count(), cc);
+  ir::SrcList four{a, b, c};
+  EXPECT_THROW(four.push_back(a), Error);
+  EXPECT_EQ(four.size(), 3u);
+}
+
 // Two tensors built alike share one node; dropping one leaves the other whole, with its value.
 TEST(Interning, ANodeSharedByTwoTensorsOutlivesOne) {
   std::vector<float> host{1, -2, 3, 4.5f};
