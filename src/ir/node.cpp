@@ -120,9 +120,9 @@ Shard& shard_of(size_t h) { return g_table.shards[(h >> 7) % kShards]; }
 // call makes and drops the same handful of nodes each time, more than glibc's per-thread cache
 // holds for one size. A thread keeps at most kMaxFree freed blocks; a block freed on another
 // thread joins that thread's pool (all are ::operator new blocks of one size).
-// The vectors of dead nodes (shapes, arguments) are kept the same way (at most kMaxShapes, of up
-// to 8 elements), for the shapes that make_node infers and for reusable_ints(): glibc's
-// per-thread cache holds 7 blocks of a size, and an eager product's graph has more.
+// The shape vectors of dead nodes are kept the same way (at most kMaxShapes, of up to 8
+// elements), for the shapes that make_node infers and for reusable_ints(): glibc's per-thread
+// cache holds 7 blocks of a size, and an eager product's graph has more.
 struct NodePool {
   static constexpr size_t kMaxFree = 512;
   static constexpr size_t kMaxShapes = 256;
@@ -267,8 +267,7 @@ Node::~Node() {
   // Out of the table (a lookup compares fields under the lock): the vectors' memory can go.
   NodePool* p = pool();
   recycle_ints(p, std::move(shape));
-  recycle_ints(p, std::move(arg.ints));
-  // The sources go with the node's members (first to last): that may destroy them.
+  // The argument and the sources go with the node's members (first to last): that may destroy them.
 }
 
 size_t interned_node_count() {
@@ -325,13 +324,11 @@ NodeRef make_node(Op op, ScalarType dtype, SrcList src, Arg arg, Shape shape) {
   // shard's lock).
   NodePool* p = pool();
   recycle_ints(p, std::move(shape));
-  recycle_ints(p, std::move(arg.ints));
   return found;
 }
 
 NodeRef make_buffer(std::shared_ptr<Storage> storage, Shape shape) {
   Arg a;
-  a.ints = reusable_ints();
   a.ints.assign({static_cast<int64_t>(storage->id()), static_cast<int64_t>(storage->version())});
   auto n = make_node(Op::BUFFER, storage->dtype(), {}, std::move(a), std::move(shape));
   // The storage id is unique, so this node is new or already holds this storage.

@@ -14,6 +14,7 @@
 #include "ember/dtype.h"
 #include "ember/support/shape_str.h"
 #include "ir/op.h"
+#include "ir/small_ints.h"
 #include "ir/src_list.h"
 #include "ir/storage.h"
 
@@ -71,9 +72,10 @@ class NodeRef {
 
 using SrcList = InlineRefs<NodeRef>;
 
-/// Op argument: integer list (shape, axes, pads, storage id) and a floating value (constants).
+/// Op argument: integer list (shape, axes, pads, storage id; up to six in the node itself) and a
+/// floating value (constants).
 struct Arg {
-  std::vector<int64_t> ints;
+  SmallInts ints;
   double f = 0;
 };
 
@@ -138,8 +140,8 @@ inline uint64_t buffer_version(const Node& n) { return static_cast<uint64_t>(n.a
 NodeRef make_const(double v, ScalarType dtype);
 
 int64_t shape_numel(const Shape& s);
-/// An empty int64 vector (for a shape or an argument), holding memory that a dead node of this
-/// thread left when there is some: a small eager call's graph then allocates less (issue 11).
+/// An empty int64 vector (for a shape), holding memory that a dead node of this thread left when
+/// there is some: a small eager call's graph then allocates less (issue 11).
 std::vector<int64_t> reusable_ints();
 /// A node's sources: a and then b (when given).
 inline SrcList src_list(NodeRef a, NodeRef b = nullptr) {
