@@ -213,38 +213,60 @@ bool GraphKey::build(const std::vector<schedule::Root>& roots, const std::string
   // A source whose count is 1 has no other reference than this edge (every edge of the graph is
   // a counted reference, alive for the whole walk, so its count never drops below its edges):
   // it is met once, and neither probed nor indexed. Most of an eager call's nodes are such.
+  // The stack and the positions are plain arrays in the thread's vectors (grown when full): the
+  // walk is on every eager call's path, and push_back's checks cost as much as the rest of a step.
+  WalkEntry* st = stack.data();
+  size_t sp = 0, st_cap = stack.size();
+  int32_t* dp = done_pos.data();
+  size_t dn = 0, dp_cap = done_pos.size();
+  auto push_node = [&](const ir::Node* n, bool indexed) {
+    if (sp == st_cap) {
+      stack.resize(2 * st_cap + 64);
+      st = stack.data();
+      st_cap = stack.size();
+    }
+    st[sp++] = {n, 0, indexed};
+  };
+  auto push_pos = [&](int32_t p) {
+    if (dn == dp_cap) {
+      done_pos.resize(2 * dp_cap + 64);
+      dp = done_pos.data();
+      dp_cap = done_pos.size();
+    }
+    dp[dn++] = p;
+  };
   for (auto& r : roots) {
     bool fresh;
     nodes.get(r.node.get(), -1, fresh);
     if (!fresh) continue;
-    stack.clear();
-    done_pos.clear();
-    stack.push_back({r.node.get(), 0, true});
-    while (!stack.empty()) {
-      WalkEntry& e = stack.back();
+    sp = 0;
+    dn = 0;
+    push_node(r.node.get(), true);
+    while (sp != 0) {
+      WalkEntry& e = st[sp - 1];
       if (e.next_src < e.node->src.size()) {
         const ir::Node* s = e.node->src[e.next_src++].get();
         if (s->refs.load(std::memory_order_relaxed) == 1) {
-          stack.push_back({s, 0, false});
+          push_node(s, false);
           continue;
         }
         const int32_t pos = nodes.get(s, -1, fresh);
         if (fresh)
-          stack.push_back({s, 0, true});
+          push_node(s, true);
         else
-          done_pos.push_back(pos);
+          push_pos(pos);
       } else {
         const ir::Node* done = e.node;
         const bool indexed = e.indexed;
-        stack.pop_back();
+        sp--;
         const size_t ns = done->src.size();
-        if (!emit(done, done_pos.data() + done_pos.size() - ns)) return false;
-        done_pos.resize(done_pos.size() - ns);
+        if (!emit(done, dp + dn - ns)) return false;
+        dn -= ns;
         if (indexed) {
           bool ins;
           nodes.get(done, -1, ins) = next;
         }
-        done_pos.push_back(next++);
+        push_pos(next++);
       }
     }
   }

@@ -16,12 +16,19 @@ namespace ember::ir {
 
 namespace {
 
+// Every primitive's sources fit a node's SrcList.
+constexpr int kMaxArity = std::max({0
+#define EMBER_OP(name, cat, arity, flags, cost, c_float, c_int, c_bool) , arity
+#include "ir/ops.def"
+#undef EMBER_OP
+});
+static_assert(kMaxArity <= static_cast<int>(SrcList::kMax));
+
 // One multiply-xor step per field (two instructions; boost's hash_combine takes six), and
 // splitmix64's output function at the end so that every bit of the result depends on every field:
 // make_node hashes about ten fields for each node of every eager call (issue 11). The hash only
 // places nodes in the table below (same_fields decides equality), so it is free to change.
-size_t hash_fields(Op op, ScalarType dt, const std::vector<NodeRef>& src, const Arg& arg,
-                   const Shape& shape) {
+size_t hash_fields(Op op, ScalarType dt, const SrcList& src, const Arg& arg, const Shape& shape) {
   constexpr uint64_t kMul = 0x9fb21c651e98df25ULL;
   uint64_t h = (static_cast<uint64_t>(op) << 8 | static_cast<uint64_t>(dt)) * kMul;
   for (auto& s : src) h = (h ^ s->hash) * kMul;
@@ -37,8 +44,8 @@ bool same_arg(const Arg& a, const Arg& b) {
   return a.ints == b.ints && std::bit_cast<uint64_t>(a.f) == std::bit_cast<uint64_t>(b.f);
 }
 
-bool same_fields(const Node& n, Op op, ScalarType dt, const std::vector<NodeRef>& src,
-                 const Arg& arg, const Shape& shape) {
+bool same_fields(const Node& n, Op op, ScalarType dt, const SrcList& src, const Arg& arg,
+                 const Shape& shape) {
   if (n.op != op || n.dtype != dt || !same_arg(n.arg, arg) || n.shape != shape) return false;
   if (n.src.size() != src.size()) return false;
   for (size_t i = 0; i < src.size(); i++)
@@ -113,16 +120,14 @@ Shard& shard_of(size_t h) { return g_table.shards[(h >> 7) % kShards]; }
 // call makes and drops the same handful of nodes each time, more than glibc's per-thread cache
 // holds for one size. A thread keeps at most kMaxFree freed blocks; a block freed on another
 // thread joins that thread's pool (all are ::operator new blocks of one size).
-// The vectors of dead nodes (shapes, arguments, sources) are kept the same way (at most kMaxShapes
-// of each kind, of up to 8 elements), for the shapes that make_node infers and for reusable_ints()
-// and reusable_srcs(): glibc's per-thread cache holds 7 blocks of a size, and an eager product's
-// graph has more.
+// The shape vectors of dead nodes are kept the same way (at most kMaxShapes, of up to 8
+// elements), for the shapes that make_node infers and for reusable_ints(): glibc's per-thread
+// cache holds 7 blocks of a size, and an eager product's graph has more.
 struct NodePool {
   static constexpr size_t kMaxFree = 512;
   static constexpr size_t kMaxShapes = 256;
   std::vector<void*> free_blocks;  // of sizeof(Node) bytes
   std::vector<Shape> shapes;
-  std::vector<std::vector<NodeRef>> srcs;  // empty
   NodePool();
   ~NodePool();
 };
@@ -136,7 +141,6 @@ thread_local NodePool t_pool;
 NodePool::NodePool() {
   free_blocks.reserve(kMaxFree);
   shapes.reserve(kMaxShapes);
-  srcs.reserve(kMaxShapes);
 }
 NodePool::~NodePool() {
   for (void* p : free_blocks) ::operator delete(p);
@@ -163,19 +167,6 @@ void recycle_ints(NodePool* pool, std::vector<int64_t>&& s) {
   pool->shapes.push_back(std::move(s));
   pool->shapes.back().clear();
 }
-// Clears v (dropping its references: never under a shard's lock) and keeps its memory.
-void recycle_srcs(NodePool* pool, std::vector<NodeRef>&& v) {
-  if (!pool || v.capacity() == 0 || v.capacity() > 8 || pool->srcs.size() >= NodePool::kMaxShapes) {
-    v.clear();
-    return;
-  }
-  // Moved, then cleared in the pool (as recycle_ints: no store-forwarding stall). Clearing may
-  // destroy the sources, whose vectors join the pool behind this one: the pool never grows past
-  // its reserve (the size check above), so this element stays where it is meanwhile.
-  pool->srcs.push_back(std::move(v));
-  pool->srcs.back().clear();
-}
-
 // A node's memory: a block of this thread's pool, or a new one.
 void* alloc_node_block(NodePool* pool) {
   if (pool && !pool->free_blocks.empty()) {
@@ -194,7 +185,7 @@ void free_node_block(void* p) {
 }
 
 // Sets s (empty, its memory reused) to the shape that op infers from its sources and argument.
-void infer_shape(Op op, const std::vector<NodeRef>& src, const Arg& arg, Shape& s) {
+void infer_shape(Op op, const SrcList& src, const Arg& arg, Shape& s) {
   switch (op_category(op)) {
     case OpCategory::Unary:
     case OpCategory::Binary:
@@ -260,14 +251,6 @@ std::vector<int64_t> reusable_ints() {
   return s;
 }
 
-std::vector<NodeRef> reusable_srcs() {
-  NodePool* p = pool();
-  if (!p || p->srcs.empty()) return {};
-  std::vector<NodeRef> v = std::move(p->srcs.back());
-  p->srcs.pop_back();
-  return v;
-}
-
 void destroy_node(const Node* n) noexcept {
   Node* m = const_cast<Node*>(n);
   m->~Node();
@@ -284,8 +267,7 @@ Node::~Node() {
   // Out of the table (a lookup compares fields under the lock): the vectors' memory can go.
   NodePool* p = pool();
   recycle_ints(p, std::move(shape));
-  recycle_ints(p, std::move(arg.ints));
-  recycle_srcs(p, std::move(src));  // may destroy the sources (as the vector's destructor would)
+  // The argument and the sources go with the node's members (first to last): that may destroy them.
 }
 
 size_t interned_node_count() {
@@ -297,7 +279,7 @@ size_t interned_node_count() {
   return n;
 }
 
-NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Shape shape) {
+NodeRef make_node(Op op, ScalarType dtype, SrcList src, Arg arg, Shape shape) {
   if (op != Op::BUFFER && op != Op::CONST && op != Op::RAND) {
     // Inferred in place: inferring into another vector and moving it here loads the end pointer
     // that infer_shape has just stored as half of a wider load, which the store cannot forward to
@@ -337,18 +319,16 @@ NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg, Sh
       return NodeRef::adopt(n);
     }
   }
-  // An existing node: the fields built for this call go back to the pool, after the lock (dropping
-  // the sources' references may destroy nodes, which take a shard's lock).
+  // An existing node: the fields built for this call go back to the pool, after the lock (src's
+  // references are dropped as it goes, also after the lock: that may destroy nodes, which take a
+  // shard's lock).
   NodePool* p = pool();
   recycle_ints(p, std::move(shape));
-  recycle_ints(p, std::move(arg.ints));
-  recycle_srcs(p, std::move(src));
   return found;
 }
 
 NodeRef make_buffer(std::shared_ptr<Storage> storage, Shape shape) {
   Arg a;
-  a.ints = reusable_ints();
   a.ints.assign({static_cast<int64_t>(storage->id()), static_cast<int64_t>(storage->version())});
   auto n = make_node(Op::BUFFER, storage->dtype(), {}, std::move(a), std::move(shape));
   // The storage id is unique, so this node is new or already holds this storage.

@@ -14,6 +14,8 @@
 #include "ember/dtype.h"
 #include "ember/support/shape_str.h"
 #include "ir/op.h"
+#include "ir/small_ints.h"
+#include "ir/src_list.h"
 #include "ir/storage.h"
 
 namespace ember::ir {
@@ -68,9 +70,12 @@ class NodeRef {
   const Node* p_ = nullptr;
 };
 
-/// Op argument: integer list (shape, axes, pads, storage id) and a floating value (constants).
+using SrcList = InlineRefs<NodeRef>;
+
+/// Op argument: integer list (shape, axes, pads, storage id; up to six in the node itself) and a
+/// floating value (constants).
 struct Arg {
-  std::vector<int64_t> ints;
+  SmallInts ints;
   double f = 0;
 };
 
@@ -87,7 +92,7 @@ struct Node {
   mutable std::atomic<long> refs;
   Op op;
   ScalarType dtype;
-  std::vector<NodeRef> src;
+  SrcList src;  // in the node (at most three)
   Arg arg;
   Shape shape;
   size_t hash = 0;
@@ -125,8 +130,7 @@ inline NodeRef NodeRef::try_acquire(const Node* n) noexcept {
 
 /// Returns the unique node with these fields (creating it if needed). Shape is derived from the op
 /// and sources for every op but BUFFER and CONST, which take `shape`.
-NodeRef make_node(Op op, ScalarType dtype, std::vector<NodeRef> src, Arg arg = {},
-                  Shape shape = {});
+NodeRef make_node(Op op, ScalarType dtype, SrcList src, Arg arg = {}, Shape shape = {});
 /// A BUFFER node reading the current version of `storage` with `shape` (numel must match).
 /// arg.ints = {storage id, storage version}.
 NodeRef make_buffer(std::shared_ptr<Storage> storage, Shape shape);
@@ -136,13 +140,12 @@ inline uint64_t buffer_version(const Node& n) { return static_cast<uint64_t>(n.a
 NodeRef make_const(double v, ScalarType dtype);
 
 int64_t shape_numel(const Shape& s);
-/// An empty int64 vector (for a shape or an argument), holding memory that a dead node of this
-/// thread left when there is some: a small eager call's graph then allocates less (issue 11).
+/// An empty int64 vector (for a shape), holding memory that a dead node of this thread left when
+/// there is some: a small eager call's graph then allocates less (issue 11).
 std::vector<int64_t> reusable_ints();
-/// The same for a node's sources: a vector holding a and then b (when given).
-std::vector<NodeRef> reusable_srcs();
-inline std::vector<NodeRef> src_list(NodeRef a, NodeRef b = nullptr) {
-  std::vector<NodeRef> v = reusable_srcs();
+/// A node's sources: a and then b (when given).
+inline SrcList src_list(NodeRef a, NodeRef b = nullptr) {
+  SrcList v;
   v.push_back(std::move(a));
   if (b) v.push_back(std::move(b));
   return v;

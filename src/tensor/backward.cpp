@@ -184,12 +184,12 @@ std::vector<NodeRef> rule(const ir::Node& n, const NodeRef& self, const NodeRef&
 }
 
 // The sources autograd walks: a realized value that kept its graph (Node::origin) leads to it.
-const std::vector<NodeRef>& grad_sources(const ir::Node* n) {
-  static const std::vector<NodeRef> none;
-  thread_local std::vector<NodeRef> one(1);
+const ir::SrcList& grad_sources(const ir::Node* n) {
+  static const ir::SrcList none;
+  thread_local ir::SrcList one;
   if (n->op != Op::BUFFER) return n->src;
   if (!n->origin) return none;
-  one[0] = n->origin;
+  one = ir::SrcList{n->origin};
   return one;
 }
 
@@ -246,7 +246,7 @@ std::unordered_map<const ir::Node*, NodeRef> backward_graph(
     if (it == grads.end() || !live[n]) continue;
     NodeRef g = it->second;
     if (targets.count(n)) out[n] = g;
-    const std::vector<NodeRef> src = grad_sources(n);
+    const ir::SrcList src = grad_sources(n);
     if (src.empty() || n->op == Op::DETACH) continue;
     // A realized value passes its gradient to the graph it was computed from.
     const auto v = value_of.find(n);

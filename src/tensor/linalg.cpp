@@ -69,7 +69,6 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, bool b_t = false) {
     yt = nb;
   } else {
     ir::Arg perm;
-    perm.ints = ir::reusable_ints();
     perm.ints.resize(nb->shape.size());
     for (size_t i = 0; i < perm.ints.size(); i++) perm.ints[i] = static_cast<int64_t>(i);
     std::swap(perm.ints[perm.ints.size() - 1], perm.ints[perm.ints.size() - 2]);
@@ -88,7 +87,6 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, bool b_t = false) {
   NodeRef y = detail::broadcast_to(detail::reshape_node(std::move(yt), std::move(yt1)), full);
   NodeRef prod = detail::binary(ir::Op::MUL, std::move(x), std::move(y), t, "mul");
   ir::Arg axis;
-  axis.ints = ir::reusable_ints();
   axis.ints.push_back(static_cast<int64_t>(full.size()) - 1);
   NodeRef sum = ir::make_node(ir::Op::SUM, t, ir::src_list(std::move(prod)), std::move(axis));
   full.pop_back();

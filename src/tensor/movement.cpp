@@ -19,8 +19,9 @@ namespace {
 
 Tensor movement(const Tensor& t, Op op, std::vector<int64_t> ints) {
   ir::Arg a;
-  a.ints = std::move(ints);
-  return make_tensor(ir::make_node(op, t.dtype(), {node_of(t)}, std::move(a)), {&t});
+  a.ints = ints;  // and the vector takes the inferred shape
+  return make_tensor(ir::make_node(op, t.dtype(), {node_of(t)}, std::move(a), std::move(ints)),
+                     {&t});
 }
 
 std::string list_str(const std::vector<int64_t>& v) { return ir::shape_str(v); }

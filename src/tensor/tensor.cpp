@@ -122,15 +122,15 @@ NodeRef cast(const NodeRef& n, ScalarType t) {
   return ir::make_node(Op::CAST, t, {n});
 }
 
-// The graph helpers below move their shapes into the node's argument instead of copying, and
-// build them and the source lists in vectors that dead nodes left (ir::reusable_ints, src_list): a
-// small eager call is bound by its allocations (issue 11).
+// The graph helpers below build their shapes in vectors that dead nodes left (ir::reusable_ints),
+// copy them into the node's argument (held in the node) and hand the vector to make_node, which
+// infers the node's shape into it: a small eager call is bound by its allocations (issue 11).
 NodeRef reshape_node(NodeRef n, Shape&& shape) {
   if (n->shape == shape) return n;
   ir::Arg a;
-  a.ints = std::move(shape);
+  a.ints = shape;
   const ScalarType t = n->dtype;
-  return ir::make_node(Op::RESHAPE, t, ir::src_list(std::move(n)), std::move(a));
+  return ir::make_node(Op::RESHAPE, t, ir::src_list(std::move(n)), std::move(a), std::move(shape));
 }
 
 NodeRef reshape_node(const NodeRef& n, const Shape& shape) {
@@ -152,8 +152,7 @@ NodeRef broadcast_to(NodeRef n, const Shape& shape) {
     if (done) return n;
   }
   ir::Arg a;
-  a.ints = ir::reusable_ints();
-  a.ints.assign(shape.begin(), shape.end());
+  a.ints = shape;
   const ScalarType t = n->dtype;
   return ir::make_node(Op::EXPAND, t, ir::src_list(std::move(n)), std::move(a));
 }

@@ -211,6 +211,84 @@ TEST(Interning, TheLastReferenceDropsTheNode) {
   EXPECT_EQ(ir::interned_node_count(), before + 6);
 }
 
+// A node holds its sources in itself (ir::SrcList, at most three): a ternary node keeps all three
+// in order and counts a reference on each, one made from a vector of sources is the same node,
+// dropping it drops exactly those references, and a fourth source is refused.
+TEST(Interning, ANodeHoldsUpToThreeSourcesInOrder) {
+  NodeRef a = buffer(4), b = buffer(4);
+  NodeRef c = make_node(Op::CMPLT, kBool, {a, b});
+  const long ca = a.use_count(), cb = b.use_count(), cc = c.use_count();
+  NodeRef w = make_node(Op::WHERE, kFloat32, {c, a, b});
+  ASSERT_EQ(w->src.size(), 3u);
+  EXPECT_EQ(w->src[0], c);
+  EXPECT_EQ(w->src[1], a);
+  EXPECT_EQ(w->src[2], b);
+  EXPECT_EQ(w->src.at(2), b);
+  EXPECT_THROW((void)w->src.at(3), IndexError);
+  EXPECT_EQ(a.use_count(), ca + 1);
+  EXPECT_EQ(c.use_count(), cc + 1);
+  EXPECT_EQ(make_node(Op::WHERE, kFloat32, std::vector<NodeRef>{c, a, b}), w);
+  ir::SrcList copy = w->src, moved = std::move(copy);
+  EXPECT_TRUE(copy.empty());
+  EXPECT_EQ(moved, w->src);
+  EXPECT_EQ(b.use_count(), cb + 2);
+  moved.clear();
+  w.reset();
+  EXPECT_EQ(a.use_count(), ca);
+  EXPECT_EQ(b.use_count(), cb);
+  EXPECT_EQ(c.use_count(), cc);
+  ir::SrcList four{a, b, c};
+  EXPECT_THROW(four.push_back(a), Error);
+  EXPECT_EQ(four.size(), 3u);
+}
+
+// A node's argument holds up to six integers in itself (ir::SmallInts) and longer lists on the
+// heap: both kinds compare, hash, copy and move by value, and a PAD of a 4-D tensor (eight
+// integers) is interned and computed like a short one.
+TEST(Interning, ShortAndLongArgumentsAreValues) {
+  ir::SmallInts s{1, 2, 3}, l{1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT_EQ(s.size(), 3u);
+  EXPECT_EQ(l.size(), 8u);
+  EXPECT_EQ(std::vector<int64_t>(l), (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  ir::SmallInts s2 = s, l2 = l;
+  EXPECT_EQ(s2, s);
+  EXPECT_EQ(l2, l);
+  l2[7] = 9;
+  EXPECT_FALSE(l2 == l);  // a copy, not a shared block
+  ir::SmallInts moved = std::move(l2);
+  EXPECT_TRUE(l2.empty());
+  EXPECT_EQ(moved.back(), 9);
+  moved = s;  // a short list into one that was on the heap
+  EXPECT_EQ(moved, s);
+  for (int64_t i = 0; i < 20; i++) moved.push_back(i);
+  EXPECT_EQ(moved.size(), 23u);
+  EXPECT_EQ(moved[22], 19);
+  EXPECT_THROW((void)s.at(3), IndexError);
+  s2.resize(7, -1);
+  EXPECT_EQ(std::vector<int64_t>(s2), (std::vector<int64_t>{1, 2, 3, -1, -1, -1, -1}));
+
+  NodeRef b = buffer(2 * 3 * 2 * 2);
+  NodeRef r = make_node(Op::RESHAPE, kFloat32, {b}, {{2, 3, 2, 2}});
+  NodeRef p1 = make_node(Op::PAD, kFloat32, {r}, {{0, 1, 1, 0, 0, 2, 1, 1}});
+  NodeRef p2 = make_node(Op::PAD, kFloat32, {r}, {std::vector<int64_t>{0, 1, 1, 0, 0, 2, 1, 1}});
+  NodeRef p3 = make_node(Op::PAD, kFloat32, {r}, {{0, 1, 1, 0, 0, 2, 1, 2}});
+  EXPECT_EQ(p1, p2);
+  EXPECT_NE(p1, p3);
+  EXPECT_EQ(p1->shape, (ir::Shape{3, 4, 4, 4}));
+  EXPECT_EQ(p3->shape, (ir::Shape{3, 4, 4, 5}));
+
+  std::vector<float> host(24);
+  for (size_t i = 0; i < host.size(); i++) host[i] = static_cast<float>(i + 1);
+  Tensor x = from_blob(host.data(), {2, 3, 2, 2}, kFloat32);
+  Tensor padded = pad(x, {1, 1, 0, 2, 1, 0, 0, 1});  // last dim first, as torch's pad
+  EXPECT_EQ(padded.sizes(), (Shape{3, 4, 4, 4}));
+  EXPECT_FLOAT_EQ(padded.sum().item<float>(), 300.0f);
+  const std::vector<float> v = padded.to_vector<float>();
+  EXPECT_FLOAT_EQ(v[0], 0.0f);           // [0, 0, 0, 0]: padding
+  EXPECT_FLOAT_EQ(v[16 + 1], 1.0f);      // [0, 1, 0, 1] holds x[0, 0, 0, 0]
+  EXPECT_FLOAT_EQ(v[16 + 4 + 2], 4.0f);  // [0, 1, 1, 2] holds x[0, 0, 1, 1]
+}
+
 // Two tensors built alike share one node; dropping one leaves the other whole, with its value.
 TEST(Interning, ANodeSharedByTwoTensorsOutlivesOne) {
   std::vector<float> host{1, -2, 3, 4.5f};
