@@ -72,8 +72,8 @@ void check(bool computed) {
     // tile (a depth of 1 is an elementwise product, one row or column a matrix-vector product).
     if (c.k > 4 && c.n > 1 && c.m > 1) {
       EXPECT_EQ(kernels, 1) << log;
-      // The paths under test: the computed operand's row panel (at sse2 from 128 rows and 16
-      // columns the broadcast panel, PACK(0,4)), split-K for the deep products.
+      // The paths under test: the computed operand's row panel (at sse2, with 16 columns or
+      // more, the broadcast panel, PACK(0,4)), split-K for the deep products.
       if (computed) {
         EXPECT_NE(log.find("PACK(0,"), std::string::npos) << log;
       }
