@@ -18,7 +18,8 @@ enum class ActionKind {
   BlockOuter,
   ColsOuter,
   SplitReduce,
-  Hold
+  Hold,
+  BlockCols
 };
 
 /// Upcast: compute `amount` consecutive indices of output axis `axis` in registers (a register
@@ -40,6 +41,9 @@ enum class ActionKind {
 ///    persist in a local buffer between blocks.
 ///  - BlockOuter(axis, amount): the thread pool's unit of work is `amount` indices of row axis
 ///    `axis` (a multiple of its upcast).
+///  - BlockCols(axis, amount): the unit of work also splits column axis `axis` into blocks of
+///    `amount` (a multiple of its upcast): a unit packs and computes only its columns. With the
+///    reduce in one block, no split-K and no row sums.
 ///  - ColsOuter(axis, 1): within a row block, loop over the column tiles of `axis` outside the row
 ///    tiles, so one column tile's operand panel stays in L1 while the block's rows stream past it
 ///    (the default keeps a row tile in L1 and streams the column operand). Same sums, same order.

@@ -65,7 +65,8 @@ class DotRenderer {
     const Action* ob = o.find(ActionKind::BlockOuter);
     NC_ = ob ? ob->amount : (N_ + TN_ - 1) / TN_ * TN_;
     if (NC_ % TN_ || (W_ & (W_ - 1)) || o.find(ActionKind::Pack) ||
-        o.find(ActionKind::BlockReduce) || o.find(ActionKind::SplitReduce) || !dot_fits(k, p))
+        o.find(ActionKind::BlockReduce) || o.find(ActionKind::SplitReduce) ||
+        o.find(ActionKind::BlockCols) || !dot_fits(k, p))
       throw Error("render_dot: inconsistent options " + o.str());
     CB_ = (std::min(M_, kChunk) + TC_ - 1) / TC_ * TC_;
     f32_ = p.reduce->dtype == kFloat32;

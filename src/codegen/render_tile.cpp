@@ -60,6 +60,16 @@ class TileRenderer {
         (S_ > 1 && KC_ >= K_))
       throw Error("render_tile: inconsistent tile options " + o.str());
     MPAD_ = (M_ + TM_ - 1) / TM_ * TM_;
+    const Action* cbk = o.find(ActionKind::BlockCols);
+    MB_ = cbk ? cbk->amount : MPAD_;
+    NCB_ = (MPAD_ + MB_ - 1) / MB_;
+    if (MB_ < 1 || MB_ % TM_ || (NCB_ > 1 && (S_ > 1 || KC_ < K_ || !p.sums.empty())))
+      throw Error("render_tile: column blocks need whole column tiles and one reduce block " +
+                  o.str());
+    if (NCB_ > 1)
+      mlo_ = "m_lo", mhi_ = "m_hi";
+    else
+      mlo_ = "0", mhi_ = std::to_string(MPAD_);
     f32_ = p.reduce->dtype == kFloat32;
     T_ = ctype(p.reduce->dtype);
     VT_ = f32_ ? "ember_vf" : "ember_vd";
@@ -74,16 +84,14 @@ class TileRenderer {
         k, p, base_, T_, VT_,
         TileRowPanel::Shape{TN_, NC_, KC_, W_, kmajor, bcast, bcast && !cols_outer_ && !kmajor});
     per_tile_ = bcast && !cols_outer_ && !kmajor;
+    cpanel_.emplace(p, base_, T_, VT_,
+                    TileColPanel::Shape{M_, MPAD_, KC_, K_, W_, NCB_, mlo_, mhi_});
   }
 
   std::string render(const std::string& fn) {
     std::ostringstream s;
     render_kernel_head(s, fn, k_, VT_, W_ * (f32_ ? 4 : 8), "tile");
-    if (pack_) {
-      for (size_t j = 0; j < p_.cols.size(); j++)
-        s << "  " << T_ << " pk" << j << "[" << KC_ * MPAD_ << "] __attribute__((aligned(64)));\n";
-      if (KC_ == K_) s << "  int64_t pk_t = -1;\n";
-    }
+    if (pack_) cpanel_->declare(s);
     if (KC_ < K_ && S_ == 1)
       s << "  " << T_ << " cacc[" << NC_ * MPAD_ << "] __attribute__((aligned(64)));\n";
     TileRowSums sums(k_, p_, base_, T_, NC_, S_, (N_ + TN_ - 1) / TN_ * TN_, MPAD_, kSumBlock, VT_,
@@ -114,6 +122,12 @@ class TileRenderer {
         << " / " << S_ << ";\n";
     } else if (rt_rows) {
       s << "    const int64_t rb = o, bt = 0;\n";
+    } else if (NCB_ > 1) {
+      // Column blocks innermost: a unit's columns and their panel, then the next row block.
+      s << "    const int64_t cb = o % " << NCB_ << ", rb = o / " << NCB_ << " % " << nb
+        << ", bt = o / " << NCB_ * nb << ";\n";
+      s << "    const int64_t m_lo = cb * " << MB_ << ", m_hi = m_lo + " << MB_ << " < " << MPAD_
+        << " ? m_lo + " << MB_ << " : " << MPAD_ << ";\n";
     } else {
       s << "    const int64_t rb = o % " << nb << ", bt = o / " << nb << ";\n";
     }
@@ -128,16 +142,17 @@ class TileRenderer {
     // are prefetched as if read in place (SSE2, kernel CPU time, 1 thread, paired: x W^T
     // 0.87-0.89x, (10000x128)@(128x128) 0.95-0.97x, tanh(x W^T + b) 0.94-0.96x, the first
     // layer's (K = 8) 1.01x).
-    TilePrefetch pf(k_, p_, base_,
-                    {TN_, TM_, KC_, K_, S_, khi_, pack_, pack_rows_ && !per_tile_, cols_outer_});
+    TilePrefetch pf(
+        k_, p_, base_,
+        {TN_, TM_, KC_, K_, S_, khi_, pack_, pack_rows_ && !per_tile_, cols_outer_, mlo_});
     pf_ = &pf;
     pf.blocks(s);
-    if (pack_) render_pack(s);
+    if (pack_) cpanel_->pack(s, em_);
     if (pack_rows_) panel_->pack(s, em_);
     sums.accumulate(s, em_);
     std::string rows = "for (int64_t n0 = n_lo; n0 < n_hi; n0 += " + std::to_string(TN_) + ") {\n";
-    std::string cols = "for (int64_t m0 = 0; m0 < " + std::to_string(MPAD_) +
-                       "; m0 += " + std::to_string(TM_) + ") {\n";
+    std::string cols =
+        "for (int64_t m0 = " + mlo_ + "; m0 < " + mhi_ + "; m0 += " + std::to_string(TM_) + ") {\n";
     if (cols_outer_) {
       s << "      " << cols << "        " << rows;
     } else {
@@ -167,111 +182,6 @@ class TileRenderer {
   }
   std::string acc(int64_t i, int64_t v) {
     return "c" + std::to_string(i) + "_" + std::to_string(v);
-  }
-
-  // Whether every column operand is a plain load, contiguous along k (nn::Linear's W^T): the pack
-  // is then a transpose of W x W blocks in registers (render_vector_transpose).
-  bool transposable() const {
-    if (W_ < 2) return false;
-    for (const Expr* e : p_.cols)
-      if (e->kind != Expr::Kind::Load || e->dtype != p_.reduce->dtype || e->view.has_mask() ||
-          e->view.strides[p_.red] != 1)
-        return false;
-    return true;
-  }
-
-  // pk{j}[(k - kc) * MPAD + m] for the full W x W blocks of [kc, ke) x [0, M): W vector loads along
-  // k (one per column m), log2(W) rounds of two-source shuffles that each swap one bit of the row
-  // index with the same bit of the lane index, W vector stores along m. 9 us per pack of a 128 x
-  // 128 float W^T became ~2 us at AVX-512 (the element-wise loop gathers): the pack runs once per
-  // chunk of work the thread pool hands out (~16 per launch at 2 threads).
-  void render_vector_transpose(std::ostringstream& s) {
-    const int64_t mv = M_ / W_ * W_;
-    s << "        const int64_t kv = kc + (ke - kc) / " << W_ << " * " << W_ << ";\n";
-    s << "        for (int64_t mb = 0; mb < " << mv << "; mb += " << W_ << ")\n";
-    s << "        for (int64_t k = kc; k < kv; k += " << W_ << ") {\n";
-    const std::string ind = "          ";
-    for (size_t j = 0; j < p_.cols.size(); j++) {
-      const Expr& e = *p_.cols[j];
-      auto name = [&](int64_t stage, int64_t i) {
-        return "t" + std::to_string(j) + "_" + std::to_string(stage) + "_" + std::to_string(i);
-      };
-      for (int64_t i = 0; i < W_; i++) {
-        std::vector<std::string> idx = base_;
-        idx[p_.col] = "(mb + " + std::to_string(i) + ")";
-        idx[p_.red] = "k";
-        s << ind << "const " << VT_ << " " << name(0, i) << " = "
-          << vload("b" + std::to_string(e.buf) + " + " + ExprEmitter::index(e.view, idx)) << ";\n";
-      }
-      int64_t stage = 0;
-      for (int64_t bit = W_ / 2; bit >= 1; bit /= 2, stage++)
-        for (int64_t i = 0; i < W_; i++) {
-          // Rows i and i ^ bit: row i keeps its lanes whose index has the bit equal to its own.
-          const int64_t a = i & ~bit, b = i | bit;
-          s << ind << "const " << VT_ << " " << name(stage + 1, i) << " = __builtin_shufflevector("
-            << name(stage, a) << ", " << name(stage, b);
-          for (int64_t l = 0; l < W_; l++) {
-            int64_t from;
-            if (i & bit)
-              from = (l & bit) ? W_ + l : l + bit;  // a's lane l + bit, or b's lane l
-            else
-              from = (l & bit) ? W_ + l - bit : l;  // a's lane l, or b's lane l - bit
-            s << ", " << from;
-          }
-          s << ");\n";
-        }
-      for (int64_t i = 0; i < W_; i++)
-        s << ind
-          << vstore("pk" + std::to_string(j) + " + (k - kc + " + std::to_string(i) + ") * " +
-                        std::to_string(MPAD_) + " + mb",
-                    name(stage, i))
-          << "\n";
-    }
-    s << "        }\n";
-  }
-
-  // Stages every column operand for k in [kc, ke) into pk{j}[(k - kc) * MPAD + m], zero-padded.
-  void render_pack(std::ostringstream& s) {
-    s << "      if (" << (KC_ < K_ ? "1" : "bt != pk_t") << ") {\n";
-    if (KC_ == K_) s << "        pk_t = bt;\n";
-    // Walk memory in order: k innermost when fewer loads gather along k than along the columns.
-    bool k_inner = strided_loads(p_.cols, p_.col) > strided_loads(p_.cols, p_.red);
-    std::string ind = "          ";
-    std::vector<std::string> idx = base_;
-    idx[p_.col] = "m";
-    idx[p_.red] = "k";
-    if (transposable()) {
-      // The blocks in registers, then the rest element by element: the columns past the last
-      // full vector, and k past the last full block.
-      render_vector_transpose(s);
-      s << "        for (int64_t k = kc; k < ke; k++) {\n";
-      s << ind << "for (int64_t m = k < kv ? " << M_ / W_ * W_ << " : 0; m < " << M_
-        << "; m++) {\n";
-    } else if (k_inner) {
-      // A transposing copy: blocks of 16 columns keep both the source lines (reused across 16
-      // consecutive k) and the destination line in L1, instead of one store stream per k.
-      s << "        for (int64_t mb = 0; mb < " << M_ << "; mb += 16)\n";
-      s << "        for (int64_t k = kc; k < ke; k++) {\n";
-      s << ind << "for (int64_t m = mb; m < (mb + 16 < " << M_ << " ? mb + 16 : " << M_
-        << "); m++) {\n";
-    } else {
-      s << "        for (int64_t k = kc; k < ke; k++) {\n";
-      s << ind << "for (int64_t m = 0; m < " << M_ << "; m++) {\n";
-    }
-    ExprEmitter::Memo memo;
-    for (size_t j = 0; j < p_.cols.size(); j++) {
-      std::string v = em_.emit(*p_.cols[j], s, ind + "  ", memo, idx);
-      s << ind << "  pk" << j << "[(k - kc) * " << MPAD_ << " + m] = " << v << ";\n";
-    }
-    s << ind << "}\n        }\n";
-    if (MPAD_ > M_) {
-      s << "        for (int64_t k = kc; k < ke; k++)\n";
-      s << "          for (int64_t m = " << M_ << "; m < " << MPAD_ << "; m++) {\n";
-      for (size_t j = 0; j < p_.cols.size(); j++)
-        s << "            pk" << j << "[(k - kc) * " << MPAD_ << " + m] = 0;\n";
-      s << "          }\n";
-    }
-    s << "      }\n";
   }
 
   // The vector form of a both-varying term for tile row i, vector v.
@@ -556,7 +466,9 @@ class TileRenderer {
   const Opts& o_;
   const TilePlan& p_;
   int64_t N_, M_, K_, TN_, TM_, W_, KC_, NC_, MPAD_, KS_, S_;
+  int64_t MB_, NCB_;  // BlockCols: columns per unit of work, and column blocks
   std::string klo_, khi_;
+  std::string mlo_, mhi_;  // the unit's padded column range (numbers without column blocks)
   bool pack_ = false, pack_rows_ = false, per_tile_ = false, cols_outer_ = false, f32_;
   bool hold_ = false;  // Hold
   const char* T_;
@@ -566,8 +478,9 @@ class TileRenderer {
   AxisDeps deps_;
   std::map<std::pair<const Expr*, int64_t>, std::string> scal_;
   std::unordered_map<const Expr*, std::string> epi_ptr_;  // the vector epilogue's load pointers
-  std::optional<TileRowPanel> panel_;  // the row operands' panel (Pack on the row axis)
-  const TilePrefetch* pf_ = nullptr;   // the k loops' prefetches (render)
+  std::optional<TileRowPanel> panel_;   // the row operands' panel (Pack on the row axis)
+  std::optional<TileColPanel> cpanel_;  // the column operands' panel (Pack on the column axis)
+  const TilePrefetch* pf_ = nullptr;    // the k loops' prefetches (render)
 };
 
 }  // namespace

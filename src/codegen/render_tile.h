@@ -141,6 +141,35 @@ class TileRowPanel {
   Shape g_;
 };
 
+/// The tiled reduce's column-operand panels (Pack on the column axis; tile_col_panel.cpp):
+/// pk{j}[(k - kc) * padded_cols + m], every column operand for k in [kc, ke) and the unit's
+/// columns [col_lo, col_hi) (all of them, padded to whole tiles, without column blocks), zero past
+/// the last column. With the reduce in one block (block_k == k) a call packs a panel once per
+/// batch index and column block and reuses it in the call's later units (pk_t).
+class TileColPanel {
+ public:
+  struct Shape {
+    int64_t cols, padded_cols, block_k, k, lanes, col_blocks;
+    std::string col_lo, col_hi;  // numbers without column blocks, else the unit's variables
+  };
+  TileColPanel(const TilePlan& p, std::vector<std::string> base, const char* type,
+               const char* vector_type, Shape g)
+      : p_(p), base_(std::move(base)), T_(type), VT_(vector_type), g_(std::move(g)) {}
+  void declare(std::ostringstream& s) const;                // the function's locals
+  void pack(std::ostringstream& s, ExprEmitter& em) const;  // in the kc loop, before tiles
+
+ private:
+  bool transposable() const;
+  void transpose(std::ostringstream& s) const;
+  std::string lesser(const std::string& a, int64_t b) const;
+  std::string greater(const std::string& a, int64_t b) const;
+  const TilePlan& p_;
+  std::vector<std::string> base_;
+  const char* T_;
+  const char* VT_;
+  Shape g_;
+};
+
 /// The tiled reduce's software prefetches (tile_prefetch.cpp), where a tile's next operands are
 /// contiguous ranges that the hardware prefetcher does not fetch ahead: across reduce-axis cache
 /// blocks, the next block's panels of the operands read in place (into L2); with the reduce in one
@@ -153,6 +182,7 @@ class TilePrefetch {
     int64_t tile_rows, tile_cols, block_k, k, slices;
     std::string k_end;  // the unit's reduce end (a variable or a number)
     bool pack_cols, pack_rows, cols_outer;
+    std::string col_lo;  // the unit's first column (a variable or a number)
   };
   TilePrefetch(const schedule::Kernel& k, const TilePlan& p, std::vector<std::string> base, Shape g)
       : k_(k), p_(p), base_(std::move(base)), g_(std::move(g)) {}
@@ -183,7 +213,8 @@ class TilePrefetch {
 Scratch tile_scratch(const schedule::Kernel& k, const Opts& o);
 /// The row count the kernel reads at run time (runtime_rows in render_c.h), or -1.
 int64_t tile_runtime_rows(const schedule::Kernel& k, const Opts& o);
-/// Units of work the thread pool splits (batch index x row block).
+/// Units of work the thread pool splits (batch index x row block x column block, or x split-K
+/// slice).
 int64_t tile_outer_extent(const schedule::Kernel& k, const Opts& o);
 
 /// The generated function's head: signature, typed buffer pointers (b0 the output), and a

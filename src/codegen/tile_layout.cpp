@@ -163,7 +163,7 @@ int64_t tile_runtime_rows(const Kernel& k, const Opts& o) {
   const size_t rank = k.full_shape.size();
   const Action* ob = o.find(ActionKind::BlockOuter);
   if (rank != 3 || !o.find(ActionKind::Vectorize) || !ob || ob->amount >= k.full_shape[0] ||
-      o.find(ActionKind::SplitReduce))
+      o.find(ActionKind::SplitReduce) || o.find(ActionKind::BlockCols))
     return -1;
   return k.full_shape[0];
 }
@@ -179,7 +179,13 @@ int64_t tile_outer_extent(const Kernel& k, const Opts& o) {
   for (int d = 0; d < row; d++) bt *= k.full_shape[d];
   const Action* sk = o.find(ActionKind::SplitReduce);
   int64_t slices = sk ? (k.full_shape[rank - 1] + sk->amount - 1) / sk->amount : 1;
-  return bt * ((n + nc - 1) / nc) * slices;
+  int64_t cblocks = 1;
+  if (const Action* cb = o.find(ActionKind::BlockCols)) {
+    const int64_t tm = o.upcasts(rank)[rank - 2];
+    const int64_t mpad = (k.full_shape[rank - 2] + tm - 1) / tm * tm;
+    cblocks = (mpad + cb->amount - 1) / cb->amount;
+  }
+  return bt * ((n + nc - 1) / nc) * slices * cblocks;
 }
 
 void render_kernel_head(std::ostringstream& s, const std::string& fn, const Kernel& k,

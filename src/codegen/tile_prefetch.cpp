@@ -138,8 +138,8 @@ void TilePrefetch::tile(std::ostringstream& s, const std::string& ind) {
     << " : n0;\n";
   s << ptrs.str();
   if (!rows_.empty())
-    s << ind << "int64_t pqo = " << (g_.cols_outer ? "0" : "m0 == 0 ? 0 : " + std::to_string(bytes))
-      << ";\n";
+    s << ind << "int64_t pqo = "
+      << (g_.cols_outer ? "0" : "m0 == " + g_.col_lo + " ? 0 : " + std::to_string(bytes)) << ";\n";
   if (!cols_.empty()) s << ind << "int64_t pwi = 0;\n";
 }
 

@@ -161,41 +161,63 @@ TEST(ReducePlan, SmallLinearReadsTheWeightInPlace) {
   }
 }
 
-// A mid-sized nn::Linear product (x @ W^T, 64 to 129 rows): a single row block would leave one
-// thread idle (64 rows at AVX2: 2x oneDNN's time at 2 threads), so it is cut into 2 units of at
-// least 2^19 multiply-adds, 4 at twice that work (two products of 64 rows, each with its own
-// weight: two blocks each); a product under 2^20 stays one unit. Runs under every ISA level; the
-// values are checked against a host loop.
+// A mid-sized product (64 to 129 rows): a single unit of work would leave one thread idle (64
+// rows x W^T at AVX2: 2x oneDNN's time at 2 threads), so it is cut into 2 units of at least 2^19
+// multiply-adds, 4 at twice that work (two products of 64 rows, each with its own weight: two
+// units each); a product under 2^20 stays one unit. The units are row blocks or column blocks
+// (BLOCK_COLS): 64 rows x W^T takes two column blocks, each packing half of W^T, where two row
+// blocks (6 and 5 row tiles) would each pack all of it. Odd column counts (a padded last column
+// block) and W in place (packed row by row) too. Runs under every ISA level; the values are
+// checked against a host loop.
 TEST(ReducePlan, MidSizeProductFansOut) {
   manual_seed(5);
   NoGradGuard no_grad;
   struct Case {
-    int64_t batch, n, units;
+    int64_t batch, n, m;
+    bool transposed;
+    int64_t units;
   };
-  for (auto [batch, n, units] : {Case{1, 40, 1}, Case{1, 64, 2}, Case{1, 129, 4}, Case{2, 64, 4}}) {
-    SCOPED_TRACE(std::to_string(batch) + "x" + std::to_string(n));
-    Tensor x = batch == 1 ? input({n, 128}) : input({batch, n, 128});
-    Tensor w = batch == 1 ? input({128, 128}) : input({batch, 128, 128});
-    Tensor y = matmul(x, batch == 1 ? w.t() : w.transpose(1, 2));
+  for (auto [batch, n, m, transposed, units] :
+       {Case{1, 40, 128, true, 1}, Case{1, 64, 128, true, 2}, Case{1, 129, 128, true, 4},
+        Case{2, 64, 128, true, 4}, Case{1, 70, 127, true, 2}, Case{1, 70, 200, false, 2},
+        Case{1, 100, 200, false, 4}, Case{2, 64, 200, false, 4}}) {
+    SCOPED_TRACE(std::to_string(batch) + "x" + std::to_string(n) + "x" + std::to_string(m) +
+                 (transposed ? " W^T" : " W"));
+    std::vector<int64_t> xs{n, 128},
+        ws = transposed ? std::vector<int64_t>{m, 128} : std::vector<int64_t>{128, m};
+    if (batch > 1) xs.insert(xs.begin(), batch), ws.insert(ws.begin(), batch);
+    Tensor x = input(xs), w = input(ws);
+    Tensor y = matmul(x, !transposed ? w : batch == 1 ? w.t() : w.transpose(1, 2));
     std::string log = debug3(y);
     std::string name = "kernel r_" + (batch == 1 ? "" : std::to_string(batch) + "_") +
-                       std::to_string(n) + "_128_128 ";
+                       std::to_string(n) + "_" + std::to_string(m) + "_128 ";
     auto at = log.find(name);
     ASSERT_NE(at, std::string::npos) << log;
     auto from = log.find("opts:", at);
     std::string opts = log.substr(from, log.find('\n', from) - from);
-    std::string outer = "BLOCK_OUTER(" + std::to_string(batch == 1 ? 0 : 1) + ",";
-    auto ob = opts.find(outer);
-    ASSERT_NE(ob, std::string::npos) << opts;
-    const int64_t block = std::stoll(opts.substr(ob + outer.size()));
-    EXPECT_EQ(batch * ((n + block - 1) / block), units) << opts;
+    // The amount of the first `action(axis,` in the opts, or 0.
+    auto amount = [&](const std::string& action, int axis) -> int64_t {
+      auto a = opts.find(action + "(" + std::to_string(axis) + ",");
+      return a == std::string::npos ? 0 : std::stoll(opts.substr(opts.find(',', a) + 1));
+    };
+    const int row = batch == 1 ? 0 : 1;
+    const int64_t block = amount("BLOCK_OUTER", row), tm = amount("UPCAST", row + 1);
+    ASSERT_GT(block, 0) << opts;
+    ASSERT_GT(tm, 0) << opts;
+    const int64_t mpad = (m + tm - 1) / tm * tm, cols = amount("BLOCK_COLS", row + 1);
+    const int64_t cblocks = cols ? (mpad + cols - 1) / cols : 1;
+    EXPECT_EQ(batch * ((n + block - 1) / block) * cblocks, units) << opts;
+    if (batch == 1 && n == 64 && m == 128) {
+      EXPECT_EQ(cblocks, 2) << opts;
+    }
     auto xv = x.to_vector<float>(), wv = w.to_vector<float>(), got = y.to_vector<float>();
     for (int64_t i = 0; i < batch * n; i++)
-      for (int64_t j = 0; j < 128; j++) {
-        const float* wj = wv.data() + (i / n * 128 + j) * 128;
+      for (int64_t j = 0; j < m; j++) {
+        const float* wb = wv.data() + i / n * 128 * m;
         double s = 0;
-        for (int64_t r = 0; r < 128; r++) s += double(xv[i * 128 + r]) * wj[r];
-        ASSERT_NEAR(got[i * 128 + j], s, 1e-4) << i << "," << j;
+        for (int64_t r = 0; r < 128; r++)
+          s += double(xv[i * 128 + r]) * wb[transposed ? j * 128 + r : r * m + j];
+        ASSERT_NEAR(got[i * m + j], s, 1e-4) << i << "," << j;
       }
   }
 }
