@@ -184,7 +184,7 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ Tensor (undefined) ]";
   auto v = t.to_vector<double>();
   os << "tensor(";
-  const Shape& s = t.sizes();
+  const DimVector& s = t.sizes();
   // Row-major print with brackets per dim.
   std::function<void(size_t, size_t)> rec = [&](size_t d, size_t off) {
     if (d == s.size()) {
