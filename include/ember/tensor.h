@@ -22,6 +22,7 @@
 #include <variant>
 #include <vector>
 
+#include "ember/dim_vector.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
 
@@ -102,8 +103,10 @@ class Tensor {
 
   // ---- metadata -------------------------------------------------------------------------------
   bool defined() const { return impl_ != nullptr; }
-  const Shape& sizes() const;
-  Shape shape() const { return sizes(); }
+  /// The shape, held in the tensor's graph node (valid while this tensor holds that node: an
+  /// in-place op or realize() may give it another; copy it to keep it).
+  const DimVector& sizes() const;
+  Shape shape() const { return sizes().vec(); }
   int64_t size(int64_t dim) const;
   int64_t dim() const;
   int64_t numel() const;

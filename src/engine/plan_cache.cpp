@@ -27,7 +27,7 @@ class PtrIndex {
     used_ = 0;
   }
   // The value of `key`, inserting `value` when it is absent (then `inserted` is true).
-  int32_t& get(const void* key, int32_t value, bool& inserted) {
+  [[gnu::always_inline]] int32_t& get(const void* key, int32_t value, bool& inserted) {
     if ((used_ + 1) * 2 > cells_.size()) grow();
     size_t mask = cells_.size() - 1;
     for (size_t i = std::hash<const void*>{}(key)*support::kSplitMix64Gamma >> 7 & mask;;
@@ -161,7 +161,9 @@ void GraphKey::push_storage(const std::shared_ptr<ir::Storage>& s) {
   }
 }
 
-bool GraphKey::emit(const ir::Node* n, const int32_t* srcs) {
+// Inlined into build's walk: as a call, its entry and exit (register saves for the pointers that
+// the walk keeps) cost as much as the tokens it writes, once per node of every eager call.
+[[gnu::always_inline]] inline bool GraphKey::emit(const ir::Node* n, const int32_t* srcs) {
   const size_t ns = n->src.size(), na = n->arg.ints.size(), nd = n->shape.size();
   int64_t* t = room(6 + nd + ns + na);
   int64_t* const t0 = t;

@@ -28,7 +28,8 @@ static_assert(kMaxArity <= static_cast<int>(SrcList::kMax));
 // splitmix64's output function at the end so that every bit of the result depends on every field:
 // make_node hashes about ten fields for each node of every eager call (issue 11). The hash only
 // places nodes in the table below (same_fields decides equality), so it is free to change.
-size_t hash_fields(Op op, ScalarType dt, const SrcList& src, const Arg& arg, const Shape& shape) {
+size_t hash_fields(Op op, ScalarType dt, const SrcList& src, const Arg& arg,
+                   const DimVector& shape) {
   constexpr uint64_t kMul = 0x9fb21c651e98df25ULL;
   uint64_t h = (static_cast<uint64_t>(op) << 8 | static_cast<uint64_t>(dt)) * kMul;
   for (auto& s : src) h = (h ^ s->hash) * kMul;
@@ -45,7 +46,7 @@ bool same_arg(const Arg& a, const Arg& b) {
 }
 
 bool same_fields(const Node& n, Op op, ScalarType dt, const SrcList& src, const Arg& arg,
-                 const Shape& shape) {
+                 const DimVector& shape) {
   if (n.op != op || n.dtype != dt || !same_arg(n.arg, arg) || n.shape != shape) return false;
   if (n.src.size() != src.size()) return false;
   for (size_t i = 0; i < src.size(); i++)
@@ -120,14 +121,9 @@ Shard& shard_of(size_t h) { return g_table.shards[(h >> 7) % kShards]; }
 // call makes and drops the same handful of nodes each time, more than glibc's per-thread cache
 // holds for one size. A thread keeps at most kMaxFree freed blocks; a block freed on another
 // thread joins that thread's pool (all are ::operator new blocks of one size).
-// The shape vectors of dead nodes are kept the same way (at most kMaxShapes, of up to 8
-// elements), for the shapes that make_node infers and for reusable_ints(): glibc's per-thread
-// cache holds 7 blocks of a size, and an eager product's graph has more.
 struct NodePool {
   static constexpr size_t kMaxFree = 512;
-  static constexpr size_t kMaxShapes = 256;
   std::vector<void*> free_blocks;  // of sizeof(Node) bytes
-  std::vector<Shape> shapes;
   NodePool();
   ~NodePool();
 };
@@ -138,10 +134,7 @@ struct NodePool {
 thread_local constinit NodePool* t_pool_ptr = nullptr;
 thread_local constinit bool t_pool_gone = false;
 thread_local NodePool t_pool;
-NodePool::NodePool() {
-  free_blocks.reserve(kMaxFree);
-  shapes.reserve(kMaxShapes);
-}
+NodePool::NodePool() { free_blocks.reserve(kMaxFree); }
 NodePool::~NodePool() {
   for (void* p : free_blocks) ::operator delete(p);
   free_blocks.clear();
@@ -159,14 +152,6 @@ inline NodePool* pool() {
   return p ? p : make_pool();
 }
 
-void recycle_ints(NodePool* pool, std::vector<int64_t>&& s) {
-  if (!pool || s.capacity() == 0 || s.capacity() > 8) return;
-  if (pool->shapes.size() >= NodePool::kMaxShapes) return;
-  // Cleared after the move: clearing first stores s's end just before the move loads it with a
-  // wider load, which the store cannot forward to (a stall of ~15 cycles, twice per node).
-  pool->shapes.push_back(std::move(s));
-  pool->shapes.back().clear();
-}
 // A node's memory: a block of this thread's pool, or a new one.
 void* alloc_node_block(NodePool* pool) {
   if (pool && !pool->free_blocks.empty()) {
@@ -184,8 +169,8 @@ void free_node_block(void* p) {
   ::operator delete(p);
 }
 
-// Sets s (empty, its memory reused) to the shape that op infers from its sources and argument.
-void infer_shape(Op op, const SrcList& src, const Arg& arg, Shape& s) {
+// Sets s (empty) to the shape that op infers from its sources and argument.
+void infer_shape(Op op, const SrcList& src, const Arg& arg, DimVector& s) {
   switch (op_category(op)) {
     case OpCategory::Unary:
     case OpCategory::Binary:
@@ -197,7 +182,7 @@ void infer_shape(Op op, const SrcList& src, const Arg& arg, Shape& s) {
       for (auto a : arg.ints) s.at(a) = 1;
       return;
     case OpCategory::Movement: {
-      const Shape& in = src.at(0)->shape;
+      const DimVector& in = src.at(0)->shape;
       switch (op) {
         case Op::RESHAPE:
         case Op::EXPAND:
@@ -229,7 +214,7 @@ void infer_shape(Op op, const SrcList& src, const Arg& arg, Shape& s) {
 
 }  // namespace
 
-int64_t shape_numel(const Shape& s) {
+int64_t shape_numel(std::span<const int64_t> s) {
   int64_t n = 1;
   for (auto d : s) n *= d;
   return n;
@@ -241,14 +226,6 @@ std::string Node::str() const {
   std::ostringstream o;
   o << op_name(op) << "<" << dtype_name(dtype) << shape_str(shape) << ">";
   return o.str();
-}
-
-std::vector<int64_t> reusable_ints() {
-  NodePool* p = pool();
-  if (!p || p->shapes.empty()) return {};
-  std::vector<int64_t> s = std::move(p->shapes.back());
-  p->shapes.pop_back();
-  return s;
 }
 
 void destroy_node(const Node* n) noexcept {
@@ -264,10 +241,8 @@ Node::~Node() {
     std::lock_guard<SpinLock> lock(sh.mu);
     sh.erase(this);
   }
-  // Out of the table (a lookup compares fields under the lock): the vectors' memory can go.
-  NodePool* p = pool();
-  recycle_ints(p, std::move(shape));
-  // The argument and the sources go with the node's members (first to last): that may destroy them.
+  // Out of the table (a lookup compares fields under the lock): the members go (first to last), and
+  // the sources' going may destroy them.
 }
 
 size_t interned_node_count() {
@@ -279,15 +254,9 @@ size_t interned_node_count() {
   return n;
 }
 
-NodeRef make_node(Op op, ScalarType dtype, SrcList src, Arg arg, Shape shape) {
+NodeRef make_node(Op op, ScalarType dtype, SrcList src, Arg arg, DimVector shape) {
   if (op != Op::BUFFER && op != Op::CONST && op != Op::RAND) {
-    // Inferred in place: inferring into another vector and moving it here loads the end pointer
-    // that infer_shape has just stored as half of a wider load, which the store cannot forward to
-    // (a stall of ~15 cycles per node, a fifth of make_node's time in an eager product).
-    if (shape.capacity() == 0)
-      shape = reusable_ints();
-    else
-      shape.clear();
+    shape.clear();
     infer_shape(op, src, arg, shape);
   }
   const size_t h = hash_fields(op, dtype, src, arg, shape);
@@ -319,15 +288,12 @@ NodeRef make_node(Op op, ScalarType dtype, SrcList src, Arg arg, Shape shape) {
       return NodeRef::adopt(n);
     }
   }
-  // An existing node: the fields built for this call go back to the pool, after the lock (src's
-  // references are dropped as it goes, also after the lock: that may destroy nodes, which take a
-  // shard's lock).
-  NodePool* p = pool();
-  recycle_ints(p, std::move(shape));
+  // An existing node: src's references are dropped as it goes, after the lock (that may destroy
+  // nodes, which take a shard's lock).
   return found;
 }
 
-NodeRef make_buffer(std::shared_ptr<Storage> storage, Shape shape) {
+NodeRef make_buffer(std::shared_ptr<Storage> storage, DimVector shape) {
   Arg a;
   a.ints.assign({static_cast<int64_t>(storage->id()), static_cast<int64_t>(storage->version())});
   auto n = make_node(Op::BUFFER, storage->dtype(), {}, std::move(a), std::move(shape));

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -94,7 +95,7 @@ struct Node {
   ScalarType dtype;
   SrcList src;  // in the node (at most three)
   Arg arg;
-  Shape shape;
+  DimVector shape;  // in the node (up to six dims; longer on the heap)
   size_t hash = 0;
   std::shared_ptr<Storage> storage;  // BUFFER only
   /// BUFFER only: the lazy expression whose realized value this buffer holds, kept when that
@@ -130,19 +131,16 @@ inline NodeRef NodeRef::try_acquire(const Node* n) noexcept {
 
 /// Returns the unique node with these fields (creating it if needed). Shape is derived from the op
 /// and sources for every op but BUFFER and CONST, which take `shape`.
-NodeRef make_node(Op op, ScalarType dtype, SrcList src, Arg arg = {}, Shape shape = {});
+NodeRef make_node(Op op, ScalarType dtype, SrcList src, Arg arg = {}, DimVector shape = {});
 /// A BUFFER node reading the current version of `storage` with `shape` (numel must match).
 /// arg.ints = {storage id, storage version}.
-NodeRef make_buffer(std::shared_ptr<Storage> storage, Shape shape);
+NodeRef make_buffer(std::shared_ptr<Storage> storage, DimVector shape);
 /// The version of its storage that a BUFFER node reads (arg.ints[1]).
 inline uint64_t buffer_version(const Node& n) { return static_cast<uint64_t>(n.arg.ints.at(1)); }
 /// A 0-d CONST node (integers are exact up to 2^53).
 NodeRef make_const(double v, ScalarType dtype);
 
-int64_t shape_numel(const Shape& s);
-/// An empty int64 vector (for a shape), holding memory that a dead node of this thread left when
-/// there is some: a small eager call's graph then allocates less (issue 11).
-std::vector<int64_t> reusable_ints();
+int64_t shape_numel(std::span<const int64_t> s);
 /// A node's sources: a and then b (when given).
 inline SrcList src_list(NodeRef a, NodeRef b = nullptr) {
   SrcList v;

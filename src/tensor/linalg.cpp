@@ -15,17 +15,17 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, bool b_t = false) {
   // a small eager product is latency-bound (issue 11).
   const ir::NodeRef& an = detail::node_of(a);
   const ir::NodeRef& bn = detail::node_of(b);
-  const Shape& sa = an->shape;
-  const Shape& sb = bn->shape;
+  const DimVector& sa = an->shape;
+  const DimVector& sb = bn->shape;
   const size_t kb = b_t ? sb.size() - 1 : sb.size() - 2;  // b's shared dim
   const int64_t n = sa[sa.size() - 2], k = sa.back(), m = sb[b_t ? sb.size() - 2 : sb.size() - 1];
   if (sb[kb] != k)
     throw ShapeError("mat1 and mat2 shapes cannot be multiplied (" + dims_str(a) + " and " +
                      (b_t ? dims_str(b.transpose(-1, -2)) : dims_str(b)) + ")");
   ScalarType t = result_type(a, b);
-  Shape batch;
+  DimVector batch;
   if (sa.size() > 2 || sb.size() > 2) {  // 2-D operands (the usual case) have no batch dims
-    Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
+    std::span<const int64_t> ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
     try {
       batch = detail::broadcast_shapes(ba, bb, "matmul");
     } catch (const ShapeError& e) {
@@ -33,14 +33,14 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, bool b_t = false) {
                        " do not broadcast (" + e.what() + ")");
     }
   }
-  Shape full = ir::reusable_ints();
-  full.reserve(batch.size() + 3);
-  full.assign(batch.begin(), batch.end());
-  full.insert(full.end(), {n, m, k});
+  DimVector full = batch;
+  full.push_back(n);
+  full.push_back(m);
+  full.push_back(k);
   if (!is_floating_point(t)) {         // bool and integer products keep their ops' own rules
     Tensor x = a.to(t).unsqueeze(-2);  // [..., n, 1, k]
     Tensor y = (b_t ? b.to(t) : b.to(t).transpose(-1, -2)).unsqueeze(-3);  // [..., 1, m, k]
-    Tensor prod = x.expand(full) * y.expand(full);
+    Tensor prod = x.expand(full.vec()) * y.expand(full.vec());
     return prod.sum({-1}, false, t);
   }
   // The same nodes as the lines above (hash-consing makes them the same objects: interning
@@ -52,12 +52,11 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, bool b_t = false) {
   NodeRef ca, cb;
   const NodeRef& na = an->dtype == t ? an : (ca = detail::cast(an, t));
   const NodeRef& nb = bn->dtype == t ? bn : (cb = detail::cast(bn, t));
-  auto with_one_at = [](const Shape& s, size_t from_end) {  // s with a 1 inserted
-    Shape r = ir::reusable_ints();
-    r.reserve(s.size() + 1);
-    r.assign(s.begin(), s.end() - static_cast<std::ptrdiff_t>(from_end));
+  auto with_one_at = [](const DimVector& s, size_t from_end) {  // s with a 1 inserted
+    const size_t at = s.size() - from_end;
+    DimVector r(s.begin(), s.begin() + at);
     r.push_back(1);
-    r.insert(r.end(), s.end() - static_cast<std::ptrdiff_t>(from_end), s.end());
+    for (size_t i = at; i < s.size(); i++) r.push_back(s[i]);
     return r;
   };
   // [..., n, 1, k] -> full
@@ -83,14 +82,14 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b, bool b_t = false) {
     yt = identity ? src : ir::make_node(ir::Op::PERMUTE, t, ir::src_list(src), std::move(perm));
   }
   // [..., 1, m, k] -> full
-  Shape yt1 = with_one_at(yt->shape, 2);
-  NodeRef y = detail::broadcast_to(detail::reshape_node(std::move(yt), std::move(yt1)), full);
+  const DimVector yt1 = with_one_at(yt->shape, 2);
+  NodeRef y = detail::broadcast_to(detail::reshape_node(std::move(yt), yt1), full);
   NodeRef prod = detail::binary(ir::Op::MUL, std::move(x), std::move(y), t, "mul");
   ir::Arg axis;
   axis.ints.push_back(static_cast<int64_t>(full.size()) - 1);
   NodeRef sum = ir::make_node(ir::Op::SUM, t, ir::src_list(std::move(prod)), std::move(axis));
   full.pop_back();
-  return detail::make_tensor(detail::reshape_node(std::move(sum), std::move(full)), {&a, &b});
+  return detail::make_tensor(detail::reshape_node(std::move(sum), full), {&a, &b});
 }
 }  // namespace
 

@@ -87,7 +87,7 @@ Tensor Tensor::t() const {
 }
 
 Tensor Tensor::expand(IntList shape) const {
-  const Shape& in = sizes();
+  const DimVector& in = sizes();
   if (shape.size() < in.size())
     throw ShapeError("expand: the number of sizes provided (" + std::to_string(shape.size()) +
                      ") must be greater or equal to the number of dimensions in the tensor (" +

@@ -85,9 +85,7 @@ void bind_results(const Roots& rs, const std::vector<std::shared_ptr<ir::Storage
     TensorImpl* impl = t->impl();
     const bool in_place = static_cast<bool>(impl->assign_target);
     ir::NodeRef value = std::move(impl->node);
-    Shape shape = ir::reusable_ints();  // no allocation (an eager call's output: issue 11)
-    shape.assign(value->shape.begin(), value->shape.end());
-    impl->node = ir::make_buffer(results[r], std::move(shape));
+    impl->node = ir::make_buffer(results[r], value->shape);
     impl->assign_target.reset();
     // A realized value that requires grad keeps its graph for autograd (tensor/backward.cpp).
     if (impl->requires_grad && !in_place && value->op != Op::BUFFER && !impl->node->origin)
@@ -186,7 +184,7 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ Tensor (undefined) ]";
   auto v = t.to_vector<double>();
   os << "tensor(";
-  const Shape& s = t.sizes();
+  const DimVector& s = t.sizes();
   // Row-major print with brackets per dim.
   std::function<void(size_t, size_t)> rec = [&](size_t d, size_t off) {
     if (d == s.size()) {

@@ -98,9 +98,9 @@ int64_t wrap_dim(int64_t dim, int64_t ndim) {
   return dim < 0 ? dim + n : dim;
 }
 
-Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
+DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b, const char* op) {
   size_t n = std::max(a.size(), b.size());
-  Shape out(n);
+  DimVector out(n, 0);
   for (size_t i = 0; i < n; i++) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
@@ -122,33 +122,23 @@ NodeRef cast(const NodeRef& n, ScalarType t) {
   return ir::make_node(Op::CAST, t, {n});
 }
 
-// The graph helpers below build their shapes in vectors that dead nodes left (ir::reusable_ints),
-// copy them into the node's argument (held in the node) and hand the vector to make_node, which
-// infers the node's shape into it: a small eager call is bound by its allocations (issue 11).
-NodeRef reshape_node(NodeRef n, Shape&& shape) {
+// The graph helpers below build their shapes in DimVectors, which keep up to six dims in
+// themselves: a small eager call is bound by its allocations (issue 11).
+NodeRef reshape_node(NodeRef n, const DimVector& shape) {
   if (n->shape == shape) return n;
   ir::Arg a;
   a.ints = shape;
   const ScalarType t = n->dtype;
-  return ir::make_node(Op::RESHAPE, t, ir::src_list(std::move(n)), std::move(a), std::move(shape));
+  return ir::make_node(Op::RESHAPE, t, ir::src_list(std::move(n)), std::move(a));
 }
 
-NodeRef reshape_node(const NodeRef& n, const Shape& shape) {
-  if (n->shape == shape) return n;
-  Shape s = ir::reusable_ints();
-  s.assign(shape.begin(), shape.end());
-  return reshape_node(n, std::move(s));
-}
-
-NodeRef broadcast_to(NodeRef n, const Shape& shape) {
+NodeRef broadcast_to(NodeRef n, const DimVector& shape) {
   if (n->shape == shape) return n;
   if (n->shape.size() != shape.size()) {  // leading 1s first
-    Shape s = ir::reusable_ints();
-    s.reserve(shape.size());
-    s.assign(shape.size() - n->shape.size(), 1);
-    s.insert(s.end(), n->shape.begin(), n->shape.end());
+    DimVector s(shape.size() - n->shape.size(), 1);
+    for (auto d : n->shape) s.push_back(d);
     const bool done = s == shape;
-    n = reshape_node(std::move(n), std::move(s));
+    n = reshape_node(std::move(n), s);
     if (done) return n;
   }
   ir::Arg a;
@@ -157,11 +147,11 @@ NodeRef broadcast_to(NodeRef n, const Shape& shape) {
   return ir::make_node(Op::EXPAND, t, ir::src_list(std::move(n)), std::move(a));
 }
 
-NodeRef const_node(double v, ScalarType t, const Shape& shape) {
+NodeRef const_node(double v, ScalarType t, const DimVector& shape) {
   return broadcast_to(ir::make_const(v, t), shape);
 }
 
-NodeRef scalar_node(const Scalar& s, ScalarType t, const Shape& shape) {
+NodeRef scalar_node(const Scalar& s, ScalarType t, const DimVector& shape) {
   double v = is_floating_point(t) ? s.to_double() : static_cast<double>(s.to_int());
   if (t == kBool) v = s.to_double() != 0;
   return const_node(v, t, shape);
@@ -175,7 +165,7 @@ ScalarType scalar_default_dtype(const Scalar& s) {
 NodeRef binary(Op op, NodeRef a, NodeRef b, ScalarType out_dtype, const char* name) {
   if (a->shape == b->shape)
     return ir::make_node(op, out_dtype, ir::src_list(std::move(a), std::move(b)));
-  Shape s = broadcast_shapes(a->shape, b->shape, name);
+  const DimVector s = broadcast_shapes(a->shape, b->shape, name);
   NodeRef x = broadcast_to(std::move(a), s);
   return ir::make_node(op, out_dtype, ir::src_list(std::move(x), broadcast_to(std::move(b), s)));
 }
@@ -223,7 +213,7 @@ ScalarType result_type(const Tensor& a, const Scalar& b) {
 
 // ---- metadata
 // -------------------------------------------------------------------------------------
-const Shape& Tensor::sizes() const { return detail::node_of(*this)->shape; }
+const DimVector& Tensor::sizes() const { return detail::node_of(*this)->shape; }
 
 Tensor& Tensor::operator=(const Tensor& o) {
   if (impl_ && impl_ != o.impl_ && impl_->jit_read) impl_->rebinds++;

@@ -1,6 +1,7 @@
 // TensorImpl and the helpers every frontend file uses to build graph.
 #pragma once
 #include <memory>
+#include <span>
 
 #include "ember/tensor.h"
 #include "ir/node.h"
@@ -43,15 +44,15 @@ bool grad_mode_enabled();
 const ir::NodeRef& node_of(const Tensor& t);
 /// Wraps a dim into [0, ndim); throws IndexError naming the dim and the rank.
 int64_t wrap_dim(int64_t dim, int64_t ndim);
-Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
+DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b, const char* op);
 ir::NodeRef cast(const ir::NodeRef& n, ScalarType t);
 // The node arguments are taken by value: a caller that moves its reference in saves a reference
 // taken and dropped (an atomic add each; a small eager call is latency-bound, issue 11).
-ir::NodeRef broadcast_to(ir::NodeRef n, const Shape& shape);
-ir::NodeRef reshape_node(const ir::NodeRef& n, const Shape& shape);
-ir::NodeRef reshape_node(ir::NodeRef n, Shape&& shape);
-ir::NodeRef const_node(double v, ScalarType t, const Shape& shape);
-ir::NodeRef scalar_node(const Scalar& s, ScalarType t, const Shape& shape);
+// Shapes are DimVectors (a node's shape: in place, no allocation), which a Shape converts to.
+ir::NodeRef broadcast_to(ir::NodeRef n, const DimVector& shape);
+ir::NodeRef reshape_node(ir::NodeRef n, const DimVector& shape);
+ir::NodeRef const_node(double v, ScalarType t, const DimVector& shape);
+ir::NodeRef scalar_node(const Scalar& s, ScalarType t, const DimVector& shape);
 /// Applies a binary primitive after broadcasting both sides to a common shape.
 ir::NodeRef binary(ir::Op op, ir::NodeRef a, ir::NodeRef b, ScalarType out_dtype, const char* name);
 ScalarType scalar_default_dtype(const Scalar& s);

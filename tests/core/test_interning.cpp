@@ -289,6 +289,37 @@ TEST(Interning, ShortAndLongArgumentsAreValues) {
   EXPECT_FLOAT_EQ(v[16 + 4 + 2], 4.0f);  // [0, 1, 1, 2] holds x[0, 0, 1, 1]
 }
 
+// A node's shape is held in the node (ember::DimVector: up to six dims in place, more on the
+// heap): an 8-dim view of a 16x16 tensor gets its shapes and values through a permute and a sum,
+// and a copy of sizes() outlives the node it was read from.
+TEST(Interning, ShapesOfAnyRankAreHeldInTheNode) {
+  std::vector<float> host(256);
+  for (size_t i = 0; i < host.size(); i++) host[i] = static_cast<float>(i);
+  Tensor x = from_blob(host.data(), {16, 16}, kFloat32);
+  EXPECT_EQ(x.sizes(), (Shape{16, 16}));
+  Tensor y = x.reshape({2, 2, 2, 2, 2, 2, 2, 2});  // y[i0..i7] = x's element sum i_k 2^(7-k)
+  EXPECT_EQ(y.dim(), 8);
+  EXPECT_EQ(y.shape(), (Shape{2, 2, 2, 2, 2, 2, 2, 2}));
+  // p[j0..j7] = y[j7..j0]: summing p's dim 0 adds the elements that differ in their lowest bit.
+  Tensor s = y.permute({7, 6, 5, 4, 3, 2, 1, 0}).sum({0});
+  ASSERT_EQ(s.sizes(), (Shape{2, 2, 2, 2, 2, 2, 2}));
+  const std::vector<float> v = s.to_vector<float>();
+  ASSERT_EQ(v.size(), 128u);
+  for (size_t f = 0; f < 128; f++) {  // f = j1..j7 with j7 the fastest; the element is sum j_k 2^k
+    size_t base = 0;
+    for (int k = 1; k <= 7; k++) base += ((f >> (7 - k)) & 1) << k;
+    EXPECT_EQ(v[f], static_cast<float>(2 * base + 1)) << f;
+  }
+  const DimVector kept = y.sizes();
+  const ir::Node* before = y.node().get();
+  y = y * 2.0f;
+  y.realize();
+  EXPECT_NE(y.node().get(), before);
+  EXPECT_EQ(kept, (Shape{2, 2, 2, 2, 2, 2, 2, 2}));
+  EXPECT_EQ(y.sizes(), kept);
+  EXPECT_FLOAT_EQ(y.sum().item<float>(), 2.0f * 255.0f * 256.0f / 2.0f);
+}
+
 // Two tensors built alike share one node; dropping one leaves the other whole, with its value.
 TEST(Interning, ANodeSharedByTwoTensorsOutlivesOne) {
   std::vector<float> host{1, -2, 3, 4.5f};

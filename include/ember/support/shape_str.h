@@ -3,12 +3,12 @@
 // support floor under every layer: header-only, no dependencies).
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
-#include <vector>
 
 namespace ember::support {
 
-inline std::string shape_str(const std::vector<int64_t>& shape) {
+inline std::string shape_str(std::span<const int64_t> shape) {
   std::string r = "[";
   for (size_t i = 0; i < shape.size(); i++) {
     if (i) r += ", ";
@@ -20,7 +20,7 @@ inline std::string shape_str(const std::vector<int64_t>& shape) {
 
 /// "2x3" ("" for a 0-d shape). Appends piece by piece: `(i ? "x" : "") + std::to_string(d)` makes
 /// GCC 12 report a false -Wrestrict overlap (GCC bug 105329).
-inline std::string dims_str(const std::vector<int64_t>& shape) {
+inline std::string dims_str(std::span<const int64_t> shape) {
   std::string r;
   for (size_t i = 0; i < shape.size(); i++) {
     if (i) r += 'x';
