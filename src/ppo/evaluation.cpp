@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -10,11 +11,22 @@
 #include "ember/error.h"
 #include "ember/rl/gaussian.h"
 #include "ember/support/clock.h"
+#include "ember/support/thread_pool.h"
 
 namespace ember::rl {
 namespace {
 
 using support::now_seconds;
+
+// fn(i) for i in [0, n): on the calling thread alone when threads == 1 (the pool is not
+// started), else on up to `threads` threads of the process's pool.
+void thread_pool_for(size_t n, int threads, const std::function<void(size_t)>& fn) {
+  const auto run = [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) fn(static_cast<size_t>(i));
+  };
+  if (threads <= 1) return run(0, static_cast<int64_t>(n));
+  support::thread_pool().parallel_for(static_cast<int64_t>(n), run, 1, threads);
+}
 
 }  // namespace
 
@@ -24,6 +36,8 @@ EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
     throw ValueError("evaluate: envs (" + std::to_string(options.envs) +
                      ") and episodes_per_env (" + std::to_string(options.episodes_per_env) +
                      ") must be >= 1");
+  if (options.threads < 1)
+    throw ValueError("evaluate: threads = " + std::to_string(options.threads) + " < 1");
   if (!options.env.continuous)
     throw ValueError("evaluate: the Gaussian policy needs continuous actions");
   const double t_start = now_seconds();
@@ -48,6 +62,25 @@ EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
   GaussianSampler sampler(options.seed ^ 0x9E3779B97F4A7C15ULL);
   EvalResult r;
   size_t active = n;
+  // Env i's step touches only env i's state, so the envs step on up to options.threads threads
+  // with the same results as one after another.
+  std::vector<uint8_t> stepped(n, 0);
+  const auto step_env = [&](size_t i) {
+    stepped[i] = 0;
+    if (done_count[i] >= options.episodes_per_env) return;
+    std::span<float> row = std::span<float>(obs).subspan(i * o, o);
+    const StepInfo s = envs[i]->step_into(std::span<const float>(actions).subspan(i * a, a), row);
+    stepped[i] = 1;
+    ep_return[i] += s.reward;
+    ++ep_length[i];
+    if (s.done()) {
+      returns[i].push_back(ep_return[i]);
+      lengths[i].push_back(ep_length[i]);
+      ep_return[i] = 0.0;
+      ep_length[i] = 0;
+      if (++done_count[i] < options.episodes_per_env) envs[i]->reset_into(std::nullopt, row);
+    }
+  };
   while (active > 0) {
     double t0 = now_seconds();
     actor(obs, means);
@@ -62,24 +95,11 @@ EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
       actions[k] = std::clamp(actions[k], aspace.low[k % a], aspace.high[k % a]);
     double t2 = now_seconds();
     r.sampling_seconds += t2 - t1;
-    for (size_t i = 0; i < n; ++i) {
-      if (done_count[i] >= options.episodes_per_env) continue;
-      std::span<float> row = std::span<float>(obs).subspan(i * o, o);
-      const StepInfo s = envs[i]->step_into(std::span<const float>(actions).subspan(i * a, a), row);
-      ++r.env_steps;
-      ep_return[i] += s.reward;
-      ++ep_length[i];
-      if (s.done()) {
-        returns[i].push_back(ep_return[i]);
-        lengths[i].push_back(ep_length[i]);
-        ep_return[i] = 0.0;
-        ep_length[i] = 0;
-        if (++done_count[i] == options.episodes_per_env)
-          --active;
-        else
-          envs[i]->reset_into(std::nullopt, row);
-      }
-    }
+    thread_pool_for(n, options.threads, step_env);
+    for (size_t i = 0; i < n; ++i) r.env_steps += stepped[i];
+    active =
+        static_cast<size_t>(std::count_if(done_count.begin(), done_count.end(),
+                                          [&](int64_t d) { return d < options.episodes_per_env; }));
     r.env_seconds += now_seconds() - t2;
   }
   for (size_t i = 0; i < n; ++i) {
