@@ -18,14 +18,17 @@ namespace {
 
 using support::now_seconds;
 
-// fn(i) for i in [0, n): on the calling thread alone when threads == 1 (the pool is not
-// started), else on up to `threads` threads of the process's pool.
-void thread_pool_for(size_t n, int threads, const std::function<void(size_t)>& fn) {
+// fn(ids[k]) for each k: on the calling thread alone when threads == 1 (the pool is not started)
+// or one id is left (waking a worker for it costs more than it saves), else on up to `threads`
+// threads of the process's pool.
+void for_each_id(const std::vector<size_t>& ids, int threads,
+                 const std::function<void(size_t)>& fn) {
   const auto run = [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) fn(static_cast<size_t>(i));
+    for (int64_t k = b; k < e; ++k) fn(ids[static_cast<size_t>(k)]);
   };
-  if (threads <= 1) return run(0, static_cast<int64_t>(n));
-  support::thread_pool().parallel_for(static_cast<int64_t>(n), run, 1, threads);
+  const auto count = static_cast<int64_t>(ids.size());
+  if (threads <= 1 || count <= 1) return run(0, count);
+  support::thread_pool().parallel_for(count, run, 1, threads);
 }
 
 }  // namespace
@@ -61,16 +64,13 @@ EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
   // Not the envs' own generator stream (env 0 is seeded with `seed` itself).
   GaussianSampler sampler(options.seed ^ 0x9E3779B97F4A7C15ULL);
   EvalResult r;
-  size_t active = n;
-  // Env i's step touches only env i's state, so the envs step on up to options.threads threads
-  // with the same results as one after another.
-  std::vector<uint8_t> stepped(n, 0);
+  // The envs still playing. Env i's step touches only env i's state, so they step on up to
+  // options.threads threads with the same results as one after another.
+  std::vector<size_t> active(n);
+  for (size_t i = 0; i < n; ++i) active[i] = i;
   const auto step_env = [&](size_t i) {
-    stepped[i] = 0;
-    if (done_count[i] >= options.episodes_per_env) return;
     std::span<float> row = std::span<float>(obs).subspan(i * o, o);
     const StepInfo s = envs[i]->step_into(std::span<const float>(actions).subspan(i * a, a), row);
-    stepped[i] = 1;
     ep_return[i] += s.reward;
     ++ep_length[i];
     if (s.done()) {
@@ -81,7 +81,7 @@ EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
       if (++done_count[i] < options.episodes_per_env) envs[i]->reset_into(std::nullopt, row);
     }
   };
-  while (active > 0) {
+  while (!active.empty()) {
     double t0 = now_seconds();
     actor(obs, means);
     ++r.actor_calls;
@@ -95,11 +95,9 @@ EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
       actions[k] = std::clamp(actions[k], aspace.low[k % a], aspace.high[k % a]);
     double t2 = now_seconds();
     r.sampling_seconds += t2 - t1;
-    thread_pool_for(n, options.threads, step_env);
-    for (size_t i = 0; i < n; ++i) r.env_steps += stepped[i];
-    active =
-        static_cast<size_t>(std::count_if(done_count.begin(), done_count.end(),
-                                          [&](int64_t d) { return d < options.episodes_per_env; }));
+    for_each_id(active, options.threads, step_env);
+    r.env_steps += static_cast<int64_t>(active.size());
+    std::erase_if(active, [&](size_t i) { return done_count[i] >= options.episodes_per_env; });
     r.env_seconds += now_seconds() - t2;
   }
   for (size_t i = 0; i < n; ++i) {
