@@ -27,6 +27,7 @@ struct EvalArgs {
   uint64_t seed = 12345;
   bool deterministic = false;
   int threads = 0;
+  int env_threads = 2;
   int max_episode_steps = 1000;
   std::string render;
   int render_every = 1;
@@ -45,6 +46,7 @@ void run_eval(const EvalArgs& a) {
   o.episodes_per_env = a.episodes / envs;
   o.seed = a.seed;
   o.stochastic = !a.deterministic;
+  o.threads = a.env_threads;
   o.env.max_episode_steps = a.max_episode_steps;
   const rl::EvalResult r = rl::evaluate(rl::make_means_fn(policy, true), log_std, o);
   std::printf("policy %s", a.policy.c_str());
@@ -110,6 +112,9 @@ void add_eval_command(CLI::App& app) {
          "--threads", a->threads,
          "Threads of the pool that runs kernels and env steps; 0 = EMBER_THREADS or all cores")
       ->check(CLI::Range(0, 1024));
+  cmd->add_option("--env-threads", a->env_threads,
+                  "At most this many of them step the evaluation envs (same results for any)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--max-episode-steps", a->max_episode_steps, "LunarLander time limit")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--render", a->render,

@@ -109,6 +109,7 @@ int main(int argc, char** argv) {
   eval_opts.envs = c.eval_envs;
   eval_opts.episodes_per_env = c.eval_episodes_per_env;
   eval_opts.env = env_options;
+  eval_opts.threads = c.env_threads;  // as ember train's evaluation
 
   int64_t transitions = 0;
   bool reached = false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -10,11 +11,25 @@
 #include "ember/error.h"
 #include "ember/rl/gaussian.h"
 #include "ember/support/clock.h"
+#include "ember/support/thread_pool.h"
 
 namespace ember::rl {
 namespace {
 
 using support::now_seconds;
+
+// fn(ids[k]) for each k: on the calling thread alone when threads == 1 (the pool is not started)
+// or one id is left (waking a worker for it costs more than it saves), else on up to `threads`
+// threads of the process's pool.
+void for_each_id(const std::vector<size_t>& ids, int threads,
+                 const std::function<void(size_t)>& fn) {
+  const auto run = [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) fn(ids[static_cast<size_t>(k)]);
+  };
+  const auto count = static_cast<int64_t>(ids.size());
+  if (threads <= 1 || count <= 1) return run(0, count);
+  support::thread_pool().parallel_for(count, run, 1, threads);
+}
 
 }  // namespace
 
@@ -24,6 +39,8 @@ EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
     throw ValueError("evaluate: envs (" + std::to_string(options.envs) +
                      ") and episodes_per_env (" + std::to_string(options.episodes_per_env) +
                      ") must be >= 1");
+  if (options.threads < 1)
+    throw ValueError("evaluate: threads = " + std::to_string(options.threads) + " < 1");
   if (!options.env.continuous)
     throw ValueError("evaluate: the Gaussian policy needs continuous actions");
   const double t_start = now_seconds();
@@ -47,8 +64,24 @@ EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
   // Not the envs' own generator stream (env 0 is seeded with `seed` itself).
   GaussianSampler sampler(options.seed ^ 0x9E3779B97F4A7C15ULL);
   EvalResult r;
-  size_t active = n;
-  while (active > 0) {
+  // The envs still playing. Env i's step touches only env i's state, so they step on up to
+  // options.threads threads with the same results as one after another.
+  std::vector<size_t> active(n);
+  for (size_t i = 0; i < n; ++i) active[i] = i;
+  const auto step_env = [&](size_t i) {
+    std::span<float> row = std::span<float>(obs).subspan(i * o, o);
+    const StepInfo s = envs[i]->step_into(std::span<const float>(actions).subspan(i * a, a), row);
+    ep_return[i] += s.reward;
+    ++ep_length[i];
+    if (s.done()) {
+      returns[i].push_back(ep_return[i]);
+      lengths[i].push_back(ep_length[i]);
+      ep_return[i] = 0.0;
+      ep_length[i] = 0;
+      if (++done_count[i] < options.episodes_per_env) envs[i]->reset_into(std::nullopt, row);
+    }
+  };
+  while (!active.empty()) {
     double t0 = now_seconds();
     actor(obs, means);
     ++r.actor_calls;
@@ -62,24 +95,9 @@ EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
       actions[k] = std::clamp(actions[k], aspace.low[k % a], aspace.high[k % a]);
     double t2 = now_seconds();
     r.sampling_seconds += t2 - t1;
-    for (size_t i = 0; i < n; ++i) {
-      if (done_count[i] >= options.episodes_per_env) continue;
-      std::span<float> row = std::span<float>(obs).subspan(i * o, o);
-      const StepInfo s = envs[i]->step_into(std::span<const float>(actions).subspan(i * a, a), row);
-      ++r.env_steps;
-      ep_return[i] += s.reward;
-      ++ep_length[i];
-      if (s.done()) {
-        returns[i].push_back(ep_return[i]);
-        lengths[i].push_back(ep_length[i]);
-        ep_return[i] = 0.0;
-        ep_length[i] = 0;
-        if (++done_count[i] == options.episodes_per_env)
-          --active;
-        else
-          envs[i]->reset_into(std::nullopt, row);
-      }
-    }
+    for_each_id(active, options.threads, step_env);
+    r.env_steps += static_cast<int64_t>(active.size());
+    std::erase_if(active, [&](size_t i) { return done_count[i] >= options.episodes_per_env; });
     r.env_seconds += now_seconds() - t2;
   }
   for (size_t i = 0; i < n; ++i) {

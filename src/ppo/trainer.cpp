@@ -207,6 +207,7 @@ class TrainingRun {
     eval_opts_.envs = c_.eval_envs;
     eval_opts_.episodes_per_env = c_.eval_episodes_per_env;
     eval_opts_.env = env_options_;
+    eval_opts_.threads = c_.env_threads;  // the evaluation envs step like the training ones
     // The evaluation's actor runs on eval_envs observations; share the jitted one when the batch
     // sizes agree.
     eval_actor_ = c_.eval_envs == c_.envs ? actor_ : make_means_fn(policy_, c_.jit);

@@ -11,6 +11,7 @@
 #include "ember/rl/evaluation.h"
 #include "ember/rl/heuristic.h"
 #include "ember/rl/lunar_lander.h"
+#include "ember/support/thread_pool.h"
 
 namespace {
 
@@ -113,6 +114,33 @@ TEST(Evaluation, SameSeedSameResultAndBadOptions) {
   EXPECT_THROW(evaluate(heuristic_means, log_std, o), ember::ValueError);
   o.episodes_per_env = 1;
   EXPECT_THROW(evaluate(heuristic_means, std::vector<float>{0.0f}, o), ember::ValueError);
+}
+
+// The envs step on the pool (`threads`), each touching only its own state: the same episodes,
+// steps and actor calls as one thread, with stochastic actions and envs that finish at different
+// times (env 0 crashes quickly, so the others keep stepping without it).
+TEST(Evaluation, ThreadCountDoesNotChangeResults) {
+  ember::support::set_num_threads(4);  // every cap below is real
+  EvalOptions o;
+  o.envs = 5;
+  o.episodes_per_env = 3;
+  o.seed = 77;
+  const std::vector<float> log_std = {-0.7f, -0.7f};
+  const EvalResult one = evaluate(mixed_means, log_std, o);
+  for (int threads : {2, 3, 8}) {
+    o.threads = threads;
+    const EvalResult r = evaluate(mixed_means, log_std, o);
+    EXPECT_EQ(r.returns, one.returns) << threads << " threads";  // bit-identical doubles
+    EXPECT_EQ(r.lengths, one.lengths) << threads << " threads";
+    EXPECT_EQ(r.episodes_per_env, one.episodes_per_env);
+    EXPECT_EQ(r.env_steps, one.env_steps);
+    EXPECT_EQ(r.actor_calls, one.actor_calls);
+  }
+  EXPECT_EQ(std::accumulate(one.lengths.begin(), one.lengths.end(), int64_t{0}), one.env_steps);
+  EXPECT_LT(mean_length(one, 0, 3) * 2, mean_length(one, 1, 3));
+  o.threads = 0;
+  EXPECT_THROW(evaluate(mixed_means, log_std, o), ember::ValueError);
+  ember::support::set_num_threads(2);
 }
 
 }  // namespace

@@ -30,6 +30,9 @@ struct EvalOptions {
   int64_t episodes_per_env = 25;
   uint64_t seed = 0;
   bool stochastic = true;  // false: act with the clipped means
+  // At most this many threads of the process's pool step the envs (the results do not depend on
+  // it); 1: the calling thread alone.
+  int threads = 1;
   LunarLanderOptions env;  // continuous must be true
 };
 
@@ -43,7 +46,7 @@ struct EvalResult {
   double seconds = 0, inference_seconds = 0, sampling_seconds = 0, env_seconds = 0;
 };
 
-/// Throws ValueError for envs < 1, episodes_per_env < 1, a discrete env, or a log_std
+/// Throws ValueError for envs < 1, episodes_per_env < 1, threads < 1, a discrete env, or a log_std
 /// of the wrong length.
 EvalResult evaluate(const MeansFn& actor, std::span<const float> log_std,
                     const EvalOptions& options);
