@@ -536,9 +536,8 @@ static std::string simd_libm_declarations() {
 // width, the kernels call it instead. AVX2: ember_tanhf takes 0.6x libmvec's time per vector (a
 // loop over 64K floats in L2, in one process) and is closer to tanh (1.04 against 2.18 ulp); at
 // AVX-512 and at SSE2 libmvec's is faster (SSE2: 0.8x its time; 0.6x in a product's epilogue).
-// Kept out (issue 11, AVX2, the tanh(x W^T + b) kernel's epilogue, 1 thread, paired): moving two
-// FMAs off their pipes, same bits, 1.10x the time; Estrin's e^2h 1.03x (1.27 ulp); a float clamp
-// 1.16x; a polynomial in e^-2a for the division 1.38x. Dropping the division (inexact) gains 5%.
+// Kept out (AVX2, tanh(x W^T + b)'s epilogue, paired): two FMAs off their pipes 1.10x the time,
+// Estrin's e^2h 1.03x (1.27 ulp), a float clamp 1.16x, a polynomial for the division 1.38x.
 static std::string fast_math_overrides(const Target& t) {
   if (t.isa != Isa::Avx2) return "";
   return "#define tanhf(x) ember_tanhf(x)\n";
