@@ -92,14 +92,16 @@ class DimVector {
   int64_t* end() noexcept { return p_ + n_; }
   const int64_t* begin() const noexcept { return p_; }
   const int64_t* end() const noexcept { return p_ + n_; }
+  /// operator[], front() and back() are unchecked (as std::vector's): i < size(), non-empty.
+  /// at() throws IndexError when i >= size().
   int64_t& operator[](size_t i) noexcept { return p_[i]; }
   int64_t operator[](size_t i) const noexcept { return p_[i]; }
   int64_t& at(size_t i) {
-    if (i >= n_) throw IndexError("argument index out of range");
+    if (i >= n_) throw IndexError("DimVector::at: index out of range");
     return p_[i];
   }
   int64_t at(size_t i) const {
-    if (i >= n_) throw IndexError("argument index out of range");
+    if (i >= n_) throw IndexError("DimVector::at: index out of range");
     return p_[i];
   }
   int64_t& front() noexcept { return p_[0]; }
