@@ -226,11 +226,11 @@ TEST(ReducePlan, MidSizeProductFansOut) {
 // accumulators leave room: the tiled product's column vectors (x @ W, W in place) and the dot
 // kernel's row and column vectors (x @ W^T) where they fit. GCC otherwise folded each load into
 // every FMA that reads it at AVX2, and the tile waited on the load ports (0.67x and 0.77x the
-// kernels' time held). Not at the scalar level (no vectors) nor, until measured there, at AVX-512.
+// kernels' time held; 0.75x and 0.8x at AVX-512 on Zen 4). Not at the scalar level (no vectors).
 // Runs under every ISA level; the values are checked against a host loop at odd column counts too.
 TEST(ReducePlan, SmallBatchHoldsItsOperandVectors) {
   manual_seed(7);
-  const bool held = float_lanes() > 1 && test::vector_registers() < 32;
+  const bool held = float_lanes() > 1;
   for (bool transposed : {false, true})
     for (int64_t m : {128, 127, 17}) {
       SCOPED_TRACE(std::to_string(m) + (transposed ? " W^T" : " W"));
@@ -242,13 +242,14 @@ TEST(ReducePlan, SmallBatchHoldsItsOperandVectors) {
       auto from = log.find("opts:", at);
       std::string opts = log.substr(from, log.find('\n', from) - from);
       // The tiled product holds along the columns (axis 1); the dot kernel along k (axis 2)
-      // where its tile's accumulators and operand vectors fit the registers less one (its 4x2
-      // tile at AVX2; not the 2x6 tile it takes at odd column counts and at SSE2).
+      // where its tile's accumulators and operand vectors fit the registers less one, two of 32
+      // (its 4x2 tile at AVX2; not the 2x6 tile it takes at odd column counts and at SSE2).
       bool fits = true;
       if (transposed) {
         auto up = [&](const char* a) { return std::stoll(opts.substr(opts.find(a) + 9)); };
         const int64_t tn = up("UPCAST(0,"), tc = up("UPCAST(1,");
-        fits = tn * tc + tn + tc <= test::vector_registers() - 1;
+        const int64_t regs = test::vector_registers() - (test::vector_registers() >= 32 ? 2 : 1);
+        fits = tn * tc + tn + tc <= regs;
       }
       EXPECT_EQ(opts.find(transposed ? "HOLD(2,1)" : "HOLD(1,1)") != std::string::npos,
                 held && fits)
