@@ -8,7 +8,9 @@
 // Usage: bench_eager_small [rounds [calls-per-round]] (defaults 30 and 200). Not a test.
 // `bench_eager_small --loop N` makes N eager `x @ b` calls and nothing else (to run under a
 // profiler: perf record -g, valgrind --tool=callgrind); `--loop-linear N` the same with
-// `tanh(Linear(x))`.
+// `tanh(Linear(x))`, `--loop-jit N` with `x @ b` replayed by ember::jit.
+// The jit rows are the same calls through ember::jit (replays: no graph built, no plan looked up),
+// as the rollout runs its actor.
 #include <dnnl.h>
 #include <omp.h>
 
@@ -62,6 +64,7 @@ struct Variant {
 int main(int argc, char** argv) {
   const bool loop = argc > 2 && std::string(argv[1]) == "--loop";
   const bool loop_linear = argc > 2 && std::string(argv[1]) == "--loop-linear";
+  const bool loop_jit = argc > 2 && std::string(argv[1]) == "--loop-jit";
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 30;
   const int calls = argc > 2 ? std::atoi(argv[2]) : 200;
   const int threads = get_num_threads();
@@ -78,6 +81,14 @@ int main(int argc, char** argv) {
   Tensor b = from_blob(bd.data(), {128, 128}, kFloat32);
   realize({x, b});
   Tensor out;
+  Jit jit_matmul =
+      jit([](const std::vector<Tensor>& in) { return std::vector{in[0].matmul(in[1])}; });
+  Jit jit_linear =
+      jit([&](const std::vector<Tensor>& in) { return std::vector{lin->forward(in[0]).tanh()}; });
+  if (loop_jit) {
+    for (int i = 0, n = std::atoi(argv[2]); i < n; i++) out = jit_matmul({x, b})[0];
+    return 0;
+  }
   if (loop) {
     for (int i = 0, n = std::atoi(argv[2]); i < n; i++) out = x.matmul(b).realize();
     return 0;
@@ -91,7 +102,9 @@ int main(int argc, char** argv) {
       {"ember tanh(linear(x)), plan cache", [&] { out = lin->forward(x).tanh().realize(); }});
   vs.push_back({"ember tanh(linear(x)), no plan cache",
                 [&] { out = lin->forward(x).tanh().realize(); }, false});
+  vs.push_back({"ember tanh(linear(x)), jit replay", [&] { out = jit_linear({x})[0]; }});
   vs.push_back({"ember x @ b, plan cache", [&] { out = x.matmul(b).realize(); }});
+  vs.push_back({"ember x @ b, jit replay", [&] { out = jit_matmul({x, b})[0]; }});
   vs.push_back({"ember x @ b, no plan cache", [&] { out = x.matmul(b).realize(); }, false});
   // The frontend alone: the lazy graph built and dropped, nothing realized.
   vs.push_back({"  x @ b graph only (not realized)", [&] { Tensor t = x.matmul(b); }});
@@ -140,7 +153,7 @@ int main(int argc, char** argv) {
     Context::get().profile_kernels = false;
     return median(kt) * 1e6;
   };
-  const double k_linear = kernel_us(vs[0].call), k_matmul = kernel_us(vs[2].call);
+  const double k_linear = kernel_us(vs[0].call), k_matmul = kernel_us(vs[3].call);
   std::ifstream la("/proc/loadavg");
   std::string load;
   std::getline(la, load);

@@ -4,13 +4,15 @@
 // medians taken in separate processes (bench_matmul): a burst of load hits neighbours alike.
 //
 // Each round times, one after the other, a batch of each: ember's whole eager call (a fresh lazy
-// matmul of two realized inputs, realized: schedule lookup, output buffer, launch), ember's kernel
-// alone (the compiled program the engine launched, called on the same buffers), oneDNN and
-// OpenBLAS. A batch is a 150 ms pause (the previous library's spinning threads park), 10 warm-up
-// calls (the study's protocol, spec/ppo.md: after the pause a microsecond call runs with cold
-// caches and branch predictors for its first few calls) and `reps` timed ones; its median counts.
-// The table gives each library's median over rounds and the median of the per-round ratios to
-// oneDNN. "check" is the largest relative difference to oneDNN's result.
+// matmul of two realized inputs, realized: schedule lookup, output buffer, launch), the same call
+// through ember::jit (a replay: no graph, no plan lookup; how a loop of small products runs, as
+// the rollout's actor does), ember's kernel alone (the compiled program the engine launched,
+// called on the same buffers), oneDNN and OpenBLAS. A batch is a 150 ms pause (the previous
+// library's spinning threads park), 10 warm-up calls (the study's protocol, spec/ppo.md: after the
+// pause a microsecond call runs with cold caches and branch predictors for its first few calls) and
+// `reps` timed ones; its median counts. The table gives each library's median over rounds and the
+// median of the per-round ratios to oneDNN. "check" is the largest relative difference to oneDNN's
+// result.
 //
 // One run covers one ISA level: $EMBER_ISA for ember; the caller holds oneDNN and OpenBLAS to the
 // same level ($DNNL_MAX_CPU_ISA, $OPENBLAS_CORETYPE), as bench/run.sh does for bench_matmul.
@@ -105,9 +107,9 @@ int main(int argc, char** argv) {
       "(OPENBLAS_CORETYPE=%s); %d threads; load average %s\n",
       !isa.empty() ? isa.c_str() : "unset (best)", dn ? dn : "unset", openblas_get_corename(),
       ct ? ct : "unset", threads, load.c_str());
-  std::printf("%-31s %10s %10s %10s %10s %8s %8s %8s %8s %9s\n", "shape (float32)", "ember ms",
-              "kernel ms", "oneDNN ms", "OpenBLAS", "GFLOPS", "e/oDNN", "k/oDNN", "e/OBLAS",
-              "check");
+  std::printf("%-31s %10s %10s %10s %10s %10s %8s %8s %8s %8s %8s %9s\n", "shape (float32)",
+              "ember ms", "jit ms", "kernel ms", "oneDNN ms", "OpenBLAS", "GFLOPS", "e/oDNN",
+              "j/oDNN", "k/oDNN", "e/OBLAS", "check");
   const std::string filter = argc > 4 ? argv[4] : "";
   for (const Case& c : kCases) {
     if (std::string(c.name).find(filter) == std::string::npos) continue;
@@ -131,9 +133,14 @@ int main(int argc, char** argv) {
     for (auto& s : launch.buffers) slots.push_back(s->data());
     std::vector<float> cd(static_cast<size_t>(c.n * c.m)), cb(cd.size());
     int64_t lda = c.trans_a ? c.n : c.k, ldb = c.trans_b ? c.k : c.m;
-    std::vector<double> t[4], r_e, r_k, r_b;
+    ember::Jit product = ember::jit([](const std::vector<ember::Tensor>& in) {
+      return std::vector<ember::Tensor>{in[0].matmul(in[1])};
+    });
+    ember::Tensor out_jit;
+    std::vector<double> t[5], r_e, r_j, r_k, r_b;
     for (int round = 0; round < rounds; round++) {
       double te = batch_ms(reps, [&] { out = a.matmul(b).realize(); });
+      double tj = batch_ms(reps, [&] { out_jit = product({a, b})[0]; });
       double tk = batch_ms(reps, [&] { launch.program->launch(slots.data()); });
       double td = batch_ms(reps, [&] {
         dnnl_sgemm(c.trans_a ? 'T' : 'N', c.trans_b ? 'T' : 'N', c.n, c.m, c.k, 1.0f, ad.data(),
@@ -147,16 +154,25 @@ int main(int argc, char** argv) {
                     static_cast<int>(c.m));
       });
       t[0].push_back(te), t[1].push_back(tk), t[2].push_back(td), t[3].push_back(tb);
-      r_e.push_back(te / td), r_k.push_back(tk / td), r_b.push_back(te / tb);
+      t[4].push_back(tj);
+      r_e.push_back(te / td), r_j.push_back(tj / td), r_k.push_back(tk / td),
+          r_b.push_back(te / tb);
     }
-    auto v = out.to_vector<float>();
+    if (product.replays() == 0) {
+      std::fprintf(stderr, "%s: the jit never replayed\n", c.name);
+      return 1;
+    }
     double check = 0;
-    for (size_t i = 0; i < v.size(); i++)
-      check = std::max(check, std::fabs(double(v[i]) - cd[i]) / (1 + std::fabs(double(cd[i]))));
+    for (const ember::Tensor& o : {out, out_jit}) {
+      auto v = o.to_vector<float>();
+      for (size_t i = 0; i < v.size(); i++)
+        check = std::max(check, std::fabs(double(v[i]) - cd[i]) / (1 + std::fabs(double(cd[i]))));
+    }
     double gflops = 2.0 * double(c.n * c.k * c.m) / (median(t[0]) * 1e-3) * 1e-9;
-    std::printf("%-31s %10.4f %10.4f %10.4f %10.4f %8.1f %7.2fx %7.2fx %7.2fx %9.1e\n", c.name,
-                median(t[0]), median(t[1]), median(t[2]), median(t[3]), gflops, median(r_e),
-                median(r_k), median(r_b), check);
+    std::printf(
+        "%-31s %10.4f %10.4f %10.4f %10.4f %10.4f %8.1f %7.2fx %7.2fx %7.2fx %7.2fx %9.1e\n",
+        c.name, median(t[0]), median(t[4]), median(t[1]), median(t[2]), median(t[3]), gflops,
+        median(r_e), median(r_j), median(r_k), median(r_b), check);
   }
   return 0;
 }

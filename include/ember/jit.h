@@ -46,6 +46,8 @@
 //  - host-side writes inside the function (Optimizer::set_lr, ember::load): Error "jit: a
 //    host-side write ... inside a jitted function would run only at capture ...".
 //  - manual_seed inside the function: Error "jit: manual_seed inside a jitted function ...".
+//  - an input passed as a view of a buffer (x.t(), a slice): read in place, no copy; a call
+//    with another view (shape, strides, offset) or a buffer there captures again.
 //  - in-place write to an input passed as a view: Error "... which was passed as a view ..."
 //    (eager raises as well).
 //  - random ops: draw new numbers on every replay, as eager.

@@ -24,6 +24,7 @@ struct Jit::State {
   Fn fn;
   int64_t calls = 0, replays = 0;
   std::unique_ptr<Capture> cap;
+  std::vector<bool> views;  // per input of the current call: a view of a buffer
 };
 
 Jit::Jit(Fn fn) : s_(std::make_unique<State>()) { s_->fn = std::move(fn); }
@@ -67,26 +68,23 @@ void flush_pending_writes() {
   if (!pending.empty()) realize(pending);
 }
 
-// The tensors passed to the function: each raw input realized in place (it keeps its identity,
-// so in-place writes reach the caller's tensor); a view of a buffer is passed as a contiguous
-// copy (the function may not write into it: in-place ops on views are not supported).
-std::vector<Tensor> prepare_inputs(const std::vector<Tensor>& raw, std::vector<bool>& copied) {
+// Realizes the inputs in place (each keeps its identity, so in-place writes reach the caller's
+// tensor): each is then a buffer or a view of one (realize computes no view). A view is passed
+// as it is, and the capture binds its buffer (tensor/jit_view.h): x.t() costs no copy. The
+// function may not write into a view (in-place ops on views are not supported).
+void prepare_inputs(const std::vector<Tensor>& raw, std::vector<bool>& views) {
   for (auto& t : raw)
     if (!t.defined()) throw ValueError("jit: undefined input tensor");
   realize(raw);
-  std::vector<Tensor> out;
-  copied.assign(raw.size(), false);
-  for (size_t i = 0; i < raw.size(); i++) {
-    if (raw[i].node()->op == ir::Op::BUFFER) {
-      out.push_back(raw[i]);
-    } else {
-      out.push_back(raw[i].contiguous());
-      copied[i] = true;
-    }
-  }
-  realize(out);
-  return out;
+  views.resize(raw.size());
+  for (size_t i = 0; i < raw.size(); i++) views[i] = raw[i].node()->op != ir::Op::BUFFER;
 }
+
+// Drops the references a capture keeps between matches() and replay(), on every exit.
+struct ReleaseGuard {
+  Capture& c;
+  ~ReleaseGuard() { c.release(); }
+};
 
 // The first call runs the function as plain code, its kernels compiled as one batch (until the
 // function reads data), so that lazily initialised state (optimizer moments) exists at capture.
@@ -108,12 +106,14 @@ void check_signature(const Capture& c, const std::vector<Tensor>& inputs) {
                      "; call reset() to capture again");
   for (size_t i = 0; i < inputs.size(); i++) {
     const auto& [dt, shape] = c.in_sig[i];
+    const bool dtype_ok = inputs[i].dtype() == dt;
+    if (dtype_ok && inputs[i].sizes() == shape) continue;  // the message only on a mismatch
     std::string msg = "jit: input " + std::to_string(i) + " is " +
                       signature(inputs[i].dtype(), inputs[i].sizes()) + " but was captured as " +
                       signature(dt, shape) +
                       "; call reset() to capture again (or use one jit per signature)";
-    if (inputs[i].dtype() != dt) throw DTypeError(msg);
-    if (inputs[i].sizes() != shape) throw ShapeError(msg);
+    if (!dtype_ok) throw DTypeError(msg);
+    throw ShapeError(msg);
   }
 }
 
@@ -142,20 +142,22 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
   const engine::CompileTally before = engine::compile_tally_this_thread();
   if (s.calls == 1) return warm_up(s.fn, raw_inputs, before, ctx.debug);
   flush_pending_writes();
-  std::vector<bool> copied;
-  std::vector<Tensor> inputs = prepare_inputs(raw_inputs, copied);
+  const std::vector<Tensor>& inputs = raw_inputs;
+  prepare_inputs(inputs, s.views);
 
   if (s.cap) {
     Capture& c = *s.cap;
     check_signature(c, inputs);
-    std::vector<Tensor> sources;
-    if (c.matches(inputs, copied, ctx.device, sources)) {
-      s.replays++;
-      auto outs = c.replay(inputs, raw_inputs, sources);
-      if (ctx.debug >= 1)
-        std::fprintf(stderr, "jit: replay %lld (%zu launches)\n", static_cast<long long>(s.replays),
-                     c.launches.size());
-      return outs;
+    {
+      ReleaseGuard release{c};
+      if (c.matches(inputs, s.views, ctx.device)) {
+        s.replays++;
+        auto outs = c.replay(inputs);
+        if (ctx.debug >= 1)
+          std::fprintf(stderr, "jit: replay %lld (%zu launches)\n",
+                       static_cast<long long>(s.replays), c.launches.size());
+        return outs;
+      }
     }
     if (ctx.debug >= 1)
       std::fprintf(stderr, "jit: %s changed since the capture; capturing again\n",
@@ -163,7 +165,7 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
     s.cap.reset();
   }
   auto cap = std::make_unique<Capture>();
-  auto outs = cap->record(s.fn, inputs, raw_inputs, copied, ctx.device);
+  auto outs = cap->record(s.fn, inputs, s.views, ctx.device);
   s.cap = std::move(cap);
   if (ctx.debug >= 1) print_capture(*s.cap, before);
   return outs;

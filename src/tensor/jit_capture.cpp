@@ -9,6 +9,7 @@
 #include "ember/context.h"
 #include "engine/realize.h"
 #include "ir/overwrite.h"
+#include "tensor/jit_view.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember::detail::jit {
@@ -35,6 +36,13 @@ const ir::Storage* storage_of(const Tensor& t) {
   return t.impl()->node->storage.get();
 }
 
+// An input's buffer: its own, or the one under its view (the caller realized the inputs).
+const StorageRef& input_storage(const Tensor& t) {
+  const ir::Node* b = view_base(t.impl()->node.get());
+  if (!b) throw Error("jit: internal error: an input is neither a buffer nor a view of one");
+  return b->storage;
+}
+
 // For each entry, the first entry with the same (non-null) buffer; -1 for none.
 std::vector<int> partition_of(const std::vector<const ir::Storage*>& st) {
   std::vector<int> part(st.size(), -1);
@@ -51,6 +59,19 @@ std::vector<int> partition_of(const std::vector<const ir::Storage*>& st) {
   for (size_t i = 0; i < st.size(); i++)
     if (st[i]) part[i] = first.emplace(st[i], static_cast<int>(i)).first->second;
   return part;
+}
+
+// Whether the partition of st (partition_of) is `part`, without building it.
+bool same_partition(const std::vector<const ir::Storage*>& st, const std::vector<int>& part) {
+  if (st.size() != part.size()) return false;
+  if (st.size() > 32) return partition_of(st) == part;
+  for (size_t i = 0; i < st.size(); i++) {
+    int first = -1;
+    for (size_t j = 0; j <= i && st[i] && first < 0; j++)
+      if (st[j] == st[i]) first = static_cast<int>(j);
+    if (first != part[i]) return false;
+  }
+  return true;
 }
 
 // Runs `write`, which overwrites the writers' buffers, with the value semantics of a realized
@@ -86,8 +107,8 @@ void write_versioned(const std::vector<Tensor>& writers, const std::function<voi
 // reads and writes, and which gradient slots it touches.
 class Observer final : public detail::AccessObserver {
  public:
-  Observer(Capture& c, const std::vector<Tensor>& inputs, const std::vector<bool>& copied)
-      : c_(c), copied_(copied), start_(detail::next_tensor_serial()) {
+  Observer(Capture& c, const std::vector<Tensor>& inputs, const std::vector<bool>& views)
+      : c_(c), views_(views), start_(detail::next_tensor_serial()) {
     for (size_t i = 0; i < inputs.size(); i++)
       input_of_.emplace(inputs[i].impl(), static_cast<int>(i));
     c_.input_written.assign(inputs.size(), false);
@@ -116,7 +137,7 @@ class Observer final : public detail::AccessObserver {
     const TensorImpl* i = t.impl();
     assigned.push_back(t);
     if (auto it = input_of_.find(i); it != input_of_.end()) {
-      if (copied_[it->second])
+      if (views_[it->second])
         throw Error("jit: the function writes in place into input " + std::to_string(it->second) +
                     ", which was passed as a view; in-place operations on views are not "
                     "supported (eager raises too): pass a realized tensor (x.contiguous())");
@@ -194,7 +215,7 @@ class Observer final : public detail::AccessObserver {
   }
 
   Capture& c_;
-  const std::vector<bool>& copied_;
+  const std::vector<bool>& views_;
   const uint64_t start_;
   std::unordered_map<const TensorImpl*, int> input_of_, external_of_, slot_of_, slot_grad_of_;
 };
@@ -210,18 +231,24 @@ struct HookGuard {
 }  // namespace
 
 std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>& inputs,
-                                    const std::vector<Tensor>& raw,
-                                    const std::vector<bool>& copied_in,
+                                    const std::vector<bool>& views_in,
                                     const std::string& device_in) {
   device = device_in;
-  copied = copied_in;
-  for (auto& t : inputs) {
+  views = views_in;
+  // The inputs' buffers as the call starts (an in-place write during the call may give a view's
+  // buffer node a private copy of the old data: the view still names the caller's buffer).
+  std::vector<StorageRef> in_storage;
+  for (size_t i = 0; i < inputs.size(); i++) {
+    const Tensor& t = inputs[i];
+    in_storage.push_back(input_storage(t));
     in_sig.push_back({t.dtype(), t.sizes()});
     input_impls.push_back(t.impl()->weak_from_this());
+    view_keys.emplace_back();
+    if (views[i]) view_key(t.impl()->node.get(), view_keys.back());
   }
   const size_t n_in = inputs.size();
   const uint64_t first_new = ir::Storage::next_id();
-  Observer obs(*this, inputs, copied);
+  Observer obs(*this, inputs, views);
   std::vector<engine::Launch> rec;
   std::vector<Tensor> outs;
   {
@@ -259,7 +286,7 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
     std::unordered_map<const TensorImpl*, Tensor> as_value;
     for (auto& o : outs) {
       const ir::NodeRef& n = o.impl()->node;
-      if (n->op == Op::BUFFER) continue;
+      if (n->op == Op::BUFFER || obs.input_of(o.impl()) >= 0) continue;  // an input: returned
       auto [it, first] = as_value.emplace(o.impl(), Tensor());
       if (first) {
         if (n->op == Op::DETACH && n->src[0]->op == Op::BUFFER && !n->src[0]->origin)
@@ -293,7 +320,7 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
 
   // ---- sources: the inputs, then the external tensors ------------------------------------------
   std::vector<const ir::Storage*> src_storage;
-  for (auto& t : inputs) src_storage.push_back(storage_of(t));
+  for (auto& st : in_storage) src_storage.push_back(st.get());
   for (auto& e : externals) {
     Tensor t = e.slot >= 0 ? obs.slot_before[e.slot] : Tensor(e.impl.lock());
     src_storage.push_back(storage_of(t));
@@ -420,20 +447,25 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
     if (bd.role == Role::Fixed && !bd.preexisting && bd.written)
       planned += static_cast<int64_t>(bd.fixed->nbytes());
   }
-  (void)raw;
   return outs;
 }
 
-bool Capture::matches(const std::vector<Tensor>& inputs, const std::vector<bool>& copied_now,
-                      const std::string& device_now, std::vector<Tensor>& sources) {
+bool Capture::matches(const std::vector<Tensor>& inputs, const std::vector<bool>& views_now,
+                      const std::string& device_now) {
+  std::vector<Tensor>& sources = sources_;
   if (device_now != device) {
     mismatch = "the device (" + device + " -> " + device_now + ")";
     return false;
   }
-  if (copied_now != copied) {
+  if (views_now != views) {
     mismatch = "whether an input is a view";
     return false;
   }
+  for (size_t j = 0; j < inputs.size(); j++)
+    if (views[j] && !same_view(inputs[j].impl()->node.get(), view_keys[j])) {
+      mismatch = "the view of input " + std::to_string(j) + " (shape, strides or offset)";
+      return false;
+    }
   for (size_t j = 0; j < inputs.size(); j++)
     if (auto old = input_impls[j].lock(); old && old.get() != inputs[j].impl()) {
       mismatch = "input " + std::to_string(j) +
@@ -479,11 +511,19 @@ bool Capture::matches(const std::vector<Tensor>& inputs, const std::vector<bool>
       return false;
     }
   }
-  std::vector<const ir::Storage*> st(sources.size());
+  std::vector<const ir::Storage*>& st = bound_ptr_;
+  bound_.resize(sources.size());
+  st.resize(sources.size());
   for (size_t i = 0; i < sources.size(); i++) {
-    if (sources[i].defined() && sources[i].impl()->node->op != Op::BUFFER)
-      make_concrete(sources[i]);
-    st[i] = storage_of(sources[i]);
+    if (i < inputs.size()) {
+      bound_[i] = input_storage(sources[i]);  // a view input: the buffer it reads
+    } else if (sources[i].defined()) {
+      if (sources[i].impl()->node->op != Op::BUFFER) make_concrete(sources[i]);
+      bound_[i] = sources[i].impl()->node->storage;
+    } else {
+      bound_[i] = nullptr;
+    }
+    st[i] = bound_[i].get();
     auto sig = st[i] ? std::make_pair(st[i]->dtype(), st[i]->numel())
                      : std::make_pair(kFloat32, int64_t{-1});
     if (sig != source_sig[i]) {
@@ -491,7 +531,7 @@ bool Capture::matches(const std::vector<Tensor>& inputs, const std::vector<bool>
       return false;
     }
   }
-  if (partition_of(st) != partition) {
+  if (!same_partition(st, partition)) {
     mismatch = "which inputs and tensors the function reads share one buffer (aliasing)";
     return false;
   }
@@ -505,11 +545,18 @@ bool Capture::matches(const std::vector<Tensor>& inputs, const std::vector<bool>
   return true;
 }
 
-std::vector<Tensor> Capture::replay(const std::vector<Tensor>& inputs,
-                                    const std::vector<Tensor>& raw,
-                                    const std::vector<Tensor>& sources) {
+void Capture::release() {
+  sources_.clear();
+  bound_.clear();
+  bound_ptr_.clear();
+  fresh_store_.clear();
+}
+
+std::vector<Tensor> Capture::replay(const std::vector<Tensor>& inputs) {
   const Context& ctx = Context::get();
-  std::vector<StorageRef> fresh_store(fresh.size());
+  const std::vector<Tensor>& sources = sources_;
+  std::vector<StorageRef>& fresh_store = fresh_store_;
+  fresh_store.resize(fresh.size());
   for (size_t i = 0; i < fresh.size(); i++)
     fresh_store[i] = std::make_shared<ir::Storage>(fresh[i].first, fresh[i].second);
   for (auto& b : bindings)
@@ -517,12 +564,12 @@ std::vector<Tensor> Capture::replay(const std::vector<Tensor>& inputs,
       detail::next_rng_key(b.fixed->rng_draws, static_cast<int64_t*>(b.fixed->data()));
   auto storage = [&](int bi) -> const StorageRef& {
     const Binding& b = bindings[bi];
-    if (b.role == Role::Source) return sources[b.index].impl()->node->storage;
+    if (b.role == Role::Source) return bound_[b.index];  // (a writer's buffer stays its own)
     if (b.role == Role::Fresh) return fresh_store[b.index];
     return b.fixed;
   };
   auto run = [&] {
-    std::vector<void*> ptrs;
+    std::vector<void*>& ptrs = ptrs_;
     for (auto& l : launches) {
       if (!l.program) {
         auto& dst = storage(l.bindings[0]);
@@ -558,7 +605,7 @@ std::vector<Tensor> Capture::replay(const std::vector<Tensor>& inputs,
       case OutSpec::SameAs:
         return done[s.index];
       case OutSpec::Input:
-        return raw[s.index];
+        return inputs[s.index];
       case OutSpec::External:
         return sources[n_in + s.index];
       case OutSpec::SlotGrad: {

@@ -66,7 +66,10 @@ struct GradSlot {
 struct Capture {
   // ---- key: a replay runs only when these still hold -------------------------------------------
   std::vector<std::pair<ScalarType, Shape>> in_sig;
-  std::vector<bool> copied;  // input passed as a view (the function got a copy)
+  // Inputs passed as views of buffers, bound through their buffers (tensor/jit_view.h), and
+  // their views' keys (empty for the other inputs).
+  std::vector<bool> views;
+  std::vector<std::vector<int64_t>> view_keys;
   // The tensors passed at capture. While one is alive and a call passes another, the function
   // may still read it through its closure, which the capture could not tell from reading the
   // input: such a call captures again.
@@ -87,16 +90,27 @@ struct Capture {
   std::vector<int> check_alive;  // Fixed bindings of buffers made before the capture
   int64_t planned = 0;
 
-  /// Runs fn once while recording (the capture call); returns its outputs.
+  /// Runs fn once while recording (the capture call); returns its outputs. inputs: realized
+  /// buffers or views of buffers (views[i]).
   std::vector<Tensor> record(const Jit::Fn& fn, const std::vector<Tensor>& inputs,
-                             const std::vector<Tensor>& raw, const std::vector<bool>& copied,
-                             const std::string& device);
-  /// Resolves the sources for a replay; false (with `mismatch` set) when the capture does not
-  /// apply (then the caller captures again). Throws Error when a bound tensor was destroyed.
-  bool matches(const std::vector<Tensor>& inputs, const std::vector<bool>& copied,
-               const std::string& device, std::vector<Tensor>& sources);
-  std::vector<Tensor> replay(const std::vector<Tensor>& inputs, const std::vector<Tensor>& raw,
-                             const std::vector<Tensor>& sources);
+                             const std::vector<bool>& views, const std::string& device);
+  /// Resolves the sources for a replay (kept for replay()); false (with `mismatch` set) when the
+  /// capture does not apply (then the caller captures again). Throws Error when a bound tensor
+  /// was destroyed.
+  bool matches(const std::vector<Tensor>& inputs, const std::vector<bool>& views,
+               const std::string& device);
+  /// Launches the capture on the sources matches() resolved.
+  std::vector<Tensor> replay(const std::vector<Tensor>& inputs);
+  /// Drops the references matches() and replay() keep between them (their vectors keep their
+  /// memory, so that a replay allocates only what it returns).
+  void release();
+
+ private:
+  std::vector<Tensor> sources_;                // the inputs, then the external tensors
+  std::vector<StorageRef> bound_;              // per source: its buffer (null: none)
+  std::vector<const ir::Storage*> bound_ptr_;  // the same, for the aliasing check
+  std::vector<StorageRef> fresh_store_;
+  std::vector<void*> ptrs_;
 };
 
 }  // namespace ember::detail::jit
