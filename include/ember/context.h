@@ -44,7 +44,7 @@ struct Context {
 /// realizes reads each field at a slightly different moment.
 struct RuntimeStats {
   int64_t realizes = 0;
-  int64_t kernels_launched = 0;
+  int64_t kernels_launched = 0;  // by realizes and by jit replays
   int64_t kernels_compiled = 0;  // programs built (memory-cache misses)
   int64_t disk_cache_hits = 0;   // compiler runs avoided by the on-disk cache
   int64_t compiler_runs = 0;     // compiler processes started (compile jobs and links)
