@@ -63,6 +63,10 @@ struct GradSlot {
   OutSpec after;
 };
 
+/// Gives a tensor that holds a lazy value a buffer of its own (a value is a value: nothing the
+/// caller can observe changes); a view of a buffer gets a contiguous copy.
+void make_concrete(const Tensor& t);
+
 struct Capture {
   // ---- key: a replay runs only when these still hold -------------------------------------------
   std::vector<std::pair<ScalarType, Shape>> in_sig;
