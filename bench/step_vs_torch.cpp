@@ -6,14 +6,25 @@
 // hits both; the table gives the medians over all timed steps and their ratio, in wall time and in
 // process CPU time (all threads, spin-waiting included: on a shared machine wall time also shows
 // the queue for the cores). Not a test.
+//
+// Debian's libtorch runs its products on OpenBLAS, whose own thread pool comes on top of
+// libtorch's intra-op threads: at 2 threads, both pools on 2 cores, the step took 2.3x as long as
+// with OpenBLAS held to 1 thread (Zen 4, 276 against 120 ms), and at "1 thread" OpenBLAS still
+// used both cores. So libtorch runs in both splits of the thread count, its intra-op threads with
+// OpenBLAS at 1 and OpenBLAS's with intra-op at 1 (one of them at 1 thread), and the faster one is
+// the reference.
 // Usage: bench_step_vs_torch [rounds [reps]]   (defaults 3 and 5)
 #include <torch/torch.h>
+
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "ember/ember.h"
@@ -64,7 +75,22 @@ int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;
   const int reps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
   const int threads = ember::get_num_threads();
-  torch::set_num_threads(threads);
+  // OpenBLAS's thread count, when libtorch's BLAS is OpenBLAS (looked up, not linked).
+  using SetThreads = void (*)(int);
+  auto openblas_threads =
+      reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  struct Split {
+    std::string name;
+    int intra, blas;  // blas 0: left as it is
+    std::vector<double> wall = {}, cpu = {};
+  };
+  std::vector<Split> splits;
+  if (!openblas_threads) {
+    splits.push_back({"libtorch (eager)", threads, 0});
+  } else {
+    splits.push_back({"libtorch, OpenBLAS 1", threads, 1});
+    if (threads > 1) splits.push_back({"libtorch, intra-op 1", 1, threads});
+  }
 
   // ember: the step captured once by ember::jit, then replayed.
   ember::manual_seed(0);
@@ -113,8 +139,12 @@ int main(int argc, char** argv) {
     return loss.item<float>();
   };
 
-  std::vector<double> te, tt, ce, ct;
+  // Idle threads of the previous library (OpenBLAS's spin ~0.1 s after a call) park first, or they
+  // take the next one's cores.
+  auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(150)); };
+  std::vector<double> te, ce;
   for (int r = 0; r < rounds; r++) {
+    settle();
     for (int i = 0; i < 2; i++) step({obs, act, adv, ret})[0].item<float>();
     for (int i = 0; i < reps; i++) {
       double t0 = ember::support::now_seconds(), c0 = process_cpu();
@@ -122,22 +152,35 @@ int main(int argc, char** argv) {
       te.push_back(ember::support::now_seconds() - t0);
       ce.push_back(process_cpu() - c0);
     }
-    for (int i = 0; i < 2; i++) t_step();
-    for (int i = 0; i < reps; i++) {
-      double t0 = ember::support::now_seconds(), c0 = process_cpu();
-      t_step();
-      tt.push_back(ember::support::now_seconds() - t0);
-      ct.push_back(process_cpu() - c0);
+    for (Split& sp : splits) {
+      torch::set_num_threads(sp.intra);
+      if (sp.blas) openblas_threads(sp.blas);
+      settle();
+      for (int i = 0; i < 2; i++) t_step();
+      for (int i = 0; i < reps; i++) {
+        double t0 = ember::support::now_seconds(), c0 = process_cpu();
+        t_step();
+        sp.wall.push_back(ember::support::now_seconds() - t0);
+        sp.cpu.push_back(process_cpu() - c0);
+      }
     }
   }
-  const double e = median(te), t = median(tt), e_cpu = median(ce), t_cpu = median(ct);
+  const double e = median(te), e_cpu = median(ce);
+  const Split* best = &splits[0];
+  for (const Split& sp : splits)
+    if (median(sp.wall) < median(best->wall)) best = &sp;
+  const double t = median(best->wall), t_cpu = median(best->cpu);
   std::printf(
       "training step, batch %lld, %d threads (medians of %d steps each, alternating rounds)\n",
       static_cast<long long>(kBatch), threads, rounds * reps);
   std::printf("                     wall ms    cpu ms\n");
   std::printf("  ember (jit replay) %9.2f %9.2f   %lld launches\n", e * 1e3, e_cpu * 1e3,
               static_cast<long long>(step.captured_launches()));
-  std::printf("  libtorch (eager)   %9.2f %9.2f\n", t * 1e3, t_cpu * 1e3);
+  for (const Split& sp : splits)
+    std::printf("  %-20s %7.2f %9.2f   %d intra-op, %s OpenBLAS threads%s\n", sp.name.c_str(),
+                median(sp.wall) * 1e3, median(sp.cpu) * 1e3, sp.intra,
+                sp.blas ? std::to_string(sp.blas).c_str() : "default",
+                &sp == best ? " (the reference)" : "");
   std::printf("  ember / libtorch   %9.2fx %8.2fx\n", e / t, e_cpu / t_cpu);
   return 0;
 }
