@@ -38,6 +38,21 @@ std::vector<float> values(int64_t n, int mod, float scale, float shift) {
   return v;
 }
 
+// out == x @ b (4x128 @ 128x128; b given transposed, as 128x128 row-major W, when b_t), computed
+// here in double.
+void expect_product(const Tensor& out, const std::vector<float>& xd, const std::vector<float>& bd,
+                    bool b_t) {
+  auto v = out.to_vector<float>();
+  ASSERT_EQ(v.size(), 4u * 128u);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 128; j++) {
+      double ref = 0;
+      for (int k = 0; k < 128; k++)
+        ref += double(xd[i * 128 + k]) * (b_t ? bd[j * 128 + k] : bd[k * 128 + j]);
+      ASSERT_NEAR(v[i * 128 + j], ref, 1e-5 + 1e-5 * std::fabs(ref)) << i << "," << j;
+    }
+}
+
 // Allocations per call of `call`, averaged over `n` calls after 5 warm-up calls (compile, caches).
 template <class F>
 double allocations_per_call(F&& call, int n = 50) {
@@ -65,14 +80,7 @@ TEST(EagerAllocations, SmallProductStaysUnderItsBound) {
   std::printf("x @ b: %.1f allocations per call\n", per_call);
   EXPECT_GE(runtime_stats().plan_cache_hits - hits, 50);  // warm calls: plans from the cache
   EXPECT_LE(per_call, 20.0);
-  auto v = out.to_vector<float>();
-  ASSERT_EQ(v.size(), 4u * 128u);
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 128; j++) {
-      double ref = 0;
-      for (int k = 0; k < 128; k++) ref += double(xd[i * 128 + k]) * bd[k * 128 + j];
-      ASSERT_NEAR(v[i * 128 + j], ref, 1e-5 + 1e-5 * std::fabs(ref)) << i << "," << j;
-    }
+  expect_product(out, xd, bd, false);
 }
 
 TEST(EagerAllocations, ActorLayerStaysUnderItsBound) {
@@ -118,15 +126,7 @@ TEST(EagerAllocations, JitReplayOfTheSmallProductStaysUnderItsBound) {
                 per_call);
     EXPECT_EQ(product.replays() - replays, 53);  // all 55 calls but the eager one and the capture
     EXPECT_LE(per_call, 12.0);
-    auto v = out.to_vector<float>();
-    ASSERT_EQ(v.size(), 4u * 128u);
-    for (int i = 0; i < 4; i++)
-      for (int j = 0; j < 128; j++) {
-        double ref = 0;
-        for (int k = 0; k < 128; k++)
-          ref += double(xd[i * 128 + k]) * (transposed ? bd[j * 128 + k] : bd[k * 128 + j]);
-        ASSERT_NEAR(v[i * 128 + j], ref, 1e-5 + 1e-5 * std::fabs(ref)) << i << "," << j;
-      }
+    expect_product(out, xd, bd, transposed);
   }
 }
 
