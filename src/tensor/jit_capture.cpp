@@ -10,6 +10,7 @@
 #include "engine/realize.h"
 #include "engine/stats.h"
 #include "ir/overwrite.h"
+#include "tensor/jit_memory_plan.h"
 #include "tensor/jit_observer.h"
 #include "tensor/jit_view.h"
 #include "tensor/tensor_impl.h"
@@ -327,9 +328,8 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
     if (bd.role == Role::Fixed && !bd.preexisting && bd.written && bd.fixed.use_count() > 1)
       fresh_of(static_cast<int>(b));
     if (bd.role == Role::Fixed && bd.preexisting) check_alive.push_back(static_cast<int>(b));
-    if (bd.role == Role::Fixed && !bd.preexisting && bd.written)
-      planned += static_cast<int64_t>(bd.fixed->nbytes());
   }
+  planned = share_intermediates(launches, bindings);
   return outs;
 }
 
