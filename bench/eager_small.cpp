@@ -111,8 +111,8 @@ int main(int argc, char** argv) {
   // The engine alone: one held lazy graph realized again and again (plan lookup, a new output
   // buffer, the launch), no graph built or dropped.
   const Tensor held = x.matmul(b);
-  const std::vector<schedule::Root> held_roots{{held.node(), nullptr}};
-  std::vector<std::shared_ptr<ir::Storage>> held_out;
+  const std::vector<engine::Root> held_roots{{held.node(), nullptr}};
+  std::vector<engine::StorageRef> held_out;
   vs.push_back(
       {"  x @ b engine only (held graph)", [&] { held_out = engine::realize(held_roots, {}); }});
   vs.push_back({"oneDNN sgemm x @ b", [&] {

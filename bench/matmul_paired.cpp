@@ -121,10 +121,13 @@ int main(int argc, char** argv) {
                                 : ember::from_blob(bd.data(), {c.k, c.m}, ember::kFloat32);
     ember::realize({a, b});
     // The kernel alone: the program one realize launches, on the engine's own buffers.
-    std::vector<ember::engine::Launch> launches;
-    ember::engine::set_launch_hook([&](const ember::engine::Launch& l) { launches.push_back(l); });
-    ember::Tensor out = a.matmul(b).realize();
-    ember::engine::set_launch_hook(nullptr);
+    ember::engine::LaunchLog log;
+    ember::Tensor out;
+    {
+      ember::engine::RecordLaunches record(log);
+      out = a.matmul(b).realize();
+    }
+    const std::vector<ember::engine::Launch>& launches = log.launches;
     if (launches.size() != 1 || !launches[0].program) {
       std::fprintf(stderr, "%s: expected one kernel, got %zu launches\n", c.name, launches.size());
       return 1;

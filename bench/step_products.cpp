@@ -56,10 +56,12 @@ struct Case {
 
 // The one kernel that realizing f()'s tensors together launches.
 Case capture(const std::string& name, int ref, const std::function<std::vector<Tensor>()>& f) {
-  std::vector<engine::Launch> launches;
-  engine::set_launch_hook([&](const engine::Launch& l) { launches.push_back(l); });
-  realize(f());
-  engine::set_launch_hook(nullptr);
+  engine::LaunchLog log;
+  {
+    engine::RecordLaunches record(log);
+    realize(f());
+  }
+  const std::vector<engine::Launch>& launches = log.launches;
   if (launches.size() != 1 || !launches[0].program) {
     std::fprintf(stderr, "%s: expected one kernel, got %zu launches\n", name.c_str(),
                  launches.size());

@@ -47,12 +47,14 @@ int main(int argc, char** argv) {
   Tensor a = from_blob(ad.data(), {M, K}, kFloat32), b = from_blob(bd.data(), {K, N}, kFloat32);
   realize({a, b});
 
-  // The launches of one realize of a @ b, caught by the engine's launch hook.
-  std::vector<engine::Launch> launches;
-  engine::set_launch_hook([&](const engine::Launch& l) { launches.push_back(l); });
+  // The launches of one realize of a @ b, recorded by the engine.
+  engine::LaunchLog log;
   Tensor c = a.matmul(b);
-  c.realize();
-  engine::set_launch_hook(nullptr);
+  {
+    engine::RecordLaunches record(log);
+    c.realize();
+  }
+  const std::vector<engine::Launch>& launches = log.launches;
   if (launches.size() != 1 || !launches[0].program) {
     std::fprintf(stderr, "expected one kernel for the product, got %zu launches\n",
                  launches.size());

@@ -24,6 +24,8 @@
 //    function read at capture was destroyed ... call reset() ..." (the variable may also have
 //    gone out of scope, and running the function then would read freed memory).
 //  - nested jits: equal to eager (a jit called inside a capture runs as plain code).
+//  - other threads during a capture: their kernels are not recorded (a capture sees the
+//    calling thread's launches only).
 //  - aliasing between arguments, or between an argument and a tensor the function reads:
 //    equal to eager (a change of which ones share a buffer makes the call capture again; so does
 //    a call while the tensor passed at capture is still alive and another one is passed, since
@@ -93,8 +95,9 @@ class Jit {
 /// Wraps fn in a Jit.
 inline Jit jit(Jit::Fn fn) { return Jit(std::move(fn)); }
 
-/// True while a Jit is capturing (tensor data cannot be read then; ops that check data, such as
-/// gather's index check, defer to in-graph checks).
+/// True while a Jit captures on the calling thread (tensor data cannot be read then; ops that
+/// check data, such as gather's index check, defer to in-graph checks). A capture records the
+/// kernels of its own thread only: other threads run as usual meanwhile.
 bool jit_capturing();
 
 }  // namespace ember

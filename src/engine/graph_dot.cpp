@@ -40,7 +40,7 @@ std::string op_graph(const std::vector<schedule::Root>& roots) {
   o << "digraph ops {\n  rankdir=BT;\n  node [fontname=\"monospace\", fontsize=10];\n";
   std::unordered_map<const ir::Node*, size_t> ids;
   std::vector<const ir::Node*> stack;
-  for (auto& r : roots) stack.push_back(r.node.get());
+  for (auto& r : roots) stack.push_back(r.node);
   // Iterative DFS: graphs of a training step are deep.
   while (!stack.empty()) {
     const ir::Node* n = stack.back();
@@ -52,7 +52,7 @@ std::string op_graph(const std::vector<schedule::Root>& roots) {
                         ir::shape_str(n->shape);
     const char* shape = "ellipse";
     if (n->op == ir::Op::BUFFER) {
-      label += "\\nbuffer " + std::to_string(n->storage ? n->storage->id() : 0);
+      label += "\\nbuffer " + std::to_string(ir::buffer_id(*n));
       shape = "box";
     } else if (n->op == ir::Op::CONST) {
       char v[32];
@@ -69,38 +69,49 @@ std::string op_graph(const std::vector<schedule::Root>& roots) {
       for (auto& s : n->src) o << "  n" << ids.at(s.get()) << " -> n" << id << ";\n";
   for (size_t i = 0; i < roots.size(); i++)
     o << "  root" << i << " [label=\"root " << i << (roots[i].target ? " (in place)" : "")
-      << "\", shape=doubleoctagon];\n  n" << ids.at(roots[i].node.get()) << " -> root" << i
-      << ";\n";
+      << "\", shape=doubleoctagon];\n  n" << ids.at(roots[i].node) << " -> root" << i << ";\n";
   o << "}\n";
   return o.str();
+}
+
+// A buffer's Graphviz id: b<storage id> for the caller's buffers, f<i> for the schedule's new ones.
+std::string buffer_id(schedule::BufferName b) {
+  return b > 0 ? "b" + std::to_string(b) : "f" + std::to_string(-b - 1);
 }
 
 std::string kernel_graph(const schedule::Schedule& sched,
                          const std::vector<std::shared_ptr<runtime::Program>>& programs) {
   std::ostringstream o;
   o << "digraph kernels {\n  rankdir=TB;\n  node [fontname=\"monospace\", fontsize=10];\n";
-  std::unordered_map<const ir::Storage*, bool> declared;
-  auto buffer = [&](const std::shared_ptr<ir::Storage>& b) {
-    if (!declared.emplace(b.get(), true).second) return;
-    o << "  b" << b->id() << " [label=\"buffer " << b->id() << "\\n"
-      << dtype_name(b->dtype()) << "[" << b->numel() << "]\", shape=ellipse];\n";
+  std::unordered_map<schedule::BufferName, bool> declared;
+  auto buffer = [&](schedule::BufferName b, const schedule::KernelBuffer& kb) {
+    if (!declared.emplace(b, true).second) return;
+    o << "  " << buffer_id(b) << " [label=\"" << (b > 0 ? "buffer " : "new buffer ")
+      << (b > 0 ? b : -b - 1) << "\\n"
+      << dtype_name(kb.dtype) << "[" << kb.numel << "]\", shape=ellipse];\n";
   };
+  std::unordered_map<schedule::BufferName, schedule::KernelBuffer> kind;
   for (size_t i = 0; i < sched.items.size(); i++) {
     const auto& item = sched.items[i];
     const std::string name =
         i < programs.size() && programs[i] ? programs[i]->name : item.kernel.name();
     o << "  k" << i << " [label=\"" << i << ": " << name << "\", shape=box, style=filled, "
       << "fillcolor=\"#dde8f5\"];\n";
-    for (auto& b : item.buffers) buffer(b);
+    for (size_t s = 0; s < item.buffers.size(); s++) {
+      buffer(item.buffers[s], item.kernel.buffers[s]);
+      kind.emplace(item.buffers[s], item.kernel.buffers[s]);
+    }
     const size_t outs = item.kernel.num_outputs();
-    for (size_t s = 0; s < outs; s++) o << "  k" << i << " -> b" << item.buffers[s]->id() << ";\n";
+    for (size_t s = 0; s < outs; s++)
+      o << "  k" << i << " -> " << buffer_id(item.buffers[s]) << ";\n";
     for (size_t s = outs; s < item.buffers.size(); s++)
-      o << "  b" << item.buffers[s]->id() << " -> k" << i << ";\n";
+      o << "  " << buffer_id(item.buffers[s]) << " -> k" << i << ";\n";
   }
   for (auto& [src, dst] : sched.copies) {
-    buffer(src);
-    buffer(dst);
-    o << "  b" << src->id() << " -> b" << dst->id() << " [style=dashed, label=\"copy\"];\n";
+    const schedule::KernelBuffer kb = kind.count(src) ? kind.at(src) : schedule::KernelBuffer{};
+    buffer(src, kb);
+    buffer(dst, kb);
+    o << "  " << buffer_id(src) << " -> " << buffer_id(dst) << " [style=dashed, label=\"copy\"];\n";
   }
   o << "}\n";
   return o.str();

@@ -7,7 +7,6 @@
 #include <unordered_map>
 
 #include "ember/support/splitmix64.h"
-#include "ir/storage.h"
 
 namespace ember::engine {
 
@@ -146,7 +145,7 @@ bool is_last_key(const GraphKey& k) {
 
 }  // namespace
 
-void GraphKey::push_storage(const std::shared_ptr<ir::Storage>& s) {
+void GraphKey::push_storage(const StorageRef& s) {
   bool fresh;
   const int32_t slot = t_storages.get(s.get(), static_cast<int32_t>(storages_.size()), fresh);
   int64_t* t = room(4);
@@ -187,13 +186,14 @@ void GraphKey::push_storage(const std::shared_ptr<ir::Storage>& s) {
   }
   len_ += static_cast<size_t>(t - t0);
   if (!buffer) return true;
-  // arg holds the storage's id and version: not part of the key
-  if (ir::buffer_version(*n) != n->storage->version()) return false;
-  push_storage(n->storage);
+  // arg holds the buffer's id and version: not part of the key
+  const StorageRef& s = storage_of(*n);
+  if (ir::buffer_version(*n) != s->version()) return false;
+  push_storage(s);
   return true;
 }
 
-bool GraphKey::build(const std::vector<schedule::Root>& roots, const std::string& device) {
+bool GraphKey::build(const std::vector<Root>& roots, const std::string& device) {
   len_ = 0;
   hash_ = 0;  // computed on demand (hash()): a repeated eager call is found without it
   storages_.clear();
@@ -337,32 +337,14 @@ void done_with_plan(const GraphKey& key, std::shared_ptr<const Plan> plan) {
   t_last.plan = std::move(plan);
 }
 
-void store_plan(const GraphKey& key, const schedule::Schedule& s,
-                const std::vector<std::shared_ptr<runtime::Program>>& progs) {
-  auto plan = std::make_shared<Plan>();
-  // The schedule's buffers are the key's storages or ones create_schedule made: those are new on
-  // every run.
-  std::unordered_map<const ir::Storage*, PlanRef> refs;
-  for (size_t i = 0; i < key.num_storages(); i++)
-    refs.emplace(key.storage(static_cast<PlanRef>(i)).get(), static_cast<PlanRef>(i));
-  auto ref = [&](const std::shared_ptr<ir::Storage>& st) {
-    auto [it, fresh] = refs.emplace(st.get(), -static_cast<PlanRef>(plan->fresh.size()) - 1);
-    if (fresh) plan->fresh.push_back({st->dtype(), st->numel()});
-    return it->second;
-  };
+void store_plan(const GraphKey& key, Plan p) {
   size_t bytes = sizeof(Entry) + sizeof(Plan) + key.tokens().size_bytes();
-  for (size_t i = 0; i < s.items.size(); i++) {
-    Plan::Item item{progs[i], {}};
-    for (auto& b : s.items[i].buffers) item.buffers.push_back(ref(b));
-    bytes += sizeof(Plan::Item) + item.buffers.size() * sizeof(PlanRef);
-    plan->items.push_back(std::move(item));
-  }
-  for (auto& [from, to] : s.copies) plan->copies.push_back({ref(from), ref(to)});
-  for (auto& r : s.results) plan->results.push_back(ref(r));
-  plan->materialised_extra = s.materialised_extra;
-  bytes += (plan->copies.size() + plan->results.size() + plan->fresh.size()) * 16;
-  plan->bytes = bytes;
+  for (const LaunchStep& st : p.list.steps)
+    bytes += sizeof(LaunchStep) + st.slots.size() * sizeof(int32_t);
+  bytes += (p.results.size() + p.list.fresh.size()) * 16;
+  p.bytes = bytes;
   if (bytes > kMaxPlanBytes / 4) return;  // one huge graph must not empty the cache
+  auto plan = std::make_shared<Plan>(std::move(p));
 
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mu);

@@ -25,24 +25,21 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/device.h"
-#include "schedule/schedule.h"
+#include "engine/launch_list.h"
 
 namespace ember::engine {
 
-/// A buffer of a plan: r >= 0 is the key's storage r (a graph buffer or an in-place target);
-/// r < 0 is the new buffer fresh[-r - 1], allocated on every run of the plan.
-using PlanRef = int32_t;
+/// A realize's engine roots: a value, and where an in-place assignment writes it.
+struct Root {
+  ir::NodeRef node;
+  StorageRef target;  // null: a new buffer
+};
 
+/// What a realize of the key's graph runs: its launch list, whose bound slots are the key's
+/// storages in order (a graph buffer or an in-place target), and the slot of each root's value.
 struct Plan {
-  struct Item {
-    std::shared_ptr<runtime::Program> program;
-    std::vector<PlanRef> buffers;
-  };
-  std::vector<Item> items;
-  std::vector<std::pair<PlanRef, PlanRef>> copies;  // (from, to), after all kernels ran
-  std::vector<PlanRef> results;                     // per root
-  std::vector<std::pair<ScalarType, int64_t>> fresh;
+  LaunchList list;
+  std::vector<int32_t> results;  // per root
   int materialised_extra = 0;
   size_t bytes = 0;  // the plan's and its key's approximate size (for the bound)
 };
@@ -52,9 +49,9 @@ class GraphKey {
  public:
   /// Builds the key; false when the graph is not planned from the cache (a buffer that is read
   /// at an overwritten version: the scheduler reports that).
-  bool build(const std::vector<schedule::Root>& roots, const std::string& device);
-  const std::shared_ptr<ir::Storage>& storage(PlanRef r) const { return *storages_[r]; }
-  size_t num_storages() const { return storages_.size(); }
+  bool build(const std::vector<Root>& roots, const std::string& device);
+  /// The key's storages, by position: a plan's bound slots.
+  std::span<const StorageRef* const> storages() const { return storages_; }
   /// The tokens' hash, computed on the first call after build().
   size_t hash() const;
   std::span<const int64_t> tokens() const { return {tokens_.data(), len_}; }
@@ -68,7 +65,7 @@ class GraphKey {
     return tokens_.data() + len_;
   }
   // Appends a storage's position, and at its first appearance its dtype and size.
-  void push_storage(const std::shared_ptr<ir::Storage>& s);
+  void push_storage(const StorageRef& s);
   // Appends node n's tokens; `srcs` holds its sources' positions. False: see build().
   bool emit(const ir::Node* n, const int32_t* srcs);
   std::vector<int64_t> tokens_;  // the first len_ are the key's; the rest is room
@@ -76,7 +73,7 @@ class GraphKey {
   mutable size_t hash_ = 0;  // 0: not computed since build()
   std::string device_;
   size_t device_hash_ = 0;
-  std::vector<const std::shared_ptr<ir::Storage>*> storages_;
+  std::vector<const StorageRef*> storages_;
 };
 
 /// The plan stored for `key`, or null. The plan this thread used last is tried first (no lock):
@@ -84,9 +81,8 @@ class GraphKey {
 std::shared_ptr<const Plan> find_plan(const GraphKey& key);
 /// Keeps `plan` (found for `key`) as this thread's last plan.
 void done_with_plan(const GraphKey& key, std::shared_ptr<const Plan> plan);
-/// Stores the plan of a realize that scheduled `s` (its items' programs in `progs`).
-void store_plan(const GraphKey& key, const schedule::Schedule& s,
-                const std::vector<std::shared_ptr<runtime::Program>>& progs);
+/// Stores the plan of a realize of the key's graph.
+void store_plan(const GraphKey& key, Plan plan);
 /// Plans held and their approximate bytes.
 std::pair<size_t, size_t> plan_cache_size();
 void clear_plan_cache();

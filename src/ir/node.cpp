@@ -114,6 +114,7 @@ union ShardTable {
   Shard shards[kShards];
 };
 constinit ShardTable g_table;
+constinit std::atomic<BufferReleaseFn> g_buffer_release{nullptr};
 Shard* shards() { return g_table.shards; }
 Shard& shard_of(size_t h) { return g_table.shards[(h >> 7) % kShards]; }
 
@@ -235,12 +236,13 @@ void destroy_node(const Node* n) noexcept {
 }
 
 Node::~Node() {
-  if (storage) storage->remove_node(this);
   if (interned) {
     Shard& sh = shard_of(hash);
     std::lock_guard<SpinLock> lock(sh.mu);
     sh.erase(this);
   }
+  if (op == Op::BUFFER)
+    if (BufferReleaseFn f = g_buffer_release.load(std::memory_order_acquire)) f(*this);
   // Out of the table (a lookup compares fields under the lock): the members go (first to last), and
   // the sources' going may destroy them.
 }
@@ -293,16 +295,12 @@ NodeRef make_node(Op op, ScalarType dtype, SrcList src, Arg arg, DimVector shape
   return found;
 }
 
-NodeRef make_buffer(std::shared_ptr<Storage> storage, DimVector shape) {
+void set_buffer_release(BufferReleaseFn fn) { g_buffer_release.store(fn); }
+
+NodeRef make_buffer_node(uint64_t id, uint64_t version, ScalarType dtype, DimVector shape) {
   Arg a;
-  a.ints.assign({static_cast<int64_t>(storage->id()), static_cast<int64_t>(storage->version())});
-  auto n = make_node(Op::BUFFER, storage->dtype(), {}, std::move(a), std::move(shape));
-  // The storage id is unique, so this node is new or already holds this storage.
-  if (!n->storage) {
-    storage->add_node(n.get());
-    const_cast<Node&>(*n).storage = std::move(storage);
-  }
-  return n;
+  a.ints.assign({static_cast<int64_t>(id), static_cast<int64_t>(version)});
+  return make_node(Op::BUFFER, dtype, {}, std::move(a), std::move(shape));
 }
 
 NodeRef make_const(double v, ScalarType dtype) {

@@ -17,7 +17,6 @@
 #include "ir/op.h"
 #include "ir/small_ints.h"
 #include "ir/src_list.h"
-#include "ir/storage.h"
 
 namespace ember::ir {
 
@@ -73,8 +72,8 @@ class NodeRef {
 
 using SrcList = InlineRefs<NodeRef>;
 
-/// Op argument: integer list (shape, axes, pads, storage id; up to six in the node itself) and a
-/// floating value (constants).
+/// Op argument: integer list (shape, axes, pads, buffer id and version; up to six in the node
+/// itself) and a floating value (constants).
 struct Arg {
   SmallInts ints;
   double f = 0;
@@ -83,6 +82,9 @@ struct Arg {
 // Made only by make_node (in one allocation from a per-thread pool), destroyed by its last
 // NodeRef; the interning table holds plain pointers, which a lookup turns into a NodeRef only
 // while the count is not 0 (NodeRef::try_acquire), and a node leaves the table as it is destroyed.
+// A node holds only the graph and never changes after make_node: what other layers know about a
+// node (the memory a BUFFER reads, autograd's origin of a realized value) lives in their own
+// tables (engine/buffer_table.h).
 struct Node {
   Node() = default;
   Node(const Node&) = delete;
@@ -97,10 +99,6 @@ struct Node {
   Arg arg;
   DimVector shape;  // in the node (up to six dims; longer on the heap)
   size_t hash = 0;
-  std::shared_ptr<Storage> storage;  // BUFFER only
-  /// BUFFER only: the lazy expression whose realized value this buffer holds, kept when that
-  /// value requires grad so that autograd can differentiate through a realized tensor.
-  NodeRef origin;
 
   int64_t numel() const;
   /// Constant value of a CONST node as double.
@@ -132,11 +130,21 @@ inline NodeRef NodeRef::try_acquire(const Node* n) noexcept {
 /// Returns the unique node with these fields (creating it if needed). Shape is derived from the op
 /// and sources for every op but BUFFER and CONST, which take `shape`.
 NodeRef make_node(Op op, ScalarType dtype, SrcList src, Arg arg = {}, DimVector shape = {});
-/// A BUFFER node reading the current version of `storage` with `shape` (numel must match).
-/// arg.ints = {storage id, storage version}.
-NodeRef make_buffer(std::shared_ptr<Storage> storage, DimVector shape);
-/// The version of its storage that a BUFFER node reads (arg.ints[1]).
+/// A BUFFER node: version `version` of the data of buffer `id`, seen with `shape`.
+/// arg.ints = {id, version}. Only the engine's buffer table makes them (engine::make_buffer),
+/// so that every BUFFER node has memory behind it.
+NodeRef make_buffer_node(uint64_t id, uint64_t version, ScalarType dtype, DimVector shape);
+/// The buffer a BUFFER node reads (arg.ints[0]).
+inline uint64_t buffer_id(const Node& n) { return static_cast<uint64_t>(n.arg.ints.at(0)); }
+/// The version of its buffer's data that a BUFFER node reads (arg.ints[1]).
 inline uint64_t buffer_version(const Node& n) { return static_cast<uint64_t>(n.arg.ints.at(1)); }
+
+/// Called as the last reference to a BUFFER node goes, after the node left the interning table
+/// (no lookup can find it any more) and while its fields are whole: the layer that keeps the
+/// memory behind BUFFER nodes (the engine's buffer table, keyed by node) forgets the node there.
+/// That layer sets it once, before it makes its first BUFFER node.
+using BufferReleaseFn = void (*)(const Node& buffer) noexcept;
+void set_buffer_release(BufferReleaseFn fn);
 /// A 0-d CONST node (integers are exact up to 2^53).
 NodeRef make_const(double v, ScalarType dtype);
 

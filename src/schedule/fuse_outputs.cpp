@@ -8,7 +8,6 @@
 namespace ember::schedule {
 
 using ir::View;
-using StorageRef = std::shared_ptr<ir::Storage>;
 
 namespace {
 
@@ -80,7 +79,7 @@ bool can_join(const Group& g, const ScheduleItem& b) {
   if (g.consumed || !elementwise(gk) || !elementwise(bk) || gk.full_shape != bk.full_shape)
     return false;
   const size_t ng = gk.num_outputs();
-  auto slot_in_g = [&](const StorageRef& st) -> int {
+  auto slot_in_g = [&](BufferName st) -> int {
     for (size_t s = 0; s < g.item.buffers.size(); s++)
       if (g.item.buffers[s] == st) return static_cast<int>(s);
     return -1;
@@ -128,7 +127,7 @@ ScheduleItem join(const ScheduleItem& g, const ScheduleItem& b) {
   for (auto& o : gk.more_outputs) gv.push_back(rebuild(o.value, gleaf, gmemo));
   std::unordered_map<const Expr*, ExprRef> bmemo;
   auto bleaf = [&](const ExprRef& e) -> ExprRef {
-    const StorageRef& st = b.buffers[e->buf];
+    const BufferName st = b.buffers[e->buf];
     for (int s = 0; s < ng; s++)
       if (g.buffers[s] == st) return gv[s];  // read at the stored index (can_join)
     for (size_t s = ng + 1; s < m.buffers.size(); s++)
@@ -148,18 +147,17 @@ ScheduleItem join(const ScheduleItem& g, const ScheduleItem& b) {
 
 void fuse_outputs(std::vector<ScheduleItem>& items) {
   std::vector<Group> groups;
-  std::unordered_map<const ir::Storage*, size_t> producer;              // output buffer -> group
-  std::unordered_map<const ir::Storage*, std::vector<size_t>> readers;  // input buffer -> groups
+  std::unordered_map<BufferName, size_t> producer;              // output buffer -> group
+  std::unordered_map<BufferName, std::vector<size_t>> readers;  // input buffer -> groups
   for (size_t i = 0; i < items.size(); i++) {
     ScheduleItem& b = items[i];
     const size_t nb = b.kernel.num_outputs();
     // Candidates: the groups that produce what b reads, then those that read what b reads.
     std::vector<size_t> cands;
     for (size_t s = nb; s < b.buffers.size(); s++)
-      if (auto it = producer.find(b.buffers[s].get()); it != producer.end())
-        cands.push_back(it->second);
+      if (auto it = producer.find(b.buffers[s]); it != producer.end()) cands.push_back(it->second);
     for (size_t s = nb; s < b.buffers.size(); s++)
-      if (auto it = readers.find(b.buffers[s].get()); it != readers.end())
+      if (auto it = readers.find(b.buffers[s]); it != readers.end())
         for (auto it2 = it->second.rbegin(); it2 != it->second.rend(); ++it2) cands.push_back(*it2);
     size_t target = groups.size();
     for (size_t c : cands)
@@ -175,13 +173,12 @@ void fuse_outputs(std::vector<ScheduleItem>& items) {
     }
     const ScheduleItem& now = groups[target].item;
     const size_t nout = now.kernel.num_outputs();
-    for (size_t s = 0; s < nout; s++) producer[now.buffers[s].get()] = target;
+    for (size_t s = 0; s < nout; s++) producer[now.buffers[s]] = target;
     for (size_t s = nout; s < now.buffers.size(); s++) {
-      auto& r = readers[now.buffers[s].get()];
+      auto& r = readers[now.buffers[s]];
       if (r.empty() || r.back() != target) r.push_back(target);
       // A group whose output another kernel reads stays where it is.
-      if (auto it = producer.find(now.buffers[s].get());
-          it != producer.end() && it->second != target)
+      if (auto it = producer.find(now.buffers[s]); it != producer.end() && it->second != target)
         groups[it->second].consumed = true;
     }
   }
@@ -203,7 +200,7 @@ void alias_inputs_to_outputs(ScheduleItem& item) {
   Kernel& k = item.kernel;
   const int nout = static_cast<int>(k.num_outputs());
   std::vector<int> to(item.buffers.size());  // old slot -> new slot
-  std::vector<StorageRef> bufs;
+  std::vector<BufferName> bufs;
   std::vector<KernelBuffer> kbufs;
   bool changed = false;
   for (size_t s = 0; s < item.buffers.size(); s++) {

@@ -8,8 +8,6 @@ namespace ember::schedule {
 
 namespace {
 
-using StorageRef = std::shared_ptr<ir::Storage>;
-
 // The elementwise term of a SUM: constants and ALU ops over loads that all read one buffer
 // through one unmasked view. Its (first) load, else nullptr.
 const Expr* term_load(const Expr& e) {
@@ -71,7 +69,7 @@ void loads(const Expr& e, std::vector<const Expr*>& out) {
   for (auto& s : e.src) loads(*s, out);
 }
 
-bool reads(const ScheduleItem& it, const StorageRef& st) {
+bool reads(const ScheduleItem& it, BufferName st) {
   for (size_t s = it.kernel.num_outputs(); s < it.buffers.size(); s++)
     if (it.buffers[s] == st) return true;
   return false;
@@ -91,7 +89,7 @@ std::optional<ScheduleItem> merge(const ScheduleItem& p, const ScheduleItem& r) 
   if (!red || red->op != ir::Op::SUM || red->dtype != rk.value->dtype ||
       red->axes != pk.reduce_axes)
     return std::nullopt;
-  const StorageRef& src = r.buffers[rl->buf];
+  const BufferName src = r.buffers[rl->buf];
   std::vector<const Expr*> ls;
   loads(*red->src[0], ls);
   const Expr* match = nullptr;

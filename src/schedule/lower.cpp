@@ -3,7 +3,6 @@
 #include <map>
 
 #include "ember/error.h"
-#include "ir/overwrite.h"
 
 namespace ember::schedule {
 
@@ -31,8 +30,8 @@ class Lowerer {
  public:
   Lowerer(const Node* root, const std::unordered_set<const Node*>& mat,
           const std::unordered_map<const Node*, int>& users,
-          const std::unordered_map<const Node*, std::shared_ptr<ir::Storage>>& storage)
-      : root_(root), mat_(mat), users_(users), storage_(storage) {}
+          const std::unordered_map<const Node*, BufferName>& names, const NameBuffer& name)
+      : root_(root), mat_(mat), users_(users), names_(names), name_(name) {}
 
   ScheduleItem lower() {
     ScheduleItem item;
@@ -54,19 +53,22 @@ class Lowerer {
     }
     k.value = value;
     k.buffers.push_back({root_->dtype, root_->numel()});
-    item.buffers.push_back(storage_.at(root_));
-    for (auto& s : inputs_) {
-      k.buffers.push_back({s->dtype(), s->numel()});
-      item.buffers.push_back(s);
+    item.buffers.push_back(names_.at(root_));
+    for (auto& [name, buf] : inputs_) {
+      k.buffers.push_back(buf);
+      item.buffers.push_back(name);
     }
     return item;
   }
 
  private:
-  int slot(const std::shared_ptr<ir::Storage>& s) {
+  // The slot of the buffer `n` reads (a graph BUFFER or a member of the materialised set).
+  int slot(const Node* n) {
+    const bool graph = n->op == Op::BUFFER;
+    const BufferName b = graph ? name_(*n) : names_.at(n);
     for (size_t i = 0; i < inputs_.size(); i++)
-      if (inputs_[i] == s) return static_cast<int>(i) + 1;
-    inputs_.push_back(s);
+      if (inputs_[i].first == b) return static_cast<int>(i) + 1;
+    inputs_.push_back({b, KernelBuffer{n->dtype, n->numel()}});
     return static_cast<int>(inputs_.size());
   }
 
@@ -97,9 +99,8 @@ class Lowerer {
     auto e = std::make_shared<Expr>();
     e->dtype = n->dtype;
     if (n != root_ && (n->op == Op::BUFFER || mat_.count(n))) {
-      if (n->op == Op::BUFFER) ir::check_current(*n);
       e->kind = Expr::Kind::Load;
-      e->buf = slot(n->op == Op::BUFFER ? n->storage : storage_.at(n));
+      e->buf = slot(n);
       e->view = leaf_view(n, stack);
       return e;
     }
@@ -142,7 +143,7 @@ class Lowerer {
       }
       case Op::RAND:
         e->kind = Expr::Kind::Rand;
-        e->buf = slot(n->src[0]->storage);
+        e->buf = slot(n->src[0].get());
         e->view = leaf_view(n, stack);
         return e;
       case Op::DETACH:
@@ -258,7 +259,8 @@ class Lowerer {
   const Node* root_;
   const std::unordered_set<const Node*>& mat_;
   const std::unordered_map<const Node*, int>& users_;
-  const std::unordered_map<const Node*, std::shared_ptr<ir::Storage>>& storage_;
+  const std::unordered_map<const Node*, BufferName>& names_;
+  const NameBuffer& name_;
   // Work per element of the value below `n`, up to the next materialised value: the sum of the
   // ops' cost column (ops.def; transcendental ops and reduces 8, other ALU ops 1).
   int cost(const Node* n) {
@@ -293,17 +295,17 @@ class Lowerer {
   std::unordered_set<const Node*> touched_;  // lower.h: LoweredKernel::touched
 
  private:
-  std::vector<std::shared_ptr<ir::Storage>> inputs_;
+  std::vector<std::pair<BufferName, KernelBuffer>> inputs_;
   std::map<std::pair<const Node*, std::pair<std::vector<const Node*>, int>>, ExprRef> memo_;
 };
 
 }  // namespace
 
-LoweredKernel lower_kernel(
-    const Node* root, const std::unordered_set<const Node*>& mat,
-    const std::unordered_map<const Node*, int>& users,
-    const std::unordered_map<const Node*, std::shared_ptr<ir::Storage>>& storage) {
-  Lowerer l(root, mat, users, storage);
+LoweredKernel lower_kernel(const Node* root, const std::unordered_set<const Node*>& mat,
+                           const std::unordered_map<const Node*, int>& users,
+                           const std::unordered_map<const Node*, BufferName>& names,
+                           const NameBuffer& name) {
+  Lowerer l(root, mat, users, names, name);
   LoweredKernel k;
   k.item = l.lower();
   k.item.node = root;

@@ -28,10 +28,11 @@ struct LoweredKernel {
 };
 
 /// Lowers the kernel that computes `root` (a member of `mat`); the other members of `mat` are
-/// loaded from `storage`. `users`: the distinct consumers of every node below the roots.
-LoweredKernel lower_kernel(
-    const ir::Node* root, const std::unordered_set<const ir::Node*>& mat,
-    const std::unordered_map<const ir::Node*, int>& users,
-    const std::unordered_map<const ir::Node*, std::shared_ptr<ir::Storage>>& storage);
+/// loaded from their buffers `names`, graph buffers from `name`'s. `users`: the distinct
+/// consumers of every node below the roots.
+LoweredKernel lower_kernel(const ir::Node* root, const std::unordered_set<const ir::Node*>& mat,
+                           const std::unordered_map<const ir::Node*, int>& users,
+                           const std::unordered_map<const ir::Node*, BufferName>& names,
+                           const NameBuffer& name);
 
 }  // namespace ember::schedule

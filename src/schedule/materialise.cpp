@@ -17,7 +17,8 @@ namespace {
 std::atomic<bool> check_on{false};
 
 Materialised run(const std::vector<const Node*>& roots, const std::vector<const Node*>& order,
-                 const std::unordered_map<const Node*, int>& users, bool whole_schedule) {
+                 const std::unordered_map<const Node*, int>& users, const NameBuffer& name,
+                 bool whole_schedule) {
   Materialised m;
   m.set.insert(roots.begin(), roots.end());
   for (auto* n : order) {
@@ -34,7 +35,8 @@ Materialised run(const std::vector<const Node*>& roots, const std::vector<const 
   // A new member gets a buffer and a kernel to lower (a BUFFER root has both already).
   auto open = [&](const Node* n) {
     if (n->op == Op::BUFFER) return;
-    m.storage[n] = std::make_shared<ir::Storage>(n->dtype, n->numel());
+    m.names[n] = -static_cast<BufferName>(m.fresh.size()) - 1;
+    m.fresh.push_back({n->dtype, n->numel()});
     pending.insert(position.at(n));
   };
   for (auto* n : order)
@@ -59,7 +61,7 @@ Materialised run(const std::vector<const Node*>& roots, const std::vector<const 
       size_t i = *pending.begin();
       try {
         m.lowerings++;
-        done[i] = lower_kernel(order[i], m.set, users, m.storage);
+        done[i] = lower_kernel(order[i], m.set, users, m.names, name);
         pending.erase(pending.begin());
       } catch (const Materialise& r) {
         if (m.set.count(r.node)) throw Error("scheduler: cannot lower " + r.node->str());
@@ -97,10 +99,11 @@ void set_materialise_check(bool on) { check_on = on; }
 
 Materialised materialise(const std::vector<const Node*>& roots,
                          const std::vector<const Node*>& order,
-                         const std::unordered_map<const Node*, int>& users, bool whole_schedule) {
-  Materialised m = run(roots, order, users, whole_schedule);
+                         const std::unordered_map<const Node*, int>& users, const NameBuffer& name,
+                         bool whole_schedule) {
+  Materialised m = run(roots, order, users, name, whole_schedule);
   if (check_on && !whole_schedule) {
-    Materialised ref = run(roots, order, users, /*whole_schedule=*/true);
+    Materialised ref = run(roots, order, users, name, /*whole_schedule=*/true);
     if (!same_kernels(m, ref))
       throw Error("scheduler: the materialisation pass (" + std::to_string(m.set.size()) +
                   " values, " + std::to_string(m.items.size()) +

@@ -21,19 +21,20 @@ namespace ember::schedule {
 
 struct Materialised {
   std::unordered_set<const ir::Node*> set;  // values with a buffer (the roots included)
-  std::unordered_map<const ir::Node*, std::shared_ptr<ir::Storage>> storage;  // of each non-BUFFER
+  std::unordered_map<const ir::Node*, BufferName> names;  // of each member that is not a BUFFER
+  std::vector<KernelBuffer> fresh;                        // their buffers (schedule.h BufferName)
   std::vector<ScheduleItem> items;  // one kernel per member that is not a BUFFER, in graph order
   int initial = 0;                  // members before lowering asked for more
   int lowerings = 0;                // kernels lowered, counting each retry
 };
 
-/// `order`: the nodes below `roots` in topological order; `users`: their distinct consumers.
-/// `whole_schedule`: the reference for tests: every addition lowers all kernels again, as the
-/// scheduler did before this pass.
+/// `order`: the nodes below `roots` in topological order; `users`: their distinct consumers;
+/// `name`: the names of the graph's buffers. `whole_schedule`: the reference for tests: every
+/// addition lowers all kernels again, as the scheduler did before this pass.
 Materialised materialise(const std::vector<const ir::Node*>& roots,
                          const std::vector<const ir::Node*>& order,
                          const std::unordered_map<const ir::Node*, int>& users,
-                         bool whole_schedule = false);
+                         const NameBuffer& name, bool whole_schedule = false);
 
 /// Test hook (tests/schedule/materialise_check.cpp): while on, every materialise() also runs the
 /// reference and throws Error when the set or a kernel differs.

@@ -3,7 +3,6 @@
 #include <unordered_set>
 
 #include "ember/error.h"
-#include "ir/overwrite.h"
 #include "schedule/fuse_outputs.h"
 #include "schedule/fuse_row_sums.h"
 #include "schedule/materialise.h"
@@ -14,9 +13,9 @@ using ir::Node;
 using ir::Op;
 using ir::View;
 
-Schedule create_schedule(const std::vector<Root>& roots) {
+Schedule create_schedule(const std::vector<Root>& roots, const NameBuffer& name) {
   std::vector<const Node*> root_nodes;
-  for (auto& r : roots) root_nodes.push_back(r.node.get());
+  for (auto& r : roots) root_nodes.push_back(r.node);
   auto order = ir::toposort(root_nodes);
   std::unordered_map<const Node*, int> users;
   for (auto* n : order) {
@@ -26,18 +25,19 @@ Schedule create_schedule(const std::vector<Root>& roots) {
     for (auto* s : distinct) users[s]++;
   }
   // The values that get a buffer, and the kernel of each (lowered once, retried locally).
-  Materialised m = materialise(root_nodes, order, users);
+  Materialised m = materialise(root_nodes, order, users, name);
   Schedule s;
   s.items = std::move(m.items);
-  auto& storage = m.storage;
-  std::unordered_map<const Node*, std::shared_ptr<ir::Storage>> targets;
+  s.fresh = std::move(m.fresh);
+  auto& storage = m.names;
+  std::unordered_map<const Node*, BufferName> targets;
   // One value may be assigned to several tensors (a.copy_(v); b.copy_(v)): the first target
   // is handled below, the others get a copy of it after all kernels ran.
-  std::vector<std::pair<const Node*, std::shared_ptr<ir::Storage>>> more_targets;
+  std::vector<std::pair<const Node*, BufferName>> more_targets;
   for (auto& r : roots)
     if (r.target && r.node->op != Op::BUFFER) {
-      auto [it, first] = targets.emplace(r.node.get(), r.target);
-      if (!first && it->second != r.target) more_targets.push_back({r.node.get(), r.target});
+      auto [it, first] = targets.emplace(r.node, r.target);
+      if (!first && it->second != r.target) more_targets.push_back({r.node, r.target});
     }
   fuse_outputs(s.items);
   fuse_row_sums(s.items);
@@ -47,7 +47,7 @@ Schedule create_schedule(const std::vector<Root>& roots) {
   // Otherwise the new value stays in its own buffer (which its readers use) and is copied into
   // the target after all kernels ran.
   for (auto& [node, target] : targets) {
-    auto fresh = storage.at(node);
+    const BufferName fresh = storage.at(node);
     size_t writer = 0;
     const ir::View* store_view = nullptr;
     for (size_t i = 0; i < s.items.size(); i++) {
@@ -80,9 +80,9 @@ Schedule create_schedule(const std::vector<Root>& roots) {
   for (auto& item : s.items) alias_inputs_to_outputs(item);
   for (auto& [node, target] : more_targets) s.copies.push_back({storage.at(node), target});
   for (auto& r : roots)
-    s.results.push_back(r.node->op == Op::BUFFER ? r.node->storage
+    s.results.push_back(r.node->op == Op::BUFFER ? name(*r.node)
                         : r.target               ? r.target
-                                                 : storage.at(r.node.get()));
+                                                 : storage.at(r.node));
   s.materialised_extra = static_cast<int>(m.set.size()) - m.initial;
   return s;
 }

@@ -13,8 +13,11 @@
 // fuse as above, an expensive value under a broadcast, or the source of a reshape that no single
 // strided view can express (the materialisation pass decides: schedule/materialise.h).
 #pragma once
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ir/node.h"
@@ -22,26 +25,38 @@
 
 namespace ember::schedule {
 
+/// A buffer of a schedule, by name. Positive: memory the caller names (the engine's storage ids):
+/// what a graph BUFFER reads, or an in-place target. Negative: the new buffer fresh[-name - 1] of
+/// the schedule. The scheduler compares names only: equal names are one buffer.
+using BufferName = int64_t;
+
+/// Names the memory a BUFFER node reads (the engine resolves the node through its buffer table;
+/// two nodes that read one memory get one name). Throws when the node's data is gone.
+using NameBuffer = std::function<BufferName(const ir::Node& buffer)>;
+
 struct ScheduleItem {
   Kernel kernel;
-  std::vector<std::shared_ptr<ir::Storage>> buffers;  // the kernel's slots: outputs, then inputs
-  const ir::Node* node = nullptr;  // the (last) value computed (alive while the roots are)
+  std::vector<BufferName> buffers;  // the kernel's slots: outputs, then inputs
+  const ir::Node* node = nullptr;   // the (last) value computed (alive while the roots are)
 };
 
 struct Root {
-  ir::NodeRef node;
-  std::shared_ptr<ir::Storage> target;  // write here (in-place assign); null: a new buffer
+  const ir::Node* node = nullptr;
+  BufferName target = 0;  // > 0: write here (in-place assign); 0: a new buffer
 };
 
 struct Schedule {
   std::vector<ScheduleItem> items;
-  /// Copies to make after all kernels ran (assign targets that were read by other kernels).
-  std::vector<std::pair<std::shared_ptr<ir::Storage>, std::shared_ptr<ir::Storage>>> copies;
-  /// Storage holding each root's value afterwards (index-aligned with the roots).
-  std::vector<std::shared_ptr<ir::Storage>> results;
+  /// Copies (from, to) to make after all kernels ran (assign targets that were read by other
+  /// kernels).
+  std::vector<std::pair<BufferName, BufferName>> copies;
+  /// The buffer holding each root's value afterwards (index-aligned with the roots).
+  std::vector<BufferName> results;
+  /// The schedule's new buffers (BufferName -i - 1 is fresh[i]).
+  std::vector<KernelBuffer> fresh;
   int materialised_extra = 0;  // values materialised beyond the roots (for DEBUG=1)
 };
 
-Schedule create_schedule(const std::vector<Root>& roots);
+Schedule create_schedule(const std::vector<Root>& roots, const NameBuffer& name);
 
 }  // namespace ember::schedule

@@ -118,7 +118,7 @@ void Tensor::backward(const Tensor& gradient) const {
   // backward() must not change its gradient. A one-element output (a loss) is computed in the
   // same schedule, from the forward values the gradients materialise anyway: reading it after an
   // optimizer step (loss.item(), a returned loss.detach()) does not run the forward pass again.
-  // It keeps its graph (Node::origin), so gradients through it stay available and right.
+  // It keeps its graph (engine::origin_of), so gradients through it stay available and right.
   if (node()->op != Op::BUFFER && numel() == 1) to_realize.push_back(*this);
   ember::realize(to_realize);
 }
@@ -134,7 +134,8 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   std::unordered_set<const ir::Node*> targets;
   for (auto& in : inputs) {
     targets.insert(in.node().get());
-    if (in.node()->origin) targets.insert(in.node()->origin.get());
+    if (in.node()->op == ir::Op::BUFFER)
+      if (ir::NodeRef o = engine::origin_of(*in.node())) targets.insert(o.get());
   }
   std::unordered_map<const ir::Node*, ir::NodeRef> total;
   for (size_t i = 0; i < outputs.size(); i++) {
@@ -150,8 +151,9 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
     const ir::NodeRef& node = inputs[i].node();
     auto it = total.find(node.get());
     // The walk passes the buffer's gradient on to its origin, so the origin's is the total.
-    if (node->origin)
-      if (auto o = total.find(node->origin.get()); o != total.end()) it = o;
+    if (node->op == ir::Op::BUFFER)
+      if (ir::NodeRef origin = engine::origin_of(*node))
+        if (auto o = total.find(origin.get()); o != total.end()) it = o;
     if (it == total.end()) {
       if (!allow_unused)
         throw ValueError("autograd::grad: input " + std::to_string(i) +

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ember/error.h"
+#include "engine/buffer_table.h"
 
 namespace ember::detail {
 
@@ -183,13 +184,15 @@ std::vector<NodeRef> rule(const ir::Node& n, const NodeRef& self, const NodeRef&
   throw Error(std::string("autograd: no gradient rule for ") + ir::op_name(n.op));
 }
 
-// The sources autograd walks: a realized value that kept its graph (Node::origin) leads to it.
+// The sources autograd walks: a realized value that kept its graph (engine::origin_of) leads to
+// it.
 const ir::SrcList& grad_sources(const ir::Node* n) {
   static const ir::SrcList none;
   thread_local ir::SrcList one;
   if (n->op != Op::BUFFER) return n->src;
-  if (!n->origin) return none;
-  one = ir::SrcList{n->origin};
+  ir::NodeRef origin = engine::origin_of(*n);
+  if (!origin) return none;
+  one = ir::SrcList{std::move(origin)};
   return one;
 }
 

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
+#include <unordered_map>
 
 #include "ember/host_values.h"
 #include "ember/support/kernel_scalar.h"
+#include "engine/buffer_table.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
@@ -81,9 +83,9 @@ Generator& generator() {
 Tensor from_blob(const void* data, IntList shape, ScalarType dtype) {
   check_shape(shape, "from_blob");
   if (auto* o = detail::access_observer()) o->host_data();
-  auto st = std::make_shared<ir::Storage>(dtype, ir::shape_numel(shape));
+  auto st = std::make_shared<runtime::Storage>(dtype, ir::shape_numel(shape));
   if (st->nbytes()) std::memcpy(st->data(), data, st->nbytes());
-  return make_tensor(ir::make_buffer(st, shape));
+  return make_tensor(engine::make_buffer(st, shape));
 }
 
 template <typename T>
@@ -138,7 +140,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   if ((st > 0 && e < s) || (st < 0 && e > s))
     throw ValueError("arange: upper bound and larger bound inconsistent with step sign");
   auto n = static_cast<int64_t>(std::ceil((e - s) / st));
-  auto storage = std::make_shared<ir::Storage>(t, n);
+  auto storage = std::make_shared<runtime::Storage>(t, n);
   void* p = storage->data();
   switch (t) {
     case kFloat32:
@@ -157,7 +159,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
       fill_range<uint8_t>(p, s, st, n);
       break;
   }
-  return with_grad(make_tensor(ir::make_buffer(storage, {n})), o);
+  return with_grad(make_tensor(engine::make_buffer(storage, {n})), o);
 }
 
 Tensor eye(int64_t n, TensorOptions o) { return eye(n, n, o); }
@@ -166,9 +168,9 @@ Tensor eye(int64_t n, int64_t m, TensorOptions o) {
   ScalarType t = o.dtype_.value_or(kDefaultFloat);
   std::vector<double> v(static_cast<size_t>(n * m), 0.0);
   for (int64_t i = 0; i < std::min(n, m); i++) v[i * m + i] = 1;
-  auto storage = std::make_shared<ir::Storage>(t, n * m);
+  auto storage = std::make_shared<runtime::Storage>(t, n * m);
   fill_from_doubles(storage->data(), t, v);
-  return with_grad(make_tensor(ir::make_buffer(storage, {n, m})), o);
+  return with_grad(make_tensor(engine::make_buffer(storage, {n, m})), o);
 }
 
 namespace detail {
@@ -178,6 +180,40 @@ void next_rng_key(int64_t n, int64_t* key) {
   key[0] = static_cast<int64_t>(g.seed);
   key[1] = static_cast<int64_t>(g.counter);
   g.counter += static_cast<uint64_t>(n);
+}
+
+// rand()'s key buffers and their draws, by address; an entry whose buffer is gone is stale (its
+// address may be reused) and is pruned as the table grows.
+struct RngKeys {
+  struct Key {
+    std::weak_ptr<runtime::Storage> storage;
+    int64_t draws;
+  };
+  std::mutex mu;
+  std::unordered_map<const runtime::Storage*, Key> keys;
+  size_t pruned_size = 0;
+};
+RngKeys& rng_keys() {
+  static RngKeys* k = new RngKeys();  // never destroyed: keys may be released at exit
+  return *k;
+}
+
+void note_rng_key(const engine::StorageRef& key, int64_t draws) {
+  RngKeys& r = rng_keys();
+  std::lock_guard<std::mutex> l(r.mu);
+  if (r.keys.size() >= 2 * r.pruned_size + 64) {
+    std::erase_if(r.keys, [](auto& e) { return e.second.storage.expired(); });
+    r.pruned_size = r.keys.size();
+  }
+  r.keys[key.get()] = {key, draws};
+}
+
+int64_t rng_draws(const runtime::Storage& s) {
+  RngKeys& r = rng_keys();
+  std::lock_guard<std::mutex> l(r.mu);
+  auto it = r.keys.find(&s);
+  if (it == r.keys.end() || it->second.storage.lock().get() != &s) return 0;
+  return it->second.draws;
 }
 }  // namespace detail
 
@@ -206,11 +242,10 @@ Tensor rand(IntList shape, TensorOptions o) {
     throw DTypeError(std::string("rand: dtype must be floating point, got ") + dtype_name(t));
   int64_t n = ir::shape_numel(shape);
   // The key buffer {seed, counter} is data, not code: a replayed kernel reads a fresh key.
-  auto key = std::make_shared<ir::Storage>(kInt64, 2);
-  key->is_rng_key = true;
-  key->rng_draws = n;
+  auto key = std::make_shared<runtime::Storage>(kInt64, 2);
+  detail::note_rng_key(key, n);
   detail::next_rng_key(n, static_cast<int64_t*>(key->data()));
-  NodeRef r = ir::make_node(Op::RAND, kFloat32, {ir::make_buffer(key, {2})}, {}, shape);
+  NodeRef r = ir::make_node(Op::RAND, kFloat32, {engine::make_buffer(key, {2})}, {}, shape);
   return with_grad(make_tensor(detail::cast(r, t)), o);
 }
 
@@ -238,10 +273,10 @@ Tensor realized_clone(const Tensor& t) {
   // The fill kernel's value: ir::make_const keeps it as the dtype holds it (float32 rounded),
   // and the kernel's literal prints it back exactly.
   const int64_t numel = t.numel();
-  auto storage = std::make_shared<ir::Storage>(t.dtype(), numel);
+  auto storage = std::make_shared<runtime::Storage>(t.dtype(), numel);
   fill_from_doubles(storage->data(), t.dtype(),
                     std::vector<double>(static_cast<size_t>(numel), n->arg.f));
-  return make_tensor(ir::make_buffer(storage, t.sizes()));
+  return make_tensor(engine::make_buffer(storage, t.sizes()));
 }
 
 Tensor randn(IntList shape, TensorOptions o) {

@@ -29,7 +29,7 @@ void assign(Tensor& self, const Tensor& value, const char* name) {
   if (auto* o = detail::access_observer()) o->assign(self);
   const NodeRef& cur = impl->node;
   if (!impl->assign_target && cur->op == Op::BUFFER) {
-    impl->assign_target = cur->storage;
+    impl->assign_target = engine::storage_of(*cur);
     detail::note_pending_write(self);
   } else if (!impl->assign_target && ir::is_movement(cur->op)) {
     throw Error(std::string(name) +

@@ -7,9 +7,7 @@
 #include <unordered_set>
 
 #include "ember/context.h"
-#include "engine/realize.h"
-#include "engine/stats.h"
-#include "ir/overwrite.h"
+#include "engine/launch_sink.h"
 #include "tensor/jit_memory_plan.h"
 #include "tensor/jit_observer.h"
 #include "tensor/jit_view.h"
@@ -32,20 +30,20 @@ void make_concrete(const Tensor& t) {
 
 namespace {
 
-const ir::Storage* storage_of(const Tensor& t) {
+const runtime::Storage* storage_of(const Tensor& t) {
   if (!t.defined() || t.impl()->node->op != Op::BUFFER) return nullptr;
-  return t.impl()->node->storage.get();
+  return engine::storage_of(*t.impl()->node).get();
 }
 
 // An input's buffer: its own, or the one under its view (the caller realized the inputs).
 const StorageRef& input_storage(const Tensor& t) {
   const ir::Node* b = view_base(t.impl()->node.get());
   if (!b) throw Error("jit: internal error: an input is neither a buffer nor a view of one");
-  return b->storage;
+  return engine::storage_of(*b);
 }
 
 // For each entry, the first entry with the same (non-null) buffer; -1 for none.
-std::vector<int> partition_of(const std::vector<const ir::Storage*>& st) {
+std::vector<int> partition_of(const std::vector<const runtime::Storage*>& st) {
   std::vector<int> part(st.size(), -1);
   if (st.size() <= 32) {
     for (size_t i = 0; i < st.size(); i++)
@@ -56,14 +54,14 @@ std::vector<int> partition_of(const std::vector<const ir::Storage*>& st) {
         }
     return part;
   }
-  std::unordered_map<const ir::Storage*, int> first;
+  std::unordered_map<const runtime::Storage*, int> first;
   for (size_t i = 0; i < st.size(); i++)
     if (st[i]) part[i] = first.emplace(st[i], static_cast<int>(i)).first->second;
   return part;
 }
 
 // Whether the partition of st (partition_of) is `part`, without building it.
-bool same_partition(const std::vector<const ir::Storage*>& st, const std::vector<int>& part) {
+bool same_partition(const std::vector<const runtime::Storage*>& st, const std::vector<int>& part) {
   if (st.size() != part.size()) return false;
   if (st.size() > 32) return partition_of(st) == part;
   for (size_t i = 0; i < st.size(); i++) {
@@ -87,29 +85,27 @@ void write_versioned(const std::vector<Tensor>& writers, const std::function<voi
       impls.push_back(w.impl());
       holders[w.impl()->node.get()]++;
     }
-  std::vector<ir::Storage*> storages;
+  std::vector<runtime::Storage*> storages;
   for (TensorImpl* i : impls) {
-    ir::Storage* st = i->node->storage.get();
+    runtime::Storage* st = engine::storage_of(*i->node).get();
     if (std::find(storages.begin(), storages.end(), st) != storages.end()) continue;
     storages.push_back(st);
     for (auto& n : st->live_nodes()) {
-      if (n->storage.get() != st || ir::buffer_version(*n) != st->version()) continue;
+      if (engine::storage_of(*n).get() != st || ir::buffer_version(*n) != st->version()) continue;
       auto h = holders.find(n.get());
       if (h == holders.end() || n.use_count() > h->second + 1)
         return ember::overwrite_in_place(writers, write);
     }
   }
-  for (ir::Storage* st : storages) st->bump_version();
-  for (TensorImpl* i : impls) i->node = ir::make_buffer(i->node->storage, i->node->shape);
+  for (runtime::Storage* st : storages) st->bump_version();
+  for (TensorImpl* i : impls)
+    i->node = engine::make_buffer(engine::storage_of(*i->node), i->node->shape);
   write();
 }
 
-// Clears the capture hooks on every exit.
-struct HookGuard {
-  ~HookGuard() {
-    engine::set_launch_hook(nullptr);
-    detail::access_observer() = nullptr;
-  }
+// Clears the access observer on every exit.
+struct ObserverGuard {
+  ~ObserverGuard() { detail::access_observer() = nullptr; }
 };
 
 }  // namespace
@@ -131,15 +127,14 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
     if (views[i]) view_key(t.impl()->node.get(), view_keys.back());
   }
   const size_t n_in = inputs.size();
-  const uint64_t first_new = ir::Storage::next_id();
+  const uint64_t first_new = runtime::Storage::next_id();
   Observer obs(*this, inputs, views);
-  std::vector<engine::Launch> rec;
+  engine::LaunchLog rec;  // the launches the function runs
+  rec.paused = &obs.paused;
   std::vector<Tensor> outs;
   {
-    HookGuard guard;
-    engine::set_launch_hook([&](const engine::Launch& l) {
-      if (!obs.paused) rec.push_back(l);
-    });
+    engine::RecordLaunches recording(rec);
+    ObserverGuard guard;
     detail::access_observer() = &obs;
     outs = fn(inputs);
     // Everything the call left lazy is realized in the capture: outputs, in-place writes (to
@@ -173,7 +168,7 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
       if (n->op == Op::BUFFER || obs.input_of(o.impl()) >= 0) continue;  // an input: returned
       auto [it, first] = as_value.emplace(o.impl(), Tensor());
       if (first) {
-        if (n->op == Op::DETACH && n->src[0]->op == Op::BUFFER && !n->src[0]->origin)
+        if (n->op == Op::DETACH && n->src[0]->op == Op::BUFFER && !engine::origin_of(*n->src[0]))
           it->second = detail::make_tensor_rg(n->src[0], false);
         else
           views.push_back(it->second = o.contiguous());
@@ -203,7 +198,7 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
     if (auto t = e.impl.lock()) e.rebinds = t->rebinds;
 
   // ---- sources: the inputs, then the external tensors ------------------------------------------
-  std::vector<const ir::Storage*> src_storage;
+  std::vector<const runtime::Storage*> src_storage;
   for (auto& st : in_storage) src_storage.push_back(st.get());
   for (auto& e : externals) {
     Tensor t = e.slot >= 0 ? obs.slot_before[e.slot] : Tensor(e.impl.lock());
@@ -215,7 +210,7 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
                             : std::make_pair(kFloat32, int64_t{-1}));
 
   // ---- bindings ---------------------------------------------------------------------------------
-  std::unordered_map<const ir::Storage*, int> index, source_index;
+  std::unordered_map<const runtime::Storage*, int> index, source_index;
   for (size_t i = 0; i < src_storage.size(); i++)
     if (src_storage[i]) source_index.emplace(src_storage[i], static_cast<int>(i));
   auto bind = [&](const StorageRef& st) {
@@ -227,7 +222,8 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
       b.role = Role::Source;
       b.index = s->second;
     } else {
-      b.role = st->is_rng_key ? Role::RngKey : Role::Fixed;
+      b.rng_draws = detail::rng_draws(*st);
+      b.role = b.rng_draws ? Role::RngKey : Role::Fixed;
       b.fixed = st;
     }
     int id = static_cast<int>(bindings.size());
@@ -235,14 +231,14 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
     index.emplace(st.get(), id);
     return id;
   };
-  for (auto& l : rec) {
+  for (auto& l : rec.launches) {
     CapturedLaunch cl{l.program, {}};
     for (auto& b : l.buffers) cl.bindings.push_back(bind(b));
     const size_t outputs = l.program ? l.program->kernel.num_outputs() : 1;
     for (size_t o = 0; o < outputs; o++) bindings[cl.bindings[o]].written = true;
     launches.push_back(std::move(cl));
   }
-  rec.clear();
+  rec.launches.clear();
 
   // Sources that the function wrote: the tensors it wrote through, which a replay versions.
   std::vector<bool> writer(src_storage.size(), false);
@@ -293,7 +289,7 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
             "jit: the function returned (or left as a gradient) a tensor made before "
             "the call that it never read; pass it as an input");
       s.kind = OutSpec::Buffer;
-      s.index = bind(i->node->storage);
+      s.index = bind(engine::storage_of(*i->node));
       fresh_of(s.index);
     }
     return s;
@@ -330,7 +326,28 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
     if (bd.role == Role::Fixed && bd.preexisting) check_alive.push_back(static_cast<int>(b));
   }
   planned = share_intermediates(launches, bindings);
+  build_list();
   return outs;
+}
+
+void Capture::build_list() {
+  std::vector<int32_t> slot(bindings.size());
+  list = engine::LaunchList{};
+  bound_binding.clear();
+  for (size_t b = 0; b < bindings.size(); b++)
+    if (bindings[b].role != Role::Fresh) {
+      slot[b] = static_cast<int32_t>(bound_binding.size());
+      bound_binding.push_back(static_cast<int>(b));
+    }
+  list.bound = static_cast<int32_t>(bound_binding.size());
+  list.fresh = fresh;
+  for (size_t b = 0; b < bindings.size(); b++)
+    if (bindings[b].role == Role::Fresh) slot[b] = list.fresh_slot(bindings[b].index);
+  for (const CapturedLaunch& l : launches) {
+    engine::LaunchStep s{l.program, {}};
+    for (int b : l.bindings) s.slots.push_back(slot[b]);
+    list.steps.push_back(std::move(s));
+  }
 }
 
 bool Capture::matches(const std::vector<Tensor>& inputs, const std::vector<bool>& views_now,
@@ -394,7 +411,7 @@ bool Capture::matches(const std::vector<Tensor>& inputs, const std::vector<bool>
       return false;
     }
   }
-  std::vector<const ir::Storage*>& st = bound_ptr_;
+  std::vector<const runtime::Storage*>& st = bound_ptr_;
   bound_.resize(sources.size());
   st.resize(sources.size());
   for (size_t i = 0; i < sources.size(); i++) {
@@ -402,7 +419,7 @@ bool Capture::matches(const std::vector<Tensor>& inputs, const std::vector<bool>
       bound_[i] = input_storage(sources[i]);  // a view input: the buffer it reads
     } else if (sources[i].defined()) {
       if (sources[i].impl()->node->op != Op::BUFFER) make_concrete(sources[i]);
-      bound_[i] = sources[i].impl()->node->storage;
+      bound_[i] = engine::storage_of(*sources[i].impl()->node);
     } else {
       bound_[i] = nullptr;
     }
@@ -433,47 +450,28 @@ void Capture::release() {
   bound_.clear();
   bound_ptr_.clear();
   fresh_store_.clear();
+  slots_.clear();
 }
 
 std::vector<Tensor> Capture::replay(const std::vector<Tensor>& inputs) {
-  const Context& ctx = Context::get();
   const std::vector<Tensor>& sources = sources_;
   std::vector<StorageRef>& fresh_store = fresh_store_;
-  fresh_store.resize(fresh.size());
-  for (size_t i = 0; i < fresh.size(); i++)
-    fresh_store[i] = std::make_shared<ir::Storage>(fresh[i].first, fresh[i].second);
   for (auto& b : bindings)
     if (b.role == Role::RngKey)
-      detail::next_rng_key(b.fixed->rng_draws, static_cast<int64_t*>(b.fixed->data()));
+      detail::next_rng_key(b.rng_draws, static_cast<int64_t*>(b.fixed->data()));
+  slots_.resize(bound_binding.size());
+  for (size_t i = 0; i < bound_binding.size(); i++) {
+    const Binding& b = bindings[static_cast<size_t>(bound_binding[i])];
+    // (a writer's buffer stays its own)
+    slots_[i] = b.role == Role::Source ? &bound_[static_cast<size_t>(b.index)] : &b.fixed;
+  }
   auto storage = [&](int bi) -> const StorageRef& {
     const Binding& b = bindings[bi];
-    if (b.role == Role::Source) return bound_[b.index];  // (a writer's buffer stays its own)
+    if (b.role == Role::Source) return bound_[b.index];
     if (b.role == Role::Fresh) return fresh_store[b.index];
     return b.fixed;
   };
-  auto run = [&] {
-    std::vector<void*>& ptrs = ptrs_;
-    int64_t direct = 0;
-    for (auto& l : launches) {
-      if (!l.program) {
-        auto& dst = storage(l.bindings[0]);
-        std::memcpy(dst->data(), storage(l.bindings[1])->data(), dst->nbytes());
-        continue;
-      }
-      if (ctx.debug >= 2 || ctx.profile_kernels || ctx.profile) {
-        engine::Launch el{l.program, {}};
-        for (int bi : l.bindings) el.buffers.push_back(storage(bi));
-        engine::run_launch(el);
-        continue;
-      }
-      ptrs.clear();
-      for (int bi : l.bindings) ptrs.push_back(storage(bi)->data());
-      l.program->launch(ptrs.data());
-      direct++;
-    }
-    // Counted as the engine counts its own launches (run_launch above counts itself).
-    if (direct) engine::stat_add(runtime_stats().kernels_launched, direct);
-  };
+  auto run = [&] { engine::run(list, slots_, fresh_store); };
   // The tensors the function wrote move to a new version of their buffers, and values read
   // from the old data keep a copy, as for a realized in-place op.
   std::vector<Tensor> writers;
@@ -501,7 +499,7 @@ std::vector<Tensor> Capture::replay(const std::vector<Tensor>& inputs) {
         return o->grad;
       }
       case OutSpec::Buffer:
-        return detail::make_tensor_rg(ir::make_buffer(storage(s.index), s.shape), false);
+        return detail::make_tensor_rg(engine::make_buffer(storage(s.index), s.shape), false);
       default:
         return Tensor();
     }

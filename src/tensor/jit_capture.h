@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "ember/jit.h"
-#include "runtime/device.h"
+#include "engine/launch_list.h"
 
 namespace ember::detail::jit {
 
-using StorageRef = std::shared_ptr<ir::Storage>;
+using engine::StorageRef;
 
 /// Where a replay finds one buffer of the captured launches.
 enum class Role : uint8_t {
@@ -26,6 +26,7 @@ struct Binding {
   StorageRef fixed;  // Fixed / RngKey: the buffer; Fresh: the capture's (for dtype and size)
   bool written = false;
   bool preexisting = false;  // the buffer existed before the capture
+  int64_t rng_draws = 0;     // RngKey: the numbers its kernel draws (detail::rng_draws)
 };
 
 struct CapturedLaunch {
@@ -93,6 +94,11 @@ struct Capture {
   std::vector<OutSpec> outs;
   std::vector<int> check_alive;  // Fixed bindings of buffers made before the capture
   int64_t planned = 0;
+  // ---- what a replay runs: the launches on slots (bound: the bindings that are not Fresh, in
+  // order; then the Fresh ones), and the binding of each bound slot
+  // --------------------------------
+  engine::LaunchList list;
+  std::vector<int> bound_binding;
 
   /// Runs fn once while recording (the capture call); returns its outputs. inputs: realized
   /// buffers or views of buffers (views[i]).
@@ -110,11 +116,14 @@ struct Capture {
   void release();
 
  private:
-  std::vector<Tensor> sources_;                // the inputs, then the external tensors
-  std::vector<StorageRef> bound_;              // per source: its buffer (null: none)
-  std::vector<const ir::Storage*> bound_ptr_;  // the same, for the aliasing check
-  std::vector<StorageRef> fresh_store_;
-  std::vector<void*> ptrs_;
+  // The launch list of the recorded launches and memory plan (end of record()).
+  void build_list();
+
+  std::vector<Tensor> sources_;                     // the inputs, then the external tensors
+  std::vector<StorageRef> bound_;                   // per source: its buffer (null: none)
+  std::vector<const runtime::Storage*> bound_ptr_;  // the same, for the aliasing check
+  std::vector<StorageRef> fresh_store_;             // a replay's Fresh buffers
+  std::vector<const StorageRef*> slots_;            // a replay's bound slots
 };
 
 }  // namespace ember::detail::jit

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ir/storage.h"
+#include "runtime/storage.h"
 
 namespace ember::detail::jit {
 
@@ -70,7 +70,8 @@ int64_t share_intermediates(const std::vector<CapturedLaunch>& launches,
       if (bindings[b].fixed->nbytes() > bindings[biggest].fixed->nbytes()) biggest = b;
     const ScalarType dt = bindings[biggest].fixed->dtype();
     const auto es = static_cast<size_t>(element_size(dt));
-    auto shared = std::make_shared<ir::Storage>(dt, static_cast<int64_t>((s.bytes + es - 1) / es));
+    auto shared =
+        std::make_shared<runtime::Storage>(dt, static_cast<int64_t>((s.bytes + es - 1) / es));
     for (int b : s.users) bindings[b].fixed = shared;
     planned += static_cast<int64_t>(shared->nbytes());
   }

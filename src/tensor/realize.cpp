@@ -11,6 +11,7 @@
 
 #include "ember/jit.h"
 #include "ember/support/thread_spare.h"
+#include "engine/launch_list.h"
 #include "engine/realize.h"
 #include "tensor/tensor_impl.h"
 
@@ -29,7 +30,7 @@ bool is_buffer_view(const ir::Node* n) {
 // The values a realize computes: distinct (node, in-place target) pairs, and which root each tensor
 // takes its value from.
 struct Roots {
-  std::vector<schedule::Root> roots;
+  std::vector<engine::Root> roots;
   std::vector<std::pair<const Tensor*, size_t>> owners;  // tensor -> root index
   std::vector<const ir::Node*> holders;                  // see holders() below
 
@@ -80,16 +81,17 @@ const std::vector<const ir::Node*>& holders(Roots& rs) {
 }
 
 // Each tensor now reads its root's buffer (an in-place target holds the value in a new version).
-void bind_results(const Roots& rs, const std::vector<std::shared_ptr<ir::Storage>>& results) {
+void bind_results(const Roots& rs, const std::vector<engine::StorageRef>& results) {
   for (auto& [t, r] : rs.owners) {
     TensorImpl* impl = t->impl();
     const bool in_place = static_cast<bool>(impl->assign_target);
     ir::NodeRef value = std::move(impl->node);
-    impl->node = ir::make_buffer(results[r], value->shape);
+    impl->node = engine::make_buffer(results[r], value->shape);
     impl->assign_target.reset();
     // A realized value that requires grad keeps its graph for autograd (tensor/backward.cpp).
-    if (impl->requires_grad && !in_place && value->op != Op::BUFFER && !impl->node->origin)
-      const_cast<ir::Node&>(*impl->node).origin = std::move(value);
+    if (impl->requires_grad && !in_place && value->op != Op::BUFFER &&
+        !engine::origin_of(*impl->node))
+      engine::set_origin(*impl->node, std::move(value));
   }
 }
 
@@ -102,8 +104,9 @@ void realize_tensors(std::span<const Tensor> ts) {
   bind_results(rs, engine::realize(rs.roots, holders(rs)));
 }
 
-// A realized, contiguous storage holding t's elements in row-major order.
-std::shared_ptr<ir::Storage> contiguous_storage(const Tensor& t) {
+// A realized, contiguous storage holding t's elements in row-major order, with every kernel that
+// writes it run.
+engine::StorageRef contiguous_storage(const Tensor& t) {
   if (jit_capturing())
     throw Error(
         "jit: reading tensor data (item, to_vector, printing) inside a jitted function is not "
@@ -111,10 +114,14 @@ std::shared_ptr<ir::Storage> contiguous_storage(const Tensor& t) {
         "or read the data outside the function");
   realize_tensors({&t, 1});
   const ir::NodeRef& n = t.node();
-  if (n->op == Op::BUFFER) return n->storage;
+  if (n->op == Op::BUFFER) {
+    engine::sync();
+    return engine::storage_of(*n);
+  }
   Tensor c = detail::make_tensor_rg(ir::make_node(Op::CONTIGUOUS, n->dtype, {n}), false);
   realize_tensors({&c, 1});
-  return c.node()->storage;
+  engine::sync();
+  return engine::storage_of(*c.node());
 }
 
 template <typename T>

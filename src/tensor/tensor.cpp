@@ -4,7 +4,8 @@
 #include <sstream>
 
 #include "ember/grad_mode.h"
-#include "engine/realize.h"
+#include "engine/launch_list.h"
+#include "engine/launch_sink.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
@@ -232,7 +233,10 @@ const ir::NodeRef& Tensor::node() const { return detail::node_of(*this); }
 
 bool Tensor::is_realized() const { return node()->op == Op::BUFFER; }
 
-const void* Tensor::storage_id() const { return node()->storage.get(); }
+const void* Tensor::storage_id() const {
+  const NodeRef& n = node();
+  return n->op == Op::BUFFER ? engine::storage_of(*n).get() : nullptr;
+}
 
 void* Tensor::data_ptr() const {
   const NodeRef& n = node();
@@ -240,7 +244,8 @@ void* Tensor::data_ptr() const {
     throw ValueError(
         "data_ptr: the tensor is not a realized buffer (call realize(); a view needs "
         "contiguous() first)");
-  return n->storage->data();
+  engine::sync();  // kernels held back by a DeferLaunches scope write it first
+  return engine::storage_of(*n)->data();
 }
 
 int64_t Tensor::size(int64_t d) const {

@@ -4,6 +4,7 @@
 #include <span>
 
 #include "ember/tensor.h"
+#include "engine/buffer_table.h"
 #include "ir/node.h"
 
 namespace ember {
@@ -23,7 +24,7 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   Tensor grad;
   /// Set by in-place ops on a realized tensor: realize() writes the result into this storage so
   /// that every holder of the buffer (optimizer, jit captures) sees the new values.
-  std::shared_ptr<ir::Storage> assign_target;
+  engine::StorageRef assign_target;
   /// Set when a jit capture bound this tensor as one the function read from outside itself;
   /// from then on, every handle rebound away from it (Tensor::operator=) counts in `rebinds`, so
   /// that a replay can tell that a closure variable may now hold another tensor (jit.h).
@@ -62,6 +63,11 @@ Tensor matmul_transposed(const Tensor& x, const Tensor& w);
 
 /// Reserves n random numbers from the global generator: key = {seed, first counter}.
 void next_rng_key(int64_t n, int64_t* key);
+/// rand()'s key buffers ({seed, first counter}, read by its kernel): a jit replay refills each
+/// with a new key of `draws` numbers, so that a replayed draw is a new draw. rng_draws is 0 for
+/// any other buffer.
+void note_rng_key(const engine::StorageRef& key, int64_t draws);
+int64_t rng_draws(const runtime::Storage& s);
 
 /// Watches what a function does to tensors while ember::jit captures it (tensor/jit.cpp), so
 /// that a replay can do the same (or refuse). Set for the calling thread only, null otherwise.

@@ -29,16 +29,17 @@ struct Captured {
 // Realizes `y` and returns the one launch's kernel text and where `h` is among its buffers.
 Captured realize_one(const Tensor& y, const Tensor& h) {
   Captured c;
-  int launches = 0;
-  engine::set_launch_hook([&](const engine::Launch& l) {
-    launches++;
+  engine::LaunchLog log;
+  {
+    engine::RecordLaunches record(log);
+    y.realize();
+  }
+  for (const engine::Launch& l : log.launches) {
     c.source = l.program ? l.program->source : "";
     for (size_t i = 0; i < l.buffers.size(); i++)
       if (l.buffers[i].get() == h.storage_id()) c.h_buf = static_cast<int>(i);
-  });
-  y.realize();
-  engine::set_launch_hook(nullptr);
-  EXPECT_EQ(launches, 1);
+  }
+  EXPECT_EQ(log.launches.size(), 1u);
   return c;
 }
 

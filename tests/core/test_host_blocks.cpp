@@ -1,6 +1,6 @@
-// The tensor buffers' host memory (ir/host_blocks.h): freed large blocks come back for a request
-// of the same size, small ones on the thread that freed them, other sizes do not, the cache stays
-// within its cap, and a tensor's data survives being computed into a reused block.
+// The tensor buffers' host memory (runtime/host_blocks.h): freed large blocks come back for a
+// request of the same size, small ones on the thread that freed them, other sizes do not, the cache
+// stays within its cap, and a tensor's data survives being computed into a reused block.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,16 +9,16 @@
 #include <vector>
 
 #include "ember/ember.h"
-#include "ir/host_blocks.h"
+#include "runtime/host_blocks.h"
 
 namespace {
 
 using namespace ember;
-using ir::host_alloc;
-using ir::host_free;
+using runtime::host_alloc;
+using runtime::host_free;
 
 TEST(HostBlocks, AlignedAndWritableOverTheRoundedSize) {
-  for (size_t n : {size_t{0}, size_t{1}, size_t{100}, ir::kMinCachedBytes + 1}) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{100}, runtime::kMinCachedBytes + 1}) {
     auto* p = static_cast<unsigned char*>(host_alloc(n));
     ASSERT_NE(p, nullptr);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u) << n;
@@ -28,28 +28,28 @@ TEST(HostBlocks, AlignedAndWritableOverTheRoundedSize) {
 }
 
 TEST(HostBlocks, ReusesAFreedLargeBlockOfTheSameSize) {
-  ir::host_release_cached();
+  runtime::host_release_cached();
   const size_t n = size_t{5} << 20;
   void* a = host_alloc(n);
   host_free(a, n);
-  EXPECT_EQ(ir::host_cached_bytes(), n);
+  EXPECT_EQ(runtime::host_cached_bytes(), n);
   void* other = host_alloc(n + 4096);  // another size: not the cached block
   EXPECT_NE(other, a);
-  EXPECT_EQ(ir::host_cached_bytes(), n);
+  EXPECT_EQ(runtime::host_cached_bytes(), n);
   void* b = host_alloc(n - 10);  // the same size once rounded to cache lines
   EXPECT_EQ(b, a);
-  EXPECT_EQ(ir::host_cached_bytes(), 0u);
+  EXPECT_EQ(runtime::host_cached_bytes(), 0u);
   host_free(b, n);
   host_free(other, n + 4096);
-  ir::host_release_cached();
-  EXPECT_EQ(ir::host_cached_bytes(), 0u);
+  runtime::host_release_cached();
+  EXPECT_EQ(runtime::host_cached_bytes(), 0u);
 }
 
 TEST(HostBlocks, SmallBlocksComeBackOnTheirThreadOnly) {
-  ir::host_release_cached();
+  runtime::host_release_cached();
   void* a = host_alloc(1024);
   host_free(a, 1024);
-  EXPECT_EQ(ir::host_cached_bytes(), 0u);  // not in the cache of large blocks
+  EXPECT_EQ(runtime::host_cached_bytes(), 0u);  // not in the cache of large blocks
   void* on_other = nullptr;
   std::thread([&] {
     on_other = host_alloc(1024);  // another thread's cache: empty
@@ -62,11 +62,11 @@ TEST(HostBlocks, SmallBlocksComeBackOnTheirThreadOnly) {
   host_free(a, 1000);
   host_free(other_size, 2048);
   host_free(on_other, 1024);
-  ir::host_release_cached();
+  runtime::host_release_cached();
 }
 
 TEST(HostBlocks, SmallBlocksKeptAreBounded) {
-  ir::host_release_cached();
+  runtime::host_release_cached();
   std::vector<void*> ps;
   for (int i = 0; i < 40; i++) ps.push_back(host_alloc(4096));
   for (void* p : ps) host_free(p, 4096);
@@ -77,20 +77,20 @@ TEST(HostBlocks, SmallBlocksKeptAreBounded) {
   for (int i = 0; i < 16; i++) reused_newest += again[i] == ps[39 - i];
   EXPECT_EQ(reused_newest, 16);
   for (void* p : again) host_free(p, 4096);
-  ir::host_release_cached();
+  runtime::host_release_cached();
 }
 
 TEST(HostBlocks, CacheStaysWithinItsCapOldestReleasedFirst) {
-  ir::host_release_cached();
-  const size_t n = ir::kCacheCapBytes / 4 + 64;  // four of these exceed the cap
+  runtime::host_release_cached();
+  const size_t n = runtime::kCacheCapBytes / 4 + 64;  // four of these exceed the cap
   std::vector<void*> ps;
   for (int i = 0; i < 4; i++) ps.push_back(host_alloc(n));
   for (void* p : ps) host_free(p, n);
-  EXPECT_LE(ir::host_cached_bytes(), ir::kCacheCapBytes);
-  EXPECT_EQ(ir::host_cached_bytes(), 3 * ((n + 63) / 64 * 64));
+  EXPECT_LE(runtime::host_cached_bytes(), runtime::kCacheCapBytes);
+  EXPECT_EQ(runtime::host_cached_bytes(), 3 * ((n + 63) / 64 * 64));
   EXPECT_EQ(host_alloc(n), ps[3]);  // the newest is still there
   host_free(ps[3], n);
-  ir::host_release_cached();
+  runtime::host_release_cached();
 }
 
 TEST(HostBlocks, ProductIntoAReusedBufferIsRight) {

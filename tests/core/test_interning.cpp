@@ -23,7 +23,7 @@ using ir::NodeRef;
 using ir::Op;
 
 NodeRef buffer(int64_t n) {
-  return ir::make_buffer(std::make_shared<ir::Storage>(kFloat32, n), {n});
+  return engine::make_buffer(std::make_shared<runtime::Storage>(kFloat32, n), {n});
 }
 
 // (buf * c + buf) summed: five nodes over one buffer, rebuilt from scratch on every call.
@@ -337,11 +337,11 @@ TEST(Interning, ANodeSharedByTwoTensorsOutlivesOne) {
 // A storage lists the BUFFER nodes that read it while they are alive, and only those: a node that
 // an in-place update moved to a kept copy leaves the list of the storage it no longer reads.
 TEST(Interning, AStorageListsItsLiveReaders) {
-  auto st = std::make_shared<ir::Storage>(kFloat32, 3);
-  NodeRef v0 = ir::make_buffer(st, {3});
-  EXPECT_EQ(ir::make_buffer(st, {3}), v0);
+  auto st = std::make_shared<runtime::Storage>(kFloat32, 3);
+  NodeRef v0 = engine::make_buffer(st, {3});
+  EXPECT_EQ(engine::make_buffer(st, {3}), v0);
   st->bump_version();
-  NodeRef v1 = ir::make_buffer(st, {3});
+  NodeRef v1 = engine::make_buffer(st, {3});
   EXPECT_NE(v1, v0);
   EXPECT_EQ(st->live_nodes().size(), 2u);
   v0.reset();
@@ -354,14 +354,14 @@ TEST(Interning, AStorageListsItsLiveReaders) {
 
   Tensor x = from_vector(std::vector<float>{1, 2, 3}, IntList{3});
   x.realize();
-  const std::shared_ptr<ir::Storage> xs = x.node()->storage;
+  const engine::StorageRef xs = engine::storage_of(*x.node());
   Tensor before = x * 2;  // reads x's buffer: the update keeps a copy for it
   {
     const NodeRef reader = before.node()->src[0];
     ASSERT_EQ(reader->op, Op::BUFFER);
     x.add_(ones({3}));
     x.realize();
-    EXPECT_NE(reader->storage, xs);  // moved to the copy
+    EXPECT_NE(engine::storage_of(*reader), xs);  // moved to the copy
   }
   EXPECT_EQ(before.to_vector<float>(), (std::vector<float>{2, 4, 6}));
   before = Tensor();           // the moved reader goes
@@ -369,7 +369,7 @@ TEST(Interning, AStorageListsItsLiveReaders) {
   for (int i = 0; i < 20; i++) fresh.push_back(make_const(500.0 + i, kFloat32));
   for (const NodeRef& n : xs->live_nodes()) {
     EXPECT_EQ(n->op, Op::BUFFER);
-    EXPECT_EQ(n->storage, xs);
+    EXPECT_EQ(engine::storage_of(*n), xs);
   }
   EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{2, 3, 4}));
 }
@@ -377,13 +377,13 @@ TEST(Interning, AStorageListsItsLiveReaders) {
 // The first reader of a storage sits in a slot of its own and the rest in a list (storage.h):
 // readers leave from either place and the others stay listed, in the order they were made.
 TEST(Interning, AStorageKeepsItsReadersInOrderAsAnyOfThemGoes) {
-  auto st = std::make_shared<ir::Storage>(kFloat32, 4);
+  auto st = std::make_shared<runtime::Storage>(kFloat32, 4);
   std::vector<NodeRef> r;
   for (int v = 0; v < 4; v++) {
     st->set_version(static_cast<uint64_t>(v));
-    r.push_back(ir::make_buffer(st, {4}));
+    r.push_back(engine::make_buffer(st, {4}));
   }
-  r.push_back(ir::make_buffer(st, {2, 2}));  // another shape: another reader
+  r.push_back(engine::make_buffer(st, {2, 2}));  // another shape: another reader
   EXPECT_EQ(st->live_nodes(), r);
   r[0].reset();  // the first: the second moves up
   EXPECT_EQ(st->live_nodes(), (std::vector<NodeRef>{r[1], r[2], r[3], r[4]}));
@@ -392,7 +392,7 @@ TEST(Interning, AStorageKeepsItsReadersInOrderAsAnyOfThemGoes) {
   r[1].reset();
   r[4].reset();
   EXPECT_EQ(st->live_nodes(), (std::vector<NodeRef>{r[2]}));
-  NodeRef again = ir::make_buffer(st, {2, 2});  // a reader added after the first slot emptied
+  NodeRef again = engine::make_buffer(st, {2, 2});  // a reader added after the first slot emptied
   EXPECT_EQ(st->live_nodes(), (std::vector<NodeRef>{r[2], again}));
   r[2].reset();
   EXPECT_EQ(st->live_nodes(), (std::vector<NodeRef>{again}));

@@ -8,21 +8,21 @@
 #include "ember/context.h"
 #include "engine/realize.h"
 #include "ir/node.h"
-#include "ir/storage.h"
+#include "runtime/storage.h"
 
 namespace ember {
 namespace {
 
 using ir::Op;
 
-std::shared_ptr<ir::Storage> filled(const std::vector<float>& v) {
-  auto s = std::make_shared<ir::Storage>(kFloat32, static_cast<int64_t>(v.size()));
+engine::StorageRef filled(const std::vector<float>& v) {
+  auto s = std::make_shared<runtime::Storage>(kFloat32, static_cast<int64_t>(v.size()));
   auto* p = static_cast<float*>(s->data());
   for (size_t i = 0; i < v.size(); i++) p[i] = v[i];
   return s;
 }
 
-std::vector<float> read(const std::shared_ptr<ir::Storage>& s, size_t n) {
+std::vector<float> read(const engine::StorageRef& s, size_t n) {
   auto* p = static_cast<const float*>(s->data());
   return std::vector<float>(p, p + n);
 }
@@ -38,21 +38,21 @@ class EngineAlone : public ::testing::TestWithParam<const char*> {
 };
 
 TEST_P(EngineAlone, RealizesRootsIntoNewBuffers) {
-  auto a = ir::make_buffer(filled({1, 2, 3, 4}), {2, 2});
-  auto b = ir::make_buffer(filled({10, 20, 30, 40}), {2, 2});
+  auto a = engine::make_buffer(filled({1, 2, 3, 4}), {2, 2});
+  auto b = engine::make_buffer(filled({10, 20, 30, 40}), {2, 2});
   auto sum = ir::make_node(Op::ADD, kFloat32, {a, b});
   auto prod = ir::make_node(Op::MUL, kFloat32, {sum, a});  // (a + b) * a
   auto out = engine::realize({{prod, nullptr}, {sum, nullptr}}, {});
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(read(out[0], 4), (std::vector<float>{11, 44, 99, 176}));
   EXPECT_EQ(read(out[1], 4), (std::vector<float>{11, 22, 33, 44}));
-  EXPECT_NE(out[0], a->storage);
+  EXPECT_NE(out[0], engine::storage_of(*a));
   EXPECT_TRUE(engine::realize({}, {}).empty());
 }
 
 TEST_P(EngineAlone, InPlaceRootWritesItsTargetAndBumpsItsVersion) {
   auto storage = filled({1, 2, 3});
-  auto a = ir::make_buffer(storage, {3});
+  auto a = engine::make_buffer(storage, {3});
   auto doubled = ir::make_node(Op::ADD, kFloat32, {a, a});
   const uint64_t before = storage->version();
   auto out = engine::realize({{doubled, storage}}, {});

@@ -1,8 +1,8 @@
-// Which parity case exercises each primitive op of src/ir/ops.def. A case that is an op's parity
-// case says so next to its body with PARITY_COVERS(OP, Suite, name); an op that cannot have a
-// libtorch case (its values differ by design) says why with PARITY_EXEMPT(OP, "reason").
-// OpTable.EveryOpHasAParityCase (parity_op_coverage.cpp) checks the registry against ops.def
-// and gtest's list of cases.
+// Which parity case exercises each primitive op of src/ir/ops.def. The registry has one home,
+// parity_op_coverage.cpp: a line PARITY_COVERS(OP, Suite, name) per op names its case; an op that
+// cannot have a libtorch case (its values differ by design) says why with
+// PARITY_EXEMPT(OP, "reason"). OpTable.EveryOpHasAParityCase (there) checks the registry against
+// ops.def and gtest's list of cases.
 #pragma once
 #include <string>
 #include <vector>

@@ -6,7 +6,6 @@
 // abs/relu/clamp/maximum) except where ties are the point of the case.
 #include <torch/csrc/autograd/autograd.h>
 
-#include "op_coverage.h"
 #include "parity_grad.h"
 
 #define TR .tol = parity::kTranscendental
@@ -25,7 +24,6 @@ BACKWARD_CASE(GradUnary, floor) {
   auto x = b.values({-2.5, -1.0, -0.3, -0.0, 0.0, 0.4, 1.0, 1.7, 2.5, 7.2}, {2, 5}) * 3;
   return x.floor() * x;
 }
-PARITY_COVERS(FLOOR, GradUnary, floor);
 BACKWARD_CASE(GradUnary, relu) { return b.randn({4, 5}).relu(); }
 BACKWARD_CASE(GradUnary, sin_cos, TR) {
   auto x = b.randn({3, 4});

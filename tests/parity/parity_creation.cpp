@@ -150,7 +150,7 @@ PARITY_CASE(InPlace, result_used_after_and_before, .grad = false) {
   return std::vector{before, after, x};
 }
 // A lazy value built before an in-place update but realized after it keeps the old contents
-// (src/ir/overwrite.h copies them for it before the write).
+// (src/engine/overwrite.h copies them for it before the write).
 PARITY_CASE(InPlace, reader_realized_after_the_update, .grad = false) {
   auto x = b.randn({6});
   b.realize(x);

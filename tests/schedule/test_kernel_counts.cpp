@@ -242,18 +242,22 @@ TEST(KernelCounts, ClipGradNormReadsEveryGradientOnce) {
     std::vector<const void*> grads;
     for (auto& p : params) grads.push_back(p.grad().storage_id());
     int reads_all = 0;  // launches that read every gradient
-    engine::set_launch_hook([&](const engine::Launch& l) {
+    engine::LaunchLog log;
+    Tensor norm;
+    {
+      engine::RecordLaunches record(log);
+      norm = nn::utils::clip_grad_norm_(params, 0.5);
+      norm.realize();
+      std::vector<Tensor> clipped;
+      for (auto& p : params) clipped.push_back(p.grad());
+      realize(clipped);
+    }
+    for (const engine::Launch& l : log.launches) {
       size_t n = 0;
       for (const void* g : grads)
         for (auto& b : l.buffers) n += b.get() == g;
       reads_all += n >= grads.size();
-    });
-    Tensor norm = nn::utils::clip_grad_norm_(params, 0.5);
-    norm.realize();
-    std::vector<Tensor> clipped;
-    for (auto& p : params) clipped.push_back(p.grad());
-    realize(clipped);
-    engine::set_launch_hook(nullptr);
+    }
     EXPECT_EQ(reads_all, 1);
     const double want = std::sqrt(sq), coef = std::min(1.0, 0.5 / (want + 1e-6));
     EXPECT_NEAR(norm.item<double>(), want, 1e-5 * want);

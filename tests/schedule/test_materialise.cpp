@@ -36,8 +36,12 @@ Both materialise_both(const std::vector<Tensor>& ts) {
     for (auto& s : n->src) distinct.insert(s.get());
     for (auto* s : distinct) users[s]++;
   }
-  return {schedule::materialise(roots, order, users),
-          schedule::materialise(roots, order, users, /*whole_schedule=*/true)};
+  // The buffers by their ids (nothing here reads an overwritten version).
+  const schedule::NameBuffer name = [](const ir::Node& n) {
+    return static_cast<schedule::BufferName>(ir::buffer_id(n));
+  };
+  return {schedule::materialise(roots, order, users, name),
+          schedule::materialise(roots, order, users, name, /*whole_schedule=*/true)};
 }
 
 void expect_same(const Both& b) {

@@ -8,7 +8,7 @@ namespace ember::support {
 
 /// Takes a value of type T from this thread's spares (a default T when there is none) and gives it
 /// back, emptied with `T::clear()`, on destruction. A spare is taken, not shared, so a nested call
-/// (a realize from a launch hook) gets its own. At most 4 spares are kept per thread and type;
+/// (a realize from a launch recorder) gets its own. At most 4 spares are kept per thread and type;
 /// during the thread's exit, values are neither taken nor kept. A ThreadSpare is a scoped local:
 /// spares are taken and given back in nested order, so the spares in use are the first `used` of
 /// the thread's slots, and taking one moves nothing (the value stays in its slot).

@@ -333,7 +333,7 @@ void* compile_and_load(const std::string& prelude, const std::vector<std::string
   const CacheKey key = make_cache_key(material);
   const int64_t n_kernels = static_cast<int64_t>(kernels.size());
   // No lock is held while compiling: threads compile different batches at once (a batch compiled
-  // ahead on a background thread, engine/realize.h CompileOnly, while the caller's thread
+  // ahead on a background thread, engine/programs.h CompileOnly, while the caller's thread
   // compiles its own). Two threads building the same entry each build their own, as two
   // processes do. Resolved on every compilation: a cache directory removed mid-run is recreated.
   const CacheDirs dirs = resolve_cache_dirs();

@@ -1,4 +1,4 @@
-#include "ir/storage.h"
+#include "runtime/storage.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -6,17 +6,14 @@
 #include <string>
 
 #include "ember/error.h"
-#include "ir/host_blocks.h"
 #include "ir/node.h"
+#include "runtime/host_blocks.h"
 
-namespace ember::ir {
+namespace ember::runtime {
 
 namespace {
 std::atomic<uint64_t> g_next_id{1};
-std::atomic<void (*)()> g_before_data{nullptr};
 }  // namespace
-
-void Storage::set_before_data_hook(void (*hook)()) { g_before_data.store(hook); }
 
 Storage::Storage(ScalarType dtype, int64_t numel)
     : id_(g_next_id++), dtype_(dtype), numel_(numel) {}
@@ -25,7 +22,7 @@ Storage::~Storage() { host_free(data_, nbytes()); }
 
 uint64_t Storage::next_id() { return g_next_id.load(); }
 
-void Storage::add_node(const Node* n) {
+void Storage::add_node(const ir::Node* n) {
   std::lock_guard<support::SpinLock> l(nodes_mu_);
   if (!first_node_)
     first_node_ = n;
@@ -33,7 +30,7 @@ void Storage::add_node(const Node* n) {
     more_nodes_.push_back(n);
 }
 
-void Storage::remove_node(const Node* n) {
+void Storage::remove_node(const ir::Node* n) {
   std::lock_guard<support::SpinLock> l(nodes_mu_);
   if (first_node_ != n) {
     std::erase(more_nodes_, n);
@@ -45,21 +42,20 @@ void Storage::remove_node(const Node* n) {
   }
 }
 
-std::vector<NodeRef> Storage::live_nodes() {
-  std::vector<NodeRef> out;
+std::vector<ir::NodeRef> Storage::live_nodes() {
+  std::vector<ir::NodeRef> out;
   std::lock_guard<support::SpinLock> l(nodes_mu_);
   if (!first_node_) return out;
   out.reserve(1 + more_nodes_.size());
   // A node in the list is whole (it leaves under this lock before being torn down), but may be
   // dying: try_acquire skips it.
-  if (NodeRef r = NodeRef::try_acquire(first_node_)) out.push_back(std::move(r));
-  for (const Node* n : more_nodes_)
-    if (NodeRef r = NodeRef::try_acquire(n)) out.push_back(std::move(r));
+  if (ir::NodeRef r = ir::NodeRef::try_acquire(first_node_)) out.push_back(std::move(r));
+  for (const ir::Node* n : more_nodes_)
+    if (ir::NodeRef r = ir::NodeRef::try_acquire(n)) out.push_back(std::move(r));
   return out;
 }
 
 void* Storage::data() {
-  if (auto hook = g_before_data.load(std::memory_order_acquire)) hook();
   if (!data_) {
     // Whole cache lines (vector loads past a short tail stay inside the block); a freed block of
     // the same size is reused (host_blocks.h).
@@ -72,4 +68,4 @@ void* Storage::data() {
   return data_;
 }
 
-}  // namespace ember::ir
+}  // namespace ember::runtime

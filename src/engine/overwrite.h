@@ -9,24 +9,18 @@
 #include <memory>
 #include <vector>
 
-#include "ir/node.h"
+#include "engine/buffer_table.h"
 
-namespace ember::ir {
+namespace ember::engine {
 
 /// `targets`: the storages about to be overwritten. `roots`: the graphs the operation itself
 /// reads while writing (they may read the targets' current data) with, for each root, the
 /// number of references to it that the operation holds (this entry, its other handles and the
 /// tensors whose value it is). A node of those graphs is reachable from outside when it has more
 /// references than the operation and the graph account for. Returns the number of copies made.
-/// `copy(dst, src)` copies one storage's data into another (the engine's copy launch, which a
-/// jit capture records so that a replay keeps the same copies).
-using CopyFn =
-    std::function<void(const std::shared_ptr<Storage>& dst, const std::shared_ptr<Storage>& src)>;
-int preserve_for_readers(const std::vector<std::shared_ptr<Storage>>& targets,
-                         const std::vector<std::pair<NodeRef, long>>& roots, const CopyFn& copy);
+/// The copies are the engine's copy launches (copy_storage), which a jit capture records so that a
+/// replay keeps the same copies; they count in runtime_stats().buffers_preserved.
+int preserve_for_readers(const std::vector<StorageRef>& targets,
+                         const std::vector<std::pair<ir::NodeRef, long>>& roots);
 
-/// Throws Error when a BUFFER node reads a version of its storage that was overwritten (a
-/// reader that preserve_for_readers missed: a bug, never a silent wrong value).
-void check_current(const Node& buffer);
-
-}  // namespace ember::ir
+}  // namespace ember::engine

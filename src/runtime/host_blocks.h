@@ -10,7 +10,7 @@
 #pragma once
 #include <cstddef>
 
-namespace ember::ir {
+namespace ember::runtime {
 
 inline constexpr size_t kMinCachedBytes = size_t{256} << 10;
 inline constexpr size_t kCacheCapBytes = size_t{512} << 20;
@@ -25,4 +25,4 @@ size_t host_cached_bytes();
 /// Releases every cached large block, and the calling thread's small ones, to the system.
 void host_release_cached();
 
-}  // namespace ember::ir
+}  // namespace ember::runtime

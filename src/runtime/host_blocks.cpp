@@ -1,10 +1,10 @@
-#include "ir/host_blocks.h"
+#include "runtime/host_blocks.h"
 
 #include <cstdlib>
 #include <mutex>
 #include <vector>
 
-namespace ember::ir {
+namespace ember::runtime {
 
 namespace {
 
@@ -151,4 +151,4 @@ void host_release_cached() {
   for (auto& b : blocks) std::free(b.p);
 }
 
-}  // namespace ember::ir
+}  // namespace ember::runtime

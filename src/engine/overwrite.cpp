@@ -1,21 +1,27 @@
-#include "ir/overwrite.h"
+#include "engine/overwrite.h"
 
 #include <algorithm>
 #include <string>
 #include <unordered_map>
 
+#include "ember/context.h"
 #include "ember/error.h"
+#include "engine/launch_list.h"
+#include "engine/stats.h"
 
-namespace ember::ir {
+namespace ember::engine {
 
-int preserve_for_readers(const std::vector<std::shared_ptr<Storage>>& targets,
-                         const std::vector<std::pair<NodeRef, long>>& roots, const CopyFn& copy) {
+using ir::Node;
+using ir::NodeRef;
+
+int preserve_for_readers(const std::vector<StorageRef>& targets,
+                         const std::vector<std::pair<NodeRef, long>>& roots) {
   // The BUFFER nodes that read the targets' current data, each with its target's index.
   std::vector<NodeRef> held;  // locked here: one more reference each
   std::unordered_map<const Node*, size_t> readers;
   for (size_t t = 0; t < targets.size(); t++)
     for (auto& n : targets[t]->live_nodes())
-      if (n->storage == targets[t] && buffer_version(*n) == targets[t]->version()) {
+      if (storage_of(*n) == targets[t] && ir::buffer_version(*n) == targets[t]->version()) {
         readers.emplace(n.get(), t);
         held.push_back(std::move(n));
       }
@@ -36,7 +42,7 @@ int preserve_for_readers(const std::vector<std::shared_ptr<Storage>>& targets,
     internal[h.get()]++;
     handle[h.get()] = &h;
   }
-  const auto order = toposort(root_nodes);
+  const auto order = ir::toposort(root_nodes);
   for (const Node* n : order)
     for (auto& s : n->src) {
       internal[s.get()]++;
@@ -63,29 +69,16 @@ int preserve_for_readers(const std::vector<std::shared_ptr<Storage>>& targets,
   for (size_t t = 0; t < targets.size(); t++) {
     if (!keep[t]) continue;
     const auto& from = targets[t];
-    auto kept = std::make_shared<Storage>(from->dtype(), from->numel());
+    auto kept = std::make_shared<runtime::Storage>(from->dtype(), from->numel());
     kept->set_version(from->version());
-    copy(kept, from);
+    copy_storage(kept, from);
+    // The node keeps its identity, so every graph that reads it now reads the copy.
     for (auto& h : held)
-      if (readers.at(h.get()) == t) {
-        // The node keeps its identity, so every graph that reads it now reads the copy.
-        // It moves from one storage's list of readers to the other's (~Node leaves the list of
-        // the storage it holds).
-        from->remove_node(h.get());
-        const_cast<Node&>(*h).storage = kept;
-        kept->add_node(h.get());
-      }
+      if (readers.at(h.get()) == t) redirect(*h, kept);
     copies++;
   }
+  stat_add(runtime_stats().buffers_preserved, copies);
   return copies;
 }
 
-void check_current(const Node& buffer) {
-  if (buffer_version(buffer) != buffer.storage->version())
-    throw Error("internal error: a lazy tensor reads " + buffer.str() + " at version " +
-                std::to_string(buffer_version(buffer)) +
-                ", but that buffer was overwritten in place without keeping a copy (now version " +
-                std::to_string(buffer.storage->version()) + ")");
-}
-
-}  // namespace ember::ir
+}  // namespace ember::engine

@@ -1,0 +1,251 @@
+// run(): the one loop that launches kernels (launch_list.h), the calling thread's sink
+// (launch_sink.h) and the deferred queue that DeferLaunches scopes fill and sync() empties.
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+
+#include "ember/context.h"
+#include "ember/support/clock.h"
+#include "ember/support/shape_str.h"
+#include "engine/launch_list.h"
+#include "engine/launch_sink.h"
+#include "engine/profiler.h"
+#include "engine/programs.h"
+#include "engine/stats.h"
+
+namespace ember::engine {
+
+namespace {
+
+// One launch held back: its program (null: a copy of buffers[1] into buffers[0]) and buffers.
+struct Queued {
+  std::shared_ptr<runtime::Program> program;
+  std::vector<StorageRef> buffers;
+};
+
+// The deferred launches of every thread's DeferLaunches scopes and the programs they wait for.
+struct Deferred {
+  std::mutex mu;  // held while the queue is compiled and run
+  std::vector<Queued> launches;
+  std::vector<std::shared_ptr<runtime::Program>> unbuilt;
+  std::vector<std::string> unbuilt_keys;
+  runtime::Device* device = nullptr;
+};
+Deferred& deferred() {
+  static Deferred d;
+  return d;
+}
+std::atomic<bool> g_queue_nonempty{false};
+thread_local bool t_running_queue = false;
+
+std::string shape_text(const std::vector<int64_t>& s) {
+  return s.empty() ? "1" : support::dims_str(s);
+}
+
+// Runs one program now on n buffers (buffer(i) gives the i-th), with DEBUG=2 / PROFILE timing.
+template <class BufferAt>
+void launch_on(const runtime::Program& p, size_t n, BufferAt buffer) {
+  void* small[16];  // no allocation for the usual few buffers
+  std::vector<void*> many(n > 16 ? n : 0);
+  void** ptrs = many.empty() ? small : many.data();
+  for (size_t i = 0; i < n; i++) ptrs[i] = buffer(i)->data();
+  const Context& ctx = Context::get();
+  auto& stats = runtime_stats();
+  stat_add(stats.kernels_launched);
+  if (ctx.debug < 2 && !ctx.profile_kernels && !ctx.profile) {
+    p.launch(ptrs);
+    return;
+  }
+  const double t0 = profile_now();
+  p.launch(ptrs);
+  const double t1 = profile_now();
+  const double dt = t1 - t0;
+  stat_add(stats.kernel_seconds, dt);
+  if (ctx.profile) record_kernel(p, t0, t1);
+  if (ctx.debug < 2) return;
+  const auto& k = p.kernel;
+  double fl = k.flops(), by = k.bytes();
+  std::fprintf(stderr,
+               "  kernel %-28s %-18s %9.1f us %10.3g FLOP %10.3g B %8.2f GFLOPS %8.2f GB/s\n",
+               p.name.c_str(), shape_text(k.full_shape).c_str(), dt * 1e6, fl, by, fl / dt * 1e-9,
+               by / dt * 1e-9);
+  if (ctx.debug >= 3 && !p.opts.empty()) std::fprintf(stderr, "    opts: %s\n", p.opts.c_str());
+}
+
+// One step now; slot(s) gives the storage of slot s.
+template <class SlotAt>
+void launch_step(const LaunchStep& s, SlotAt slot) {
+  if (!s.program) {
+    runtime::Storage& dst = *slot(s.slots[0]);
+    std::memcpy(dst.data(), slot(s.slots[1])->data(), dst.nbytes());
+    return;
+  }
+  launch_on(*s.program, s.slots.size(), [&](size_t i) { return slot(s.slots[i]); });
+}
+
+void queue(const LaunchList& list, std::span<const StorageRef* const> slots) {
+  Deferred& d = deferred();
+  std::lock_guard<std::mutex> lock(d.mu);
+  for (const LaunchStep& s : list.steps) {
+    Queued q{s.program, {}};
+    for (int32_t i : s.slots) q.buffers.push_back(*slots[static_cast<size_t>(i)]);
+    d.launches.push_back(std::move(q));
+  }
+  g_queue_nonempty.store(true, std::memory_order_release);
+}
+
+}  // namespace
+
+namespace detail {
+
+ThreadSink& thread_sink() {
+  thread_local ThreadSink s;
+  return s;
+}
+
+void queue_programs(runtime::Device& dev, std::vector<std::shared_ptr<runtime::Program>> ps,
+                    std::vector<std::string> keys) {
+  Deferred& d = deferred();
+  std::lock_guard<std::mutex> lock(d.mu);
+  d.device = &dev;
+  for (size_t j = 0; j < ps.size(); j++) {
+    d.unbuilt.push_back(std::move(ps[j]));
+    d.unbuilt_keys.push_back(std::move(keys[j]));
+  }
+  g_queue_nonempty.store(true, std::memory_order_release);
+}
+
+}  // namespace detail
+
+SinkMode sink_mode() { return detail::thread_sink().mode; }
+bool capturing() { return sink_mode() == SinkMode::Record; }
+bool compile_only() { return sink_mode() == SinkMode::CompileOnly; }
+
+void sync() {
+  // A compile-only thread reads no value, so another thread's queue can wait for its owner.
+  if (t_running_queue || compile_only() || !g_queue_nonempty.load(std::memory_order_acquire))
+    return;
+  Deferred& d = deferred();
+  std::lock_guard<std::mutex> lock(d.mu);
+  if (d.launches.empty() && d.unbuilt.empty()) return;
+  t_running_queue = true;
+  struct Done {
+    ~Done() {
+      t_running_queue = false;
+      g_queue_nonempty.store(false);
+    }
+  } done;
+  std::vector<Queued> launches = std::move(d.launches);
+  auto unbuilt = std::move(d.unbuilt);
+  auto keys = std::move(d.unbuilt_keys);
+  d.launches.clear();
+  d.unbuilt.clear();
+  d.unbuilt_keys.clear();
+  if (!unbuilt.empty()) {
+    const auto [dt, runs] = detail::build_queued(*d.device, unbuilt, keys);
+    if (Context::get().debug >= 1)
+      std::fprintf(stderr,
+                   "deferred launches: %zu kernels compiled as one batch in %.1f ms (%lld compiler "
+                   "processes), %zu launches\n",
+                   unbuilt.size(), dt * 1e3, static_cast<long long>(runs), launches.size());
+    if (Context::get().debug >= 4)
+      for (auto& p : unbuilt) std::fprintf(stderr, "%s\n", p->source.c_str());
+  }
+  for (const Queued& q : launches) {
+    if (!q.program) {
+      std::memcpy(q.buffers[0]->data(), q.buffers[1]->data(), q.buffers[0]->nbytes());
+      continue;
+    }
+    launch_on(*q.program, q.buffers.size(), [&](size_t i) { return q.buffers[i].get(); });
+  }
+}
+
+void run(const LaunchList& list, std::span<const StorageRef* const> bound,
+         std::vector<StorageRef>& fresh) {
+  fresh.resize(list.fresh.size());
+  for (size_t i = 0; i < list.fresh.size(); i++)
+    fresh[i] = std::make_shared<runtime::Storage>(list.fresh[i].first, list.fresh[i].second);
+  const int32_t nb = list.bound;
+  auto slot = [&](int32_t s) -> runtime::Storage* {
+    return s < nb ? bound[static_cast<size_t>(s)]->get() : fresh[static_cast<size_t>(s - nb)].get();
+  };
+  detail::ThreadSink& sink = detail::thread_sink();
+  switch (sink.mode) {
+    case SinkMode::CompileOnly:
+      return;  // nothing runs in a compile-only scope
+    case SinkMode::Queue:
+    case SinkMode::Record: {
+      // Queued and recorded launches hold their buffers: the slots as references.
+      std::vector<const StorageRef*> slots(static_cast<size_t>(list.slots()));
+      for (int32_t s = 0; s < list.slots(); s++)
+        slots[static_cast<size_t>(s)] =
+            s < nb ? bound[static_cast<size_t>(s)] : &fresh[static_cast<size_t>(s - nb)];
+      if (sink.mode == SinkMode::Queue && !t_running_queue) return queue(list, slots);
+      if (sink.mode == SinkMode::Record) sink.recorder->record(list, slots);
+      break;
+    }
+    case SinkMode::Launch:
+      break;
+  }
+  sync();  // another thread's queue: its values first
+  for (const LaunchStep& s : list.steps) launch_step(s, slot);
+}
+
+void copy_storage(const StorageRef& dst, const StorageRef& src) {
+  static const LaunchList copy{{LaunchStep{nullptr, {0, 1}}}, 2, {}};
+  const StorageRef* bound[] = {&dst, &src};
+  std::vector<StorageRef> none;
+  run(copy, bound, none);
+}
+
+DeferLaunches::DeferLaunches() {
+  detail::ThreadSink& sink = detail::thread_sink();
+  if (sink.mode == SinkMode::CompileOnly || sink.mode == SinkMode::Record) return;
+  active_ = true;
+  sink.mode = SinkMode::Queue;
+  sink.defer_depth++;
+}
+
+void DeferLaunches::finish() {
+  if (!active_) return;
+  active_ = false;
+  detail::ThreadSink& sink = detail::thread_sink();
+  if (--sink.defer_depth == 0) {
+    sink.mode = SinkMode::Launch;
+    sync();
+  }
+}
+
+DeferLaunches::~DeferLaunches() {
+  try {
+    finish();
+  } catch (...) {
+  }
+}
+
+void LaunchLog::record(const LaunchList& list, std::span<const StorageRef* const> slots) {
+  if (paused && *paused) return;
+  for (const LaunchStep& s : list.steps) {
+    Launch l{s.program, {}};
+    for (int32_t i : s.slots) l.buffers.push_back(*slots[static_cast<size_t>(i)]);
+    launches.push_back(std::move(l));
+  }
+}
+
+RecordLaunches::RecordLaunches(LaunchRecorder& recorder) {
+  sync();  // a capture records launches that run now
+  detail::ThreadSink& sink = detail::thread_sink();
+  prev_mode_ = sink.mode;
+  prev_recorder_ = sink.recorder;
+  sink.mode = SinkMode::Record;
+  sink.recorder = &recorder;
+}
+
+RecordLaunches::~RecordLaunches() {
+  detail::ThreadSink& sink = detail::thread_sink();
+  sink.mode = prev_mode_;
+  sink.recorder = prev_recorder_;
+}
+
+}  // namespace ember::engine
