@@ -399,6 +399,10 @@ Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor pow(const Tensor& a, const Tensor& b);
 Tensor pow(const Tensor& a, const Scalar& b);
 Tensor matmul(const Tensor& a, const Tensor& b);
+/// input @ weight^T + bias (libtorch's torch::nn::functional::linear): input [..., in], weight
+/// [out, in], bias [out] or undefined (no bias); result [..., out]. ShapeError when the sizes do
+/// not pair.
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor bmm(const Tensor& a, const Tensor& b);
 Tensor cat(const std::vector<Tensor>& ts, int64_t dim = 0);

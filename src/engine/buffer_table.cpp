@@ -3,6 +3,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "ember/error.h"
 #include "ember/support/spin_lock.h"
@@ -16,13 +17,67 @@ struct Entry {
   ir::NodeRef origin;
 };
 
+// The maps' element blocks, recycled per thread: an eager call adds and removes an entry or two,
+// and malloc and free cost more than the map operations themselves. A block freed on another
+// thread joins that thread's list (all are ::operator new blocks of one size).
+struct BlockList {
+  static constexpr size_t kMax = 256;
+  std::vector<void*> blocks;
+  size_t size = 0;  // of the blocks held (0: none yet)
+  ~BlockList() {
+    for (void* p : blocks) ::operator delete(p);
+    gone() = true;
+  }
+  // Trivially destructible: readable after the list is destroyed (thread exit).
+  static bool& gone() {
+    thread_local bool g = false;
+    return g;
+  }
+  static BlockList* get() {
+    if (gone()) return nullptr;
+    thread_local BlockList l;
+    return &l;
+  }
+};
+
+template <class T>
+struct PooledAlloc {
+  using value_type = T;
+  PooledAlloc() = default;
+  template <class U>
+  PooledAlloc(const PooledAlloc<U>&) {}  // NOLINT: allocators convert implicitly
+  T* allocate(size_t n) {
+    if (BlockList* l = n == 1 ? BlockList::get() : nullptr;
+        l && !l->blocks.empty() && l->size == sizeof(T)) {
+      void* p = l->blocks.back();
+      l->blocks.pop_back();
+      return static_cast<T*>(p);
+    }
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    BlockList* l = n == 1 ? BlockList::get() : nullptr;
+    if (l && (l->size == 0 || l->size == sizeof(T)) && l->blocks.size() < BlockList::kMax) {
+      l->size = sizeof(T);
+      l->blocks.push_back(p);
+      return;
+    }
+    ::operator delete(p);
+  }
+  friend bool operator==(const PooledAlloc&, const PooledAlloc&) { return true; }
+};
+
+using Map = std::unordered_map<const ir::Node*, Entry, std::hash<const ir::Node*>,
+                               std::equal_to<const ir::Node*>,
+                               PooledAlloc<std::pair<const ir::Node* const, Entry>>>;
+
 // Shards chosen by the node's address, each under a spin lock held for one map operation (an
 // eager call adds and removes one or two entries). std::unordered_map keeps its elements in
 // place as it grows, so a reference to an entry stays valid while its node lives.
 constexpr size_t kShards = 16;
 struct alignas(64) Shard {
   support::SpinLock mu;
-  std::unordered_map<const ir::Node*, Entry> map;
+  Map map;
 };
 // Never destroyed: nodes (and so entries) may outlive static destruction.
 Shard* shards() {
@@ -37,7 +92,7 @@ Shard& shard_of(const ir::Node* n) {
 // entry held is dropped after the lock (dropping an origin may release more BUFFER nodes).
 void release(const ir::Node& n) noexcept {
   Shard& sh = shard_of(&n);
-  std::unordered_map<const ir::Node*, Entry>::node_type gone;
+  Map::node_type gone;
   {
     std::lock_guard<support::SpinLock> l(sh.mu);
     gone = sh.map.extract(&n);

@@ -76,7 +76,10 @@ std::string op_graph(const std::vector<schedule::Root>& roots) {
 
 // A buffer's Graphviz id: b<storage id> for the caller's buffers, f<i> for the schedule's new ones.
 std::string buffer_id(schedule::BufferName b) {
-  return b > 0 ? "b" + std::to_string(b) : "f" + std::to_string(-b - 1);
+  char id[24];
+  std::snprintf(id, sizeof id, "%c%lld", b > 0 ? 'b' : 'f',
+                static_cast<long long>(b > 0 ? b : -b - 1));
+  return id;
 }
 
 std::string kernel_graph(const schedule::Schedule& sched,

@@ -18,10 +18,10 @@ namespace ember::engine {
 
 namespace {
 
-// One launch held back: its program (null: a copy of buffers[1] into buffers[0]) and buffers.
+// One run held back: the list and the buffer of each of its slots.
 struct Queued {
-  std::shared_ptr<runtime::Program> program;
-  std::vector<StorageRef> buffers;
+  LaunchList list;
+  std::vector<StorageRef> slots;
 };
 
 // The deferred launches of every thread's DeferLaunches scopes and the programs they wait for.
@@ -73,26 +73,34 @@ void launch_on(const runtime::Program& p, size_t n, BufferAt buffer) {
   if (ctx.debug >= 3 && !p.opts.empty()) std::fprintf(stderr, "    opts: %s\n", p.opts.c_str());
 }
 
-// One step now; slot(s) gives the storage of slot s.
+// The steps of `list`, now, in order; slot(s) gives the storage of slot s. The loop of every
+// launch: run()'s, and sync()'s for the runs it held back.
 template <class SlotAt>
-void launch_step(const LaunchStep& s, SlotAt slot) {
-  if (!s.program) {
-    runtime::Storage& dst = *slot(s.slots[0]);
-    std::memcpy(dst.data(), slot(s.slots[1])->data(), dst.nbytes());
-    return;
+void execute(const LaunchList& list, SlotAt slot) {
+  for (const LaunchStep& s : list.steps) {
+    if (!s.program) {
+      runtime::Storage& dst = *slot(s.slots[0]);
+      std::memcpy(dst.data(), slot(s.slots[1])->data(), dst.nbytes());
+      continue;
+    }
+    launch_on(*s.program, s.slots.size(), [&](size_t i) { return slot(s.slots[i]); });
   }
-  launch_on(*s.program, s.slots.size(), [&](size_t i) { return slot(s.slots[i]); });
 }
 
 void queue(const LaunchList& list, std::span<const StorageRef* const> slots) {
+  Queued q{list, {}};
+  q.slots.reserve(slots.size());
+  for (const StorageRef* s : slots) q.slots.push_back(*s);
   Deferred& d = deferred();
   std::lock_guard<std::mutex> lock(d.mu);
-  for (const LaunchStep& s : list.steps) {
-    Queued q{s.program, {}};
-    for (int32_t i : s.slots) q.buffers.push_back(*slots[static_cast<size_t>(i)]);
-    d.launches.push_back(std::move(q));
-  }
+  d.launches.push_back(std::move(q));
   g_queue_nonempty.store(true, std::memory_order_release);
+}
+
+size_t steps(const std::vector<Queued>& q) {
+  size_t n = 0;
+  for (auto& r : q) n += r.list.steps.size();
+  return n;
 }
 
 }  // namespace
@@ -148,17 +156,12 @@ void sync() {
       std::fprintf(stderr,
                    "deferred launches: %zu kernels compiled as one batch in %.1f ms (%lld compiler "
                    "processes), %zu launches\n",
-                   unbuilt.size(), dt * 1e3, static_cast<long long>(runs), launches.size());
+                   unbuilt.size(), dt * 1e3, static_cast<long long>(runs), steps(launches));
     if (Context::get().debug >= 4)
       for (auto& p : unbuilt) std::fprintf(stderr, "%s\n", p->source.c_str());
   }
-  for (const Queued& q : launches) {
-    if (!q.program) {
-      std::memcpy(q.buffers[0]->data(), q.buffers[1]->data(), q.buffers[0]->nbytes());
-      continue;
-    }
-    launch_on(*q.program, q.buffers.size(), [&](size_t i) { return q.buffers[i].get(); });
-  }
+  for (const Queued& q : launches)
+    execute(q.list, [&](int32_t s) { return q.slots[static_cast<size_t>(s)].get(); });
 }
 
 void run(const LaunchList& list, std::span<const StorageRef* const> bound,
@@ -189,7 +192,7 @@ void run(const LaunchList& list, std::span<const StorageRef* const> bound,
       break;
   }
   sync();  // another thread's queue: its values first
-  for (const LaunchStep& s : list.steps) launch_step(s, slot);
+  execute(list, slot);
 }
 
 void copy_storage(const StorageRef& dst, const StorageRef& src) {

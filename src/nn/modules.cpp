@@ -4,7 +4,6 @@
 
 #include "ember/nn/init.h"
 #include "ember/support/shape_str.h"
-#include "tensor/tensor_impl.h"
 
 namespace ember::nn {
 
@@ -26,8 +25,7 @@ Tensor LinearImpl::forward(const Tensor& x) const {
   if (x.dim() == 0 || x.size(-1) != in_features)
     throw ShapeError("Linear: expected input with last dim " + std::to_string(in_features) +
                      ", got shape " + support::shape_str(x.sizes()));
-  Tensor y = detail::matmul_transposed(x, weight);  // x.matmul(weight.t())
-  return bias.defined() ? y + bias : y;
+  return ember::linear(x, weight, bias);
 }
 
 Tensor SequentialImpl::forward(const Tensor& x) const {

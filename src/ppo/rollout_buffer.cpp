@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <stdexcept>
 #include <string>
 
 #include "ember/error.h"
@@ -109,7 +108,7 @@ void RolloutBuffer::set_policy_outputs(std::span<const float> means, std::span<c
                                        std::span<const float> values) {
   const int64_t rows = inference_rows();
   if (!have_bootstrap_)
-    throw std::logic_error("RolloutBuffer: set_bootstrap_observations() must come first");
+    throw Error("RolloutBuffer::set_policy_outputs: set_bootstrap_observations() must come first");
   if (means.size() != static_cast<size_t>(rows * act_dim_) ||
       values.size() != static_cast<size_t>(rows) || log_std.size() != static_cast<size_t>(act_dim_))
     throw ValueError("RolloutBuffer::set_policy_outputs: expected means [" + std::to_string(rows) +
@@ -134,7 +133,8 @@ void RolloutBuffer::set_policy_outputs(std::span<const float> means, std::span<c
 }
 
 void RolloutBuffer::compute_advantages(double gamma, double lambda) {
-  if (!have_outputs_) throw std::logic_error("RolloutBuffer: set_policy_outputs() must come first");
+  if (!have_outputs_)
+    throw Error("RolloutBuffer::compute_advantages: set_policy_outputs() must come first");
   compute_gae(steps_, envs_, rewards_, values_, next_values_, terminated_, truncated_, gamma,
               lambda, advantages_, returns_);
 }

@@ -203,14 +203,15 @@ double Kernel::bytes() const {
   return b;
 }
 
-Kernel simplify(const Kernel& in) {
-  Kernel k = in;
-  const size_t n = k.full_shape.size();
+namespace {
+
+// Step 1 of simplify: output axes first, reduce axes last.
+Kernel reduce_axes_last(const Kernel& in) {
+  const size_t n = in.full_shape.size();
   auto is_red = [&](size_t d) {
-    return std::find(k.reduce_axes.begin(), k.reduce_axes.end(), static_cast<int64_t>(d)) !=
-           k.reduce_axes.end();
+    return std::find(in.reduce_axes.begin(), in.reduce_axes.end(), static_cast<int64_t>(d)) !=
+           in.reduce_axes.end();
   };
-  // 1. Output axes first, reduce axes last.
   std::vector<int64_t> order;
   for (size_t d = 0; d < n; d++)
     if (!is_red(d)) order.push_back(static_cast<int64_t>(d));
@@ -224,13 +225,17 @@ Kernel simplify(const Kernel& in) {
     std::sort(r.begin(), r.end());
     return r;
   };
-  k = map_kernel(
-      k, [&](const ir::View& v) { return v.permute(order); }, remap);
+  Kernel k = map_kernel(
+      in, [&](const ir::View& v) { return v.permute(order); }, remap);
   ir::Shape fs;
   for (auto o : order) fs.push_back(in.full_shape[o]);
   k.full_shape = fs;
+  return k;
+}
 
-  // 2. Drop size-1 axes and merge neighbours that every access walks contiguously.
+// The groups of consecutive axes that become one axis: size-1 axes are dropped, and neighbours
+// that every access walks contiguously (and that are both output or both reduce axes) merge.
+std::vector<std::vector<size_t>> axis_groups(const Kernel& k) {
   std::vector<ir::View> views;
   for_each_view(*k.value, [&](const ir::View& v) { views.push_back(v); });
   views.push_back(k.out_view);
@@ -238,9 +243,7 @@ Kernel simplify(const Kernel& in) {
     for_each_view(*o.value, [&](const ir::View& v) { views.push_back(v); });
     views.push_back(o.view);
   }
-  size_t nred = k.reduce_axes.size();
-  size_t nglob = n - nred;
-  // Groups of consecutive original axes that become one axis.
+  const size_t n = k.full_shape.size(), nglob = n - k.reduce_axes.size();
   std::vector<std::vector<size_t>> groups;
   for (size_t d = 0; d < n; d++) {
     bool drop = k.full_shape[d] == 1;
@@ -259,6 +262,13 @@ Kernel simplify(const Kernel& in) {
     else
       groups.push_back({d});
   }
+  return groups;
+}
+
+// Step 2 of simplify: the kernel on the merged axes of axis_groups.
+Kernel merge_axes(const Kernel& in) {
+  const std::vector<std::vector<size_t>> groups = axis_groups(in);
+  const size_t nglob = in.full_shape.size() - in.reduce_axes.size();
   auto regroup = [&](const ir::View& v) {
     ir::View r;
     r.offset = v.offset;
@@ -281,16 +291,20 @@ Kernel simplify(const Kernel& in) {
   std::vector<int64_t> new_red;
   for (size_t i = 0; i < groups.size(); i++)
     if (groups[i][0] >= nglob) new_red.push_back(static_cast<int64_t>(i));
-  k = map_kernel(k, regroup, [&](const std::vector<int64_t>&) { return new_red; });
+  Kernel k = map_kernel(in, regroup, [&](const std::vector<int64_t>&) { return new_red; });
   ir::Shape nfs;
   for (auto& g : groups) {
     int64_t s = 1;
-    for (auto d : g) s *= fs[d];
+    for (auto d : g) s *= in.full_shape[d];
     nfs.push_back(s);
   }
   k.full_shape = nfs;
-  if (kernel_nests(k).empty()) return k;
-  // Each nest in its own loop space, as simplify() would leave it as a kernel of its own.
+  return k;
+}
+
+// Step 3 of simplify: each nest in its own loop space, as simplify() would leave it as a kernel
+// of its own.
+void simplify_nests(Kernel& k) {
   std::unordered_map<const Expr*, ExprRef> memo;
   for (const Expr* n : kernel_nests(k)) {
     Kernel sub = simplify(nest_kernel(k, *n));
@@ -309,6 +323,13 @@ Kernel simplify(const Kernel& in) {
   };
   k.value = swap(k.value);
   for (auto& o : k.more_outputs) o.value = swap(o.value);
+}
+
+}  // namespace
+
+Kernel simplify(const Kernel& in) {
+  Kernel k = merge_axes(reduce_axes_last(in));
+  if (!kernel_nests(k).empty()) simplify_nests(k);
   return k;
 }
 

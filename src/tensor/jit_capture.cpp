@@ -126,78 +126,98 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
     view_keys.emplace_back();
     if (views[i]) view_key(t.impl()->node.get(), view_keys.back());
   }
-  const size_t n_in = inputs.size();
-  const uint64_t first_new = runtime::Storage::next_id();
+  Binder binder{runtime::Storage::next_id(), {}, {}};
   Observer obs(*this, inputs, views);
   engine::LaunchLog rec;  // the launches the function runs
   rec.paused = &obs.paused;
-  std::vector<Tensor> outs;
-  {
-    engine::RecordLaunches recording(rec);
-    ObserverGuard guard;
-    detail::access_observer() = &obs;
-    outs = fn(inputs);
-    // Everything the call left lazy is realized in the capture: outputs, in-place writes (to
-    // inputs and to tensors outside the function) and new gradients.
-    std::vector<Tensor> fin;  // (its strong references end with this block)
-    for (size_t i = 0; i < outs.size(); i++) {
-      if (!outs[i].defined())
-        throw ValueError("jit: output " + std::to_string(i) + " is an undefined tensor");
-      obs.read(outs[i]);  // a tensor from outside returned as it is is bound like one read
-      fin.push_back(outs[i]);
-    }
-    fin.insert(fin.end(), obs.assigned.begin(), obs.assigned.end());
-    std::vector<TensorImpl*> owners(slots.size());
-    for (size_t r = 0; r < slots.size(); r++) {
-      auto& g = slots[r];
-      TensorImpl* o = g.input >= 0 ? inputs[g.input].impl() : g.owner.lock().get();
-      owners[r] = o;
-      if (o && o->grad.defined()) fin.push_back(o->grad);
-    }
-    detail::access_observer() = nullptr;
-    realize(fin);
-    fin.clear();
-    obs.assigned.clear();
-    // An output that is a view of a buffer is returned as a copy (a view is a value), one per
-    // tensor (a tensor returned twice stays one tensor). A detached buffer without a graph (a
-    // loss.detach() after backward() realized the loss) is returned as that buffer.
-    std::vector<Tensor> views;
-    std::unordered_map<const TensorImpl*, Tensor> as_value;
-    for (auto& o : outs) {
-      const ir::NodeRef& n = o.impl()->node;
-      if (n->op == Op::BUFFER || obs.input_of(o.impl()) >= 0) continue;  // an input: returned
-      auto [it, first] = as_value.emplace(o.impl(), Tensor());
-      if (first) {
-        if (n->op == Op::DETACH && n->src[0]->op == Op::BUFFER && !engine::origin_of(*n->src[0]))
-          it->second = detail::make_tensor_rg(n->src[0], false);
-        else
-          views.push_back(it->second = o.contiguous());
-      }
-      o = it->second;
-    }
-    realize(views);
-    for (size_t r = 0; r < slots.size(); r++)
-      if (owners[r] && owners[r]->grad.defined()) make_concrete(owners[r]->grad);
-    // A tensor the function made and kept outside itself (a closure variable, a member, a
-    // container) would not be made again by a replay: the variable would keep this one.
-    std::unordered_set<const TensorImpl*> known;
-    for (auto& o : outs) known.insert(o.impl());
-    for (TensorImpl* o : owners)
-      if (o && o->grad.defined()) known.insert(o->grad.impl());
-    for (auto& w : obs.made)
-      if (auto t = w.lock(); t && !known.count(t.get()))
-        throw Error(
-            "jit: the function keeps a tensor it made outside itself (in a closure variable, a "
-            "member or a container); a replay would not make it again, so the variable would "
-            "keep a stale value: return it as an output instead");
-    obs.made.clear();
-  }
-
+  std::vector<Tensor> outs = run_recorded(fn, inputs, obs, rec);
   // A handle rebound away from a tensor read from outside from now on may be the closure's.
   for (auto& e : externals)
     if (auto t = e.impl.lock()) e.rebinds = t->rebinds;
+  const std::vector<const runtime::Storage*> src_storage = note_sources(in_storage, obs);
+  for (size_t i = 0; i < src_storage.size(); i++)
+    if (src_storage[i]) binder.source_index.emplace(src_storage[i], static_cast<int>(i));
+  bind_launches(rec, binder);
+  check_writes(src_storage, inputs.size());
+  specify_outputs(outs, inputs, obs, binder);
+  obs.assigned.clear();
+  obs.slot_before.clear();
+  keep_held_buffers();
+  planned = share_intermediates(launches, bindings);
+  build_list();
+  return outs;
+}
 
-  // ---- sources: the inputs, then the external tensors ------------------------------------------
+std::vector<Tensor> Capture::run_recorded(const Jit::Fn& fn, const std::vector<Tensor>& inputs,
+                                          Observer& obs, engine::LaunchLog& rec) {
+  engine::RecordLaunches recording(rec);
+  ObserverGuard guard;
+  detail::access_observer() = &obs;
+  std::vector<Tensor> outs = fn(inputs);
+  // Everything the call left lazy is realized in the capture: outputs, in-place writes (to
+  // inputs and to tensors outside the function) and new gradients.
+  std::vector<Tensor> fin;  // (its strong references end with this function)
+  for (size_t i = 0; i < outs.size(); i++) {
+    if (!outs[i].defined())
+      throw ValueError("jit: output " + std::to_string(i) + " is an undefined tensor");
+    obs.read(outs[i]);  // a tensor from outside returned as it is is bound like one read
+    fin.push_back(outs[i]);
+  }
+  fin.insert(fin.end(), obs.assigned.begin(), obs.assigned.end());
+  std::vector<TensorImpl*> owners(slots.size());
+  for (size_t r = 0; r < slots.size(); r++) {
+    auto& g = slots[r];
+    TensorImpl* o = g.input >= 0 ? inputs[g.input].impl() : g.owner.lock().get();
+    owners[r] = o;
+    if (o && o->grad.defined()) fin.push_back(o->grad);
+  }
+  detail::access_observer() = nullptr;
+  realize(fin);
+  fin.clear();
+  obs.assigned.clear();
+  return_values(outs, obs);
+  for (size_t r = 0; r < slots.size(); r++)
+    if (owners[r] && owners[r]->grad.defined()) make_concrete(owners[r]->grad);
+  // A tensor the function made and kept outside itself (a closure variable, a member, a
+  // container) would not be made again by a replay: the variable would keep this one.
+  std::unordered_set<const TensorImpl*> known;
+  for (auto& o : outs) known.insert(o.impl());
+  for (TensorImpl* o : owners)
+    if (o && o->grad.defined()) known.insert(o->grad.impl());
+  for (auto& w : obs.made)
+    if (auto t = w.lock(); t && !known.count(t.get()))
+      throw Error(
+          "jit: the function keeps a tensor it made outside itself (in a closure variable, a "
+          "member or a container); a replay would not make it again, so the variable would "
+          "keep a stale value: return it as an output instead");
+  obs.made.clear();
+  return outs;
+}
+
+void Capture::return_values(std::vector<Tensor>& outs, Observer& obs) {
+  // An output that is a view of a buffer is returned as a copy (a view is a value), one per
+  // tensor (a tensor returned twice stays one tensor). A detached buffer without a graph (a
+  // loss.detach() after backward() realized the loss) is returned as that buffer.
+  std::vector<Tensor> views;
+  std::unordered_map<const TensorImpl*, Tensor> as_value;
+  for (auto& o : outs) {
+    const ir::NodeRef& n = o.impl()->node;
+    if (n->op == Op::BUFFER || obs.input_of(o.impl()) >= 0) continue;  // an input: returned
+    auto [it, first] = as_value.emplace(o.impl(), Tensor());
+    if (first) {
+      if (n->op == Op::DETACH && n->src[0]->op == Op::BUFFER && !engine::origin_of(*n->src[0]))
+        it->second = detail::make_tensor_rg(n->src[0], false);
+      else
+        views.push_back(it->second = o.contiguous());
+    }
+    o = it->second;
+  }
+  realize(views);
+}
+
+std::vector<const runtime::Storage*> Capture::note_sources(
+    const std::vector<StorageRef>& in_storage, Observer& obs) {
+  // The inputs, then the external tensors.
   std::vector<const runtime::Storage*> src_storage;
   for (auto& st : in_storage) src_storage.push_back(st.get());
   for (auto& e : externals) {
@@ -208,38 +228,40 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
   for (auto* st : src_storage)
     source_sig.push_back(st ? std::make_pair(st->dtype(), st->numel())
                             : std::make_pair(kFloat32, int64_t{-1}));
+  return src_storage;
+}
 
-  // ---- bindings ---------------------------------------------------------------------------------
-  std::unordered_map<const runtime::Storage*, int> index, source_index;
-  for (size_t i = 0; i < src_storage.size(); i++)
-    if (src_storage[i]) source_index.emplace(src_storage[i], static_cast<int>(i));
-  auto bind = [&](const StorageRef& st) {
-    auto it = index.find(st.get());
-    if (it != index.end()) return it->second;
-    Binding b;
-    b.preexisting = st->id() < first_new;
-    if (auto s = source_index.find(st.get()); s != source_index.end()) {
-      b.role = Role::Source;
-      b.index = s->second;
-    } else {
-      b.rng_draws = detail::rng_draws(*st);
-      b.role = b.rng_draws ? Role::RngKey : Role::Fixed;
-      b.fixed = st;
-    }
-    int id = static_cast<int>(bindings.size());
-    bindings.push_back(b);
-    index.emplace(st.get(), id);
-    return id;
-  };
+int Capture::bind(const StorageRef& st, Binder& binder) {
+  auto it = binder.index.find(st.get());
+  if (it != binder.index.end()) return it->second;
+  Binding b;
+  b.preexisting = st->id() < binder.first_new;
+  if (auto s = binder.source_index.find(st.get()); s != binder.source_index.end()) {
+    b.role = Role::Source;
+    b.index = s->second;
+  } else {
+    b.rng_draws = detail::rng_draws(*st);
+    b.role = b.rng_draws ? Role::RngKey : Role::Fixed;
+    b.fixed = st;
+  }
+  int id = static_cast<int>(bindings.size());
+  bindings.push_back(b);
+  binder.index.emplace(st.get(), id);
+  return id;
+}
+
+void Capture::bind_launches(engine::LaunchLog& rec, Binder& binder) {
   for (auto& l : rec.launches) {
     CapturedLaunch cl{l.program, {}};
-    for (auto& b : l.buffers) cl.bindings.push_back(bind(b));
+    for (auto& b : l.buffers) cl.bindings.push_back(bind(b, binder));
     const size_t outputs = l.program ? l.program->kernel.num_outputs() : 1;
     for (size_t o = 0; o < outputs; o++) bindings[cl.bindings[o]].written = true;
     launches.push_back(std::move(cl));
   }
   rec.launches.clear();
+}
 
+void Capture::check_writes(const std::vector<const runtime::Storage*>& src_storage, size_t n_in) {
   // Sources that the function wrote: the tensors it wrote through, which a replay versions.
   std::vector<bool> writer(src_storage.size(), false);
   for (size_t i = 0; i < n_in; i++) writer[i] = input_written[i];
@@ -258,42 +280,49 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
           "through a tensor made inside it, so a replay could not version it; write through "
           "the tensor itself (an input or a tensor outside the function)");
   }
+}
 
-  // ---- what the function left: gradients, outputs ----------------------------------------------
-  auto fresh_of = [&](int b) {
-    Binding& bd = bindings[b];
-    if (bd.role == Role::Fixed && !bd.preexisting) {
-      bd.role = Role::Fresh;
-      bd.index = static_cast<int>(fresh.size());
-      fresh.push_back({bd.fixed->dtype(), bd.fixed->numel()});
-    }
-  };
+void Capture::make_fresh(int b) {
+  Binding& bd = bindings[b];
+  if (bd.role == Role::Fixed && !bd.preexisting) {
+    bd.role = Role::Fresh;
+    bd.index = static_cast<int>(fresh.size());
+    fresh.push_back({bd.fixed->dtype(), bd.fixed->numel()});
+  }
+}
+
+OutSpec Capture::spec_of(const Tensor& t, Observer& obs,
+                         const std::unordered_map<const TensorImpl*, int>& slot_after,
+                         Binder& binder) {
+  OutSpec s;
+  s.dtype = t.dtype();
+  s.shape = t.sizes();
+  const TensorImpl* i = t.impl();
+  if (int j = obs.input_of(i); j >= 0) {
+    s.kind = OutSpec::Input;
+    s.index = j;
+  } else if (int k = obs.external_of(i); k >= 0) {
+    s.kind = OutSpec::External;
+    s.index = k;
+  } else if (auto it = slot_after.find(i); it != slot_after.end()) {
+    s.kind = OutSpec::SlotGrad;
+    s.index = it->second;
+  } else {
+    if (i->serial < obs.start() || i->node->op != Op::BUFFER)
+      throw Error(
+          "jit: the function returned (or left as a gradient) a tensor made before "
+          "the call that it never read; pass it as an input");
+    s.kind = OutSpec::Buffer;
+    s.index = bind(engine::storage_of(*i->node), binder);
+    make_fresh(s.index);
+  }
+  return s;
+}
+
+void Capture::specify_outputs(const std::vector<Tensor>& outs_now,
+                              const std::vector<Tensor>& inputs, Observer& obs, Binder& binder) {
+  // What the function left: gradients, then outputs.
   std::unordered_map<const TensorImpl*, int> slot_after;
-  auto spec_of = [&](const Tensor& t) {
-    OutSpec s;
-    s.dtype = t.dtype();
-    s.shape = t.sizes();
-    const TensorImpl* i = t.impl();
-    if (int j = obs.input_of(i); j >= 0) {
-      s.kind = OutSpec::Input;
-      s.index = j;
-    } else if (int k = obs.external_of(i); k >= 0) {
-      s.kind = OutSpec::External;
-      s.index = k;
-    } else if (auto it = slot_after.find(i); it != slot_after.end()) {
-      s.kind = OutSpec::SlotGrad;
-      s.index = it->second;
-    } else {
-      if (i->serial < obs.start() || i->node->op != Op::BUFFER)
-        throw Error(
-            "jit: the function returned (or left as a gradient) a tensor made before "
-            "the call that it never read; pass it as an input");
-      s.kind = OutSpec::Buffer;
-      s.index = bind(engine::storage_of(*i->node));
-      fresh_of(s.index);
-    }
-    return s;
-  };
   for (size_t r = 0; r < slots.size(); r++) {
     auto& g = slots[r];
     TensorImpl* o = g.input >= 0 ? inputs[g.input].impl() : g.owner.lock().get();
@@ -302,32 +331,30 @@ std::vector<Tensor> Capture::record(const Jit::Fn& fn, const std::vector<Tensor>
     } else if (o->grad.impl() == g.before) {
       g.after.kind = OutSpec::Unchanged;
     } else {
-      g.after = spec_of(o->grad);
+      g.after = spec_of(o->grad, obs, slot_after, binder);
       slot_after.emplace(o->grad.impl(), static_cast<int>(r));
     }
   }
-  for (size_t i = 0; i < outs.size(); i++) {
+  for (size_t i = 0; i < outs_now.size(); i++) {
     OutSpec s;
     for (size_t k = 0; k < i && s.index < 0; k++)
-      if (outs[k].is_same(outs[i])) {
+      if (outs_now[k].is_same(outs_now[i])) {
         s.kind = OutSpec::SameAs;
         s.index = static_cast<int>(k);
       }
-    this->outs.push_back(s.index >= 0 ? s : spec_of(outs[i]));
+    outs.push_back(s.index >= 0 ? s : spec_of(outs_now[i], obs, slot_after, binder));
   }
+}
+
+void Capture::keep_held_buffers() {
   // Buffers made in the capture that something outside still holds (a value kept in a closure
   // variable, a copy preserved for a reader of old data): a replay must not overwrite them.
-  obs.assigned.clear();
-  obs.slot_before.clear();
   for (size_t b = 0; b < bindings.size(); b++) {
     auto& bd = bindings[b];
     if (bd.role == Role::Fixed && !bd.preexisting && bd.written && bd.fixed.use_count() > 1)
-      fresh_of(static_cast<int>(b));
+      make_fresh(static_cast<int>(b));
     if (bd.role == Role::Fixed && bd.preexisting) check_alive.push_back(static_cast<int>(b));
   }
-  planned = share_intermediates(launches, bindings);
-  build_list();
-  return outs;
 }
 
 void Capture::build_list() {

@@ -3,14 +3,17 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ember/jit.h"
 #include "engine/launch_list.h"
+#include "engine/launch_sink.h"
 
 namespace ember::detail::jit {
 
 using engine::StorageRef;
+class Observer;  // jit_observer.h
 
 /// Where a replay finds one buffer of the captured launches.
 enum class Role : uint8_t {
@@ -116,6 +119,26 @@ struct Capture {
   void release();
 
  private:
+  // The steps of record(), in order.
+  std::vector<Tensor> run_recorded(const Jit::Fn& fn, const std::vector<Tensor>& inputs,
+                                   Observer& obs, engine::LaunchLog& rec);
+  void return_values(std::vector<Tensor>& outs, Observer& obs);
+  std::vector<const runtime::Storage*> note_sources(const std::vector<StorageRef>& in_storage,
+                                                    Observer& obs);
+  // Where each buffer of the recorded launches comes from (bind()).
+  struct Binder {
+    uint64_t first_new;  // buffers with smaller ids existed before the capture
+    std::unordered_map<const runtime::Storage*, int> index, source_index;
+  };
+  int bind(const StorageRef& st, Binder& binder);
+  void bind_launches(engine::LaunchLog& rec, Binder& binder);
+  void check_writes(const std::vector<const runtime::Storage*>& src_storage, size_t n_in);
+  void make_fresh(int binding);
+  OutSpec spec_of(const Tensor& t, Observer& obs,
+                  const std::unordered_map<const TensorImpl*, int>& slot_after, Binder& binder);
+  void specify_outputs(const std::vector<Tensor>& outs_now, const std::vector<Tensor>& inputs,
+                       Observer& obs, Binder& binder);
+  void keep_held_buffers();
   // The launch list of the recorded launches and memory plan (end of record()).
   void build_list();
 

@@ -98,6 +98,11 @@ Tensor detail::matmul_transposed(const Tensor& x, const Tensor& w) {
   return batched_matmul(x, w, true);
 }
 
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  Tensor y = detail::matmul_transposed(input, weight);  // input.matmul(weight.t())
+  return bias.defined() ? y + bias : y;
+}
+
 Tensor Tensor::matmul(const Tensor& o) const {
   const size_t da = sizes().size(), db = o.sizes().size();
   if (da == 0 || db == 0)

@@ -194,6 +194,7 @@ class EmberB : public BackendBase<EmberB, ember::Tensor, ember::ScalarType> {
   T matmul(const T& x, const T& y) { return ember::matmul(x, y); }
   T mm(const T& x, const T& y) { return ember::mm(x, y); }
   T bmm(const T& x, const T& y) { return ember::bmm(x, y); }
+  T linear(const T& x, const T& w, const T& bias = T()) { return ember::linear(x, w, bias); }
   T pad(const T& t, Shape p, Scalar v = 0) { return ember::constant_pad_nd(t, p, v); }
   T maximum(const T& x, const T& y) { return ember::maximum(x, y); }
   T minimum(const T& x, const T& y) { return ember::minimum(x, y); }
@@ -246,6 +247,7 @@ class TorchB : public BackendBase<TorchB, torch::Tensor, c10::ScalarType> {
   T matmul(const T& x, const T& y) { return torch::matmul(x, y); }
   T mm(const T& x, const T& y) { return torch::mm(x, y); }
   T bmm(const T& x, const T& y) { return torch::bmm(x, y); }
+  T linear(const T& x, const T& w, const T& bias = T()) { return torch::linear(x, w, bias); }
   T pad(const T& t, Shape p, Scalar v = 0) { return torch::constant_pad_nd(t, p, v); }
   T maximum(const T& x, const T& y) { return torch::maximum(x, y); }
   T minimum(const T& x, const T& y) { return torch::minimum(x, y); }

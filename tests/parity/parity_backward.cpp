@@ -323,6 +323,10 @@ BACKWARD_CASE(GradLoss, linear_relu_mse, TR) {
   auto x = b.randn({5, 6}), w = b.randn({4, 6}), bias = b.randn({4}), y = b.randn({5, 4});
   return ((b.matmul(x, w.t()) + bias).relu() - y).square().mean();
 }
+BACKWARD_CASE(GradLoss, linear_function_mse, TR) {
+  auto x = b.randn({5, 6}), w = b.randn({4, 6}), bias = b.randn({4}), y = b.randn({5, 4});
+  return (b.linear(x, w, bias).tanh() - y).square().mean();
+}
 BACKWARD_CASE(GradLoss, layer_norm_like, TR) {
   auto x = b.randn({4, 8}), g = b.randn({8}), beta = b.randn({8});
   auto m = x.mean({-1}, true);

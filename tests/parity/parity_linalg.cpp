@@ -387,6 +387,12 @@ PARITY_CASE(Matmul, linear_layout_narrow_output) {
   auto x = b.dyadic({2003, 129}), w = b.dyadic({3, 129}), bias = b.dyadic({2});
   return std::vector{b.matmul(x, w.t()), b.matmul(x, w.slice(0, 1, 3, 1).t()) + bias};
 }
+// linear(x, W, bias) = x @ W^T + bias: with and without a bias, a 1-D input, batch dims.
+PARITY_CASE(Matmul, linear_function) {
+  auto w = b.dyadic({5, 7}), bias = b.dyadic({5});
+  return std::vector{b.linear(b.dyadic({3, 7}), w, bias), b.linear(b.dyadic({3, 7}), w),
+                     b.linear(b.dyadic({7}), w, bias), b.linear(b.dyadic({2, 4, 7}), w, bias)};
+}
 PARITY_CASE(Matmul, linear_layout_small_batch_epilogue, .tol = parity::kTranscendental) {
   auto x = b.dyadic({4, 129}), w = b.dyadic({127, 129}), bias = b.randn({127});
   auto y = b.matmul(x, w.t()) + bias;

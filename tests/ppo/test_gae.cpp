@@ -126,6 +126,28 @@ TEST(RolloutBuffer, GatherCopiesRows) {
   EXPECT_THROW(buf.gather(bad, mb), ember::ValueError);
 }
 
+// The phases run in order: policy outputs after the bootstrap observations, advantages after the
+// policy outputs; out of order, an ember::Error that names the call to make first.
+TEST(RolloutBuffer, PhasesOutOfOrderAreErrors) {
+  RolloutBuffer buf(1, 1, 2, 1, 0);
+  const std::vector<float> means = {0, 0}, log_std = {0}, values = {0, 0};  // 2 rows: T N + N
+  auto expect_error = [](auto&& call, const std::string& needle) {
+    try {
+      call();
+      ADD_FAILURE() << "no error; expected one naming " << needle;
+    } catch (const ember::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error([&] { buf.set_policy_outputs(means, log_std, values); },
+               "set_bootstrap_observations() must come first");
+  expect_error([&] { buf.compute_advantages(0.99, 0.95); }, "set_policy_outputs() must come first");
+  buf.set_bootstrap_observations(values);  // N = 1 row of 2 observations
+  buf.set_policy_outputs(means, log_std, values);
+  buf.compute_advantages(0.99, 0.95);
+  EXPECT_EQ(buf.advantages().size(), 1u);
+}
+
 TEST(ExplainedVariance, PerfectAndMeanPredictions) {
   std::vector<float> ret = {1, 2, 3, 4};
   EXPECT_NEAR(explained_variance(ret, ret), 1.0, 1e-12);

@@ -13,8 +13,8 @@
 //   rewards [T * N]        learner rewards (after reward scaling); raw_rewards: env units
 //   terminated, truncated [T * N] uint8
 //   log_probs, values, next_values, advantages, returns [T * N]  (filled after collection)
-// Errors: ValueError on out-of-range indices or mismatched sizes, std::logic_error when
-// a phase is run out of order.
+// Errors: ValueError on out-of-range indices or mismatched sizes, ember::Error when a phase is
+// run out of order (the message names the call that must come first).
 #pragma once
 
 #include <cstdint>
