@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "engine/buffer_table.h"
 #include "ir/node.h"
 #include "tensor/tensor_impl.h"
 
@@ -372,6 +373,30 @@ TEST(Interning, AStorageListsItsLiveReaders) {
     EXPECT_EQ(engine::storage_of(*n), xs);
   }
   EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{2, 3, 4}));
+}
+
+// The engine's buffer table has an entry per live BUFFER node and no other: a node's entry goes
+// with it, and with the entry its storage and its autograd origin (a realized value that requires
+// grad keeps the graph that computed it, which goes when the buffer node goes).
+TEST(Interning, TheBufferTableForgetsABufferNodeAsItGoes) {
+  const size_t entries = engine::buffer_table_size(), nodes = ir::interned_node_count();
+  {
+    Tensor w = ones({3}, TensorOptions().requires_grad(true));
+    Tensor h = (w * 3).tanh();
+    h.realize();  // a BUFFER node with an origin (tanh(w * 3))
+    ASSERT_EQ(h.node()->op, Op::BUFFER);
+    EXPECT_TRUE(engine::origin_of(*h.node()));
+    std::weak_ptr<runtime::Storage> hs = engine::storage_of(*h.node());
+    Tensor y = h * 2;  // reads h's buffer
+    EXPECT_GE(engine::buffer_table_size(), entries + 1);  // h's (w is a constant)
+    h = Tensor();  // y still reads the buffer
+    EXPECT_FALSE(hs.expired());
+    EXPECT_NEAR(y.to_vector<float>()[0], 2 * std::tanh(3.0), 1e-6);
+    y = Tensor();  // the last reader
+    EXPECT_TRUE(hs.expired());
+  }
+  EXPECT_EQ(engine::buffer_table_size(), entries);
+  EXPECT_EQ(ir::interned_node_count(), nodes);
 }
 
 // The first reader of a storage sits in a slot of its own and the rest in a list (storage.h):
