@@ -1,5 +1,6 @@
 // ember/dtype.h — element types and PyTorch's type-promotion rules.
 #pragma once
+#include <iosfwd>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -25,6 +26,8 @@ inline constexpr ScalarType kDouble = ScalarType::Float64;
 size_t element_size(ScalarType t);
 /// "float32", "int64", ... (the safetensors / numpy spelling is in nn/serialize).
 const char* dtype_name(ScalarType t);
+/// Prints dtype_name(t).
+std::ostream& operator<<(std::ostream& os, ScalarType t);
 bool is_floating_point(ScalarType t);
 bool is_integral(ScalarType t, bool include_bool);
 

@@ -128,6 +128,7 @@ class Tensor {
   /// All elements in row-major order, converted to T.
   template <typename T>
   std::vector<T> to_vector() const;
+  /// The text operator<< prints.
   std::string toString() const;
 
   // ---- buffers (host access without the graph) -------------------------------------------------
@@ -339,6 +340,11 @@ Tensor& operator+=(Tensor& a, const Tensor& b);
 Tensor& operator-=(Tensor& a, const Tensor& b);
 Tensor& operator*=(Tensor& a, const Tensor& b);
 Tensor& operator*=(Tensor& a, const Scalar& b);
+/// Prints the values as PyTorch does: "tensor([[1, 2],\n        [3, 4]], dtype=int32)": one row
+/// per line, integers exact, floats in one format for the whole tensor (four decimals, "3." for
+/// integral values, scientific for magnitudes of 1e8 and more, below 1e-4, or spanning more than
+/// three decades); beyond 1,000 elements the first and last 3 of every dim around "...". The
+/// dtype is named unless it is float32, int64 or bool; requires_grad=True is shown. Realizes.
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 // ---- free functions (torch:: names) ------------------------------------------------------------

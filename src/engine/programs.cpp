@@ -129,6 +129,8 @@ ProgramBatch get_programs(const std::vector<schedule::Kernel>& kernels, runtime:
     stat_add(runtime_stats().compile_batches);
   }
   out.compiler_runs = add_compile_stats(out.seconds, before);
+  out.from_disk =
+      runtime::compile_counters_this_thread().kernels_from_disk - before.kernels_from_disk;
   auto& cache = program_cache();
   std::lock_guard<std::mutex> l(cache.mu);
   for (size_t j = 0; j < built.size(); j++) cache.programs[keys[missing[j]]] = built[j];

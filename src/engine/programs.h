@@ -28,8 +28,9 @@ CompileTally compile_tally_this_thread();
 /// The programs of a realize's kernels, and what finding them cost.
 struct ProgramBatch {
   std::vector<std::shared_ptr<runtime::Program>> programs;  // per kernel
-  size_t cached = 0;   // found in the cache (or prepared earlier in this CompileOnly scope)
-  size_t missing = 0;  // distinct kernels compiled or prepared now
+  size_t cached = 0;      // found in the cache (or prepared earlier in this CompileOnly scope)
+  size_t missing = 0;     // distinct kernels compiled (or loaded) or prepared now
+  int64_t from_disk = 0;  // of those, loaded from the on-disk kernel cache instead of compiled
   double seconds = 0;
   int64_t compiler_runs = 0;
 };

@@ -8,6 +8,7 @@
 #include "ember/context.h"
 #include "ember/support/clock.h"
 #include "ember/support/shape_str.h"
+#include "engine/kernel_summary.h"
 #include "engine/launch_list.h"
 #include "engine/launch_sink.h"
 #include "engine/profiler.h"
@@ -64,13 +65,16 @@ void launch_on(const runtime::Program& p, size_t n, BufferAt buffer) {
   stat_add(stats.kernel_seconds, dt);
   if (ctx.profile) record_kernel(p, t0, t1);
   if (ctx.debug < 2) return;
+  note_kernel_time(p, dt);
   const auto& k = p.kernel;
   double fl = k.flops(), by = k.bytes();
   std::fprintf(stderr,
                "  kernel %-28s %-18s %9.1f us %10.3g FLOP %10.3g B %8.2f GFLOPS %8.2f GB/s\n",
                p.name.c_str(), shape_text(k.full_shape).c_str(), dt * 1e6, fl, by, fl / dt * 1e-9,
                by / dt * 1e-9);
-  if (ctx.debug >= 3 && !p.opts.empty()) std::fprintf(stderr, "    opts: %s\n", p.opts.c_str());
+  if (ctx.debug < 3) return;
+  std::fprintf(stderr, "    fused: %s\n", fused_ops(k).c_str());
+  if (!p.opts.empty()) std::fprintf(stderr, "    opts: %s\n", p.opts.c_str());
 }
 
 // The steps of `list`, now, in order; slot(s) gives the storage of slot s. The loop of every

@@ -1,5 +1,7 @@
 #include "ember/dtype.h"
 
+#include <ostream>
+
 namespace ember {
 
 size_t element_size(ScalarType t) {
@@ -34,6 +36,8 @@ const char* dtype_name(ScalarType t) {
   }
   return "?";
 }
+
+std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << dtype_name(t); }
 
 bool is_floating_point(ScalarType t) {
   return t == ScalarType::Float32 || t == ScalarType::Float64;

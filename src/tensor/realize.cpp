@@ -1,11 +1,7 @@
 // Realizing tensors and reading their data (realize, item, to_vector, printing): the points where
 // the lazy graph is forced. The frontend collects the tensors' graph roots, the engine computes
 // them (engine/realize.h), and each tensor is rebound to the buffer that holds its value.
-#include <functional>
-#include <iomanip>
-#include <ostream>
 #include <span>
-#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -180,42 +176,5 @@ EMBER_INSTANTIATE(int64_t)
 EMBER_INSTANTIATE(uint8_t)
 EMBER_INSTANTIATE(bool)
 #undef EMBER_INSTANTIATE
-
-std::string Tensor::toString() const {
-  std::ostringstream o;
-  o << *this;
-  return o.str();
-}
-
-std::ostream& operator<<(std::ostream& os, const Tensor& t) {
-  if (!t.defined()) return os << "[ Tensor (undefined) ]";
-  auto v = t.to_vector<double>();
-  os << "tensor(";
-  const DimVector& s = t.sizes();
-  // Row-major print with brackets per dim.
-  std::function<void(size_t, size_t)> rec = [&](size_t d, size_t off) {
-    if (d == s.size()) {
-      os << v[off];
-      return;
-    }
-    os << "[";
-    size_t stride = 1;
-    for (size_t k = d + 1; k < s.size(); k++) stride *= static_cast<size_t>(s[k]);
-    for (int64_t i = 0; i < s[d]; i++) {
-      if (i) os << ", ";
-      if (i >= 6 && s[d] > 8) {
-        os << "...";
-        break;
-      }
-      rec(d + 1, off + static_cast<size_t>(i) * stride);
-    }
-    os << "]";
-  };
-  if (!v.empty() || s.empty())
-    rec(0, 0);
-  else
-    os << "[]";
-  return os << ", dtype=" << dtype_name(t.dtype()) << ", shape=" << ir::shape_str(s) << ")";
-}
 
 }  // namespace ember

@@ -565,3 +565,20 @@ TEST_F(PlanCache, DebugPrintsHitsAndMisses) {
 }
 
 }  // namespace
+
+namespace {
+
+// DEBUG=1 tells kernels the compiler built from those loaded from the on-disk cache; DEBUG=3 lists
+// the ops each kernel fused.
+TEST_F(PlanCache, DebugNamesDiskCacheLoadsAndFusedOps) {
+  Tensor a = realized({1, 2}), b = realized({3, 4});
+  Context::get().debug = 3;
+  testing::internal::CaptureStderr();
+  ((a * b + 1.5f).tanh() * 0.25f).realize();
+  const std::string out = testing::internal::GetCapturedStderr();
+  Context::get().debug = 0;
+  EXPECT_NE(out.find("loaded from the disk cache"), std::string::npos) << out;
+  EXPECT_NE(out.find("fused: MUL ADD TANH MUL"), std::string::npos) << out;
+}
+
+}  // namespace
