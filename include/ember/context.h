@@ -1,4 +1,4 @@
-// ember/context.h — run-time switches (DESIGN.md principle 8). Their defaults come from the
+// ember/context.h — run-time switches (docs/design.md principle 8). Their defaults come from the
 // environment through the one settings object, ember/support/settings.h: DEBUG (0-4), EMBER_DEVICE
 // (cpu | interp), PROFILE (with EMBER_PROFILE_FILE), GRAPH (with EMBER_GRAPH_DIR),
 // EMBER_PLAN_CACHE. The runtime's settings (EMBER_THREADS, EMBER_ISA, EMBER_CACHE_DIR, EMBER_CC)

@@ -1,4 +1,4 @@
-// ember/jit.h — capture a function's kernels once, replay them with new inputs (DESIGN.md
+// ember/jit.h — capture a function's kernels once, replay them with new inputs (docs/design.md
 // principle 7).
 //
 //   auto step = ember::jit([&](const std::vector<Tensor>& in) {

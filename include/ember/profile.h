@@ -1,4 +1,4 @@
-// ember/profile.h — the PROFILE=1 kernel trace and its attribution (DESIGN.md principle 8).
+// ember/profile.h — the PROFILE=1 kernel trace and its attribution (docs/design.md principle 8).
 //
 // While Context::profile is on (PROFILE=1 in the environment), every kernel launch (eager or jit
 // replay) is timed and recorded, and ProfilePhase scopes (the trainer's collect / evaluate /

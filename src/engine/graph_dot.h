@@ -1,4 +1,4 @@
-// GRAPH=1 (DESIGN.md principle 8): Graphviz files of one realize's op graph and kernel graph.
+// GRAPH=1 (docs/design.md principle 8): Graphviz files of one realize's op graph and kernel graph.
 #pragma once
 #include <memory>
 #include <string>

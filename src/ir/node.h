@@ -1,4 +1,4 @@
-// The graph IR: immutable, hash-consed nodes (DESIGN.md principle 2). A node is (op, dtype,
+// The graph IR: immutable, hash-consed nodes (docs/design.md principle 2). A node is (op, dtype,
 // sources, argument, shape); structurally equal nodes are the same object, so pointer equality
 // is structural equality and `hash` names the whole computation below a node.
 #pragma once

@@ -1,6 +1,6 @@
-// View: how a node's index space maps onto a buffer (DESIGN.md principle 3: movement ops are index
-// arithmetic). element(i0..in) = buffer[offset + sum(i_d * strides_d)] where every masked dim d has
-// mask_d.first <= i_d < mask_d.second; outside the mask the element reads as zero (padding).
+// View: how a node's index space maps onto a buffer (docs/design.md principle 3: movement ops are
+// index arithmetic). element(i0..in) = buffer[offset + sum(i_d * strides_d)] where every masked dim
+// d has mask_d.first <= i_d < mask_d.second; outside the mask the element reads as zero (padding).
 #pragma once
 #include <optional>
 #include <utility>

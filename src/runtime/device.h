@@ -1,5 +1,5 @@
-// The device interface (DESIGN.md principle 6): a device turns kernels into programs and launches
-// them on buffers. Memory is host memory for both devices here (runtime::Storage).
+// The device interface (docs/design.md principle 6): a device turns kernels into programs and
+// launches them on buffers. Memory is host memory for both devices here (runtime::Storage).
 #pragma once
 #include <memory>
 #include <string>

@@ -1,5 +1,5 @@
-// Multi-output fusion (DESIGN.md principle 3): elementwise kernels over one loop space that share
-// data become one kernel that stores several buffers. An optimizer's update of one parameter
+// Multi-output fusion (docs/design.md principle 3): elementwise kernels over one loop space that
+// share data become one kernel that stores several buffers. An optimizer's update of one parameter
 // (clipped gradient, exp_avg, exp_avg_sq, the parameter) reads each input once and is one launch
 // instead of four.
 #pragma once

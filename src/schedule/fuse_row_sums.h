@@ -1,5 +1,5 @@
-// Row sums beside a product (DESIGN.md principle 3): autograd gives every nn::Linear with a bias
-// a weight gradient dZ^T X (a product whose reduce axis is the batch) and a bias gradient, dZ
+// Row sums beside a product (docs/design.md principle 3): autograd gives every nn::Linear with a
+// bias a weight gradient dZ^T X (a product whose reduce axis is the batch) and a bias gradient, dZ
 // summed over the batch. Both read dZ along the same axis; as one kernel, dZ is read once.
 #pragma once
 #include <vector>

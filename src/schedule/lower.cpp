@@ -275,7 +275,7 @@ class Lowerer {
   }
   // A broadcast repeats its source for every index of the new axes: fused, the source would be
   // recomputed that many times (e.g. tanh(x W + b) inside the next layer's matmul, once per output
-  // column). Expensive sources are materialised instead (DESIGN.md principle 3).
+  // column). Expensive sources are materialised instead (docs/design.md principle 3).
   void materialise_if_expensive(const Node* expand) {
     const Node* src = expand->src[0].get();
     while (ir::is_movement(src->op) || src->op == Op::DETACH) src = src->src[0].get();

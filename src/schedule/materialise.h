@@ -1,5 +1,5 @@
 // The materialisation pass: which values of a graph get a buffer of their own, and the kernel that
-// computes each (DESIGN.md principle 3).
+// computes each (docs/design.md principle 3).
 //
 // The set starts with the roots, every CONTIGUOUS and every reduce with several users. Lowering a
 // kernel then asks for more (lower.h, Materialise): a view that no strided view expresses, an

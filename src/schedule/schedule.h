@@ -1,5 +1,5 @@
 // The scheduler: turns the lazy graph below a set of roots into an ordered list of fused kernels
-// (DESIGN.md principle 3).
+// (docs/design.md principle 3).
 //
 // Fusion rules:
 //  - elementwise ops, movement ops and constants always fuse into their consumer;

@@ -1,6 +1,6 @@
-// Forward parity against libtorch (DESIGN.md, Testing): every case is ONE generic body, written
-// once as a template over a backend `b`, run on ember and on libtorch with identical seeded inputs;
-// the results must agree in shape, dtype and values.
+// Forward parity against libtorch (docs/design.md, Testing): every case is ONE generic body,
+// written once as a template over a backend `b`, run on ember and on libtorch with identical seeded
+// inputs; the results must agree in shape, dtype and values.
 //
 //   PARITY_CASE(Unary, exp_2d, .tol = parity::kTranscendental) {
 //     auto x = b.randn({3, 4});          // same host data on both backends

@@ -1,4 +1,5 @@
-// Backward parity against libtorch (DESIGN.md, Testing): the backward runner of parity.h's hook.
+// Backward parity against libtorch (docs/design.md, Testing): the backward runner of parity.h's
+// hook.
 //
 //   BACKWARD_CASE(Grad, exp_2d) { return b.randn({3, 4}).exp(); }
 //

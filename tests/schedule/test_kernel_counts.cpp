@@ -1,4 +1,4 @@
-// Golden kernel counts after fusion (DESIGN.md, Testing: Schedule).
+// Golden kernel counts after fusion (docs/design.md, Testing: Schedule).
 #include <gtest/gtest.h>
 
 #include <algorithm>

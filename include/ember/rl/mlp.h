@@ -10,7 +10,7 @@
 // "0.weight" [hidden, in], "0.bias" [hidden], ..., "<layers>.weight" [out, hidden],
 // "<layers>.bias" [out].
 //
-// Performance note (scheduler behaviour, DESIGN.md principle 3): forward materialises every
+// Performance note (scheduler behaviour, docs/design.md principle 3): forward materialises every
 // hidden activation (Tensor::contiguous()). Before commit b5930ea the scheduler fused
 // tanh(x W^T + b) into the next layer's matmul operand and recomputed the tanh for every output
 // column (that matmul took ~400 ms instead of ~30 ms at 10000 x 128); it now materialises such
