@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "codegen/render_c.h"
+#include "codegen/kernel_plan.h"
 #include "codegen/target.h"
 #include "schedule/kernel.h"
 

@@ -4,16 +4,13 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
-#include <tuple>
 #include <unordered_map>
 
 #include "codegen/c_expr.h"
 #include "codegen/column_split.h"
+#include "codegen/render_dot.h"
 #include "codegen/render_tile.h"
 #include "ember/error.h"
-
-// GCC 12 warns falsely on `"literal" + std::to_string(...)` chains (GCC bug 105329).
-#pragma GCC diagnostic ignored "-Wrestrict"
 
 namespace ember::codegen {
 
@@ -102,12 +99,6 @@ struct BlockedSum {
 // not fill SSE2's four float lanes. Then the loop around it vectorises (E_10000_2, the Gaussian
 // log-probability's gradient over two action dimensions: 16 -> 8 us at AVX2 and SSE2, one thread).
 constexpr int64_t kShortAxis = 4;
-bool short_last_axis(const Kernel& k, const std::vector<int64_t>& up) {
-  const size_t n = k.full_shape.size();
-  return k.reduce_axes.empty() && n >= 2 && up[n - 1] == 1 && up[n - 2] == 1 &&
-         k.full_shape[n - 1] <= kShortAxis && k.full_shape[n - 2] > kShortAxis;
-}
-
 void loads_of(const Expr& e, std::vector<const Expr*>& out) {
   if (e.nested) return;
   if (e.kind == Expr::Kind::Load) out.push_back(&e);
@@ -121,6 +112,19 @@ int count_reduces(const Expr& e) {
 }
 
 }  // namespace
+
+bool short_last_axis(const Kernel& k, const std::vector<int64_t>& up) {
+  const size_t n = k.full_shape.size();
+  return k.reduce_axes.empty() && n >= 2 && up[n - 1] == 1 && up[n - 2] == 1 &&
+         k.full_shape[n - 1] <= kShortAxis && k.full_shape[n - 2] > kShortAxis;
+}
+
+void render_signature(std::ostringstream& s, const std::string& fn, const Kernel& k) {
+  s << "void " << fn << "(void* const* restrict bufs, int64_t start, int64_t end) {\n";
+  for (size_t i = 0; i < k.buffers.size(); i++)
+    s << "  " << (i >= k.num_outputs() ? "const " : "") << ctype(k.buffers[i].dtype)
+      << "* restrict b" << i << " = (" << ctype(k.buffers[i].dtype) << "*)bufs[" << i << "];\n";
+}
 
 bool short_reduce(const Kernel& k) {
   const size_t rank = k.full_shape.size();
@@ -139,24 +143,67 @@ bool short_reduce(const Kernel& k) {
 
 namespace {
 
+// A reduce's accumulators (the loop renderer's render_reduce): `n` slots (the register tile times
+// the unrolled reduce), their C type, initial value and update.
+struct Accumulators {
+  const Expr& red;
+  int64_t n;
+  const char* T;
+  bool keyed;
+  std::string fx, init;
+  std::vector<std::string> arrays;  // "acc", and "nan" for a keyed max
+
+  Accumulators(const Expr& r, int64_t slots) : red(r), n(slots) {
+    // 1-byte (bool/uint8) accumulators are widened: GCC 12's SLP vectoriser (AVX2/AVX-512)
+    // miscompiles a uint8 max over comparison results (it keeps the -1 mask instead of 1).
+    T = element_size(red.dtype) == 1 ? "int32_t" : ctype(red.dtype);
+    // A float max runs on order-preserving integer keys (ember_fkey) plus a max of magnitude bits
+    // that flags NaN: integer max reductions vectorise, a NaN-propagating float compare does not
+    // (without -ffast-math).
+    keyed = red.op == Op::RMAX && is_floating_point(red.dtype);
+    fx = red.dtype == kFloat32 ? "ember_f" : "ember_d";
+    if (keyed) T = red.dtype == kFloat32 ? "int32_t" : "int64_t";
+    init =
+        keyed ? fx + "key(" + literal(-INFINITY, red.dtype) + ")" : reduce_init(red.op, red.dtype);
+    arrays = {"acc"};
+    if (keyed) arrays.push_back("nan");
+  }
+  std::string update(const std::string& acc, const std::string& v) const {
+    if (!keyed) return reduce_update(red.op, red.dtype, acc, v);
+    return "(" + v + " > " + acc + " ? " + v + " : " + acc + ")";
+  }
+  // One accumulator is a scalar (GCC vectorises reductions into scalars, not array elements).
+  std::string slot(const std::string& x, const std::string& i) const {
+    return n == 1 ? x + "0" : x + "[" + i + "]";
+  }
+  void declare(std::ostringstream& s, const std::string& ind) const {
+    for (auto& x : arrays) {
+      std::string i0 = x == "acc" ? init : "0";
+      if (n == 1) {
+        s << ind << T << " " << x << "0 = " << i0 << ";\n";
+      } else {
+        s << ind << T << " " << x << "[" << n << "];\n";
+        s << ind << "for (int i = 0; i < " << n << "; i++) " << x << "[i] = " << i0 << ";\n";
+      }
+    }
+  }
+};
+
 class Renderer {
  public:
-  Renderer(const Kernel& k, const Opts& o)
+  // `split`: a column split's slice (rows), 0 without.
+  Renderer(const Kernel& k, const LoopPlan& p, int64_t split)
       : k_(k),
         rank_(k.full_shape.size()),
         nglob_(rank_ - k.reduce_axes.size()),
-        up_(o.upcasts(rank_)),
-        unroll_(o.unroll()),
-        nest_opts_(o.nests) {
-    if (const Action* sk = o.find(ActionKind::SplitReduce)) split_ = sk->amount;
-  }
+        up_(p.upcast),
+        unroll_(p.unroll),
+        split_(split),
+        nest_plans_(p.nests) {}
 
   std::string render(const std::string& fn) {
     std::ostringstream s;
-    s << "void " << fn << "(void* const* restrict bufs, int64_t start, int64_t end) {\n";
-    for (size_t i = 0; i < k_.buffers.size(); i++)
-      s << "  " << (i >= k_.num_outputs() ? "const " : "") << ctype(k_.buffers[i].dtype)
-        << "* restrict b" << i << " = (" << ctype(k_.buffers[i].dtype) << "*)bufs[" << i << "];\n";
+    render_signature(s, fn, k_);
     std::string ind = "  ";
     if (split_) render_split_scratch(s);
     if (nglob_ == 0) {
@@ -228,7 +275,7 @@ class Renderer {
       std::string var = "n" + std::to_string(i) + "_";
       s << ind << ctype(nests[i]->dtype) << " " << var << ";\n";
       s << ind << "{\n";
-      Renderer r(sub, i < nest_opts_.size() ? nest_opts_[i] : Opts{});
+      Renderer r(sub, nest_plans_[i], 0);
       r.result_ = var;
       std::string in = ind + "  ";
       r.body(s, in);
@@ -242,52 +289,36 @@ class Renderer {
     if (!red) throw Error("render: reduce kernel without a reduce");
     int64_t tile = 1;
     for (size_t d = 0; d < nglob_; d++) tile *= up_[d];
-    int64_t nacc = tile * unroll_;
-    // 1-byte (bool/uint8) accumulators are widened: GCC 12's SLP vectoriser (AVX2/AVX-512)
-    // miscompiles a uint8 max over comparison results (it keeps the -1 mask instead of 1).
-    const char* T = element_size(red->dtype) == 1 ? "int32_t" : ctype(red->dtype);
-    // A float max runs on order-preserving integer keys (ember_fkey) plus a max of magnitude bits
-    // that flags NaN: integer max reductions vectorise, a NaN-propagating float compare does not
-    // (without -ffast-math).
-    bool keyed = red->op == Op::RMAX && is_floating_point(red->dtype);
-    std::string fx = red->dtype == kFloat32 ? "ember_f" : "ember_d";
-    if (keyed) T = red->dtype == kFloat32 ? "int32_t" : "int64_t";
-    std::string init = keyed ? fx + "key(" + literal(-INFINITY, red->dtype) + ")"
-                             : reduce_init(red->op, red->dtype);
-    auto update = [&](const std::string& acc, const std::string& v) {
-      if (!keyed) return reduce_update(red->op, red->dtype, acc, v);
-      return "(" + v + " > " + acc + " ? " + v + " : " + acc + ")";
-    };
-    // One accumulator is a scalar (GCC vectorises reductions into scalars, not array elements).
-    std::vector<std::string> arrays = {"acc"};
-    if (keyed) arrays.push_back("nan");
-    for (auto& x : arrays) {
-      std::string i0 = x == "acc" ? init : "0";
-      if (nacc == 1) {
-        s << ind << T << " " << x << "0 = " << i0 << ";\n";
-      } else {
-        s << ind << T << " " << x << "[" << nacc << "];\n";
-        s << ind << "for (int i = 0; i < " << nacc << "; i++) " << x << "[i] = " << i0 << ";\n";
-      }
-    }
-    auto slot = [&](const std::string& x, const std::string& i) {
-      return nacc == 1 ? x + "0" : x + "[" + i + "]";
-    };
+    const Accumulators acc(*red, tile * unroll_);
+    acc.declare(s, ind);
     // Floating sums over more than kSumBlock terms per accumulator are blocked and pairwise
-    // (blocked_sum below): `acc` holds the current block's partial only.
+    // (BlockedSum above): `acc` holds the current block's partial only.
     int64_t per_slot = 1;
     for (size_t d = nglob_; d < rank_; d++) per_slot *= k_.full_shape[d];
     per_slot /= unroll_;
     BlockedSum bs;
     bs.on = red->op == Op::SUM && is_floating_point(red->dtype) && per_slot > kSumBlock;
-    if (bs.on) bs.begin(s, ind, T, nacc, per_slot, k_.full_shape[rank_ - 1] / unroll_);
+    if (bs.on) bs.begin(s, ind, acc.T, acc.n, per_slot, k_.full_shape[rank_ - 1] / unroll_);
     std::string rind = ind;
+    open_reduce_loops(s, rind, bs);
+    render_update(s, rind, acc);
+    while (rind.size() > ind.size()) {
+      rind.resize(rind.size() - 2);
+      s << rind << "}\n";
+      if (bs.on && rind.size() == bs.flush_depth) bs.after_block(s, rind);
+    }
+    if (bs.on) bs.finish(s, ind);
+    if (split_) render_split_finish(s, ind, bs);
+    render_reduce_epilogue(s, ind, acc);
+  }
+
+  // The loops over the reduce axes; the last in blocks of kSumBlock iterations where the sum is
+  // blocked (each block flushed when done; under split-K, those of the unit's slice only).
+  void open_reduce_loops(std::ostringstream& s, std::string& rind, BlockedSum& bs) {
     for (size_t d = nglob_; d < rank_; d++) {
       int64_t n = k_.full_shape[d];
       if (d + 1 == rank_ && unroll_ > 1) n /= unroll_;
       if (d + 1 == rank_ && bs.on && n > kSumBlock) {
-        // The last reduce axis in blocks of kSumBlock iterations, each flushed when done; under
-        // split-K, those of the unit's slice only.
         if (split_)
           s << rind << "const int64_t rlo_ = sl_ * " << split_ << ", rhi_ = rlo_ + " << split_
             << " < " << n << " ? rlo_ + " << split_ << " : " << n << ";\n";
@@ -313,40 +344,42 @@ class Renderer {
       s << rind << "for (int q = 0; q < " << unroll_ << "; q++) {\n";
       rind += "  ";
     }
+  }
+
+  // One term into its accumulator, for each element of the register tile.
+  void render_update(std::ostringstream& s, std::string& rind, const Accumulators& acc) {
     open_upcast(s, rind);
     std::unordered_map<const Expr*, std::string> memo = nest_vars_;
-    std::string v = emit(*red->src[0], s, rind, memo);
+    std::string v = emit(*acc.red.src[0], s, rind, memo);
     std::string i =
         "(" + tile_index() + ")*" + std::to_string(unroll_) + (unroll_ > 1 ? " + q" : "");
-    if (keyed) {
-      s << rind << T << " k_" << v << " = " << fx << "key(" << v << "), m_" << v << " = " << fx
-        << "mag(" << v << ");\n";
-      s << rind << slot("nan", i) << " = " << update(slot("nan", i), "m_" + v) << ";\n";
+    if (acc.keyed) {
+      s << rind << acc.T << " k_" << v << " = " << acc.fx << "key(" << v << "), m_" << v << " = "
+        << acc.fx << "mag(" << v << ");\n";
+      s << rind << acc.slot("nan", i) << " = " << acc.update(acc.slot("nan", i), "m_" + v) << ";\n";
       v = "k_" + v;
     }
-    s << rind << slot("acc", i) << " = " << update(slot("acc", i), v) << ";\n";
+    s << rind << acc.slot("acc", i) << " = " << acc.update(acc.slot("acc", i), v) << ";\n";
     close_upcast(s, rind);
-    while (rind.size() > ind.size()) {
-      rind.resize(rind.size() - 2);
-      s << rind << "}\n";
-      if (bs.on && rind.size() == bs.flush_depth) bs.after_block(s, rind);
-    }
-    if (bs.on) bs.finish(s, ind);
-    if (split_) render_split_finish(s, ind, bs);
-    // Epilogue: combine the unrolled accumulators, then the elementwise ops after the reduce.
+  }
+
+  // Combines the unrolled accumulators, then the elementwise ops after the reduce, the store and
+  // the row sums beside it.
+  void render_reduce_epilogue(std::ostringstream& s, std::string& ind, const Accumulators& acc) {
     open_upcast(s, ind);
     std::string base = "(" + tile_index() + ")*" + std::to_string(unroll_);
-    for (auto& x : arrays) {
+    for (auto& x : acc.arrays) {
       std::string r = x == "acc" ? "red" : "rnan";
-      s << ind << T << " " << r << " = " << slot(x, base) << ";\n";
+      s << ind << acc.T << " " << r << " = " << acc.slot(x, base) << ";\n";
       for (int q = 1; q < unroll_; q++)
-        s << ind << r << " = " << update(r, slot(x, base + " + " + std::to_string(q))) << ";\n";
+        s << ind << r << " = " << acc.update(r, acc.slot(x, base + " + " + std::to_string(q)))
+          << ";\n";
     }
     std::unordered_map<const Expr*, std::string> memo2 = nest_vars_;
-    memo2[red] = "red";
-    if (keyed) {
-      s << ind << ctype(red->dtype) << " redf = " << fx << "unkey(red, rnan);\n";
-      memo2[red] = "redf";
+    memo2[&acc.red] = "red";
+    if (acc.keyed) {
+      s << ind << ctype(acc.red.dtype) << " redf = " << acc.fx << "unkey(red, rnan);\n";
+      memo2[&acc.red] = "redf";
     }
     std::string out = emit(*k_.value, s, ind, memo2);
     store(s, ind, out);
@@ -358,8 +391,6 @@ class Renderer {
   // the slices' totals, [unit][slice][column], in the launch's scratch.
   void render_split_scratch(std::ostringstream& s) {
     const Expr* red = schedule::top_reduce(*k_.value);
-    if (!red || !column_split_renderable(k_, up_, unroll_))
-      throw Error("render: split-K of a reduce that is not a plain column sum");
     const size_t nb = k_.buffers.size();
     s << "  int64_t* restrict cnt_ = (int64_t*)bufs[" << nb << "];\n";
     s << "  " << ctype(red->dtype) << "* restrict part_ = (" << ctype(red->dtype)
@@ -476,10 +507,10 @@ class Renderer {
   const Kernel& k_;
   size_t rank_, nglob_;
   std::vector<int64_t> up_;
-  int unroll_;
-  int64_t split_ = 0;  // SplitReduce's slice (rows), 0 without
+  int64_t unroll_;
+  int64_t split_;  // a column split's slice (rows), 0 without
   bool short_red_ = false;
-  std::vector<Opts> nest_opts_;
+  std::vector<LoopPlan> nest_plans_;
   std::string result_;  // a nest's renderer: its value goes to this variable, not to b0
   std::unordered_map<const Expr*, std::string> nest_vars_;
   ExprEmitter em_;
@@ -487,114 +518,17 @@ class Renderer {
 
 }  // namespace
 
-// The target's SIMD vectors for the register-tiled reduce (render_tile.cpp), unaligned access; a
-// plain float / double where the vector is not wider than one element (the scalar level).
-static std::string vector_types(const Target& t) {
-  std::string s;
-  for (auto [v, T, lanes] : {std::tuple{"ember_vf", "float", t.lanes(kFloat32)},
-                             std::tuple{"ember_vd", "double", t.lanes(kFloat64)}}) {
-    std::string bytes = std::to_string(lanes * (std::string(T) == "float" ? 4 : 8));
-    if (lanes == 1)
-      s += std::string("typedef ") + T + " " + v + ";\n";
-    else
-      s +=
-          std::string("typedef ") + T + " " + v + " __attribute__((vector_size(" + bytes + ")));\n";
-  }
-  s += "#define EMBER_VF_LANES " + std::to_string(t.lanes(kFloat32)) + "\n";
-  s += "#define EMBER_VD_LANES " + std::to_string(t.lanes(kFloat64)) + "\n";
-  s +=
-      R"(static inline ember_vf ember_ldf(const float* p) { ember_vf v; __builtin_memcpy(&v, p, sizeof v); return v; }
-static inline ember_vd ember_ldd(const double* p) { ember_vd v; __builtin_memcpy(&v, p, sizeof v); return v; }
-static inline void ember_stf(float* p, ember_vf v) { __builtin_memcpy(p, &v, sizeof v); }
-static inline void ember_std(double* p, ember_vd v) { __builtin_memcpy(p, &v, sizeof v); }
-)";
-  return s;
-}
-
-// `float expf(float) EMBER_SIMD;` for every SimdLibm op of ops.def (its c_float template names
-// the function), float then double, three to a line.
-static std::string simd_libm_declarations() {
-  std::string out;
-  for (const char* T : {"float", "double"}) {
-    int n = 0;
-    for (int i = 0; i < ir::kNumOps; i++) {
-      const ir::OpInfo& op = ir::op_info(static_cast<Op>(i));
-      if (!(op.flags & ir::SimdLibm)) continue;
-      std::string fn = op.c_float;
-      fn = fn.substr(0, fn.find("$f(")) + (std::string(T) == "float" ? "f" : "");
-      std::string params = T;
-      for (int a = 1; a < op.arity; a++) params += std::string(", ") + T;
-      out += std::string(n % 3 ? " " : "") + T + " " + fn + "(" + params + ") EMBER_SIMD;";
-      if (++n % 3 == 0) out += "\n";
-    }
-    if (n % 3) out += "\n";
-  }
-  return out;
-}
-
-// Where one of kernel_scalar.h's inline functions is faster than libmvec's at the target's
-// width, the kernels call it instead. AVX2: ember_tanhf takes 0.6x libmvec's time per vector (a
-// loop over 64K floats in L2, in one process) and is closer to tanh (1.04 against 2.18 ulp); at
-// AVX-512 and at SSE2 libmvec's is faster (SSE2: 0.8x its time; 0.6x in a product's epilogue).
-// Kept out (AVX2, tanh(x W^T + b)'s epilogue, paired): two FMAs off their pipes 1.10x the time,
-// Estrin's e^2h 1.03x (1.27 ulp), a float clamp 1.16x, a polynomial for the division 1.38x.
-static std::string fast_math_overrides(const Target& t) {
-  if (t.isa != Isa::Avx2) return "";
-  return "#define tanhf(x) ember_tanhf(x)\n";
-}
-
-// The scalar functions' text (kernel_scalar_text.cpp, generated from
-// ember/support/kernel_scalar.h).
-extern const char* const kKernelScalarText;
-
-std::string c_prelude(const Target& t) {
-  return R"(#include <math.h>
-#include <stdint.h>
-#ifdef EMBER_HAVE_MVEC
-// glibc's libmvec SIMD variants (<= 4 ulp, IEEE special values kept): loops calling these vectorise
-// without -ffast-math.
-#define EMBER_SIMD __attribute__((__simd__("notinbranch")))
-)" + simd_libm_declarations() +
-         "#endif\n" + kKernelScalarText + vector_types(t) + fast_math_overrides(t);
-}
-
-std::string render_c(const Kernel& k, const Opts& o, const std::string& fn_name) {
-  if (o.find(ActionKind::Vectorize)) {
-    return render_tile(k, o, fn_name);
-  }
-  return Renderer(k, o).render(fn_name);
-}
-
-Scratch kernel_scratch(const Kernel& k, const Opts& o) {
-  if (o.find(ActionKind::Vectorize)) return tile_scratch(k, o);
-  if (const Action* sk = o.find(ActionKind::SplitReduce))
-    return column_split_scratch(k, o.upcasts(k.full_shape.size())[0], sk->amount);
-  return Scratch{};
-}
-
-int64_t runtime_rows(const Kernel& k, const Opts& o) {
-  return o.find(ActionKind::Vectorize) ? tile_runtime_rows(k, o) : -1;
-}
-
-int64_t outer_extent(const Kernel& k, const Opts& o) {
-  if (o.find(ActionKind::Vectorize)) return tile_outer_extent(k, o);
-  size_t nglob = k.full_shape.size() - k.reduce_axes.size();
-  if (nglob == 0) return 1;
-  const int64_t units = k.full_shape[0] / o.upcasts(k.full_shape.size())[0];
-  if (const Action* sk = o.find(ActionKind::SplitReduce))
-    return units * column_split_slices(k, sk->amount);
-  return units;
-}
-
-int64_t outer_grain(const Kernel& k, const Opts& o) {
-  if (o.find(ActionKind::Vectorize)) return 1;
-  const size_t nglob = k.full_shape.size() - k.reduce_axes.size();
-  // 256 iterations: a multiple of any vector loop's step (64 one-byte lanes at 512 bits, times a
-  // possible unroll by 4), so only the launch's last range has an epilogue, as on one thread.
-  const bool vector_outer =
-      k.reduce_axes.empty() &&
-      (nglob == 1 || (nglob == 2 && short_last_axis(k, o.upcasts(k.full_shape.size()))));
-  return vector_outer ? 256 : 1;
+std::string render_c(const Kernel& k, const KernelPlan& plan, const std::string& fn_name) {
+  if (const std::string why = plan.illegal(k); !why.empty())
+    throw Error("ember: internal error: kernel " + k.name() + " cannot be rendered as '" +
+                plan.str() + "': " + why);
+  if (const auto* t = std::get_if<TilePlan>(&plan.layout))
+    return render_tile(k, *t, *tile_operands(k), fn_name);  // legal: the kernel is a product
+  if (const auto* d = std::get_if<DotPlan>(&plan.layout))
+    return render_dot(k, *d, *tile_operands(k), fn_name);
+  if (const auto* c = std::get_if<ColumnSplitPlan>(&plan.layout))
+    return Renderer(k, LoopPlan{{c->cols, 1}, 1, {}}, c->slice_rows).render(fn_name);
+  return Renderer(k, std::get<LoopPlan>(plan.layout), 0).render(fn_name);
 }
 
 }  // namespace ember::codegen

@@ -5,10 +5,6 @@
 #include <utility>
 
 #include "codegen/c_expr.h"
-#include "ember/error.h"
-
-// GCC 12 warns falsely on `"literal" + std::to_string(...)` chains (GCC bug 105329).
-#pragma GCC diagnostic ignored "-Wrestrict"
 
 namespace ember::codegen {
 
@@ -17,30 +13,9 @@ using schedule::Kernel;
 
 namespace {
 
-// Vector steps per lane before a partial is set aside: Tensor::sum's block (kSumBlock in
-// render_tile.cpp), so that its stated error bound covers these products too.
-constexpr int64_t kSumBlock = 256;
 // Output columns per epilogue pass. A column tile is a few columns wide; its sums wait in a local
 // row of this many, so the epilogue (bias, tanh) runs as a loop along the row that vectorises.
 constexpr int64_t kChunk = 128;
-
-bool fits(const Expr& e, int red, ScalarType t) {
-  if (e.dtype != t || e.nested) return false;
-  switch (e.kind) {
-    case Expr::Kind::Load:
-      return !e.view.has_mask() &&
-             (e.view.shape[red] <= 1 || e.view.strides[red] == 0 || e.view.strides[red] == 1);
-    case Expr::Kind::Const:
-      return !e.view.has_mask();
-    case Expr::Kind::Alu:
-      if (!ir::op_has(e.op, ir::TileTerm)) return false;
-      for (auto& s : e.src)
-        if (!fits(*s, red, t)) return false;
-      return true;
-    default:
-      return false;
-  }
-}
 
 // A C expression and whether it is a vector along the reduce axis (else a scalar that the vector
 // operations broadcast).
@@ -49,32 +24,16 @@ struct Val {
   bool vec;
 };
 
-class DotRenderer {
+class DotRenderer : ProductRenderer {
  public:
-  DotRenderer(const Kernel& k, const Opts& o, const TilePlan& p) : k_(k), p_(p) {
-    size_t rank = k.full_shape.size();
-    auto up = o.upcasts(rank);
-    N_ = k.full_shape[p.row];
-    M_ = k.full_shape[p.col];
-    K_ = k.full_shape[p.red];
-    TN_ = up[p.row];
-    TC_ = up[p.col];
-    const Action* vec = o.find(ActionKind::Vectorize);
-    if (!vec || vec->axis != p.red) throw Error("render_dot: no Vectorize on the reduce axis");
-    W_ = vec->amount;
-    const Action* ob = o.find(ActionKind::BlockOuter);
-    NC_ = ob ? ob->amount : (N_ + TN_ - 1) / TN_ * TN_;
-    if (NC_ % TN_ || (W_ & (W_ - 1)) || o.find(ActionKind::Pack) ||
-        o.find(ActionKind::BlockReduce) || o.find(ActionKind::SplitReduce) ||
-        o.find(ActionKind::BlockCols) || !dot_fits(k, p))
-      throw Error("render_dot: inconsistent options " + o.str());
+  DotRenderer(const Kernel& k, const DotPlan& plan, const TileOperands& p)
+      : ProductRenderer(k, p), k_(k), p_(p) {
+    TN_ = plan.tile_rows;
+    TC_ = plan.tile_cols;
+    W_ = plan.lanes;
+    NC_ = plan.block_rows;
     CB_ = (std::min(M_, kChunk) + TC_ - 1) / TC_ * TC_;
-    f32_ = p.reduce->dtype == kFloat32;
-    hold_ = o.find(ActionKind::Hold) != nullptr && W_ > 1;
-    T_ = ctype(p.reduce->dtype);
-    VT_ = f32_ ? "ember_vf" : "ember_vd";
-    for (int d = 0; d < p.row; d++) base_.push_back("x" + std::to_string(d));
-    base_.resize(rank, "0");
+    hold_ = plan.hold;
   }
 
   std::string render(const std::string& fn) {
@@ -276,26 +235,20 @@ class DotRenderer {
   }
 
   const Kernel& k_;
-  const TilePlan& p_;
-  int64_t N_, M_, K_, TN_, TC_, W_, NC_, CB_;
-  bool f32_, zero_needed_ = false;
+  const TileOperands& p_;
+  int64_t TN_, TC_, W_, NC_, CB_;
+  bool zero_needed_ = false;
   bool hold_ = false;  // Hold: the step's operand vectors bound to registers
   int hn_ = 0;
-  const char* T_;
-  const char* VT_;
-  std::vector<std::string> base_;
   std::vector<std::vector<Val>> named_rows_, named_cols_;
   ExprEmitter em_;
 };
 
 }  // namespace
 
-bool dot_fits(const Kernel& k, const TilePlan& p) {
-  return fits(*p.reduce->src[0], p.red, p.reduce->dtype);
-}
-
-std::string render_dot(const Kernel& k, const Opts& o, const TilePlan& p, const std::string& fn) {
-  return DotRenderer(k, o, p).render(fn);
+std::string render_dot(const Kernel& k, const DotPlan& d, const TileOperands& p,
+                       const std::string& fn) {
+  return DotRenderer(k, d, p).render(fn);
 }
 
 }  // namespace ember::codegen

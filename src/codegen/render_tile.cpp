@@ -8,74 +8,37 @@
 #include <unordered_map>
 
 #include "codegen/c_expr.h"
-#include "codegen/render_dot.h"
-#include "ember/error.h"
-
-// GCC 12 warns falsely on `"literal" + std::to_string(...)` chains (GCC bug 105329).
-#pragma GCC diagnostic ignored "-Wrestrict"
 
 namespace ember::codegen {
 
-using ir::Op;
 using schedule::Expr;
 using schedule::Kernel;
 
 namespace {
 
-class TileRenderer {
+class TileRenderer : ProductRenderer {
  public:
-  TileRenderer(const Kernel& k, const Opts& o, const TilePlan& p) : k_(k), o_(o), p_(p) {
-    size_t rank = k.full_shape.size();
-    auto up = o.upcasts(rank);
-    N_ = k.full_shape[p.row];
-    M_ = k.full_shape[p.col];
-    K_ = k.full_shape[p.red];
-    TN_ = up[p.row];
-    TM_ = up[p.col];
-    const Action* vec = o.find(ActionKind::Vectorize);
-    if (!vec) throw Error("render_tile: no Vectorize action in " + o.str());
-    W_ = vec->amount;
-    const Action* kb = o.find(ActionKind::BlockReduce);
-    KC_ = kb ? std::min<int64_t>(kb->amount, K_) : K_;
-    const Action* ob = o.find(ActionKind::BlockOuter);
-    NC_ = ob ? ob->amount : (N_ + TN_ - 1) / TN_ * TN_;
-    cols_outer_ = o.find(ActionKind::ColsOuter) != nullptr;
-    hold_ = o.find(ActionKind::Hold) != nullptr && W_ > 1;
-    const Action* sk = o.find(ActionKind::SplitReduce);
-    KS_ = sk ? sk->amount : K_;
+  TileRenderer(const Kernel& k, const TilePlan& t, const TileOperands& p)
+      : ProductRenderer(k, p), k_(k), t_(t), p_(p) {
+    TN_ = t.tile_rows;
+    TM_ = t.tile_cols;
+    W_ = t.lanes;
+    KC_ = t.block_k ? t.block_k : K_;
+    NC_ = t.block_rows;
+    cols_outer_ = t.cols_outer;
+    hold_ = t.hold;
+    KS_ = t.split_k ? t.split_k : K_;
     S_ = (K_ + KS_ - 1) / KS_;
-    if (S_ > 1)
-      klo_ = "k_lo", khi_ = "k_hi";
-    else
-      klo_ = "0", khi_ = std::to_string(K_);
-    bool bcast = false;
-    for (auto& a : o.actions)
-      if (a.kind == ActionKind::Pack) {
-        (a.axis == p.row ? pack_rows_ : pack_) = true;
-        if (a.axis == p.row && a.amount > 1) bcast = true;
-        if (a.axis == p.row && a.amount > 1 && a.amount != W_)
-          throw Error("render_tile: a broadcast panel of other than the vector's lanes " + o.str());
-      }
-    if (TM_ % W_ || NC_ % TN_ || KC_ < 1 || (!pack_ && (!p.direct || M_ % TM_)) ||
-        (S_ > 1 && KC_ >= K_))
-      throw Error("render_tile: inconsistent tile options " + o.str());
+    klo_ = S_ > 1 ? "k_lo" : "0";
+    khi_ = S_ > 1 ? "k_hi" : std::to_string(K_);
+    pack_ = t.pack_cols;
+    pack_rows_ = t.row_panel != RowPanel::None;
+    const bool bcast = t.row_panel == RowPanel::Broadcast;
     MPAD_ = (M_ + TM_ - 1) / TM_ * TM_;
-    const Action* cbk = o.find(ActionKind::BlockCols);
-    MB_ = cbk ? cbk->amount : MPAD_;
+    MB_ = t.block_cols ? t.block_cols : MPAD_;
     NCB_ = (MPAD_ + MB_ - 1) / MB_;
-    if (MB_ < 1 || MB_ % TM_ || (NCB_ > 1 && (S_ > 1 || KC_ < K_ || !p.sums.empty())))
-      throw Error("render_tile: column blocks need whole column tiles and one reduce block " +
-                  o.str());
-    if (NCB_ > 1)
-      mlo_ = "m_lo", mhi_ = "m_hi";
-    else
-      mlo_ = "0", mhi_ = std::to_string(MPAD_);
-    f32_ = p.reduce->dtype == kFloat32;
-    T_ = ctype(p.reduce->dtype);
-    VT_ = f32_ ? "ember_vf" : "ember_vd";
-    for (size_t d = 0; d < static_cast<size_t>(p.row); d++)
-      base_.push_back("x" + std::to_string(d));
-    base_.resize(rank, "0");
+    mlo_ = NCB_ > 1 ? "m_lo" : "0";
+    mhi_ = NCB_ > 1 ? "m_hi" : std::to_string(MPAD_);
     // The broadcast panel per row tile where the rows are outside and read along k; else per
     // block, packed in the operand's memory order (a transposed operand: a row tile's rows at one
     // k share lines).
@@ -98,21 +61,33 @@ class TileRenderer {
                      W_);
     sums.declare(s);
     if (pack_rows_) panel_->declare(s);
-    int64_t nb = (N_ + NC_ - 1) / NC_;
-    // With the row count read at run time (tile_runtime_rows), the code names no row count: the
-    // unit of work is the row block and there is one batch.
-    const bool rt_rows = tile_runtime_rows(k_, o_) >= 0;
+    // With the row count read at run time (KernelPlan::runtime_rows), the code names no row
+    // count: the unit of work is the row block and there is one batch.
+    const bool rt_rows = KernelPlan{t_}.runtime_rows(k_) >= 0;
     if (rt_rows)
       s << "  const int64_t nrows = *(const int64_t*)bufs[" << k_.buffers.size() << "];\n";
-    const std::string n_rows = rt_rows ? "nrows" : std::to_string(N_);
     if (S_ > 1) {
-      // Scratch (kernel_scratch): one completion counter per row block, then the partial tiles,
-      // [batch][slice][row][MPAD].
+      // Scratch (KernelPlan::scratch): one completion counter per row block, then the partial
+      // tiles, [batch][slice][row][MPAD].
       s << "  int64_t* restrict cnt = (int64_t*)bufs[" << k_.buffers.size() << "];\n";
       s << "  " << T_ << "* restrict part = (" << T_ << "*)((char*)cnt + " << counter_bytes()
         << ");\n";
     }
     s << "  for (int64_t o = start; o < end; o++) {\n";
+    render_unit(s, rt_rows);
+    sums.zero(s);
+    render_blocks(s, sums);
+    sums.store(s);
+    if (S_ > 1) render_split_finish(s, sums);
+    s << "  }\n}\n";
+    return s.str();
+  }
+
+ private:
+  // The unit of work `o`'s batch index, row block (n_lo, n_hi), and split-K slice (k_lo, k_hi)
+  // or column block (m_lo, m_hi).
+  void render_unit(std::ostringstream& s, bool rt_rows) {
+    const int64_t nb = (N_ + NC_ - 1) / NC_;
     if (S_ > 1) {
       s << "    const int64_t sl = o % " << S_ << ", rb = o / " << S_ << " % " << nb
         << ", bt = o / " << S_ * nb << ";\n";
@@ -132,9 +107,13 @@ class TileRenderer {
       s << "    const int64_t rb = o % " << nb << ", bt = o / " << nb << ";\n";
     }
     render_batch_index(s, k_, p_);
+    const std::string n_rows = rt_rows ? "nrows" : std::to_string(N_);
     s << "    const int64_t n_lo = rb * " << NC_ << ", n_hi = n_lo + " << NC_ << " < " << n_rows
       << " ? n_lo + " << NC_ << " : " << n_rows << ";\n";
-    sums.zero(s);
+  }
+
+  // The unit's reduce blocks: the panels and row sums of each, then its row and column tiles.
+  void render_blocks(std::ostringstream& s, const TileRowSums& sums) {
     s << "    for (int64_t kc = " << klo_ << "; kc < " << khi_ << "; kc += " << KC_ << ") {\n";
     s << "      const int64_t ke = kc + " << KC_ << " < " << khi_ << " ? kc + " << KC_ << " : "
       << khi_ << ";\n";
@@ -166,14 +145,9 @@ class TileRenderer {
     pf.tile(s, "          ");
     render_micro(s, "          ");
     s << "        }\n      }\n    }\n";
-    sums.store(s);
-    if (S_ > 1) render_split_finish(s, sums);
-    s << "  }\n}\n";
     pf_ = nullptr;
-    return s.str();
   }
 
- private:
   std::string vload(const std::string& addr) {
     return std::string(f32_ ? "ember_ldf(" : "ember_ldd(") + addr + ")";
   }
@@ -288,7 +262,7 @@ class TileRenderer {
   }
 
   // Scratch layout of split-K: counters first (64-byte aligned), partial tiles after them.
-  int64_t counter_bytes() const { return tile_scratch(k_, o_).zeroed; }
+  int64_t counter_bytes() const { return KernelPlan{t_}.scratch(k_).zeroed; }
   // The first element of slice `slice`'s partial of the tile at (n0, m0).
   std::string part_tile(const std::string& slice) {
     int64_t npad = (N_ + TN_ - 1) / TN_ * TN_;
@@ -463,17 +437,14 @@ class TileRenderer {
   }
 
   const Kernel& k_;
-  const Opts& o_;
-  const TilePlan& p_;
-  int64_t N_, M_, K_, TN_, TM_, W_, KC_, NC_, MPAD_, KS_, S_;
+  const TilePlan& t_;
+  const TileOperands& p_;
+  int64_t TN_, TM_, W_, KC_, NC_, MPAD_, KS_, S_;
   int64_t MB_, NCB_;  // BlockCols: columns per unit of work, and column blocks
   std::string klo_, khi_;
   std::string mlo_, mhi_;  // the unit's padded column range (numbers without column blocks)
-  bool pack_ = false, pack_rows_ = false, per_tile_ = false, cols_outer_ = false, f32_;
+  bool pack_ = false, pack_rows_ = false, per_tile_ = false, cols_outer_ = false;
   bool hold_ = false;  // Hold
-  const char* T_;
-  const char* VT_;
-  std::vector<std::string> base_;
   ExprEmitter em_;
   AxisDeps deps_;
   std::map<std::pair<const Expr*, int64_t>, std::string> scal_;
@@ -485,15 +456,9 @@ class TileRenderer {
 
 }  // namespace
 
-std::string render_tile(const Kernel& k, const Opts& o, const std::string& fn) {
-  auto p = plan_tile(k);
-  if (!p) throw Error("render_tile: kernel " + k.name() + " does not fit the tiled reduce");
-  const Action* vec = o.find(ActionKind::Vectorize);
-  if (vec && vec->axis == p->red) {
-    if (!p->sums.empty()) throw Error("render_tile: the dot-product kernel stores one output");
-    return render_dot(k, o, *p, fn);
-  }
-  return TileRenderer(k, o, *p).render(fn);
+std::string render_tile(const Kernel& k, const TilePlan& t, const TileOperands& p,
+                        const std::string& fn) {
+  return TileRenderer(k, t, p).render(fn);
 }
 
 }  // namespace ember::codegen

@@ -1,18 +1,17 @@
 // The register-tiled reduce renderer: matrix products (and any float SUM reduce whose term combines
 // a row-only part and a column-only part with + - *) as an explicit-SIMD micro-kernel with
 // accumulators in registers, optional packing, reduce-axis cache blocking and row blocks for the
-// thread pool. Selected by a Vectorize action (opt.h). Internal to codegen.
+// thread pool, as a TilePlan (kernel_plan.h) lays it out. Internal to codegen.
 #pragma once
 #include <cstdint>
-#include <optional>
 #include <sstream>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "codegen/c_expr.h"
-#include "codegen/opt.h"
+#include "codegen/kernel_plan.h"
 #include "codegen/render_c.h"
+#include "codegen/tile_operands.h"
 #include "schedule/kernel.h"
 
 namespace ember::codegen {
@@ -22,58 +21,19 @@ namespace ember::codegen {
 /// Tensor::sum's stated error bound covers matrix products too.
 inline constexpr int64_t kSumBlock = 256;
 
-/// How a kernel maps onto the tiled reduce. Loop space [outer..., row, col, red].
-struct TilePlan {
-  int row = -1, col = -1, red = -1;
-  const schedule::Expr* reduce = nullptr;
-  /// Maximal subterms that vary along col but not along row (the "B" operands): loaded as vectors.
-  std::vector<const schedule::Expr*> cols;
-  /// Every `cols` term is an unmasked load with unit stride along col (readable without packing
-  /// when the column count is a multiple of the tile).
-  bool direct = false;
-  /// Maximal subterms that vary along row but not along col (the "A" operands): broadcast as
-  /// scalars, from memory or from a packed panel.
-  std::vector<const schedule::Expr*> rows;
-  /// Every `rows` term is an unmasked load (cheap to read in place; otherwise it is computed once
-  /// into a panel instead of once per column tile).
-  bool rows_direct = false;
-  /// The terms of the kernel's further outputs (more_outputs, in order): each output is a SUM of
-  /// its term over the reduce axis, and the term does not vary along col (a bias gradient beside
-  /// a weight gradient, schedule/fuse_row_sums.h). They are summed per row block, once.
-  std::vector<const schedule::Expr*> sums;
-};
+/// The kernel for `plan` and the kernel's operands `p` (the plan's legality checked by the
+/// caller: KernelPlan::illegal).
+std::string render_tile(const schedule::Kernel& k, const TilePlan& plan, const TileOperands& p,
+                        const std::string& fn);
 
-/// The loop axes an expression's value depends on, as a bit set (memoised per expression).
-class AxisDeps {
- public:
-  uint64_t operator()(const schedule::Expr& e);
-
- private:
-  std::unordered_map<const schedule::Expr*, uint64_t> memo_;
-};
-
-/// The plan (tile_layout.cpp), or nullopt when the kernel does not fit: it must be a
-/// float32/float64 SUM over one (last) reduce axis with at least two output axes, whose term
-/// depends on both the row and the column axis only through + - * and negation of same-dtype
-/// operands; further outputs must be row sums (TilePlan::sums) stored at index 0 along col.
-std::optional<TilePlan> plan_tile(const schedule::Kernel& k);
-
-/// Loads under `terms` whose stride along `axis` is neither 0 nor 1: a loop over `axis` gathers.
-int strided_loads(const std::vector<const schedule::Expr*>& terms, int axis);
-/// Whether the row operands are read across the reduce axis (more of their loads gather along k
-/// than along the rows: a transposed operand); their panels then follow that memory order.
-bool tile_rows_kmajor(const TilePlan& p);
-
-std::string render_tile(const schedule::Kernel& k, const Opts& o, const std::string& fn);
-
-/// The tiled reduce's row sums (TilePlan::sums; tile_row_sums.cpp), emitted into its code: per
+/// The tiled reduce's row sums (TileOperands::sums; tile_row_sums.cpp), emitted into its code: per
 /// unit of work, sums over the unit's reduce range for the rows of its block, each kSumBlock run
 /// from zero and added in order; stored, or under split-K (`slices` > 1) left in the scratch
 /// after the partial tiles ([sum][batch][slice][row]) and summed in slice order by the unit that
 /// finishes the block. `vector_type` (`lanes` wide) holds strips of rows in registers.
 class TileRowSums {
  public:
-  TileRowSums(const schedule::Kernel& k, const TilePlan& p, std::vector<std::string> base,
+  TileRowSums(const schedule::Kernel& k, const TileOperands& p, std::vector<std::string> base,
               const char* type, int64_t block_rows, int64_t slices, int64_t padded_rows,
               int64_t padded_cols, int64_t sum_block, const char* vector_type, int64_t lanes)
       : k_(k),
@@ -98,7 +58,7 @@ class TileRowSums {
   bool vector_rows(const schedule::Expr& e) const;
   std::string out(size_t j) const;
   const schedule::Kernel& k_;
-  const TilePlan& p_;
+  const TileOperands& p_;
   std::vector<std::string> base_;
   const char* T_;
   const char* VT_;  // the target's vector of T_, W_ lanes
@@ -120,7 +80,7 @@ class TileRowPanel {
     int64_t tile_rows, block_rows, block_k, lanes;
     bool kmajor, broadcast, per_tile;
   };
-  TileRowPanel(const schedule::Kernel& k, const TilePlan& p, std::vector<std::string> base,
+  TileRowPanel(const schedule::Kernel& k, const TileOperands& p, std::vector<std::string> base,
                const char* type, const char* vector_type, Shape g)
       : k_(k), p_(p), base_(std::move(base)), T_(type), VT_(vector_type), g_(g) {}
   void declare(std::ostringstream& s) const;                     // the function's locals
@@ -134,7 +94,7 @@ class TileRowPanel {
   std::string index(const std::string& n, const std::string& k) const;
   void broadcast(std::ostringstream& s, ExprEmitter& em, bool tile) const;
   const schedule::Kernel& k_;
-  const TilePlan& p_;
+  const TileOperands& p_;
   std::vector<std::string> base_;
   const char* T_;
   const char* VT_;
@@ -152,7 +112,7 @@ class TileColPanel {
     int64_t cols, padded_cols, block_k, k, lanes, col_blocks;
     std::string col_lo, col_hi;  // numbers without column blocks, else the unit's variables
   };
-  TileColPanel(const TilePlan& p, std::vector<std::string> base, const char* type,
+  TileColPanel(const TileOperands& p, std::vector<std::string> base, const char* type,
                const char* vector_type, Shape g)
       : p_(p), base_(std::move(base)), T_(type), VT_(vector_type), g_(std::move(g)) {}
   void declare(std::ostringstream& s) const;                // the function's locals
@@ -163,7 +123,7 @@ class TileColPanel {
   void transpose(std::ostringstream& s) const;
   std::string lesser(const std::string& a, int64_t b) const;
   std::string greater(const std::string& a, int64_t b) const;
-  const TilePlan& p_;
+  const TileOperands& p_;
   std::vector<std::string> base_;
   const char* T_;
   const char* VT_;
@@ -184,7 +144,8 @@ class TilePrefetch {
     bool pack_cols, pack_rows, cols_outer;
     std::string col_lo;  // the unit's first column (a variable or a number)
   };
-  TilePrefetch(const schedule::Kernel& k, const TilePlan& p, std::vector<std::string> base, Shape g)
+  TilePrefetch(const schedule::Kernel& k, const TileOperands& p, std::vector<std::string> base,
+               Shape g)
       : k_(k), p_(p), base_(std::move(base)), g_(std::move(g)) {}
   void blocks(std::ostringstream& s);                              // in the kc loop, after ke
   void tile(std::ostringstream& s, const std::string& ind);        // before a tile's accumulators
@@ -201,7 +162,7 @@ class TilePrefetch {
     int64_t row_bytes, lines;
   };
   const schedule::Kernel& k_;
-  const TilePlan& p_;
+  const TileOperands& p_;
   std::vector<std::string> base_;
   Shape g_;
   std::vector<const schedule::Expr*> panels_;
@@ -209,13 +170,18 @@ class TilePrefetch {
   std::vector<ColStream> cols_;
 };
 
-/// Split-K's scratch (kernel_scratch in render_c.h); none without a SplitReduce action.
-Scratch tile_scratch(const schedule::Kernel& k, const Opts& o);
-/// The row count the kernel reads at run time (runtime_rows in render_c.h), or -1.
-int64_t tile_runtime_rows(const schedule::Kernel& k, const Opts& o);
-/// Units of work the thread pool splits (batch index x row block x column block, or x split-K
-/// slice).
-int64_t tile_outer_extent(const schedule::Kernel& k, const Opts& o);
+/// What the tiled and the dot renderers (render_tile.cpp, render_dot.cpp) both read of a product:
+/// its extents along row, col and red, its element type and the target's vector of it, and the
+/// index expressions of the loop axes (x0, x1, ... for the batch axes, "0" for the rest).
+class ProductRenderer {
+ protected:
+  ProductRenderer(const schedule::Kernel& k, const TileOperands& p);
+  int64_t N_, M_, K_;
+  bool f32_;
+  const char* T_;
+  const char* VT_;
+  std::vector<std::string> base_;
+};
 
 /// The generated function's head: signature, typed buffer pointers (b0 the output), and a
 /// compile-time check that `vector_type` is `vector_bytes` wide (`what` names the renderer).
@@ -223,12 +189,13 @@ void render_kernel_head(std::ostringstream& s, const std::string& fn, const sche
                         const char* vector_type, int64_t vector_bytes, const char* what);
 /// The batch axes' indices x0 .. x{p.row - 1} of the unit's batch number `bt` (a variable of the
 /// generated code), row-major; nothing when the product has no batch axes.
-void render_batch_index(std::ostringstream& s, const schedule::Kernel& k, const TilePlan& p);
+void render_batch_index(std::ostringstream& s, const schedule::Kernel& k, const TileOperands& p);
 /// The scalar store after a tile of sums (the tiled and the dot renderers): for each row i below
 /// `rows` with n0 + i < n_hi and each column j < mv (variables of the generated code), the sum at
 /// tl[i * stride + j] goes through the kernel's ops after the reduce into b0.
 void render_scalar_store(std::ostringstream& s, const std::string& ind, const schedule::Kernel& k,
-                         const TilePlan& p, ExprEmitter& em, const std::vector<std::string>& base,
-                         const char* type, int64_t rows, int64_t stride);
+                         const TileOperands& p, ExprEmitter& em,
+                         const std::vector<std::string>& base, const char* type, int64_t rows,
+                         int64_t stride);
 
 }  // namespace ember::codegen

@@ -1,7 +1,7 @@
-// The code-generation target as data (DESIGN.md principle 5): the vector ISA level the kernels are
-// rendered and compiled for, its vector width and register count, and the cache sizes the tiles are
-// blocked for. The runtime detects it (runtime/cpu/target.h); the heuristic, the renderers and the
-// compiler flags read it, so no renderer or heuristic holds an ISA constant.
+// The code-generation target as data (docs/design.md principle 5): the vector ISA level the kernels
+// are rendered and compiled for, its vector width and register count, and the cache sizes the tiles
+// are blocked for. The runtime detects it (runtime/cpu/target.h); the heuristic, the renderers and
+// the compiler flags read it, so no renderer or heuristic holds an ISA constant.
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -6,9 +6,6 @@
 #include "codegen/c_expr.h"
 #include "codegen/render_tile.h"
 
-// GCC 12 warns falsely on `"literal" + std::to_string(...)` chains (GCC bug 105329).
-#pragma GCC diagnostic ignored "-Wrestrict"
-
 namespace ember::codegen {
 
 using schedule::Expr;

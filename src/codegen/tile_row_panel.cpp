@@ -4,9 +4,6 @@
 #include "codegen/c_expr.h"
 #include "codegen/render_tile.h"
 
-// GCC 12 warns falsely on `"literal" + std::to_string(...)` chains (GCC bug 105329).
-#pragma GCC diagnostic ignored "-Wrestrict"
-
 namespace ember::codegen {
 
 void TileRowPanel::declare(std::ostringstream& s) const {

@@ -2,30 +2,14 @@
 // weight gradient (schedule/fuse_row_sums.h). A separate pass over the row operand per cache
 // block, not part of the register tile: vectorised along the rows when the operand is contiguous
 // along them (dZ), and it brings the block's rows into cache for the tile loop that follows.
-#include <cstdlib>
 #include <sstream>
 
 #include "codegen/c_expr.h"
 #include "codegen/render_tile.h"
 
-// GCC 12 warns falsely on `"literal" + std::to_string(...)` chains (GCC bug 105329).
-#pragma GCC diagnostic ignored "-Wrestrict"
-
 namespace ember::codegen {
 
 using schedule::Expr;
-
-namespace {
-
-// Loads under e whose stride along `axis` is neither 0 nor 1.
-int strided(const Expr& e, int axis) {
-  int n =
-      e.kind == Expr::Kind::Load && e.view.shape[axis] > 1 && std::abs(e.view.strides[axis]) > 1;
-  for (auto& s : e.src) n += strided(*s, axis);
-  return n;
-}
-
-}  // namespace
 
 // A row sum's term that is a plain load of the sum's type, contiguous along the rows (dZ of a
 // bias gradient): read as vectors of rows.
@@ -90,7 +74,7 @@ void TileRowSums::accumulate(std::ostringstream& s, ExprEmitter& em) const {
     }
     s << "        for (int64_t n = n_lo; n < n_hi; n++) rsb" << j << "[n - n_lo] = 0;\n";
     // Walk memory in order: rows innermost when the term is contiguous along them.
-    const bool k_outer = strided(*p_.sums[j], p_.red) >= strided(*p_.sums[j], p_.row);
+    const bool k_outer = strided_loads({p_.sums[j]}, p_.red) >= strided_loads({p_.sums[j]}, p_.row);
     const std::string ko = "for (int64_t k = kb; k < kbe; k++)",
                       no = "for (int64_t n = n_lo; n < n_hi; n++)";
     s << "        " << (k_outer ? ko : no) << "\n          " << (k_outer ? no : ko) << " {\n";

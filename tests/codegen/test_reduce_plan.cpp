@@ -32,9 +32,9 @@ TEST(ReducePlan, MatvecWithEpilogueLoadUnrollsTheContiguousReduceAxis) {
   auto opts = log.substr(log.find("opts:", at),
                          log.find('\n', log.find("opts:", at)) - log.find("opts:", at));
   EXPECT_NE(opts.find("UNROLL(1,"), std::string::npos) << opts;
-  // The output axis is upcast only to keep rows in fours (opt.cpp: each row's own accumulators),
-  // where a row's accumulator chain is at least 16 vectors long (AVX2 and SSE2 at d = 128, not
-  // AVX-512), never by a vector's lanes as the vector axis.
+  // The output axis is upcast only to keep rows in fours (plan_heuristic.cpp: each row has its
+  // own accumulators), where a row's accumulator chain is at least 16 vectors long (AVX2 and SSE2
+  // at d = 128, not AVX-512), never by a vector's lanes as the vector axis.
   const bool fours = d / std::max<int64_t>(4, float_lanes()) >= 16;
   EXPECT_EQ(opts.find("UPCAST(0,4)") != std::string::npos, fours) << opts;
   EXPECT_EQ(opts.find("UPCAST(0,"), opts.find("UPCAST(0,4)")) << opts;
@@ -121,7 +121,7 @@ TEST(ReducePlan, SmallProductDoesNotSplit) {
 // nn::Linear (x @ W^T) at small batches: the dot kernel (render_dot.cpp) reads the weight in
 // place, vectors along the reduce axis, with the whole batch one unit of work. Packing W^T at
 // every launch (the plan before) cost 15-28 us for a product of 1-2 us. Past 32 rows the packed
-// tile is faster (opt.cpp, dot_heuristic) and takes over. Runs under every ISA level
+// tile is faster (plan_heuristic.cpp, dot_plan) and takes over. Runs under every ISA level
 // (CMakeLists.txt). The values are checked against a host loop.
 TEST(ReducePlan, SmallLinearReadsTheWeightInPlace) {
   manual_seed(3);

@@ -68,6 +68,22 @@ void expect_short_product(const Tensor& x, const Tensor& w, const Tensor& h, con
     }
 }
 
+// got[j] = sum_i x[j * out_stride + i * term_stride] a[i] for `terms` terms against double
+// precision, within 1e-5 of the sum of the terms' magnitudes.
+void expect_weighted_sums(const std::vector<float>& x, const std::vector<float>& a,
+                          const std::vector<float>& got, int64_t terms, int64_t out_stride,
+                          int64_t term_stride) {
+  for (size_t j = 0; j < got.size(); j++) {
+    double r = 0, mag = 0;
+    for (int64_t i = 0; i < terms; i++) {
+      const double t = double(x[j * out_stride + i * term_stride]) * a[i];
+      r += t;
+      mag += std::fabs(t);
+    }
+    ASSERT_NEAR(got[j], r, 1e-5 * (1 + mag)) << j;
+  }
+}
+
 // The short-reduce kernel's plan: no actions (no "opts:" line, so no register tile) where its
 // vector loop holds at least a vector of outputs, and a tiled or dot product otherwise.
 void expect_short_plan(const std::string& log, int64_t n, int64_t m, int64_t k, bool w_rows) {
@@ -147,16 +163,9 @@ TEST(StepKernels, ColumnSumsAtOddSizes) {
       std::string block = kernel_block(log, "r_128_" + std::to_string(c.rows));
       EXPECT_EQ(block.find("SPLIT_REDUCE"), std::string::npos) << block;
     }
-    auto xv = x.to_vector<float>(), av = a.to_vector<float>(), got = s.to_vector<float>();
+    auto got = s.to_vector<float>();
     ASSERT_EQ(got.size(), static_cast<size_t>(c.cols));
-    for (int64_t j = 0; j < c.cols; j++) {
-      double r = 0, mag = 0;
-      for (int64_t i = 0; i < c.rows; i++) {
-        r += double(xv[i * c.cols + j]) * av[i];
-        mag += std::fabs(double(xv[i * c.cols + j]) * av[i]);
-      }
-      ASSERT_NEAR(got[j], r, 1e-5 * (1 + mag)) << j;
-    }
+    expect_weighted_sums(x.to_vector<float>(), a.to_vector<float>(), got, c.rows, 1, c.cols);
   }
 }
 
@@ -226,18 +235,13 @@ TEST(StepKernels, ColumnSumSplitIsBitIdenticalAtOddSizes) {
     Tensor a = input({c.rows, 1});
     Tensor w = (x * a).sum({0}), b = a.sum({0});
     realize({w, b});
-    auto av = a.to_vector<float>(), wv = w.to_vector<float>(), bv = b.to_vector<float>();
+    auto av = a.to_vector<float>(), bv = b.to_vector<float>();
     double bs = 0, bmag = 0;
     for (int64_t i = 0; i < c.rows; i++) bs += av[i], bmag += std::fabs(av[i]);
     ASSERT_NEAR(bv[0], bs, 1e-5 * (1 + bmag));
-    for (int64_t j = 0; j < c.cols; j++) {
-      double r = 0, mag = 0;
-      for (int64_t i = 0; i < c.rows; i++) {
-        r += double(xv[i * c.cols + j]) * av[i];
-        mag += std::fabs(double(xv[i * c.cols + j]) * av[i]);
-      }
-      ASSERT_NEAR(wv[j], r, 1e-5 * (1 + mag)) << j;
-    }
+    auto wv = w.to_vector<float>();
+    ASSERT_EQ(wv.size(), static_cast<size_t>(c.cols));
+    expect_weighted_sums(xv, av, wv, c.rows, 1, c.cols);
   }
 }
 
@@ -274,14 +278,7 @@ TEST(StepKernels, MatrixVectorRowsInFoursAtOddSizes) {
     EXPECT_EQ(block.find("UPCAST(0,2)") != std::string::npos, twos) << block;
     auto got = y.to_vector<float>();
     ASSERT_EQ(got.size(), static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; i++) {
-      double r = 0, mag = 0;
-      for (int64_t j = 0; j < k; j++) {
-        r += double(xv[i * k + j]) * wv[j];
-        mag += std::fabs(double(xv[i * k + j]) * wv[j]);
-      }
-      ASSERT_NEAR(got[i], r, 1e-5 * (1 + mag)) << i;
-    }
+    expect_weighted_sums(xv, wv, got, k, k, 1);
     if (n == 10001 || n == 9) first = got;
     if (n == 10000 || n == 8) {
       for (int64_t i = 0; i < n; i++) ASSERT_EQ(got[i], first[i]) << i;

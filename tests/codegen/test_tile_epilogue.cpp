@@ -129,10 +129,10 @@ TEST(TileEpilogue, StepShapesTakeTheRegisterTile) {
 }
 
 // Without a broadcast load (EMBER_ISA=sse2) a float product of at least 16 columns in the tiled
-// kernel reads its row operand from a broadcast panel (PACK(0,4): tile_heuristic, TileRowPanel),
-// packed per row tile when the row operand is read along k, per block when it is transposed; a
-// bare product of at least 128 rows and 12 to 15 columns takes the 4 rows x 3 vectors tile
-// instead. Rows 1 to 10001 (the panel's clamped last tile; x @ W^T of up to 32 rows takes the
+// kernel reads its row operand from a broadcast panel (PACK(0,4): plan_heuristic.cpp,
+// TileRowPanel), packed per row tile when the row operand is read along k, per block when it is
+// transposed; a bare product of at least 128 rows and 12 to 15 columns takes the 4 rows x 3 vectors
+// tile instead. Rows 1 to 10001 (the panel's clamped last tile; x @ W^T of up to 32 rows takes the
 // dot kernel), 12 to 131 columns, K 17 to 300 (a
 // blocked reduce), W read in place and transposed, x transposed, against double-precision host
 // loops. The values hold at every level; the plans are checked at sse2, so that these cases keep

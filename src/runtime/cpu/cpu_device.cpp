@@ -7,13 +7,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "codegen/opt.h"
+#include "runtime/cpu/cpu_device.h"
+
 #include "codegen/render_c.h"
 #include "ember/error.h"
 #include "ember/support/thread_pool.h"
 #include "runtime/cpu/compiler.h"
 #include "runtime/cpu/target.h"
-#include "runtime/device.h"
 
 namespace ember::runtime {
 
@@ -29,9 +29,9 @@ constexpr int64_t kMinParallelWork = 1 << 18;
 
 struct CpuProgram : Program {
   KernelFn fn = nullptr;  // null until built
-  codegen::Opts plan;
-  int64_t outer = 1;
-  // A split across threads cuts the outer range only at multiples of this (codegen::outer_grain).
+  codegen::KernelPlan plan;
+  int64_t outer = 1;  // units of work (KernelPlan::units)
+  // A split across threads cuts the outer range only at multiples of this (KernelPlan::grain).
   int64_t grain = 1;
   int64_t work = 0;
   codegen::Scratch scratch;
@@ -80,6 +80,23 @@ struct CpuProgram : Program {
   }
 };
 
+// A program for `k` with `plan`, its launch facts read from the plan.
+std::shared_ptr<CpuProgram> make_program(const schedule::Kernel& k, codegen::KernelPlan plan) {
+  auto p = std::make_shared<CpuProgram>();
+  p->kernel = k;
+  p->plan = std::move(plan);
+  p->opts = p->plan.str();
+  p->name = p->kernel.name();
+  p->outer = p->plan.units(p->kernel);
+  p->grain = p->plan.grain(p->kernel);
+  p->work = ir::shape_numel(p->kernel.full_shape);
+  p->scratch = p->plan.scratch(p->kernel);
+  p->rows = p->plan.runtime_rows(p->kernel);
+  if (p->rows >= 0 && p->scratch.bytes > 0)
+    throw Error("ember: internal error: kernel " + p->name + " has scratch and a row count");
+  return p;
+}
+
 class CpuDevice : public Device {
  public:
   std::string name() const override { return "cpu"; }
@@ -93,23 +110,9 @@ class CpuDevice : public Device {
 
   std::vector<std::shared_ptr<Program>> prepare(
       const std::vector<const schedule::Kernel*>& kernels) override {
-    const codegen::Target& target = host_target();
     std::vector<std::shared_ptr<Program>> out;
-    for (const schedule::Kernel* k : kernels) {
-      auto p = std::make_shared<CpuProgram>();
-      p->kernel = *k;
-      p->plan = codegen::heuristic(p->kernel, target);
-      p->opts = p->plan.str();
-      p->name = p->kernel.name();
-      p->outer = codegen::outer_extent(p->kernel, p->plan);
-      p->grain = codegen::outer_grain(p->kernel, p->plan);
-      p->work = ir::shape_numel(p->kernel.full_shape);
-      p->scratch = codegen::kernel_scratch(p->kernel, p->plan);
-      p->rows = codegen::runtime_rows(p->kernel, p->plan);
-      if (p->rows >= 0 && p->scratch.bytes > 0)
-        throw Error("ember: internal error: kernel " + p->name + " has scratch and a row count");
-      out.push_back(p);
-    }
+    for (const schedule::Kernel* k : kernels)
+      out.push_back(make_program(*k, codegen::plan(*k, host_target())));
     return out;
   }
 
@@ -174,6 +177,14 @@ class CpuDevice : public Device {
 Device& cpu_device() {
   static CpuDevice d;
   return d;
+}
+
+std::shared_ptr<Program> prepare_cpu_program(const schedule::Kernel& k,
+                                             const codegen::KernelPlan& plan) {
+  if (const std::string why = plan.illegal(k, host_target()); !why.empty())
+    throw Error("ember: kernel " + k.name() + " cannot be rendered as '" + plan.str() +
+                "': " + why);
+  return make_program(k, plan);
 }
 
 }  // namespace ember::runtime

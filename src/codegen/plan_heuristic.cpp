@@ -1,0 +1,476 @@
+// The heuristic (docs/design.md principle 4): one plan per kernel, from its shape, its operands and
+// the target's vector width, register count and cache sizes (kernel_plan.h's plan()).
+#include "codegen/plan_heuristic.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "codegen/column_split.h"
+#include "codegen/render_c.h"
+
+namespace ember::codegen {
+
+using schedule::Expr;
+using schedule::Kernel;
+
+namespace {
+
+// Both walks stay in the kernel's own loop space: a nest is planned on its own.
+void loads(const Expr& e, std::vector<const Expr*>& out) {
+  if (e.nested) return;
+  if (e.kind == Expr::Kind::Load) out.push_back(&e);
+  for (auto& s : e.src) loads(*s, out);
+}
+
+void nodes(const Expr& e, std::vector<const Expr*>& out) {
+  if (e.nested) return;
+  out.push_back(&e);
+  for (auto& s : e.src) nodes(*s, out);
+}
+
+int pick(int64_t size, std::initializer_list<int> choices) {
+  for (int c : choices)
+    if (size % c == 0 && size >= c) return c;
+  return 1;
+}
+
+// What the product heuristics read of a product kernel and its target.
+struct Product {
+  const Kernel& k;
+  const TileOperands& p;
+  const Target& t;
+  int64_t w, es, regs, n, m, kk, batch, ncols;
+};
+
+Product product(const Kernel& k, const TileOperands& p, const Target& t) {
+  Product f{k, p, t, t.lanes(p.reduce->dtype), static_cast<int64_t>(element_size(p.reduce->dtype)),
+            // Registers the tile may take: all but one (two with 32) for addresses and spills.
+            t.vector_registers - (t.vector_registers >= 32 ? 2 : 1), k.full_shape[p.row],
+            k.full_shape[p.col], k.full_shape[p.red], 1, static_cast<int64_t>(p.cols.size())};
+  for (int d = 0; d < p.row; d++) f.batch *= k.full_shape[d];
+  return f;
+}
+
+// The tiled reduce's choices so far (tile_plan's steps fill it in order).
+struct TileDraft {
+  int64_t tn = 1, nv = 1;  // register tile: rows x vectors
+  bool bcast = false, wide_rows = false, pack = false;
+  int64_t tm = 1, mpad = 1, tiles = 1;
+  int64_t kc = 1;       // reduce block (kk: one block)
+  int64_t per = 1;      // row tiles per unit of work
+  int64_t cblocks = 1;  // column blocks
+  bool split = false;
+};
+
+// Register tile TN rows x NV vectors: one reduce step costs about max(FMAs, loads) / 2 + 1 cycles
+// (two FMA and two load pipes, loop overhead); only real rows and columns count as work. TN*NV
+// accumulators + NV column vectors + a broadcast must fit the vector registers (with slack), and
+// TN <= 8 keeps the row pointers in general registers: e.g. 6x4 vectors of 16 floats in
+// AVX-512's 32 registers, 6x2 of 8 floats in AVX2's 16 (BLIS's 6x16).
+void register_tile(const Product& f, TileDraft& d) {
+  double best = -1;
+  for (int64_t r = 1; r <= 8; r++)
+    for (int64_t v = 1; v <= 4; v++) {
+      if (r * v + v + 1 > f.regs) continue;
+      double rows = static_cast<double>(f.n) / static_cast<double>((f.n + r - 1) / r * r);
+      double cols =
+          static_cast<double>(f.m) / static_cast<double>((f.m + v * f.w - 1) / (v * f.w) * v * f.w);
+      double score = rows * cols * static_cast<double>(r * v) /
+                     (static_cast<double>(std::max(r * v, r + v)) / 2 + 1);
+      if (!f.p.direct || f.m % (v * f.w)) score *= 0.97;  // packing costs a pass over the operand
+      // Ties at a small batch go to more rows: each row tile reads the whole column operand.
+      if (score > best + 1e-9 || (f.n <= 64 && score > best - 1e-9 && r > d.tn))
+        best = score, d.tn = r, d.nv = v;
+    }
+}
+
+// Without FMA (SSE2), a multiply-add is a multiply into a temporary and an add, and a row's
+// broadcast a load and a shuffle: the model above does not describe that code. Measured there
+// (Zen 3, kernel CPU time, one thread, against the 6x2 the model picks; both study shapes):
+// 4 rows x 3 vectors 0.93-0.96x, 3x4 0.95-0.99x, 5x2 1.01-1.04x, 3x3 1.01-1.15x, 2x4 1.02-1.06x.
+// 4x3 leaves no register for its third column vector, which GCC re-reads from L1 (the
+// accumulators stay in registers). It wins with its columns padded and packed (128 -> 132), so
+// it is taken where rows and columns fill it to within 5%, and where at least 128 rows amortise
+// that pack (a small batch reads the columns in place: latency-bound); float only (double
+// unmeasured).
+// Only for a bare product (the value is the sum, stored as is; row sums beside it are fine): with
+// an epilogue, the strips of 12 columns cost more than the tile saves (thread CPU time,
+// bench_step_products: tanh(x W^T + b) 1.01x, (dz W)(1 - h^2) 1.07x the time of 6x2).
+// Both give way to a broadcast panel (Pack(row, W): TileRowPanel) where the broadcast is not a
+// plain load: the 6x2 tile then multiplies by row vectors loaded from the panel, no shuffle in
+// the k loop (12 multiplies, 12 adds and 8 vector loads a step; SSE2's two-operand forms leave
+// the registers for that in 6x2, not in 4x3). Generated kernels against the 4x3 and 6x2 above,
+// kernel CPU time, one thread, alternated in one process (Zen 3, SSE2; the same sums in the same
+// order, bit-identical results): (10000x128)@(128x128) 0.88-0.985x, x W^T 0.93x, tanh(x W^T + b)
+// 0.92-0.95x, (dz W)(1 - h^2) 0.92x, the first layer's tanh (K = 8) 0.96x, the weight gradient
+// (128x10000)^T @ (10000x128) 0.86x, with its bias sums 0.97x. The panel costs a shuffle and a
+// store per element and row tile, paid back by every column tile after the first: so at least
+// two column tiles, at any batch (64 rows x W^T: 1.27x -> 1.08x oneDNN's time; 4 rows x W in
+// place: 0.69x -> 0.61x; kernel alone, one thread, paired); float only (double unmeasured).
+void no_fma_tile(const Product& f, TileDraft& d) {
+  const bool f32 = f.p.reduce->dtype == kFloat32;
+  d.bcast = !f.t.broadcast_load && f.w > 1 && f32 && f.m >= 4 * f.w && !f.p.rows.empty();
+  if (d.bcast || f.t.fma || f.w == 1 || !f32 || &*f.k.value != f.p.reduce || f.n < 128) return;
+  double fill = static_cast<double>(f.n) / static_cast<double>((f.n + 3) / 4 * 4) *
+                static_cast<double>(f.m) /
+                static_cast<double>((f.m + 3 * f.w - 1) / (3 * f.w) * 3 * f.w);
+  if (fill >= 0.95 && 4 * 3 + 2 <= f.regs) d.tn = 4, d.nv = 3, d.wide_rows = true;
+}
+
+// One reduce block when the whole reduce fits; otherwise blocks whose panels stay in a quarter of
+// L2.
+// Read in place, the columns of a reduce block are re-read by every row tile (rows outside): the
+// block shrinks (a power of two, 32 to 256) until that panel fits two thirds of L1, so the
+// re-reads hit L1 instead of L2. The accumulators' reload per block (2 TN NV memory operations)
+// stays small against KC steps of TN NV multiply-adds. The (128x10000)^T @ (10000x128) weight
+// gradient with its bias row sums, 48 KiB L1: 64 instead of 256, 0.93-0.97x the kernel's time on
+// AVX-512 and AVX2, 0.95-0.98x on SSE2 (paired, one thread). The block partials are added in a
+// different grouping, so the sums change in their last bits.
+// The no-FMA 4x3 tile's packed panel too: the weight gradient at SSE2 with the pack's 248-deep
+// blocks ran 1.09x the time of 6x2, with 32-deep ones 0.94-0.96x.
+void reduce_block(const Product& f, TileDraft& d) {
+  int64_t cap = d.pack ? std::max<int64_t>(16, f.t.l2 / 4 / (d.mpad * f.es * f.ncols)) : 512;
+  d.kc = f.kk <= cap ? f.kk : std::min<int64_t>(cap, 256);
+  if ((!d.pack || d.wide_rows) && d.kc < f.kk && d.tiles > 1) {
+    int64_t fit_l1 = f.t.l1d * 2 / 3 / (d.mpad * f.es * f.ncols), b = 256;
+    while (b > 32 && b > fit_l1) b /= 2;
+    d.kc = std::min(d.kc, b);
+  }
+}
+
+// Row blocks (the thread pool's unit). Blocked reduce: few, large blocks (each re-reads the column
+// operand), accumulators within an eighth of L2. Single block: ~16 tiles per unit of work.
+// A product of a few row blocks (e.g. 64 rows: one block of 11 tiles) gives the pool too few
+// units, so it is cut into 2, 4 or 8 (a power of two, for two or four threads) of at least 2^19
+// multiply-adds, twice the runtime's minimum parallel work: each thread packs its own copy of the
+// columns. (64x128) @ W^T at AVX2, 2 threads, paired (bench_matmul_paired 2 5 1000): one unit
+// 1.65-2.09x oneDNN's time, two units 1.09-1.31x.
+// The units are row blocks or column blocks, whichever leaves the largest unit least work: its
+// tiles, and with a packed column operand its share of the pack (each unit packs the columns it
+// reads; ~8 multiply-adds' time an element, measured: 3 us of the 26 us of the 64-row x W^T at
+// AVX2, one thread). 64 rows x W^T (11 row tiles, 8 column tiles): row blocks of 6 and 5 tiles
+// each pack all of W^T; column blocks of 4 tiles each pack half of it.
+void units_of_work(const Product& f, TileDraft& d) {
+  int64_t fit = std::max<int64_t>(1, f.t.l2 / 8 / (d.tn * d.mpad * f.es));
+  d.per = d.kc < f.kk ? std::min<int64_t>((d.tiles + 1) / 2, fit) : std::min<int64_t>(d.tiles, 16);
+  const int64_t work = f.batch * f.n * f.m * f.kk, blocks = (d.tiles + d.per - 1) / d.per;
+  const int64_t ctiles = d.mpad / d.tm;
+  if (d.kc != f.kk || f.batch * blocks >= 8 || work < (int64_t{1} << 20)) return;
+  int64_t u = 1;
+  while (u < 8 && (2 * u) << 19 <= work) u *= 2;
+  const int64_t b = std::max(blocks, (u + f.batch - 1) / f.batch);  // units per batch index
+  auto cost = [&](int64_t rb, int64_t cb) {
+    const int64_t ct = (ctiles + cb - 1) / cb;
+    return (d.tiles + rb - 1) / rb * ct * d.tn * d.tm * f.kk + (d.pack ? 8 * f.kk * ct * d.tm : 0);
+  };
+  int64_t best_rb = std::min(d.tiles, b), best_cb = 1;
+  for (int64_t cb = 2; cb * blocks <= b && cb <= ctiles && f.p.sums.empty(); cb *= 2) {
+    const int64_t rb = std::min(d.tiles, b / cb);
+    if (cost(rb, cb) < cost(best_rb, best_cb)) best_rb = rb, best_cb = cb;
+  }
+  d.per = (d.tiles + best_rb - 1) / best_rb;  // as many tiles or fewer, in even blocks
+  d.cblocks = best_cb;
+}
+
+// Split-K for tall-skinny products (a weight gradient: 128x128 outputs, K = 10,000): when the row
+// blocks give the pool fewer than 8 units, slices of the reduce axis (of equal depth, at least
+// 1024) make up the rest. The slice count depends on the shape only, never on the threads, so the
+// sum's order does not either. Small products stay whole. The slices then give the parallelism,
+// so the rows are one block where its accumulators, a row panel and a column panel fit a quarter
+// of L2: every row block re-reads the whole column operand, from memory when K is long (two
+// blocks cost the 128x128 weight gradient ~20% with cold caches). 128x128 at AVX2 takes ~100 KiB;
+// Zen 3's 512 KiB L2 split it in two under the rule before (the accumulators alone within an
+// eighth of L2), at 1.1-1.5x the CPU time of one block (1 thread, cold).
+void split_k_rows(const Product& f, TileDraft& d) {
+  d.split = d.kc < f.kk && f.batch * ((d.tiles + d.per - 1) / d.per) < 8 &&
+            f.n * f.m * f.kk >= (int64_t{1} << 21) && f.kk / 1024 >= 2;
+  if (d.split &&
+      (d.tiles * d.tn * d.mpad + d.tiles * d.tn * d.kc + d.kc * d.mpad) * f.es <= f.t.l2 / 4)
+    d.per = d.tiles;
+}
+
+// The split-K slice depth (a whole number of reduce blocks) once the row blocks are known, or 0.
+int64_t split_k_depth(const Product& f, const TileDraft& d, int64_t nc) {
+  if (!d.split) return 0;
+  const int64_t units = f.batch * ((f.n + nc - 1) / nc);
+  const int64_t s = std::min((8 + units - 1) / units, f.kk / 1024);
+  if (s < 2) return 0;
+  const int64_t ks = ((f.kk + s - 1) / s + d.kc - 1) / d.kc * d.kc;
+  return ks < f.kk ? ks : 0;
+}
+
+// The broadcast panel holds a row tile (or, for transposed rows, packed in their memory order,
+// the block's row tiles) within a quarter of L2.
+void broadcast_panel(const Product& f, TileDraft& d) {
+  if (!d.bcast) return;
+  int64_t panel = d.tn * d.kc * f.w * f.es * static_cast<int64_t>(f.p.rows.size());
+  if (panel > f.t.l2 / 4)
+    d.bcast = false;
+  else if (tile_rows_kmajor(f.p))
+    d.per = std::min(d.per, f.t.l2 / 4 / panel);
+}
+
+// Row operands are packed when they are computed (e.g. a fused tanh or its derivative: once per
+// element instead of once per column tile, in a vectorisable loop) or when their rows lie a page
+// or more apart along the reduce axis (TLB misses).
+RowPanel row_panel(const Product& f, const TileDraft& d) {
+  if (d.bcast) return RowPanel::Broadcast;
+  bool far = false;
+  for (auto* r : f.p.rows)
+    if (r->kind == Expr::Kind::Load && std::abs(r->view.strides[f.p.red]) * f.es >= 4096)
+      far = true;
+  return (!f.p.rows_direct || far) && !f.p.rows.empty() ? RowPanel::Scalar : RowPanel::None;
+}
+
+// Column tiles outside when the whole reduce is one block and a column tile's panel (K x TM) fits
+// half of L1 (e.g. 128 x 16 floats on AVX2: 8 KiB): it is then read from L1 by every row tile of
+// the block instead of from L2.
+// Not when the whole column operand fits there too (a short reduce: the first layer's K = 8): it
+// stays in L1 either way, and rows outside write the output (and read the epilogue's operands) a
+// whole row at a time instead of in strips of TM columns. The first layer's r_10000_128_8 at AVX2
+// without its tanh: 0.77-0.79x the time (paired, one thread).
+// Not with a broadcast panel: rows outside keep a row tile's panel in L1, where columns outside
+// read the block's (96 rows, 192 KiB at SSE2) from L2 in every column tile: the forward product
+// at 1.01-1.03x the 4x3 tile's time, against 0.88-0.95x with the rows outside.
+bool cols_outer(const Product& f, const TileDraft& d) {
+  return !d.bcast && d.kc == f.kk && f.kk * d.tm * f.es * f.ncols <= f.t.l1d / 2 &&
+         f.kk * d.mpad * f.es * f.ncols > f.t.l1d / 2;
+}
+
+// The column vectors held in registers where the accumulators, they and a broadcast (and without
+// FMA the product's temporary) fit. GCC 12 folded the 4x2 tile's two column loads into all eight
+// FMAs at AVX2 (12 loads a step for 8 FMAs): (4x128)@(128x128)'s kernel took 0.67x the time held
+// (one thread, the generated code alone, alternated), 0.68-0.70x against 0.84x oneDNN's time in
+// bench_matmul_paired; the other study shapes and the step's products at AVX2 and SSE2 ran as
+// before (paired, one thread). At AVX-512 (Zen 4, 4x4-vector tile) the kernel took 0.75x the time
+// (1.6 -> 1.2 us); the 6x4-vector tiles of the step's products ran within 0.95-1.03x of their time
+// without it (paired medians, one thread).
+bool hold_columns(const Product& f, const TileDraft& d) {
+  return f.w > 1 && d.tn * d.nv + d.nv * f.ncols + (f.t.fma ? 1 : 2) <= f.regs;
+}
+
+// The loads of the reduces' inputs, and how many are contiguous along the reduce's last axis and
+// along the last output axis.
+struct ReduceLoads {
+  int reduce_contiguous = 0, out_contiguous = 0;
+  bool max_reduce = false;
+};
+
+ReduceLoads reduce_loads(const Kernel& k) {
+  const size_t rank = k.full_shape.size(), nglob = rank - k.reduce_axes.size();
+  std::vector<const Expr*> all, ls;
+  nodes(*k.value, all);
+  ReduceLoads r;
+  for (auto* e : all) {
+    if (e->kind == Expr::Kind::Reduce) loads(*e->src[0], ls);
+    r.max_reduce |= e->kind == Expr::Kind::Reduce && e->op == ir::Op::RMAX;
+  }
+  for (auto* l : ls) {
+    if (l->view.strides[rank - 1] == 1) r.reduce_contiguous++;
+    if (nglob > 0 && l->view.strides[nglob - 1] == 1) r.out_contiguous++;
+  }
+  return r;
+}
+
+// Vectors across the output when more of the reduce's loads are contiguous along it (a column
+// sum, a product's broadcast operand); ties keep the output axis. The vector axis is judged on the
+// reduce's own input (the loads that run rows x reduce times), not on the epilogue's: a
+// matrix-vector product whose epilogue reads a vector along the output (the value head minus its
+// target) must still walk its contiguous reduce axis.
+bool out_vector_axis(const Kernel& k) {
+  const ReduceLoads r = reduce_loads(k);
+  return r.out_contiguous > 0 && r.out_contiguous >= r.reduce_contiguous;
+}
+
+// Upcast / unroll factors: a float vector's worth (at least 4, for independent accumulators
+// where there are no vectors), then halves.
+int vector_factor(const Target& t) {
+  return static_cast<int>(std::max<int64_t>(4, t.lanes(kFloat32)));
+}
+
+// Register tile: a vector's worth of the last output axis times a few rows of another. A plain
+// column sum (one output axis) takes up to four vectors per row: a row's 256 contiguous bytes per
+// step instead of one 64-byte line per 512-byte stride (same sums, same order per column).
+// Wider still, up to half the vector registers, while two units of work remain: each unit walks
+// all the rows, so fewer units make fewer passes over the matrix (128 columns at AVX2: 2 passes of
+// 64 instead of 4 of 32; at SSE2 4 of 32 instead of 8 of 16).
+void column_tile(const Kernel& k, const Target& t, LoopPlan& l) {
+  const int L = vector_factor(t);
+  const size_t nglob = k.full_shape.size() - k.reduce_axes.size();
+  int u = nglob == 1 ? pick(k.full_shape[0], {4 * L, 2 * L, L, L / 2, L / 4})
+                     : pick(k.full_shape[nglob - 1], {L, L / 2, L / 4});
+  const Expr* red = schedule::top_reduce(*k.value);
+  const int64_t lanes = red ? t.lanes(red->dtype) : 1;
+  if (nglob == 1 && lanes > 1) {
+    const int64_t n0 = k.full_shape[0];
+    for (int64_t c = t.vector_registers / 2 * lanes; c > u; c /= 2)
+      if (n0 % c == 0 && n0 / c >= 2) {
+        u = static_cast<int>(c);
+        break;
+      }
+  }
+  l.upcast[nglob - 1] = u;
+  if (nglob >= 2) l.upcast[nglob - 2] = pick(k.full_shape[nglob - 2], {8, 4, 2});
+}
+
+// A contiguous reduce axis unrolled by a vector's worth of accumulators. A max stays one loop:
+// GCC vectorises the integer-key max reduction (render_c.cpp) itself, but not sixteen unrolled
+// scalar ones.
+// Rows in fours (each its own accumulators, summed in the same order): a row's vector accumulator
+// is one chain of dependent adds, 16 long for the value head's h . w (K = 128) at AVX2, 32 at
+// SSE2; four rows keep four chains in flight. h . w at 10,000 rows, 1 thread, time / a copy
+// pass's: SSE2 0.88 -> 0.65; at AVX2 within the noise (0.49-0.52 -> 0.46-0.58). Not for shorter
+// chains: at AVX-512 (8 steps) 0.56-0.58 -> 0.61-0.63.
+void reduce_unroll(const Kernel& k, const Target& t, LoopPlan& l) {
+  const size_t rank = k.full_shape.size(), nglob = rank - k.reduce_axes.size();
+  const int u =
+      pick(k.full_shape[rank - 1], {vector_factor(t), vector_factor(t) / 2, vector_factor(t) / 4});
+  l.unroll = u;
+  const Expr* red = schedule::top_reduce(*k.value);
+  if (u > 1 && nglob >= 1 && red && red->op == ir::Op::SUM && k.full_shape[rank - 1] / u >= 16 &&
+      k.reduce_axes.size() == 1 && schedule::kernel_nests(k).empty())
+    l.upcast[nglob - 1] = pick(k.full_shape[nglob - 1], {4, 2});
+}
+
+// A tile whose local buffers would not fit a thread's stack (KernelPlan::illegal; the panels are
+// sized to the caches, not to the stack: a huge column count, or many rows of few columns beside
+// a large L2): its row blocks halve, then its reduce blocks, until they fit. False where they
+// never do.
+bool fit_stack(const Kernel& k, const Target& t, TilePlan& tp) {
+  const int64_t kk = k.full_shape[tp.red];
+  while (!KernelPlan{tp}.legal(k, t)) {
+    const int64_t kc = tp.block_k ? tp.block_k : kk;
+    if (tp.block_rows > tp.tile_rows)
+      tp.block_rows = std::max(tp.tile_rows, tp.block_rows / tp.tile_rows / 2 * tp.tile_rows);
+    else if (kc > 16 && !tp.block_cols)
+      tp.block_k = kc / 2;
+    else
+      return false;
+  }
+  return true;
+}
+
+// The kernel's plain loops, its nests planned by loop_plan.
+LoopPlan plain_loops(const Kernel& k, const Target& t) {
+  LoopPlan l{std::vector<int64_t>(k.full_shape.size(), 1), 1, {}};
+  for (const Expr* n : schedule::kernel_nests(k))
+    l.nests.push_back(loop_plan(schedule::nest_kernel(k, *n), t));
+  return l;
+}
+
+}  // namespace
+
+// The register-tiled reduce (matrix products): a TN x TM accumulator tile of the target's vectors
+// sized to its register file, packing when the column operand is not contiguous or the tile does
+// not divide the columns, reduce-axis blocks that keep operands in L2, and row blocks that give
+// the thread pool enough, but not too small, pieces of work.
+TilePlan tile_plan(const Kernel& k, const TileOperands& p, const Target& t) {
+  const Product f = product(k, p, t);
+  TileDraft d;
+  register_tile(f, d);
+  no_fma_tile(f, d);
+  d.pack = !p.direct || f.m % (d.nv * f.w) != 0;
+  d.tm = d.nv * f.w, d.mpad = (f.m + d.tm - 1) / d.tm * d.tm, d.tiles = (f.n + d.tn - 1) / d.tn;
+  reduce_block(f, d);
+  units_of_work(f, d);
+  split_k_rows(f, d);
+  broadcast_panel(f, d);
+  TilePlan tp;
+  tp.row = p.row, tp.col = p.col, tp.red = p.red;
+  tp.lanes = f.w, tp.tile_rows = d.tn, tp.tile_cols = d.tm;
+  tp.pack_cols = d.pack;
+  tp.row_panel = row_panel(f, d);
+  tp.block_k = d.kc < f.kk ? d.kc : 0;
+  tp.block_rows = d.tn * std::max<int64_t>(1, d.per);
+  if (d.cblocks > 1) tp.block_cols = (d.mpad / d.tm + d.cblocks - 1) / d.cblocks * d.tm;
+  tp.split_k = split_k_depth(f, d, tp.block_rows);
+  tp.cols_outer = cols_outer(f, d);
+  tp.hold = hold_columns(f, d);
+  return tp;
+}
+
+// Small products (a batch of up to 32 rows, or fewer output columns than a vector has lanes)
+// whose operands are contiguous along the reduce axis: nn::Linear's x @ W^T. The tiled reduce
+// would pack W^T at every launch, a pass over the whole weight for a few rows of work; the
+// dot-product kernel (render_dot.cpp) reads both operands in place, as vectors along the reduce
+// axis, into a TN x TC tile of accumulators. A step costs about max(FMAs, loads) / 2 + 1 cycles;
+// the lane sums of each group of `lanes` accumulators about 1.5 (lanes - 1). TN*TC accumulators, TN
+// row vectors and a column vector fit the registers; larger TN first (each row tile reads the
+// weight once).
+std::optional<DotPlan> dot_plan(const Kernel& k, const TileOperands& p, const Target& t,
+                                bool small_only) {
+  // Where the packed tile overtakes it, x @ W^T with 128x128 W (kernel time, dot / tile): at 12
+  // and 16 rows 0.6-0.9x, 24-32 rows 0.85-1.3x, 48 rows 1.3-1.6x, 64 rows 1.4-1.6x (AVX2, AVX-512).
+  constexpr int64_t kSmallRows = 32;
+  const Product f = product(k, p, t);
+  const int64_t w = f.w, n = f.n, m = f.m, kk = f.kk;
+  // Few output columns (a policy or value head: 2 outputs at any batch) leave most lanes of the
+  // tiled reduce's column vectors idle; along the reduce axis they are all busy.
+  const bool narrow = m < w;
+  if ((small_only && ((n > kSmallRows && !narrow) || kk < w)) || !dot_fits(p) || !p.sums.empty())
+    return std::nullopt;
+  double steps = static_cast<double>(kk / w);
+  int64_t tn = 1, tc = 1;
+  double best = -1;
+  for (int64_t r = std::min<int64_t>(8, n); r >= 1; r--)
+    for (int64_t c = 1; c <= std::min<int64_t>(8, m); c++) {
+      if (r * c + r + 1 > f.regs) continue;
+      double rows = static_cast<double>(n) / static_cast<double>((n + r - 1) / r * r);
+      double cols = static_cast<double>(m) / static_cast<double>((m + c - 1) / c * c);
+      double sums = w > 1 ? static_cast<double>((r * c + w - 1) / w) * 1.5 * (w - 1) : 0;
+      double cost = steps * (static_cast<double>(std::max(r * c, r + c)) / 2 + 1) + sums;
+      double score = rows * cols * static_cast<double>(r * c) * steps / cost;
+      if (score > best + 1e-9) best = score, tn = r, tc = c;
+    }
+  DotPlan d{p.row, p.col, p.red, w, tn, tc, 0, false};
+  // A small batch is one unit of work (no fan-out); many rows of a narrow product split into
+  // blocks of at least 2^18 multiply-adds (the runtime's minimum parallel work).
+  d.block_rows = (n + tn - 1) / tn * tn;
+  if (n > kSmallRows)
+    d.block_rows =
+        std::min(d.block_rows, tn * std::max<int64_t>(1, (int64_t{1} << 18) / (tn * m * kk)));
+  // The step's row and column vectors held in registers where they fit beside the accumulators
+  // (tile_plan's hold): GCC 12 re-read both operands of every FMA of the 4x2 dot tile at AVX2 (16
+  // loads a step for 8 FMAs); held, x @ W^T at batch 4 took 0.77x the kernel's time (one thread,
+  // the generated code alone, alternated); at AVX-512 (Zen 4) 0.8x (1.7 -> 1.35 us).
+  const int64_t nr = static_cast<int64_t>(p.rows.size());
+  d.hold = w > 1 && tn * tc + tn * nr + tc * f.ncols <= f.regs;
+  return d;
+}
+
+std::optional<ColumnSplitPlan> column_split_plan(const Kernel& k) {
+  if (const int64_t rows = column_split_rows(k)) return ColumnSplitPlan{k.full_shape[0], rows};
+  return std::nullopt;
+}
+
+LoopPlan loop_plan(const Kernel& k, const Target& t) {
+  const size_t nglob = k.full_shape.size() - k.reduce_axes.size();
+  LoopPlan l = plain_loops(k, t);
+  if (k.reduce_axes.empty()) return l;
+  if (nglob >= 1 && out_vector_axis(k))
+    column_tile(k, t, l);
+  else if (const ReduceLoads r = reduce_loads(k); r.reduce_contiguous && !r.max_reduce)
+    reduce_unroll(k, t, l);
+  return l;
+}
+
+KernelPlan plan(const Kernel& k, const Target& t) {
+  const size_t nglob = k.full_shape.size() - k.reduce_axes.size();
+  if (k.reduce_axes.empty()) return {plain_loops(k, t)};  // elementwise: a plain inner loop
+  // A short reduce as an elementwise kernel (render_c.h) where its vector loop has at least a
+  // vector's worth of outputs. r_10000_128_2 (dz @ W (1 - h^2), K = 2) at AVX2, one thread:
+  // 0.65-0.8x the register tile's time, the same sums in the same order.
+  if (short_reduce(k) && k.full_shape[nglob - 1] >= t.lanes(k.value->dtype))
+    return {plain_loops(k, t)};
+  if (auto p = tile_operands(k)) {
+    if (auto d = dot_plan(k, *p, t); d && KernelPlan{*d}.legal(k, t)) return {*d};
+    if (TilePlan tp = tile_plan(k, *p, t); fit_stack(k, t, tp)) return {tp};
+  }
+  // Up to 256 columns over many rows: one unit of all the columns, the rows in slices
+  // (column_split.h). r_128_10000 at AVX2, 2 threads: 0.63x the time of 2 units of 64.
+  if (nglob == 1 && out_vector_axis(k))
+    if (auto c = column_split_plan(k)) return {*c};
+  return {loop_plan(k, t)};
+}
+
+}  // namespace ember::codegen

@@ -1,0 +1,294 @@
+// Kernel plans (codegen/kernel_plan.h): the kind the heuristic picks for representative kernels at
+// every ISA level (fixed caches, so not the machine's), legal() against plans broken one field at
+// a time, render_c's refusal of an illegal plan, and the neighbours: legal, distinct, each the
+// change its action names. The plans' values are checked in test_plan_neighbours.cpp.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "codegen/kernel_plan.h"
+#include "codegen/plan_heuristic.h"
+#include "codegen/render_c.h"
+#include "kernel_list.h"
+
+namespace {
+
+using namespace ember;
+using codegen::Isa;
+using codegen::KernelPlan;
+using codegen::PlanKind;
+using test::kernel_named;
+using test::target_of;
+
+Tensor input(IntList shape) {
+  Tensor t = randn(shape);
+  t.realize();
+  return t;
+}
+
+// The representative kernels, built once.
+struct Kernels {
+  schedule::Kernel elementwise, column_sum, column_split, row_sum, product, linear, weight_grad,
+      weight_grad_bias, short_reduce, norms;
+};
+
+const Kernels& kernels() {
+  static const Kernels k = [] {
+    manual_seed(1);
+    Kernels r;
+    Tensor a = input({100, 37}), b = input({100, 37});
+    r.elementwise = kernel_named({(a + b).tanh()}, "E_3700");
+    r.column_sum = kernel_named({input({1000, 128}).sum({0})}, "r_128_1000");
+    r.column_split = kernel_named({input({10000, 128}).sum({0})}, "r_128_10000");
+    r.row_sum = kernel_named({input({1000, 128}).sum({1})}, "r_1000_128");
+    Tensor x = input({10000, 128}), w = input({128, 128}), dz = input({10000, 128});
+    r.product = kernel_named({matmul(x, w)}, "r_10000_128_128");
+    r.linear = kernel_named({matmul(input({4, 128}), w.t())}, "r_4_128_128");
+    r.weight_grad = kernel_named({matmul(x.t(), dz)}, "r_128_128_10000");
+    r.weight_grad_bias = kernel_named({matmul(dz.t(), x), dz.sum({0})}, "r_128_128_10000");
+    Tensor h = input({1000, 128});
+    r.short_reduce =
+        kernel_named({matmul(input({1000, 2}), input({2, 128})) * (1 - h * h)}, "r_1000_128_2");
+    Tensor n = (a * a).sum() + (input({50}) * input({50})).sum() + (x * x).sum();
+    for (schedule::Kernel& k : test::kernels_of({n}))
+      if (!schedule::kernel_nests(k).empty()) r.norms = k;
+    return r;
+  }();
+  return k;
+}
+
+TEST(KernelPlan, KindsOfRepresentativeKernels) {
+  const Kernels& k = kernels();
+  for (Isa isa : test::all_isas()) {
+    SCOPED_TRACE(codegen::isa_name(isa));
+    const codegen::Target t = target_of(isa);
+    auto kind = [&](const schedule::Kernel& kernel) {
+      const KernelPlan p = codegen::plan(kernel, t);
+      EXPECT_EQ(p.illegal(kernel, t), "") << kernel.name() << ": " << p.str();
+      return p.kind();
+    };
+    EXPECT_EQ(kind(k.elementwise), PlanKind::Loop);
+    EXPECT_EQ(codegen::plan(k.elementwise, t).str(), "");  // plain loops: no DEBUG=3 line
+    EXPECT_EQ(kind(k.column_sum), PlanKind::Loop);
+    EXPECT_GT(std::get<codegen::LoopPlan>(codegen::plan(k.column_sum, t).layout).upcast[0], 1);
+    EXPECT_EQ(kind(k.column_split), PlanKind::ColumnSplit);
+    EXPECT_EQ(codegen::plan(k.column_split, t).str(),
+              "column_split: UPCAST(0,128) SPLIT_REDUCE(1,1024)");
+    EXPECT_EQ(kind(k.row_sum), PlanKind::Loop);
+    EXPECT_GT(std::get<codegen::LoopPlan>(codegen::plan(k.row_sum, t).layout).unroll, 1);
+    EXPECT_EQ(kind(k.product), PlanKind::Tile);
+    EXPECT_EQ(codegen::plan(k.product, t).str().rfind("tile: UPCAST(0,", 0), 0u);
+    EXPECT_EQ(kind(k.linear), PlanKind::Dot);
+    EXPECT_EQ(kind(k.weight_grad), PlanKind::Tile);
+    EXPECT_GT(std::get<codegen::TilePlan>(codegen::plan(k.weight_grad, t).layout).split_k, 0);
+    ASSERT_EQ(k.weight_grad_bias.more_outputs.size(), 1u);  // the bias sums beside the product
+    EXPECT_EQ(kind(k.weight_grad_bias), PlanKind::Tile);    // row sums: never the dot kernel
+    EXPECT_EQ(kind(k.short_reduce), PlanKind::Loop);
+    ASSERT_TRUE(k.norms.value) << "no kernel with nests";
+    EXPECT_EQ(kind(k.norms), PlanKind::Loop);
+    const size_t nests = std::get<codegen::LoopPlan>(codegen::plan(k.norms, t).layout).nests.size();
+    EXPECT_EQ(nests, schedule::kernel_nests(k.norms).size());
+    EXPECT_GE(nests, 2u);
+  }
+}
+
+// A copy of `p`'s layout of type L, changed by `change`.
+template <typename L, typename F>
+KernelPlan changed(const KernelPlan& p, F change) {
+  L l = std::get<L>(p.layout);
+  change(l);
+  return KernelPlan{l};
+}
+
+void expect_illegal(const schedule::Kernel& k, const codegen::Target& t, const KernelPlan& p,
+                    const std::string& what) {
+  SCOPED_TRACE(what);
+  EXPECT_FALSE(p.legal(k, t)) << p.str();
+  EXPECT_NE(p.illegal(k, t), "");
+  if (!p.illegal(k).empty()) {
+    EXPECT_THROW(codegen::render_c(k, p, "f"), Error) << p.str();
+  }
+}
+
+TEST(KernelPlan, LegalRejectsBrokenTilePlans) {
+  const Kernels& k = kernels();
+  const codegen::Target avx2 = target_of(Isa::Avx2);
+  const KernelPlan p = codegen::plan(k.product, avx2);
+  ASSERT_EQ(p.kind(), PlanKind::Tile);
+  const auto& tp = std::get<codegen::TilePlan>(p.layout);
+  ASSERT_GT(tp.tile_rows, 1);
+  using codegen::TilePlan;
+  const auto& kp = k.product;
+  expect_illegal(kp, avx2, changed<TilePlan>(p, [](TilePlan& l) { l.tile_cols += 1; }),
+                 "columns not a multiple of the lanes");
+  expect_illegal(kp, avx2, changed<TilePlan>(p, [](TilePlan& l) { l.block_rows += 1; }),
+                 "row blocks not a multiple of the tile");
+  expect_illegal(kp, avx2, changed<TilePlan>(p, [](TilePlan& l) { l.block_k = 128; }),
+                 "a reduce block of the whole reduce");
+  expect_illegal(kp, avx2, changed<TilePlan>(p, [](TilePlan& l) { l.block_k = 0, l.split_k = 64; }),
+                 "split-K without reduce blocks");
+  expect_illegal(
+      kp, avx2,
+      changed<TilePlan>(p, [](TilePlan& l) { l.block_k = 64, l.block_cols = l.tile_cols; }),
+      "column blocks with reduce blocks");
+  expect_illegal(kp, avx2,
+                 changed<TilePlan>(p, [](TilePlan& l) { l.tile_rows = 9, l.block_rows = 9 * 20; }),
+                 "nine row pointers");
+  expect_illegal(kp, avx2,
+                 changed<TilePlan>(p,
+                                   [](TilePlan& l) {
+                                     l.tile_rows = 8, l.tile_cols = 24, l.block_rows = 80,
+                                     l.pack_cols = true;
+                                   }),
+                 "24 accumulators in 16 registers");
+  expect_illegal(kp, target_of(Isa::Avx512), p, "avx2's lanes on an avx512 target");
+  expect_illegal(k.elementwise, avx2, p, "a tile plan of an elementwise kernel");
+  // x @ W^T past the dot kernel's batch: W^T is not contiguous along the columns.
+  Tensor xt = matmul(input({100, 128}), input({128, 128}).t());
+  const schedule::Kernel transposed = kernel_named({xt}, "r_100_128_128");
+  const KernelPlan pt = codegen::plan(transposed, avx2);
+  ASSERT_EQ(pt.kind(), PlanKind::Tile);
+  expect_illegal(transposed, avx2, changed<TilePlan>(pt, [](TilePlan& l) { l.pack_cols = false; }),
+                 "W^T read in place");
+  // A packed panel of 9999 x 128 floats: 5 MB of stack.
+  const KernelPlan pw = codegen::plan(k.weight_grad, avx2);
+  expect_illegal(k.weight_grad, avx2,
+                 changed<TilePlan>(
+                     pw, [](TilePlan& l) { l.pack_cols = true, l.block_k = 9999, l.split_k = 0; }),
+                 "a panel larger than the stack allows");
+  const codegen::Target scalar = target_of(Isa::Scalar);
+  const KernelPlan ps = codegen::plan(k.product, scalar);
+  expect_illegal(kp, scalar, changed<TilePlan>(ps, [](TilePlan& l) { l.hold = true; }),
+                 "held vectors without vectors");
+  expect_illegal(
+      kp, scalar,
+      changed<TilePlan>(ps, [](TilePlan& l) { l.row_panel = codegen::RowPanel::Broadcast; }),
+      "a broadcast panel without vectors");
+}
+
+TEST(KernelPlan, LegalRejectsBrokenDotLoopAndSplitPlans) {
+  const Kernels& k = kernels();
+  const codegen::Target t = target_of(Isa::Avx2);
+  using codegen::ColumnSplitPlan;
+  using codegen::DotPlan;
+  using codegen::LoopPlan;
+  const KernelPlan d = codegen::plan(k.linear, t);
+  ASSERT_EQ(d.kind(), PlanKind::Dot);
+  expect_illegal(k.linear, t, changed<DotPlan>(d, [](DotPlan& l) { l.lanes = 3; }), "three lanes");
+  expect_illegal(k.linear, t,
+                 changed<DotPlan>(d, [](DotPlan& l) { l.tile_rows = 3, l.block_rows = 4; }),
+                 "row blocks not a multiple of the tile");
+  expect_illegal(k.weight_grad_bias, t, KernelPlan{DotPlan{0, 1, 2, 8, 2, 2, 128, false}},
+                 "the dot kernel beside row sums");
+
+  const KernelPlan r = codegen::plan(k.row_sum, t);  // [1000, 128] summed along 128
+  ASSERT_EQ(r.kind(), PlanKind::Loop);
+  expect_illegal(k.row_sum, t, changed<LoopPlan>(r, [](LoopPlan& l) { l.upcast[0] = 3; }),
+                 "an upcast that does not divide its axis");
+  expect_illegal(k.row_sum, t, changed<LoopPlan>(r, [](LoopPlan& l) { l.upcast[1] = 2; }),
+                 "an upcast of the reduce axis");
+  expect_illegal(k.row_sum, t, changed<LoopPlan>(r, [](LoopPlan& l) { l.unroll = 3; }),
+                 "an unroll that does not divide the reduce");
+  expect_illegal(k.row_sum, t, changed<LoopPlan>(r, [](LoopPlan& l) { l.upcast.pop_back(); }),
+                 "upcasts of the wrong rank");
+  expect_illegal(k.row_sum, t,
+                 changed<LoopPlan>(r, [](LoopPlan& l) { l.upcast[0] = 1000, l.unroll = 2; }),
+                 "2000 elements a step");
+  expect_illegal(k.elementwise, t, KernelPlan{LoopPlan{{1}, 2, {}}}, "an unroll without reduce");
+  const KernelPlan n = codegen::plan(k.norms, t);
+  expect_illegal(k.norms, t, changed<LoopPlan>(n, [](LoopPlan& l) { l.nests.pop_back(); }),
+                 "a nest without its plan");
+
+  const KernelPlan c = codegen::plan(k.column_split, t);
+  ASSERT_EQ(c.kind(), PlanKind::ColumnSplit);
+  expect_illegal(k.column_split, t, KernelPlan{ColumnSplitPlan{128, 768}}, "slices of 3 blocks");
+  expect_illegal(k.column_split, t, KernelPlan{ColumnSplitPlan{100, 1024}},
+                 "columns that do not divide 128");
+  expect_illegal(k.column_split, t, KernelPlan{ColumnSplitPlan{128, 16384}}, "one slice");
+  expect_illegal(k.row_sum, t, KernelPlan{ColumnSplitPlan{1000, 256}}, "a split of 128 rows");
+}
+
+// Every neighbour of the heuristic's plan is legal, renders, differs from the plan and from the
+// other neighbours, and is the change its action names.
+TEST(KernelPlan, NeighboursAreLegalDistinctAndNamed) {
+  const Kernels& k = kernels();
+  for (Isa isa : test::all_isas()) {
+    SCOPED_TRACE(codegen::isa_name(isa));
+    const codegen::Target t = target_of(isa);
+    for (const schedule::Kernel* kernel :
+         {&k.elementwise, &k.column_sum, &k.column_split, &k.row_sum, &k.product, &k.linear,
+          &k.weight_grad, &k.weight_grad_bias, &k.short_reduce, &k.norms}) {
+      SCOPED_TRACE(kernel->name());
+      const KernelPlan p = codegen::plan(*kernel, t);
+      const auto moves = p.neighbours(*kernel, t);
+      EXPECT_FALSE(moves.empty()) << p.str();
+      std::set<std::string> seen = {p.str()};
+      std::set<PlanKind> kinds;
+      for (const codegen::Move& m : moves) {
+        EXPECT_EQ(m.plan.illegal(*kernel, t), "") << m.action.str() << " " << m.plan.str();
+        EXPECT_TRUE(seen.insert(m.plan.str()).second) << m.action.str() << " " << m.plan.str();
+        EXPECT_NO_THROW(codegen::render_c(*kernel, m.plan, "f")) << m.plan.str();
+        kinds.insert(m.plan.kind());
+        if (m.action.kind == codegen::ActionKind::Kind) {
+          EXPECT_EQ(m.plan.kind(), static_cast<PlanKind>(m.action.amount));
+        } else {
+          EXPECT_EQ(m.plan.kind(), p.kind()) << m.action.str();
+          // The action's words are in the plan's line (not a move that turns an action off,
+          // nor a loop's upcast or unroll back to 1).
+          const bool off =
+              m.action.amount == 0 || (p.kind() == PlanKind::Loop && m.action.amount == 1);
+          if (!off && m.action.nest < 0) {
+            EXPECT_NE(m.plan.str().find(m.action.str()), std::string::npos)
+                << m.action.str() << " " << m.plan.str();
+          }
+        }
+      }
+      // A kernel may become each kind that renders it.
+      const bool to_loop = kernel == &k.product || kernel == &k.column_split;
+      EXPECT_TRUE(!to_loop || kinds.count(PlanKind::Loop));
+      EXPECT_TRUE(kernel != &k.linear || kinds.count(PlanKind::Tile));
+      EXPECT_TRUE(kernel != &k.linear || kinds.count(PlanKind::Loop));
+    }
+  }
+}
+
+// The tiled product's neighbours cover its layout: the register tile both ways, the reduce
+// blocks, the row blocks (one unit of work among them), packing, the loop order, split-K.
+TEST(KernelPlan, TileNeighboursVaryEveryField) {
+  const Kernels& k = kernels();
+  const codegen::Target t = target_of(Isa::Avx2);
+  const KernelPlan p = codegen::plan(k.product, t);
+  const auto& tp = std::get<codegen::TilePlan>(p.layout);
+  std::set<std::string> actions;
+  bool one_unit = false;
+  for (const codegen::Move& m : p.neighbours(k.product, t)) {
+    std::string a = m.action.str();
+    actions.insert(a.substr(0, a.find('(')));
+    if (m.plan.kind() == PlanKind::Tile && m.plan.units(k.product) == 1) one_unit = true;
+  }
+  for (const char* a : {"UPCAST", "PACK", "BLOCK_REDUCE", "BLOCK_OUTER", "SPLIT_REDUCE",
+                        "COLS_OUTER", "HOLD", "KIND"})
+    EXPECT_TRUE(actions.count(a)) << a << " " << p.str();
+  EXPECT_TRUE(one_unit) << p.str();
+  EXPECT_GT(p.units(k.product), 1) << tp.block_rows;
+}
+
+// The heuristic's tile sizes its panels to the caches, not to the stack: many rows of 16 columns
+// with a computed row operand (x * y: a scalar row panel of its row block) beside a 2 MiB L2
+// would take more than 4 MiB of stack. plan() halves the row blocks until the tile is legal.
+TEST(KernelPlan, HeuristicTileFitsTheStack) {
+  const codegen::Target t = codegen::make_target(Isa::Avx2, 32 << 10, 2 << 20, 32 << 20);
+  const schedule::Kernel k = kernel_named(
+      {matmul(input({20000, 1024}) * input({20000, 1024}), input({1024, 16}))}, "r_20000_16_1024");
+  const auto p = codegen::tile_operands(k);
+  ASSERT_TRUE(p);
+  const KernelPlan cached{codegen::tile_plan(k, *p, t)};
+  EXPECT_NE(cached.illegal(k, t).find("bytes of local buffers"), std::string::npos) << cached.str();
+  const KernelPlan fitted = codegen::plan(k, t);
+  ASSERT_EQ(fitted.kind(), PlanKind::Tile) << fitted.str();
+  EXPECT_EQ(fitted.illegal(k, t), "");
+  EXPECT_LT(std::get<codegen::TilePlan>(fitted.layout).block_rows,
+            std::get<codegen::TilePlan>(cached.layout).block_rows);
+}
+
+}  // namespace
