@@ -74,7 +74,14 @@ void expect_close(EmberMlp& e, torch::nn::Sequential& t, int step, double tol) {
 
 enum class Opt { SGD, SGDMomentum, Nesterov, Adam, AdamW };
 
-void run(Opt which, bool clip) {
+// Which parameters have no gradient at a step, in the sparse runs: the even ones until step 2
+// (their first update is step 2's), and every third one at every fourth step. torch.optim skips a
+// parameter without a gradient and keeps its state where it was; ember must do the same.
+bool skipped(size_t param, int step) {
+  return (step < 2 && param % 2 == 0) || (step % 4 == 3 && param % 3 == 1);
+}
+
+void run(Opt which, bool clip, bool sparse = false) {
   ember::manual_seed(7);
   EmberMlp em;
   auto tm = torch_mlp();
@@ -138,6 +145,12 @@ void run(Opt which, bool clip) {
     auto tloss = torch::mse_loss(tm->forward(tx), ty);
     tloss.backward();
     ASSERT_NEAR(eloss.item<float>(), tloss.item<float>(), 1e-4) << "loss at step " << step;
+    if (sparse)
+      for (size_t i = 0; i < ep.size(); i++)
+        if (skipped(i, step)) {
+          ep[i].set_grad(ember::Tensor());
+          tp[i].mutable_grad() = torch::Tensor();
+        }
     if (clip) {
       double en = ember::nn::utils::clip_grad_norm_(ep, 0.5).item<double>();
       double tn = torch::nn::utils::clip_grad_norm_(tp, 0.5);
@@ -155,6 +168,61 @@ TEST(TrainParity, SGDNesterov) { run(Opt::Nesterov, false); }
 TEST(TrainParity, Adam) { run(Opt::Adam, false); }
 TEST(TrainParity, AdamW) { run(Opt::AdamW, false); }
 TEST(TrainParity, AdamWithClipGradNorm) { run(Opt::Adam, true); }
+// Per-parameter state: parameters that first get a gradient at step 2, and that miss some later.
+TEST(TrainParity, SGDSkipsParametersWithoutGradient) { run(Opt::SGD, false, true); }
+TEST(TrainParity, SGDMomentumPerParameterState) { run(Opt::SGDMomentum, false, true); }
+TEST(TrainParity, SGDNesterovPerParameterState) { run(Opt::Nesterov, false, true); }
+TEST(TrainParity, AdamPerParameterSteps) { run(Opt::Adam, false, true); }
+TEST(TrainParity, AdamWPerParameterSteps) { run(Opt::AdamW, false, true); }
+TEST(TrainParity, AdamPerParameterStepsWithClipGradNorm) { run(Opt::Adam, true, true); }
+
+// The case by hand: p gets a gradient at steps 1 and 2, q only at step 2. q's first update
+// is Adam's first (t = 1): it moves by lr, 1 -> 0.99 (the bias-corrected m / sqrt(v) is
+// g / |g|), not by the t = 2 correction (0.992559). And q's state has not moved at step 1.
+TEST(OptimizerState, AdamBiasCorrectionCountsEachParametersOwnSteps) {
+  for (bool decoupled : {false, true}) {
+    ember::Tensor p = ember::ones({1}), q = ember::ones({1});
+    p.set_requires_grad(true);
+    q.set_requires_grad(true);
+    ember::optim::Adam opt({p, q}, ember::optim::AdamOptions(0.01), decoupled);
+    p.set_grad(ember::full({1}, 0.5));
+    opt.step();
+    EXPECT_EQ(opt.steps().to_vector<float>(), (std::vector<float>{1, 0}));
+    EXPECT_EQ(q.item<float>(), 1.0f);
+    EXPECT_EQ(opt.state()[2].second.item<float>(), 0.0f);  // q's exp_avg
+    p.set_grad(ember::full({1}, 0.5));
+    q.set_grad(ember::full({1}, 0.5));
+    opt.step();
+    EXPECT_EQ(opt.steps().to_vector<float>(), (std::vector<float>{2, 1}));
+    EXPECT_NEAR(q.item<float>(), 0.99, 1e-6);
+    EXPECT_NEAR(p.item<float>(), 0.98, 1e-6);
+  }
+}
+
+// SGD with momentum: q's buffer starts as q's own first gradient (at step 2), not as
+// momentum * 0 + (1 - dampening) g, and a step without q's gradient leaves q and its buffer.
+TEST(OptimizerState, SGDMomentumBufferStartsAtEachParametersFirstGradient) {
+  ember::Tensor p = ember::ones({1}), q = ember::ones({1});
+  p.set_requires_grad(true);
+  q.set_requires_grad(true);
+  ember::optim::SGDOptions o(0.1);
+  o.momentum = 0.9;
+  o.dampening = 0.5;
+  ember::optim::SGD opt({p, q}, o);
+  p.set_grad(ember::full({1}, 1.0));
+  opt.step();  // p: buf = 1, p = 0.9
+  p.set_grad(ember::full({1}, 1.0));
+  q.set_grad(ember::full({1}, 2.0));
+  opt.step();  // p: buf = 0.9 + 0.5 = 1.4, p = 0.76; q: buf = 2, q = 0.8
+  EXPECT_NEAR(p.item<float>(), 0.76, 1e-6);
+  EXPECT_NEAR(q.item<float>(), 0.8, 1e-6);
+  q.set_grad(ember::Tensor());
+  p.set_grad(ember::full({1}, 1.0));
+  opt.step();  // q and its buffer stay
+  EXPECT_NEAR(q.item<float>(), 0.8, 1e-6);
+  EXPECT_NEAR(opt.state()[1].second.item<float>(), 2.0, 1e-6);
+  EXPECT_EQ(opt.steps().to_vector<float>(), (std::vector<float>{3, 1}));
+}
 
 TEST(TrainParity, LearningRateChangeDoesNotRecompile) {
   ember::nn::Linear l(4, 3);
