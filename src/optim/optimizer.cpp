@@ -175,17 +175,34 @@ namespace ember::nn::utils {
 
 Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm) {
   NoGradGuard guard;
-  Tensor total;
   std::vector<Tensor> grads;
+  bool wide = false;  // a float64 gradient: its squares can overflow float64
   for (auto& p : params) {
     Tensor g = p.grad();
     if (!g.defined()) continue;
     grads.push_back(g);
-    Tensor sq = g.to(kFloat32).square().sum();
+    wide |= g.dtype() == kFloat64;
+  }
+  if (grads.empty()) return zeros({});
+  // Squares summed in float64: those of float32 values neither overflow nor underflow there.
+  // float64 gradients are scaled by their largest magnitude first (as LAPACK's dnrm2): the
+  // squares of g / scale are at most 1 (0 and non-finite scales divide by 1 instead).
+  Tensor scale;
+  if (wide) {
+    scale = zeros({}, kFloat64);
+    for (auto& g : grads)
+      if (g.numel()) scale = scale.maximum(g.to(kFloat64).abs().amax({}));
+    scale = where((scale > 0).logical_and(scale < INFINITY), scale, ones({}, kFloat64));
+  }
+  Tensor total;
+  for (auto& g : grads) {
+    Tensor x = wide ? g.to(kFloat64) / scale : g.to(kFloat64);
+    Tensor sq = x.square().sum();
     total = total.defined() ? total + sq : sq;
   }
-  if (!total.defined()) return zeros({});
   Tensor norm = total.sqrt();
+  if (wide) norm = norm * scale;
+  norm = norm.to(wide ? kFloat64 : kFloat32);
   // The norm (and the gradients it reads, which the step needs anyway) computed here, once: the
   // factor below then reads the norm's buffer. Left lazy, the factor's graph would hold the
   // norm's expression, and a caller that realizes the norm first (to log it) and the clipped

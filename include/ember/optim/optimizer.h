@@ -133,9 +133,15 @@ namespace ember::nn::utils {
 
 /// Scales the gradients in place so that their global L2 norm is at most max_norm
 /// (coef = min(1, max_norm / (norm + 1e-6)), as PyTorch). Returns the norm before clipping as a
-/// realized 0-d float32 tensor (libtorch returns a double; a tensor keeps a jitted training step
-/// capturable, and its value is not read on the host). The gradients are realized too (the norm
-/// reads them); their scaling stays lazy, for the optimizer's step to fuse.
+/// realized 0-d tensor: float64 when a gradient is float64, else float32 (libtorch returns a
+/// double; a tensor keeps a jitted training step capturable, and its value is not read on the
+/// host). The gradients are realized too (the norm reads them); their scaling stays lazy, for the
+/// optimizer's step to fuse.
+/// The norm neither overflows nor underflows where the true norm is finite in its dtype: squares
+/// are summed in float64 (float32 gradients of 1e20 or 1e-30 square to 1e40 and 1e-60, in float64's
+/// range), and float64 gradients are first divided by their largest magnitude and the norm
+/// multiplied back (as LAPACK's dnrm2 scales: float64 gradients of 1e200 give 1.4e200, not inf).
+/// NaN gradients give a NaN norm; an infinite one an infinite norm.
 Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm);
 
 }  // namespace ember::nn::utils
