@@ -30,6 +30,14 @@ inline torch::nn::Sequential torch_mlp(int64_t in, int64_t hidden, int64_t layer
   return s;
 }
 
+/// ember's advantage normalisation (include/ember/rl/ppo_loss.h): (A - mean) / (std + 1e-8), and
+/// 0 where std(A) <= 1e-4 max|A_i| (a spread within rounding of equal advantages counts as none).
+inline torch::Tensor normalize_advantages(const torch::Tensor& adv_raw) {
+  torch::Tensor spread = adv_raw.std();
+  return torch::where(spread <= adv_raw.abs().max() * 1e-4, torch::zeros_like(adv_raw),
+                      (adv_raw - adv_raw.mean()) / (spread + 1e-8));
+}
+
 struct TorchStepMetrics {
   double loss, policy_loss, value_loss, entropy, approx_kl, clip_fraction;
 };
@@ -61,7 +69,7 @@ struct TorchActorCritic {
     torch::Tensor value = critic->forward(obs).reshape({-1});
     torch::Tensor z = (act - mean) / log_std.exp();
     torch::Tensor logp = (-0.5 * z.square() - log_std - half_log_2pi).sum(1);
-    torch::Tensor adv = (adv_raw - adv_raw.mean()) / (adv_raw.std() + 1e-8);
+    torch::Tensor adv = normalize_advantages(adv_raw);
     torch::Tensor ratio = (logp - old_logp).exp();
     torch::Tensor policy_loss =
         -torch::min(ratio * adv, ratio.clamp(1 - clip, 1 + clip) * adv).mean();

@@ -41,21 +41,32 @@ class Tensor;
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
 /// A number given where a tensor is expected (a "wrapped number" in PyTorch's promotion rules:
-/// it never widens a tensor's dtype within the same category).
+/// it never widens a tensor's dtype within the same category). An integer scalar stays exact for
+/// integer tensors at any int64 value (it never passes through a double). As in libtorch, an
+/// operand of arithmetic or a comparison is converted to the operation's dtype as a cast would
+/// convert it (int64 to int32 or uint8 wraps: uint8(200) < 300 compares with 44), while a fill
+/// value (full, fill_, full_like), a clamp bound, a `where` or pad value and an `alpha` must fit
+/// the dtype (ValueError otherwise: an integer outside its range, uint8 accepting -255..255 as
+/// libtorch does; a non-finite or out-of-range float for an integer dtype; a finite float beyond
+/// float32's range for float32).
 class Scalar {
  public:
   Scalar(bool v) : kind_(kBool), i_(v), d_(v) {}
   Scalar(int v) : kind_(kInt64), i_(v), d_(v) {}
   Scalar(long v) : kind_(kInt64), i_(v), d_(static_cast<double>(v)) {}
   Scalar(long long v) : kind_(kInt64), i_(v), d_(static_cast<double>(v)) {}
-  Scalar(float v) : kind_(kFloat64), i_(static_cast<int64_t>(v)), d_(v) {}
-  Scalar(double v) : kind_(kFloat64), i_(static_cast<int64_t>(v)), d_(v) {}
+  Scalar(float v) : kind_(kFloat64), i_(float_to_int64(v)), d_(v) {}
+  Scalar(double v) : kind_(kFloat64), i_(float_to_int64(v)), d_(v) {}
   /// kBool, kInt64 or kFloat64: the category of the value.
   ScalarType kind() const { return kind_; }
+  /// The value as a double (an int64 beyond 2^53 rounds).
   double to_double() const { return d_; }
+  /// The value as an int64: exact for integer and bool scalars; a floating one converted by the
+  /// float-to-integer rule of Tensor::to.
   int64_t to_int() const { return i_; }
 
  private:
+  static int64_t float_to_int64(double v);
   ScalarType kind_;
   int64_t i_;
   double d_;
@@ -146,6 +157,13 @@ class Tensor {
   // ---- copies and casts ------------------------------------------------------------------------
   Tensor contiguous() const;
   Tensor clone() const;
+  /// A cast to dtype t. Floats to integers truncate toward zero; NaN becomes 0, and values beyond
+  /// the integer type's range become its minimum or maximum (saturation: C leaves these cases
+  /// undefined, and libtorch's results vary by CPU); to uint8 a float goes through int64 by that
+  /// rule and then wraps modulo 256, as libtorch converts (-1.0 -> 255). Integers to narrower
+  /// integers wrap modulo 2^bits; anything to bool is x != 0 (NaN -> true); to a float rounds to
+  /// nearest. Every device and every host-side conversion (item, to_vector, fill values) gives
+  /// the same result.
   Tensor to(ScalarType t) const;
   Tensor detach() const;
 

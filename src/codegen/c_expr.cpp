@@ -45,6 +45,12 @@ std::string literal(double v, ScalarType t) {
   return buf;
 }
 
+std::string int_literal(int64_t v, ScalarType t) {
+  // INT64_MIN has no literal of its own in C (its magnitude overflows long long).
+  if (v == INT64_MIN) return std::string("((") + ctype(t) + ")INT64_MIN)";
+  return std::string("((") + ctype(t) + ")" + std::to_string(v) + "LL)";
+}
+
 std::string reduce_init(Op op, ScalarType t) {
   switch (op) {
     case Op::SUM:
@@ -147,7 +153,8 @@ std::string ExprEmitter::emit(const Expr& e, std::ostringstream& s, const std::s
       break;
     }
     case Expr::Kind::Const: {
-      x = literal(e.value, e.dtype);
+      // An integer constant's exact value (int64 beyond 2^53 does not survive a double).
+      x = is_floating_point(e.dtype) ? literal(e.value, e.dtype) : int_literal(e.ivalue, e.dtype);
       std::string m = e.view.has_mask() ? valid(e.view, idx) : "";
       if (!m.empty()) x = cat({"((", m, ") ? ", x, " : ", literal(0, e.dtype), ")"});
       break;

@@ -13,6 +13,8 @@ namespace ember::codegen {
 const char* ctype(ScalarType t);
 /// A C literal of type t (NaN and infinities included).
 std::string literal(double v, ScalarType t);
+/// A C literal of integer (or bool) type t holding v exactly.
+std::string int_literal(int64_t v, ScalarType t);
 std::string reduce_init(ir::Op op, ScalarType t);
 /// An ALU op's C expression from its template in ops.def (the float, integer or bool column by
 /// t, the result's dtype) with operands `a`. Throws ember::Error for an op without a template.

@@ -208,13 +208,27 @@ Parsed read_file(const std::string& path) {
   std::string header(n, '\0');
   if (!f.read(header.data(), static_cast<std::streamsize>(n))) fail(path, "read error in header");
 
-  // Duplicate names are an error (a JSON parser would silently keep the last one).
-  std::set<std::string> keys;
-  std::string duplicate;
+  // A key repeated in any object of the header is an error, as in the reference parser (serde):
+  // nlohmann's parser would silently keep the last value. One key set per open object, with the
+  // key that holds the object (for the message).
+  struct OpenObject {
+    std::set<std::string> keys;
+    std::string under;
+  };
+  std::vector<OpenObject> open;
+  std::string last_key, duplicate, duplicate_in;
   json::parser_callback_t cb = [&](int depth, json::parse_event_t ev, json& parsed) {
-    if (ev == json::parse_event_t::key && depth == 1 &&
-        !keys.insert(parsed.get<std::string>()).second)
-      duplicate = parsed.get<std::string>();
+    if (ev == json::parse_event_t::object_start) {
+      open.push_back({{}, depth == 0 ? std::string() : last_key});
+    } else if (ev == json::parse_event_t::object_end) {
+      open.pop_back();
+    } else if (ev == json::parse_event_t::key) {
+      last_key = parsed.get<std::string>();
+      if (duplicate.empty() && !open.back().keys.insert(last_key).second) {
+        duplicate = last_key;
+        duplicate_in = open.back().under.empty() ? "the header" : "'" + open.back().under + "'";
+      }
+    }
     return true;
   };
   json h;
@@ -227,7 +241,9 @@ Parsed read_file(const std::string& path) {
     fail(path, "header is not valid JSON: " + msg);
   }
   if (!h.is_object()) fail(path, "header is not a JSON object");
-  if (!duplicate.empty()) fail(path, "name '" + duplicate + "' appears twice in the header");
+  if (!duplicate.empty())
+    fail(path, "key '" + duplicate + "' appears twice in " + duplicate_in +
+                   " (a JSON object may not repeat a key)");
 
   Parsed out;
   for (auto& [k, v] : h.items()) {

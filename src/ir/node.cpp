@@ -9,6 +9,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "ember/support/kernel_scalar.h"
 #include "ember/support/spin_lock.h"
 #include "ember/support/splitmix64.h"
 
@@ -303,16 +304,53 @@ NodeRef make_buffer_node(uint64_t id, uint64_t version, ScalarType dtype, DimVec
   return make_node(Op::BUFFER, dtype, {}, std::move(a), std::move(shape));
 }
 
-NodeRef make_const(double v, ScalarType dtype) {
+namespace {
+// A CONST with its argument (ints: the exact value of an integer or bool constant).
+NodeRef const_node(ScalarType dtype, double f, std::initializer_list<int64_t> ints) {
   Arg a;
-  if (dtype == ScalarType::Bool)
-    v = v != 0;
-  else if (!is_floating_point(dtype))
-    v = static_cast<double>(static_cast<int64_t>(v));
-  else if (dtype == ScalarType::Float32)
-    v = static_cast<double>(static_cast<float>(v));
-  a.f = v;
-  return make_node(Op::CONST, dtype, {}, std::move(a), {});
+  a.ints.assign(ints);
+  a.f = f;
+  return make_node(Op::CONST, dtype, {}, a, {});  // a copy: moving leaves GCC 12 unsure
+}
+}  // namespace
+
+NodeRef make_const(double v, ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::Bool:
+      return make_const_int(v != 0, dtype);
+    case ScalarType::UInt8:
+      return make_const_int(ember_f2u8(v), dtype);
+    case ScalarType::Int32:
+      return make_const_int(ember_f2i32(v), dtype);
+    case ScalarType::Int64:
+      return make_const_int(ember_f2i64(v), dtype);
+    case ScalarType::Float32:
+      return const_node(dtype, static_cast<double>(static_cast<float>(v)), {});
+    case ScalarType::Float64:
+      break;
+  }
+  return const_node(dtype, v, {});
+}
+
+NodeRef make_const_int(int64_t v, ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::Float32:
+      return const_node(dtype, static_cast<double>(static_cast<float>(v)), {});
+    case ScalarType::Float64:
+      return const_node(dtype, static_cast<double>(v), {});
+    case ScalarType::Bool:
+      v = v != 0;
+      break;
+    case ScalarType::UInt8:
+      v = static_cast<uint8_t>(v);
+      break;
+    case ScalarType::Int32:
+      v = static_cast<int32_t>(v);
+      break;
+    case ScalarType::Int64:
+      break;
+  }
+  return const_node(dtype, static_cast<double>(v), {v});
 }
 
 std::vector<const Node*> toposort(const std::vector<const Node*>& roots) {

@@ -101,7 +101,7 @@ struct Node {
   size_t hash = 0;
 
   int64_t numel() const;
-  /// Constant value of a CONST node as double.
+  /// Constant value of a CONST node as double (an integer CONST's exact value: arg.ints[0]).
   double const_value() const { return arg.f; }
   std::string str() const;  // short description for errors and DEBUG
   bool interned = false;    // in the interning table (make_node), which ~Node leaves
@@ -145,8 +145,13 @@ inline uint64_t buffer_version(const Node& n) { return static_cast<uint64_t>(n.a
 /// That layer sets it once, before it makes its first BUFFER node.
 using BufferReleaseFn = void (*)(const Node& buffer) noexcept;
 void set_buffer_release(BufferReleaseFn fn);
-/// A 0-d CONST node (integers are exact up to 2^53).
+/// A 0-d CONST node: v as the dtype holds it (float32 rounded; for integer dtypes converted by
+/// the float-to-integer rule of ember/support/kernel_scalar.h).
 NodeRef make_const(double v, ScalarType dtype);
+/// A 0-d CONST node holding the integer v exactly: arg.ints[0] for integer and bool dtypes
+/// (wrapped modulo 2^bits, bool: v != 0), with arg.f its value as a double; a float dtype rounds
+/// v once.
+NodeRef make_const_int(int64_t v, ScalarType dtype);
 
 int64_t shape_numel(std::span<const int64_t> s);
 /// A node's sources: a and then b (when given).

@@ -1,5 +1,6 @@
 #include "ember/optim/optimizer.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ember/grad_mode.h"
@@ -16,10 +17,24 @@ void write_scalar(Tensor& t, double v) {
   overwrite_in_place({t}, [&] { *static_cast<float*>(t.data_ptr()) = static_cast<float>(v); });
 }
 Tensor zeros_state(const Tensor& p) { return realized_clone(zeros(p.sizes(), p.dtype())); }
+
+// 1 for the parameters that have a gradient, 0 for the others: a constant (no host data, so a
+// jitted step can hold it); one broadcast 1 in the usual case where all of them have one.
+Tensor increments(const std::vector<bool>& has_grad) {
+  const auto n = static_cast<int64_t>(has_grad.size());
+  if (std::find(has_grad.begin(), has_grad.end(), false) == has_grad.end())
+    return ones({n}, kFloat32);
+  std::vector<Tensor> parts;
+  for (bool h : has_grad) parts.push_back(full({1}, h ? 1.0 : 0.0, kFloat32));
+  return cat(parts);
+}
 }  // namespace
 
 Optimizer::Optimizer(std::vector<Tensor> params, double lr)
-    : params_(std::move(params)), lr_(scalar_buffer(lr)), lr_value_(lr) {
+    : params_(std::move(params)),
+      lr_(scalar_buffer(lr)),
+      steps_(realized_clone(zeros({static_cast<int64_t>(params_.size())}, kFloat32))),
+      lr_value_(lr) {
   if (lr < 0) throw ValueError("Invalid learning rate: " + std::to_string(lr));
   for (size_t i = 0; i < params_.size(); i++)
     if (!params_[i].defined() || !params_[i].requires_grad())
@@ -36,15 +51,31 @@ void Optimizer::zero_grad() {
   for (auto& p : params_) p.set_grad(Tensor());
 }
 
+void Optimizer::set_steps(double value) {
+  steps_.realize();
+  overwrite_in_place({steps_}, [&] {
+    auto* p = static_cast<float*>(steps_.data_ptr());
+    std::fill(p, p + steps_.numel(), static_cast<float>(value));
+  });
+}
+
 void Optimizer::step() {
   NoGradGuard guard;
-  std::vector<Tensor> out;
+  std::vector<Tensor> grads;
+  std::vector<bool> has_grad;
+  for (auto& p : params_) {
+    grads.push_back(p.grad());
+    has_grad.push_back(grads.back().defined());
+  }
+  if (params_.empty()) return;
+  // Only the parameters with a gradient advance; update() reads the new counts.
+  steps_.add_(increments(has_grad));
+  std::vector<Tensor> out{steps_};
   begin_step(out);
   for (size_t i = 0; i < params_.size(); i++) {
-    Tensor g = params_[i].grad();
-    if (!g.defined()) continue;
-    out.push_back(g);  // pending in-place changes (e.g. clipping) land in the same schedule
-    update(i, g, out);
+    if (!has_grad[i]) continue;
+    out.push_back(grads[i]);  // pending in-place changes (e.g. clipping) land in the same schedule
+    update(i, grads[i], out);
   }
   realize(out);
   end_step();
@@ -57,15 +88,6 @@ SGD::SGD(std::vector<Tensor> params, SGDOptions o) : Optimizer(std::move(params)
     throw ValueError("Nesterov momentum requires a momentum and zero dampening");
   if (o_.momentum != 0)
     for (auto& p : params_) buf_.push_back(zeros_state(p));
-  first_ = scalar_buffer(1.0);
-}
-
-void SGD::begin_step(std::vector<Tensor>& out) {
-  // Every parameter's update reads the flag as it was before this step; it drops to 0 in the
-  // same schedule.
-  first_now_ = first_.detach();
-  first_.copy_(zeros({}, kFloat32));
-  out.push_back(first_);
 }
 
 void SGD::update(size_t i, const Tensor& g, std::vector<Tensor>& out) {
@@ -73,7 +95,8 @@ void SGD::update(size_t i, const Tensor& g, std::vector<Tensor>& out) {
   Tensor d = o_.weight_decay != 0 ? g + p * o_.weight_decay : g;
   if (o_.momentum != 0) {
     Tensor& b = buf_[i];
-    Tensor nb = where(first_now_ > 0.5, d, b * o_.momentum + d * (1.0 - o_.dampening));
+    // The parameter's first update (its count is now 1) starts the buffer at d.
+    Tensor nb = where(step_of(i) < 1.5, d, b * o_.momentum + d * (1.0 - o_.dampening));
     b.copy_(nb);
     out.push_back(b);
     d = o_.nesterov ? d + b * o_.momentum : b;
@@ -86,7 +109,7 @@ std::vector<std::pair<std::string, Tensor>> SGD::state() const {
   std::vector<std::pair<std::string, Tensor>> s;
   for (size_t i = 0; i < buf_.size(); i++)
     s.emplace_back(std::to_string(i) + ".momentum_buffer", buf_[i]);
-  s.emplace_back("first_step", first_);
+  s.emplace_back("steps", steps_);
   return s;
 }
 
@@ -102,12 +125,15 @@ Adam::Adam(std::vector<Tensor> params, AdamOptions o, bool decoupled)
     m_.push_back(zeros_state(p));
     v_.push_back(zeros_state(p));
   }
-  step_ = scalar_buffer(0.0);
 }
 
 void Adam::begin_step(std::vector<Tensor>& out) {
-  step_.add_(ones({}, kFloat32));
-  out.push_back(step_);
+  // Every parameter's step size lr / (1 - b1^t) and sqrt(1 - b2^t) at once, from its new count:
+  // realized with the counts (one small kernel) and read by each parameter's update.
+  step_size_ = lr_ / (Scalar(1.0) - full({}, o_.beta1, kFloat32).pow(steps_));
+  bc2_sqrt_ = (Scalar(1.0) - full({}, o_.beta2, kFloat32).pow(steps_)).sqrt();
+  out.push_back(step_size_);
+  out.push_back(bc2_sqrt_);
 }
 
 void Adam::update(size_t i, const Tensor& g_in, std::vector<Tensor>& out) {
@@ -122,10 +148,9 @@ void Adam::update(size_t i, const Tensor& g_in, std::vector<Tensor>& out) {
   }
   Tensor m = m_[i] * o_.beta1 + g * (1.0 - o_.beta1);
   Tensor v = v_[i] * o_.beta2 + g * g * (1.0 - o_.beta2);
-  Tensor bc1 = Scalar(1.0) - full({}, o_.beta1, kFloat32).pow(step_);
-  Tensor bc2 = Scalar(1.0) - full({}, o_.beta2, kFloat32).pow(step_);
-  Tensor denom = v.sqrt() / bc2.sqrt() + o_.eps;
-  Tensor np = base - (lr_ / bc1) * m / denom;
+  const auto at = static_cast<int64_t>(i);
+  Tensor denom = v.sqrt() / bc2_sqrt_.select(0, at) + o_.eps;
+  Tensor np = base - step_size_.select(0, at) * m / denom;
   m_[i].copy_(m);
   v_[i].copy_(v);
   p.copy_(np);
@@ -140,7 +165,7 @@ std::vector<std::pair<std::string, Tensor>> Adam::state() const {
     s.emplace_back(std::to_string(i) + ".exp_avg", m_[i]);
     s.emplace_back(std::to_string(i) + ".exp_avg_sq", v_[i]);
   }
-  s.emplace_back("step", step_);
+  s.emplace_back("steps", steps_);
   return s;
 }
 
@@ -150,17 +175,34 @@ namespace ember::nn::utils {
 
 Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm) {
   NoGradGuard guard;
-  Tensor total;
   std::vector<Tensor> grads;
+  bool wide = false;  // a float64 gradient: its squares can overflow float64
   for (auto& p : params) {
     Tensor g = p.grad();
     if (!g.defined()) continue;
     grads.push_back(g);
-    Tensor sq = g.to(kFloat32).square().sum();
+    wide |= g.dtype() == kFloat64;
+  }
+  if (grads.empty()) return zeros({});
+  // Squares summed in float64: those of float32 values neither overflow nor underflow there.
+  // float64 gradients are scaled by their largest magnitude first (as LAPACK's dnrm2): the
+  // squares of g / scale are at most 1 (0 and non-finite scales divide by 1 instead).
+  Tensor scale;
+  if (wide) {
+    scale = zeros({}, kFloat64);
+    for (auto& g : grads)
+      if (g.numel()) scale = scale.maximum(g.to(kFloat64).abs().amax({}));
+    scale = where((scale > 0).logical_and(scale < INFINITY), scale, ones({}, kFloat64));
+  }
+  Tensor total;
+  for (auto& g : grads) {
+    Tensor x = wide ? g.to(kFloat64) / scale : g.to(kFloat64);
+    Tensor sq = x.square().sum();
     total = total.defined() ? total + sq : sq;
   }
-  if (!total.defined()) return zeros({});
   Tensor norm = total.sqrt();
+  if (wide) norm = norm * scale;
+  norm = norm.to(wide ? kFloat64 : kFloat32);
   // The norm (and the gradients it reads, which the step needs anyway) computed here, once: the
   // factor below then reads the norm's buffer. Left lazy, the factor's graph would hold the
   // norm's expression, and a caller that realizes the norm first (to log it) and the clipped

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <system_error>
 
+#include "ember/host_values.h"
+
 namespace ember {
 
 void save(const optim::Optimizer& optimizer, const std::string& path) {
@@ -13,9 +15,35 @@ void save(const optim::Optimizer& optimizer, const std::string& path) {
   save(optimizer.state(), path, {{kOptimizerLrKey, std::string(buf, r.ptr)}});
 }
 
+namespace {
+
+// A checkpoint written before the step counts were per parameter holds the optimizer's legacy
+// global count in place of "steps".
+bool is_legacy(const optim::Optimizer& optimizer, const std::string& path) {
+  bool steps = false, legacy = false;
+  for (auto& [name, t] : load_file(path).tensors) {
+    steps |= name == "steps";
+    legacy |= name == optimizer.legacy_step_name();
+  }
+  return legacy && !steps;
+}
+
+}  // namespace
+
 void load(optim::Optimizer& optimizer, const std::string& path) {
   double lr = 0;
-  load_into(optimizer.state(), path, [&](const Metadata& m) {
+  NamedTensors targets = optimizer.state();
+  Tensor legacy;
+  if (is_legacy(optimizer, path)) {
+    // Its count goes into a scratch tensor, then into every parameter's count.
+    legacy = realized_clone(zeros({}, kFloat32));
+    for (auto& [name, t] : targets)
+      if (name == "steps") {
+        name = optimizer.legacy_step_name();
+        t = legacy;
+      }
+  }
+  load_into(targets, path, [&](const Metadata& m) {
     auto it = m.find(kOptimizerLrKey);
     if (it == m.end())
       throw IOError("safetensors file '" + path + "': missing metadata \"" + kOptimizerLrKey +
@@ -26,6 +54,7 @@ void load(optim::Optimizer& optimizer, const std::string& path) {
       throw IOError("safetensors file '" + path + "': metadata \"" + kOptimizerLrKey + "\" = \"" +
                     s + "\" is not a valid learning rate");
   });
+  if (legacy.defined()) optimizer.load_legacy_step(legacy.item<float>());
   optimizer.set_lr(lr);
 }
 

@@ -20,7 +20,11 @@ PpoLossTerms ppo_loss(const Tensor& means, const Tensor& log_std, const Tensor& 
   Tensor adv = advantages;
   // A minibatch of one has no spread to normalise by (its std is NaN): it is left raw, as
   // Stable-Baselines3 does; TrainConfig::validate rejects that setting up front.
-  if (o.normalize_advantages && m > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-8);
+  if (o.normalize_advantages && m > 1) {
+    const Tensor spread = adv.std();
+    const Tensor equal = spread <= adv.abs().amax({0}) * kAdvantageSpreadFloor;  // ppo_loss.h
+    adv = where(equal, zeros_like(adv), (adv - adv.mean()) / (spread + 1e-8));
+  }
   const Tensor log_prob = gaussian_log_prob(actions, means, log_std);
   const Tensor log_ratio = log_prob - old_log_probs;
   const Tensor ratio = log_ratio.exp();

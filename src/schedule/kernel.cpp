@@ -36,6 +36,7 @@ void expr_key(std::ostringstream& o, const Expr& e, std::unordered_map<const Exp
     case Expr::Kind::Const:
       o.precision(17);
       o << " c" << e.value;
+      if (!is_floating_point(e.dtype)) o << " i" << e.ivalue;
       if (e.view.has_mask()) view_key(o, e.view);
       break;
     case Expr::Kind::Reduce:

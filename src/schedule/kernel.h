@@ -28,6 +28,7 @@ struct Expr {
   int buf = -1;               // Load: kernel buffer slot; Rand: slot of the key buffer
   ir::View view;              // Load / Rand: index map; Const: only its mask is used (valid region)
   double value = 0;           // Const
+  int64_t ivalue = 0;         // Const of an integer or bool dtype: its exact value
   std::vector<int64_t> axes;  // Reduce: reduced axes of the loop space
   /// Reduce only: a nest. Its loop space is `nest_shape` (the views below it index that space,
   /// not the kernel's), every axis of it is reduced away, and its value is one scalar.

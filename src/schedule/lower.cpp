@@ -137,6 +137,7 @@ class Lowerer {
       case Op::CONST: {
         e->kind = Expr::Kind::Const;
         e->value = n->arg.f;
+        if (!n->arg.ints.empty()) e->ivalue = n->arg.ints[0];  // integer and bool constants
         View v = leaf_view(n, stack);
         if (v.has_mask()) e->view = v;
         return e;
@@ -159,6 +160,7 @@ class Lowerer {
     valid->kind = Expr::Kind::Const;
     valid->dtype = kBool;
     valid->value = 1;
+    valid->ivalue = 1;
     valid->view = v;
     auto zero = std::make_shared<Expr>();
     zero->kind = Expr::Kind::Const;

@@ -1,5 +1,6 @@
 // Creation: constants (lazy, broadcast views of one CONST), host-filled buffers (arange, eye, data
 // copied in), and the counter-based random ops.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -38,20 +39,29 @@ void fill_range(void* dst, double start, double step, int64_t n) {
   for (int64_t i = 0; i < n; i++) p[i] = static_cast<T>(start + step * static_cast<double>(i));
 }
 
+// start + i * step in int64 (wrapping, computed unsigned), converted to T as a cast wraps.
+template <typename T>
+void fill_int_range(void* dst, int64_t start, int64_t step, int64_t n) {
+  T* p = static_cast<T*>(dst);
+  for (int64_t i = 0; i < n; i++)
+    p[i] = static_cast<T>(static_cast<int64_t>(
+        static_cast<uint64_t>(start) + static_cast<uint64_t>(i) * static_cast<uint64_t>(step)));
+}
+
 void fill_from_doubles(void* dst, ScalarType t, const std::vector<double>& v) {
   for (size_t i = 0; i < v.size(); i++) {
-    switch (t) {
+    switch (t) {  // integers by the float-to-integer rule (Tensor::to)
       case kBool:
         static_cast<uint8_t*>(dst)[i] = v[i] != 0;
         break;
       case kUInt8:
-        static_cast<uint8_t*>(dst)[i] = static_cast<uint8_t>(v[i]);
+        static_cast<uint8_t*>(dst)[i] = ember_f2u8(v[i]);
         break;
       case kInt32:
-        static_cast<int32_t*>(dst)[i] = static_cast<int32_t>(v[i]);
+        static_cast<int32_t*>(dst)[i] = ember_f2i32(v[i]);
         break;
       case kInt64:
-        static_cast<int64_t*>(dst)[i] = static_cast<int64_t>(v[i]);
+        static_cast<int64_t*>(dst)[i] = ember_f2i64(v[i]);
         break;
       case kFloat32:
         static_cast<float*>(dst)[i] = static_cast<float>(v[i]);
@@ -115,7 +125,7 @@ Tensor tensor(std::initializer_list<float> values) {
 Tensor full(IntList shape, const Scalar& value, TensorOptions o) {
   check_shape(shape, "full");
   ScalarType t = o.dtype_.value_or(detail::scalar_default_dtype(value));
-  return with_grad(make_tensor(detail::scalar_node(value, t, shape)), o);
+  return with_grad(make_tensor(detail::checked_scalar_node(value, t, shape, "full")), o);
 }
 Tensor zeros(IntList shape, TensorOptions o) {
   return full(std::move(shape), 0.0, o.dtype_ ? o : o.dtype(kDefaultFloat));
@@ -126,15 +136,66 @@ Tensor ones(IntList shape, TensorOptions o) {
 Tensor empty(IntList shape, TensorOptions o) { return zeros(std::move(shape), o); }
 Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), t.dtype()); }
 Tensor ones_like(const Tensor& t) { return ones(t.sizes(), t.dtype()); }
-Tensor full_like(const Tensor& t, const Scalar& value) { return full(t.sizes(), value, t.dtype()); }
+Tensor full_like(const Tensor& t, const Scalar& value) {
+  return make_tensor(detail::checked_scalar_node(value, t.dtype(), t.sizes(), "full_like"));
+}
 Tensor scalar_tensor(const Scalar& v, TensorOptions o) {
   return full({}, v, o.dtype_ ? o : o.dtype(kDefaultFloat));  // float32 for any value, as libtorch
 }
 
 Tensor arange(const Scalar& end, TensorOptions o) { return arange(0, end, 1, o); }
+namespace {
+
+// The number of elements of [start, end) by step, exactly (in 128 bits: the span of two int64
+// values does not fit 64).
+int64_t int_range_count(int64_t start, int64_t end, int64_t step) {
+  const __int128 span = static_cast<__int128>(end) - start;
+  const __int128 n =
+      (span + step + (step > 0 ? -1 : 1)) / step;  // ceil(span / step), span/step >= 0
+  if (n > INT64_MAX) throw ValueError("arange: too many elements");
+  return static_cast<int64_t>(n);
+}
+
+// An integer arange, as libtorch computes it: the bounds and step converted to int64 (checked;
+// a float bound truncates), the values start + i * step in int64, converted to the dtype as a cast
+// wraps. The count is exact when every scalar is an integer, and for int64 (counted from the
+// converted bounds, as libtorch does); other integer dtypes with a float scalar count
+// ceil((end - start) / step) in doubles, as libtorch does.
+Tensor int_arange(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType t) {
+  for (const Scalar* v : {&start, &end, &step}) detail::check_scalar_fits(*v, kInt64, "arange");
+  const int64_t s = start.to_int(), e = end.to_int(), st = step.to_int();
+  if (st == 0) throw ValueError("arange: step must be nonzero");
+  if ((st > 0 && e < s) || (st < 0 && e > s))
+    throw ValueError("arange: upper bound and larger bound inconsistent with step sign");
+  const bool exact = t == kInt64 || (start.kind() != kFloat64 && end.kind() != kFloat64 &&
+                                     step.kind() != kFloat64);
+  const double nd = std::ceil((end.to_double() - start.to_double()) / step.to_double());
+  if (!exact && !(nd >= 0 && nd < 9.2e18)) throw ValueError("arange: invalid number of elements");
+  const int64_t n = exact ? int_range_count(s, e, st) : static_cast<int64_t>(nd);
+  auto storage = std::make_shared<runtime::Storage>(t, n);
+  void* p = storage->data();
+  switch (t) {
+    case kInt64:
+      fill_int_range<int64_t>(p, s, st, n);
+      break;
+    case kInt32:
+      fill_int_range<int32_t>(p, s, st, n);
+      break;
+    default:  // uint8 (bool: x != 0 below)
+      fill_int_range<uint8_t>(p, s, st, n);
+      break;
+  }
+  if (t == kBool)
+    for (int64_t i = 0; i < n; i++) static_cast<uint8_t*>(p)[i] = static_cast<uint8_t*>(p)[i] != 0;
+  return make_tensor(engine::make_buffer(storage, {n}));
+}
+
+}  // namespace
+
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions o) {
   bool floating = start.kind() == kFloat64 || end.kind() == kFloat64 || step.kind() == kFloat64;
   ScalarType t = o.dtype_.value_or(floating ? kDefaultFloat : kInt64);
+  if (!is_floating_point(t)) return with_grad(int_arange(start, end, step, t), o);
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
   if (st == 0) throw ValueError("arange: step must be nonzero");
   if ((st > 0 && e < s) || (st < 0 && e > s))
@@ -142,23 +203,10 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   auto n = static_cast<int64_t>(std::ceil((e - s) / st));
   auto storage = std::make_shared<runtime::Storage>(t, n);
   void* p = storage->data();
-  switch (t) {
-    case kFloat32:
-      fill_range<float>(p, s, st, n);
-      break;
-    case kFloat64:
-      fill_range<double>(p, s, st, n);
-      break;
-    case kInt32:
-      fill_range<int32_t>(p, s, st, n);
-      break;
-    case kInt64:
-      fill_range<int64_t>(p, s, st, n);
-      break;
-    default:
-      fill_range<uint8_t>(p, s, st, n);
-      break;
-  }
+  if (t == kFloat32)
+    fill_range<float>(p, s, st, n);
+  else
+    fill_range<double>(p, s, st, n);
   return with_grad(make_tensor(engine::make_buffer(storage, {n})), o);
 }
 
@@ -270,12 +318,28 @@ Tensor realized_clone(const Tensor& t) {
     c.realize();
     return c;
   }
-  // The fill kernel's value: ir::make_const keeps it as the dtype holds it (float32 rounded),
-  // and the kernel's literal prints it back exactly.
+  // The fill kernel's value: ir::make_const keeps it as the dtype holds it (float32 rounded;
+  // integers exactly, in arg.ints), and the kernel's literal prints it back exactly.
   const int64_t numel = t.numel();
   auto storage = std::make_shared<runtime::Storage>(t.dtype(), numel);
-  fill_from_doubles(storage->data(), t.dtype(),
-                    std::vector<double>(static_cast<size_t>(numel), n->arg.f));
+  if (n->arg.ints.empty()) {
+    fill_from_doubles(storage->data(), t.dtype(),
+                      std::vector<double>(static_cast<size_t>(numel), n->arg.f));
+  } else {
+    const int64_t v = n->arg.ints[0];
+    void* p = storage->data();
+    switch (t.dtype()) {
+      case kInt64:
+        std::fill_n(static_cast<int64_t*>(p), numel, v);
+        break;
+      case kInt32:
+        std::fill_n(static_cast<int32_t*>(p), numel, static_cast<int32_t>(v));
+        break;
+      default:  // uint8, bool
+        std::fill_n(static_cast<uint8_t*>(p), numel, static_cast<uint8_t>(v));
+        break;
+    }
+  }
   return make_tensor(engine::make_buffer(storage, t.sizes()));
 }
 

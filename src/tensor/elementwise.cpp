@@ -264,10 +264,13 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
                                     detail::broadcast_to(y, s)}),
                      {&a, &b});
 }
+// A where value must fit the result dtype, as libtorch checks it (tensor.h, Scalar).
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
+  detail::check_scalar_fits(a, result_type(b, a), "where");
   return where(cond, scalar_tensor_like(a, b), b);
 }
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
+  detail::check_scalar_fits(b, result_type(a, b), "where");
   return where(cond, a, scalar_tensor_like(b, a));
 }
 

@@ -11,6 +11,14 @@ using ir::Op;
 
 namespace {
 
+// A broadcast constant (zeros, full, ...: movement ops over a CONST) views no buffer: an in-place
+// op may replace it.
+bool is_constant(const NodeRef& n) {
+  const ir::Node* x = n.get();
+  while (ir::is_movement(x->op)) x = x->src[0].get();
+  return x->op == Op::CONST;
+}
+
 void assign(Tensor& self, const Tensor& value, const char* name) {
   TensorImpl* impl = self.impl();
   if (!impl) throw ValueError(std::string(name) + ": undefined tensor");
@@ -31,7 +39,7 @@ void assign(Tensor& self, const Tensor& value, const char* name) {
   if (!impl->assign_target && cur->op == Op::BUFFER) {
     impl->assign_target = engine::storage_of(*cur);
     detail::note_pending_write(self);
-  } else if (!impl->assign_target && ir::is_movement(cur->op)) {
+  } else if (!impl->assign_target && ir::is_movement(cur->op) && !is_constant(cur)) {
     throw Error(std::string(name) +
                 ": in-place operations on views are not supported; "
                 "call contiguous() or clone() first");
@@ -50,7 +58,7 @@ Tensor& Tensor::zero_() {
   return *this;
 }
 Tensor& Tensor::fill_(const Scalar& v) {
-  assign(*this, full({}, v, dtype()), "fill_");
+  assign(*this, detail::make_tensor(detail::checked_scalar_node(v, dtype(), {}, "fill_")), "fill_");
   return *this;
 }
 Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {

@@ -2,10 +2,12 @@
 // the lazy graph is forced. The frontend collects the tensors' graph roots, the engine computes
 // them (engine/realize.h), and each tensor is rebound to the buffer that holds its value.
 #include <span>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "ember/jit.h"
+#include "ember/support/kernel_scalar.h"
 #include "ember/support/thread_spare.h"
 #include "engine/launch_list.h"
 #include "engine/realize.h"
@@ -120,6 +122,15 @@ engine::StorageRef contiguous_storage(const Tensor& t) {
   return engine::storage_of(*c.node());
 }
 
+// A float read as an integer type: the rule of Tensor::to (kernel_scalar.h).
+template <typename T>
+T from_float(double v) {
+  if constexpr (std::is_same_v<T, int64_t>) return ember_f2i64(v);
+  if constexpr (std::is_same_v<T, int32_t>) return ember_f2i32(v);
+  if constexpr (std::is_same_v<T, uint8_t>) return ember_f2u8(v);
+  return static_cast<T>(v);  // float, double, bool (v != 0)
+}
+
 template <typename T>
 T convert(const void* p, ScalarType t, int64_t i) {
   switch (t) {
@@ -131,9 +142,9 @@ T convert(const void* p, ScalarType t, int64_t i) {
     case kInt64:
       return static_cast<T>(static_cast<const int64_t*>(p)[i]);
     case kFloat32:
-      return static_cast<T>(static_cast<const float*>(p)[i]);
+      return from_float<T>(static_cast<const float*>(p)[i]);
     case kFloat64:
-      return static_cast<T>(static_cast<const double*>(p)[i]);
+      return from_float<T>(static_cast<const double*>(p)[i]);
   }
   return T{};
 }

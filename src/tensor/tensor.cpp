@@ -1,9 +1,13 @@
 // Tensor metadata, type promotion and the shared graph-building helpers.
 #include <atomic>
+#include <cfloat>
+#include <cmath>
+#include <iomanip>
 #include <mutex>
 #include <sstream>
 
 #include "ember/grad_mode.h"
+#include "ember/support/kernel_scalar.h"
 #include "engine/launch_list.h"
 #include "engine/launch_sink.h"
 #include "tensor/tensor_impl.h"
@@ -116,10 +120,9 @@ DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> 
 
 NodeRef cast(const NodeRef& n, ScalarType t) {
   if (n->dtype == t) return n;
-  if (n->op == Op::CONST) {
-    auto c = ir::make_const(n->arg.f, t);
-    return c;
-  }
+  if (n->op == Op::CONST)  // folded by the CAST rule; integer constants exactly
+    return n->arg.ints.empty() ? ir::make_const(n->arg.f, t)
+                               : ir::make_const_int(n->arg.ints[0], t);
   return ir::make_node(Op::CAST, t, {n});
 }
 
@@ -153,9 +156,44 @@ NodeRef const_node(double v, ScalarType t, const DimVector& shape) {
 }
 
 NodeRef scalar_node(const Scalar& s, ScalarType t, const DimVector& shape) {
-  double v = is_floating_point(t) ? s.to_double() : static_cast<double>(s.to_int());
-  if (t == kBool) v = s.to_double() != 0;
-  return const_node(v, t, shape);
+  // An integer scalar never passes through a double (int64 beyond 2^53 would round).
+  NodeRef c =
+      s.kind() == kFloat64 ? ir::make_const(s.to_double(), t) : ir::make_const_int(s.to_int(), t);
+  return broadcast_to(std::move(c), shape);
+}
+
+void check_scalar_fits(const Scalar& s, ScalarType t, const char* op) {
+  bool fits = true;
+  const double d = s.to_double();
+  if (t == kFloat32) {
+    fits = s.kind() != kFloat64 || !std::isfinite(d) || std::abs(d) <= FLT_MAX;
+  } else if (t != kBool && t != kFloat64 && s.kind() != kBool) {
+    // libtorch's checked conversion (c10::overflows): uint8 takes -255..255 from an integer (two's
+    // complement wrap); a float must lie within [lowest, max] of the type (no NaN, no inf).
+    const double lo = t == kInt32 ? INT32_MIN : t == kUInt8 ? 0 : -9223372036854775808.0;
+    const double hi = t == kInt32 ? INT32_MAX : t == kUInt8 ? 255 : 9223372036854775807.0;
+    if (s.kind() == kFloat64) {
+      fits = d >= lo && (t == kInt64 ? d < 9223372036854775808.0 : d <= hi);
+    } else {
+      const int64_t i = s.to_int();
+      fits = t == kInt32   ? (i >= INT32_MIN && i <= INT32_MAX)
+             : t == kUInt8 ? (i >= -255 && i <= 255)
+                           : true;
+    }
+  }
+  if (fits) return;
+  std::ostringstream v;
+  if (s.kind() == kFloat64)
+    v << std::setprecision(17) << d;
+  else
+    v << s.to_int();
+  throw ValueError(std::string(op) + ": value " + v.str() + " cannot be converted to " +
+                   dtype_name(t) + " without overflow");
+}
+
+NodeRef checked_scalar_node(const Scalar& s, ScalarType t, const DimVector& shape, const char* op) {
+  check_scalar_fits(s, t, op);
+  return scalar_node(s, t, shape);
 }
 
 ScalarType scalar_default_dtype(const Scalar& s) {
@@ -211,6 +249,8 @@ ScalarType result_type(const Tensor& a, const Scalar& b) {
   add_scalar(s, b);
   return finish(s);
 }
+
+int64_t Scalar::float_to_int64(double v) { return ember_f2i64(v); }
 
 // ---- metadata
 // -------------------------------------------------------------------------------------

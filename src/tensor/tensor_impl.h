@@ -53,7 +53,15 @@ ir::NodeRef cast(const ir::NodeRef& n, ScalarType t);
 ir::NodeRef broadcast_to(ir::NodeRef n, const DimVector& shape);
 ir::NodeRef reshape_node(ir::NodeRef n, const DimVector& shape);
 ir::NodeRef const_node(double v, ScalarType t, const DimVector& shape);
+/// The scalar as a constant of dtype t, converted as a cast converts a value (an integer scalar
+/// exactly, wrapped to narrower integers): an operand of arithmetic or a comparison.
 ir::NodeRef scalar_node(const Scalar& s, ScalarType t, const DimVector& shape);
+/// Throws ValueError ("op: value V cannot be converted to T without overflow") unless s fits
+/// dtype t by libtorch's checked conversion (tensor.h, Scalar).
+void check_scalar_fits(const Scalar& s, ScalarType t, const char* op);
+/// scalar_node after check_scalar_fits: a fill value, clamp bound, where or pad value, alpha.
+ir::NodeRef checked_scalar_node(const Scalar& s, ScalarType t, const DimVector& shape,
+                                const char* op);
 /// Applies a binary primitive after broadcasting both sides to a common shape.
 ir::NodeRef binary(ir::Op op, ir::NodeRef a, ir::NodeRef b, ScalarType out_dtype, const char* name);
 ScalarType scalar_default_dtype(const Scalar& s);

@@ -120,6 +120,87 @@ TEST_F(Checkpoint, AdamStateRoundTripResumesTrainingBitExactly) {
   EXPECT_EQ(values(opt_b.state()), values(opt_a.state()));
 }
 
+// Per-parameter step counts survive a save and load: fc2's parameters miss two of four steps.
+TEST_F(Checkpoint, PerParameterStepsRoundTrip) {
+  for (bool adam : {true, false}) {
+    SCOPED_TRACE(adam ? "Adam" : "SGD");
+    Net a(1), b(2);
+    optim::SGDOptions so(0.05);
+    so.momentum = 0.9;
+    auto make = [&](Net& n) -> std::unique_ptr<optim::Optimizer> {
+      if (adam) return std::make_unique<optim::Adam>(n.parameters(), optim::AdamOptions(0.01));
+      return std::make_unique<optim::SGD>(n.parameters(), so);
+    };
+    auto opt_a = make(a), opt_b = make(b);
+    for (int k = 0; k < 4; k++) {
+      opt_a->zero_grad();
+      Tensor x = full({3, 4}, 0.1 * (k + 1));
+      Tensor loss = k % 2 ? a.forward(x).square().sum() : a.fc1(x).square().sum();
+      loss.backward();
+      opt_a->step();
+    }
+    EXPECT_EQ(opt_a->steps().to_vector<float>(), (std::vector<float>{4, 4, 2, 2}));
+    const std::string path = (dir / "opt.safetensors").string(),
+                      model = (dir / "m.safetensors").string();
+    save(*opt_a, path);
+    save(a, model);
+    load(b, model);
+    load(*opt_b, path);
+    EXPECT_EQ(values(opt_b->state()), values(opt_a->state()));
+    train_step(a, *opt_a, 5);
+    train_step(b, *opt_b, 5);
+    EXPECT_EQ(values(state(b)), values(state(a)));
+  }
+}
+
+// The layout of a checkpoint written before the counts were per parameter: one 0-d count under
+// the legacy name in place of "steps".
+nn::NamedTensors legacy_layout(const optim::Optimizer& opt, float count) {
+  nn::NamedTensors old;
+  for (auto& [name, t] : opt.state())
+    if (name != "steps") old.emplace_back(name, t);
+  old.emplace_back(opt.legacy_step_name(), full({}, count, kFloat32));
+  return old;
+}
+
+// Files from before per-parameter steps load: every parameter's count is the file's global one,
+// and training resumes as it would have (Adam's "step" = 3 after three steps; SGD's
+// "first_step" = 0 after its first, 1 before it).
+TEST_F(Checkpoint, LegacyOptimizerFilesLoadWithTheGlobalStep) {
+  const std::string path = (dir / "legacy.safetensors").string();
+  {
+    Net a(1), b(2);
+    optim::Adam opt_a(a.parameters(), optim::AdamOptions(0.01)),
+        opt_b(b.parameters(), optim::AdamOptions(0.5));
+    for (int k = 0; k < 3; k++) train_step(a, opt_a, k);
+    save(legacy_layout(opt_a, 3.0f), path, {{kOptimizerLrKey, "0.01"}});
+    save(a, (dir / "m.safetensors").string());
+    load(b, (dir / "m.safetensors").string());
+    load(opt_b, path);
+    EXPECT_EQ(opt_b.steps().to_vector<float>(), std::vector<float>(4, 3.0f));
+    EXPECT_EQ(opt_b.lr(), 0.01);
+    train_step(a, opt_a, 3);
+    train_step(b, opt_b, 3);
+    EXPECT_EQ(values(state(b)), values(state(a)));
+  }
+  for (int done : {0, 2}) {
+    SCOPED_TRACE("SGD after " + std::to_string(done) + " steps");
+    Net a(1), b(2);
+    optim::SGDOptions so(0.05);
+    so.momentum = 0.9;
+    optim::SGD opt_a(a.parameters(), so), opt_b(b.parameters(), so);
+    for (int k = 0; k < done; k++) train_step(a, opt_a, k);
+    save(legacy_layout(opt_a, done ? 0.0f : 1.0f), path, {{kOptimizerLrKey, "0.05"}});
+    save(a, (dir / "m.safetensors").string());
+    load(b, (dir / "m.safetensors").string());
+    load(opt_b, path);
+    EXPECT_EQ(opt_b.steps().to_vector<float>(), std::vector<float>(4, done ? 1.0f : 0.0f));
+    train_step(a, opt_a, 3);
+    train_step(b, opt_b, 3);
+    EXPECT_EQ(values(state(b)), values(state(a)));
+  }
+}
+
 TEST_F(Checkpoint, OptimizerOfAnotherKindIsRejectedUnchanged) {
   Net a(1);
   optim::Adam adam(a.parameters(), optim::AdamOptions(0.01));

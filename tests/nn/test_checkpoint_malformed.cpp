@@ -121,7 +121,40 @@ TEST_F(Checkpoint, DtypeMismatch) {
 TEST_F(Checkpoint, DuplicateKey) {
   expect_rejected(R"({"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)"
                   R"("w":{"dtype":"I64","shape":[2],"data_offsets":[24,40]}})",
-                  kWData + kNData, "'w' appears twice");
+                  kWData + kNData, "key 'w' appears twice in the header");
+}
+
+// A repeated key is rejected at every level of the header (the reference parser's rule), not
+// only among the tensor names: a lenient parser would keep the last value of each.
+TEST_F(Checkpoint, DuplicateKeyAtAnyLevel) {
+  const std::string n = R"("n":{"dtype":"I64","shape":[2],"data_offsets":[24,40]})";
+  // "shape" twice, the last value valid: accepted before (the last one won).
+  expect_rejected(
+      R"({"w":{"dtype":"F32","shape":[9],"shape":[2,3],"data_offsets":[0,24]},)" + n + "}",
+      kWData + kNData, "key 'shape' appears twice in 'w'");
+  expect_rejected(
+      R"({"w":{"dtype":"F32","dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)" + n + "}",
+      kWData + kNData, "key 'dtype' appears twice in 'w'");
+  expect_rejected(
+      R"({"w":{"data_offsets":[0,4],"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)" + n + "}",
+      kWData + kNData, "key 'data_offsets' appears twice in 'w'");
+  expect_rejected(R"({"__metadata__":{"a":"1","a":"1"},"w":{"dtype":"F32","shape":[2,3],)"
+                  R"("data_offsets":[0,24]},)" +
+                      n + "}",
+                  kWData + kNData, "key 'a' appears twice in '__metadata__'");
+  expect_rejected(R"({"__metadata__":{},"__metadata__":{},"w":{"dtype":"F32","shape":[2,3],)"
+                  R"("data_offsets":[0,24]},)" +
+                      n + "}",
+                  kWData + kNData, "key '__metadata__' appears twice in the header");
+  // The same key in two different objects is fine.
+  write_raw(dir / "ok.safetensors",
+            R"({"__metadata__":{"shape":"x"},"w":{"dtype":"F32","shape":[2,3],)"
+            R"("data_offsets":[0,24]},)" +
+                n + "}",
+            kWData + kNData);
+  Small m;
+  load(m, (dir / "ok.safetensors").string());
+  EXPECT_EQ(raw_bytes(m.named_parameters()[0].second), kWData);
 }
 
 TEST_F(Checkpoint, MalformedEntries) {

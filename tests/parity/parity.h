@@ -22,6 +22,9 @@
 //
 // Each case also runs on the `interp` device (the codegen oracle) unless it sets .interp = false.
 //
+// Expected-error cases: PARITY_REJECTS(Suite, name) { body } passes when the body throws on
+// libtorch and throws an ember::Error on ember.
+//
 // Backward hook (for autograd parity, not implemented here): a backend built with
 // `track_grad = true` marks every floating input it makes as requiring grad and lists it in
 // `b.leaves`, in creation order. A backward runner reuses the same case bodies: run the body on
@@ -354,7 +357,45 @@ void check(const char* name) {
   }
 }
 
+/// An expected-error case: the body must throw on libtorch (c10::Error or another exception) and
+/// on ember (an ember::Error subtype: ValueError, DTypeError, ...), on every ember device.
+template <class Case>
+void check_rejected(const char* name) {
+  const Options o = Case::options();
+  const uint64_t seed = seed_of(name);
+  bool torch_threw = false;
+  try {
+    run_on<Case, TorchB>(seed);
+  } catch (const std::exception&) {
+    torch_threw = true;
+  }
+  ASSERT_TRUE(torch_threw) << "libtorch accepted the case (a test bug)";
+  for (const char* dev : {"cpu", "interp"}) {
+    if (std::string(dev) == "interp" && !o.interp) continue;
+    SCOPED_TRACE(std::string("ember device ") + dev);
+    DeviceGuard g(dev);
+    bool threw = false;
+    try {
+      run_on<Case, EmberB>(seed);
+    } catch (const ember::Error&) {
+      threw = true;
+    }
+    EXPECT_TRUE(threw) << "ember accepted what libtorch rejects";
+  }
+}
+
 }  // namespace parity
+
+/// Defines one expected-error case: the body must throw on both backends (check_rejected).
+#define PARITY_REJECTS(suite, name, ...)                                                 \
+  struct suite##_##name##_Case {                                                         \
+    static parity::Options options() { return parity::Options{__VA_ARGS__}; }            \
+    template <class B>                                                                   \
+    auto operator()(B& b) const;                                                         \
+  };                                                                                     \
+  TEST(suite, name) { parity::check_rejected<suite##_##name##_Case>(#suite "." #name); } \
+  template <class B>                                                                     \
+  auto suite##_##name##_Case::operator()([[maybe_unused]] B& b) const
 
 /// Defines one parity case: a gtest TEST running the generic body below on both backends.
 /// The variadic part initialises parity::Options (e.g. `.tol = parity::kTranscendental`).

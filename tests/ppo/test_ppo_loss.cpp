@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "ember/autograd.h"
+#include "ember/context.h"
 #include "ember/rl/gaussian.h"
 #include "ember/rl/ppo_loss.h"
 
@@ -127,6 +129,118 @@ TEST(PpoLoss, WithoutAdvantageNormalisation) {
   EXPECT_NEAR(t.policy_loss.item<float>(), -3.0, 1e-5);
   EXPECT_NEAR(t.clip_fraction.item<float>(), 0.0, 1e-7);
   EXPECT_NEAR(t.approx_kl.item<float>(), 0.0, 1e-6);
+}
+
+// ---- advantage normalisation (ppo_loss.h): equal advantages, ordinary data, the floor ---------
+
+// A minibatch of M one-dim actions with ratios r: actions 0, log_std 0, means mu_i (the leaf the
+// gradient is taken for), old_log_prob_i = log N(0; mu_i, 1) - log r_i.
+struct Batch {
+  Tensor means, log_std, actions, old_log_probs, values, returns;
+};
+Batch batch_with_ratios(const std::vector<double>& mu, const std::vector<double>& r) {
+  const int64_t m = static_cast<int64_t>(mu.size());
+  std::vector<float> mv(mu.begin(), mu.end()), old(mu.size());
+  for (size_t i = 0; i < mu.size(); i++)
+    old[i] = float(-0.5 * mu[i] * mu[i] - kHalfLog2Pi - std::log(r[i]));
+  Batch b;
+  b.means = from_vector<float>(mv, IntList{m, 1});
+  b.means.set_requires_grad(true);
+  b.log_std = zeros({1});
+  b.actions = zeros({m, 1});
+  b.old_log_probs = from_vector<float>(old);
+  b.values = zeros({m});
+  b.returns = zeros({m});
+  return b;
+}
+
+// -mean(min(r A_hat, clip(r, 1 - eps, 1 + eps) A_hat)) in double, with A_hat the documented
+// formula.
+double host_policy_loss(const std::vector<double>& r, const std::vector<float>& adv, double clip) {
+  const size_t n = adv.size();
+  double mean = 0, var = 0;
+  for (float a : adv) mean += a;
+  mean /= double(n);
+  for (float a : adv) var += (a - mean) * (a - mean);
+  const double sd = std::sqrt(var / double(n - 1));
+  double sum = 0;
+  for (size_t i = 0; i < n; i++) {
+    const double ah = (adv[i] - mean) / (sd + 1e-8);
+    sum += std::min(r[i] * ah, std::clamp(r[i], 1 - clip, 1 + clip) * ah);
+  }
+  return -sum / double(n);
+}
+
+// Equal advantages give A_hat = 0: a zero policy loss and a zero gradient, whatever the value and
+// the minibatch size, although float32 rounds their mean (seven copies of 0.1 gave a policy loss
+// of 0.41 and gradients up to 0.56 before the floor). On both devices.
+TEST(PpoLoss, EqualAdvantagesGiveZeroPolicyLossAndGradient) {
+  int rounded = 0;  // cases whose float32 mean differs from the value (the ones that failed)
+  for (const char* device : {"cpu", "interp"}) {
+    SCOPED_TRACE(device);
+    Context::get().device = device;
+    for (float value : {0.1f, -0.1f, 1.0f / 3.0f, 1e-3f, 7.7f, 123456.7f, -2.5e4f, 0.0f, 3e-30f}) {
+      for (int64_t m : {2, 3, 7, 64, 1000, 4096}) {
+        SCOPED_TRACE("value " + std::to_string(value) + ", M = " + std::to_string(m));
+        std::mt19937 g(static_cast<uint32_t>(m));
+        std::uniform_real_distribution<double> u(-1, 1);
+        std::vector<double> mu(static_cast<size_t>(m)), r(static_cast<size_t>(m));
+        for (size_t i = 0; i < mu.size(); i++) {
+          mu[i] = u(g);
+          r[i] = 1 + 0.4 * u(g);  // both sides of the clip range [0.8, 1.2]
+        }
+        const Batch b = batch_with_ratios(mu, r);
+        const Tensor adv = full({m}, value);
+        rounded += adv.mean().item<float>() != value;
+        const PpoLossTerms t = ppo_loss(b.means, b.log_std, b.values, b.actions, b.old_log_probs,
+                                        adv, b.returns, PpoLossOptions{});
+        EXPECT_EQ(t.policy_loss.item<float>(), 0.0f);
+        for (float x : autograd::grad({t.policy_loss}, {b.means})[0].to_vector<float>())
+          ASSERT_EQ(x, 0.0f);
+      }
+    }
+  }
+  Context::get().device = "cpu";
+  EXPECT_GT(rounded, 0) << "no case had a rounded mean: the sweep does not test the rule";
+}
+
+// Advantages with a spread above the floor are normalised exactly as the formula says (the rule
+// leaves ordinary data, and so training, unchanged), down to a spread of 1e-3 of max|A|; a spread
+// of 1e-5 of max|A|, within float32 rounding of equal values (an ulp of 1 is 1.2e-7), counts
+// as none.
+TEST(PpoLoss, AdvantagesAboveTheSpreadFloorAreNormalised) {
+  for (const char* device : {"cpu", "interp"}) {
+    SCOPED_TRACE(device);
+    Context::get().device = device;
+    for (int64_t m : {2, 7, 64, 1000}) {
+      for (double spread : {1.0, 1e-2, 1e-3, 1e-5}) {
+        SCOPED_TRACE("M = " + std::to_string(m) + ", spread " + std::to_string(spread));
+        std::mt19937 g(static_cast<uint32_t>(m * 7 + 1));
+        std::normal_distribution<double> n(0, 1);
+        std::uniform_real_distribution<double> u(-1, 1);
+        std::vector<double> mu(static_cast<size_t>(m)), r(static_cast<size_t>(m));
+        std::vector<float> adv(static_cast<size_t>(m));
+        for (size_t i = 0; i < mu.size(); i++) {
+          mu[i] = u(g);
+          r[i] = 1 + 0.4 * u(g);
+          adv[i] = float(2.0 + spread * (i == 0 ? 1.0 : n(g)));  // never all equal
+        }
+        const Batch b = batch_with_ratios(mu, r);
+        const PpoLossTerms t = ppo_loss(b.means, b.log_std, b.values, b.actions, b.old_log_probs,
+                                        from_vector<float>(adv), b.returns, PpoLossOptions{});
+        const double got = t.policy_loss.item<float>();
+        if (spread >= 1e-3) {
+          // Rounding of A - mean(A) relative to the spread: u max|A| / spread.
+          const double want = host_policy_loss(r, adv, 0.2);
+          EXPECT_NEAR(got, want, 1e-5 + 1e-3 * std::abs(want) + 3e-7 * 2.0 / spread);
+          EXPECT_NE(got, 0.0);
+        } else {
+          EXPECT_EQ(got, 0.0);
+        }
+      }
+    }
+  }
+  Context::get().device = "cpu";
 }
 
 TEST(PpoLoss, RejectsInconsistentShapes) {

@@ -57,7 +57,11 @@ class PpoStep:
         value = ac.critic(obs).reshape(-1)
         z = (act - mean) / ac.log_std.exp()
         logp = (-0.5 * z.square() - ac.log_std - HALF_LOG_2PI).sum(1)
-        adv = (adv_raw - adv_raw.mean()) / (adv_raw.std() + 1e-8)
+        # ember's rule (include/ember/rl/ppo_loss.h): a spread within rounding of equal
+        # advantages counts as none.
+        spread = adv_raw.std()
+        adv = torch.where(spread <= adv_raw.abs().max() * 1e-4, torch.zeros_like(adv_raw),
+                          (adv_raw - adv_raw.mean()) / (spread + 1e-8))
         ratio = (logp - old_logp).exp()
         policy_loss = -torch.min(ratio * adv, ratio.clamp(1 - clip, 1 + clip) * adv).mean()
         value_loss = 0.5 * (value - ret).square().mean()

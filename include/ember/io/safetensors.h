@@ -19,7 +19,9 @@
 // and the problem: the file cannot be opened, read or written; it is truncated; the header length
 // runs past the end of the file; the header is not a JSON object; a tensor entry has a missing,
 // unexpected or ill-typed field; an unknown dtype; data_offsets out of range, overlapping, leaving
-// a gap or not covering the data, or not matching shape x dtype size; a name appears twice; or,
+// a gap or not covering the data, or not matching shape x dtype size; a key appears twice in any
+// object of the header (a tensor name, a field of an entry such as "shape", a metadata key: the
+// reference parser rejects duplicate keys, where a lenient JSON parser keeps the last); or,
 // when loading into existing tensors, a missing or unexpected name, a shape mismatch or a dtype
 // mismatch. Misuse that is not about a file raises other errors: ValueError for a load target that
 // is not a realized buffer (e.g. a view) or a target name given twice; Error for a save or load

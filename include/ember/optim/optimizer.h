@@ -2,8 +2,14 @@
 //
 // A step realizes every updated parameter and state tensor in ONE schedule and writes them in place
 // (parameters keep their buffers). Hyper-parameters that change between steps (learning rate, the
-// step count in Adam's bias corrections) live in small buffers, not in generated code, so changing
+// step counts in Adam's bias corrections) live in small buffers, not in generated code, so changing
 // them never recompiles and a jit replay of a step reads the current values.
+//
+// State is per parameter, as torch.optim keeps it: a parameter without a gradient at a step is
+// skipped and its state does not advance; each parameter counts its own steps from its first
+// update (Adam's bias corrections use that count; SGD's momentum buffer starts as that
+// parameter's first gradient). The counts live in one float32 buffer "steps" of one element per
+// parameter, in parameter order (exact up to 2^24 steps).
 #pragma once
 #include <memory>
 #include <vector>
@@ -25,18 +31,33 @@ class Optimizer {
   /// Takes effect at the next step; no recompilation.
   void set_lr(double lr);
   const std::vector<Tensor>& params() const { return params_; }
-  /// Named state tensors (for checkpoints): e.g. "0.exp_avg", "step".
+  /// Named state tensors (for checkpoints): e.g. "0.exp_avg", ..., "steps".
   virtual NamedTensors state() const = 0;
+  /// Each parameter's step count (the "steps" state): how many updates it has had.
+  const Tensor& steps() const { return steps_; }
+
+  /// Checkpoints written before the counts were per parameter hold one global count, a 0-d
+  /// float32 tensor of this name in place of "steps" (optim/serialize.h loads them).
+  virtual const char* legacy_step_name() const = 0;
+  /// Sets every parameter's count from that tensor's value (host write, no kernel).
+  virtual void load_legacy_step(double value) = 0;
 
  protected:
   /// Builds the lazy update of parameter i (and its state) from gradient g; returns the tensors to
   /// realize.
   virtual void update(size_t i, const Tensor& g, std::vector<Tensor>& out) = 0;
+  /// Called once per step after the counts' increment, before the updates.
   virtual void begin_step(std::vector<Tensor>& out) {}
   /// After the step's schedule: drop the step's temporaries (a jitted step must keep none).
   virtual void end_step() {}
+  /// Parameter i's count after this step's increment (1 at its first update; a view of the
+  /// pending new steps()).
+  Tensor step_of(size_t i) const { return steps_.select(0, static_cast<int64_t>(i)); }
+  /// Writes every parameter's count (host write into the buffer).
+  void set_steps(double value);
   std::vector<Tensor> params_;
-  Tensor lr_;  // 0-d float32 buffer
+  Tensor lr_;     // 0-d float32 buffer
+  Tensor steps_;  // [params] float32 buffer
   double lr_value_;
 };
 
@@ -49,21 +70,21 @@ struct SGDOptions {
   bool nesterov = false;
 };
 
-/// PyTorch's SGD: d = g + wd p; buf = d (first step) else momentum buf + (1 - dampening) d;
-/// d = nesterov ? d + momentum buf : buf; p -= lr d.
+/// PyTorch's SGD: d = g + wd p; buf = d (the parameter's first update) else
+/// momentum buf + (1 - dampening) d; d = nesterov ? d + momentum buf : buf; p -= lr d.
+/// State: "i.momentum_buffer" (with momentum) and "steps". Legacy checkpoints hold "first_step"
+/// (1 before the first step, then 0).
 class SGD : public Optimizer {
  public:
   SGD(std::vector<Tensor> params, SGDOptions o);
   NamedTensors state() const override;
+  const char* legacy_step_name() const override { return "first_step"; }
+  void load_legacy_step(double value) override { set_steps(value > 0.5 ? 0.0 : 1.0); }
 
  private:
-  void begin_step(std::vector<Tensor>& out) override;
   void update(size_t i, const Tensor& g, std::vector<Tensor>& out) override;
-  void end_step() override { first_now_ = Tensor(); }
   SGDOptions o_;
   std::vector<Tensor> buf_;
-  Tensor first_;  // 0-d float32: 1 before the first step, then 0
-  Tensor first_now_;
 };
 
 struct AdamOptions {
@@ -80,21 +101,25 @@ struct AdamOptions {
 };
 
 /// Adam (Kingma & Ba 2015, Algorithm 1) in PyTorch's arithmetic: m = b1 m + (1-b1) g;
-/// v = b2 v + (1-b2) g^2; p -= (lr / (1-b1^t)) m / (sqrt(v) / sqrt(1-b2^t) + eps).
-/// Adam adds weight_decay * p to g (L2); AdamW decays p by lr * weight_decay first (Loshchilov &
-/// Hutter 2019).
+/// v = b2 v + (1-b2) g^2; p -= (lr / (1-b1^t)) m / (sqrt(v) / sqrt(1-b2^t) + eps), with t the
+/// parameter's own step count. Adam adds weight_decay * p to g (L2); AdamW decays p by
+/// lr * weight_decay first (Loshchilov & Hutter 2019). State: "i.exp_avg", "i.exp_avg_sq" and
+/// "steps". Legacy checkpoints hold "step", the count every parameter had.
 class Adam : public Optimizer {
  public:
   Adam(std::vector<Tensor> params, AdamOptions o, bool decoupled_weight_decay = false);
   NamedTensors state() const override;
+  const char* legacy_step_name() const override { return "step"; }
+  void load_legacy_step(double value) override { set_steps(value); }
 
  private:
   void begin_step(std::vector<Tensor>& out) override;
   void update(size_t i, const Tensor& g, std::vector<Tensor>& out) override;
+  void end_step() override { step_size_ = bc2_sqrt_ = Tensor(); }
   AdamOptions o_;
   bool decoupled_;
   std::vector<Tensor> m_, v_;
-  Tensor step_;  // 0-d float32 step count
+  Tensor step_size_, bc2_sqrt_;  // this step's lr / (1 - b1^t), sqrt(1 - b2^t) per parameter
 };
 
 class AdamW : public Adam {
@@ -108,9 +133,15 @@ namespace ember::nn::utils {
 
 /// Scales the gradients in place so that their global L2 norm is at most max_norm
 /// (coef = min(1, max_norm / (norm + 1e-6)), as PyTorch). Returns the norm before clipping as a
-/// realized 0-d float32 tensor (libtorch returns a double; a tensor keeps a jitted training step
-/// capturable, and its value is not read on the host). The gradients are realized too (the norm
-/// reads them); their scaling stays lazy, for the optimizer's step to fuse.
+/// realized 0-d tensor: float64 when a gradient is float64, else float32 (libtorch returns a
+/// double; a tensor keeps a jitted training step capturable, and its value is not read on the
+/// host). The gradients are realized too (the norm reads them); their scaling stays lazy, for the
+/// optimizer's step to fuse.
+/// The norm neither overflows nor underflows where the true norm is finite in its dtype: squares
+/// are summed in float64 (float32 gradients of 1e20 or 1e-30 square to 1e40 and 1e-60, in float64's
+/// range), and float64 gradients are first divided by their largest magnitude and the norm
+/// multiplied back (as LAPACK's dnrm2 scales: float64 gradients of 1e200 give 1.4e200, not inf).
+/// NaN gradients give a NaN norm; an infinite one an infinite norm.
 Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm);
 
 }  // namespace ember::nn::utils

@@ -44,6 +44,36 @@ static inline int64_t ember_ipow(int64_t b, int64_t e) {
   return (int64_t)r;
 }
 
+/* Float to integer conversion (CAST and every host-side conversion of a value: the rule that
+ * Tensor::to documents in ember/tensor.h). C leaves a float outside the integer type's range, NaN
+ * and the infinities undefined, and x86 gives the "integer indefinite" value where ARM saturates;
+ * here every device and the host give one result: truncation toward zero, NaN to 0, values below
+ * or above the type's range to its minimum or maximum. uint8 is converted as libtorch converts
+ * it (c10/util/TypeCast.h): to int64 by that rule, then modulo 256 (-1.0 -> 255). */
+static inline int64_t ember_f2i64(double x) {
+  return x != x ? 0
+                : (x >= 9223372036854775808.0
+                       ? INT64_MAX
+                       : (x <= -9223372036854775808.0 ? INT64_MIN : (int64_t)x));
+}
+static inline int32_t ember_f2i32(double x) {
+  return x != x ? 0
+                : (x >= 2147483647.0 ? INT32_MAX : (x <= -2147483648.0 ? INT32_MIN : (int32_t)x));
+}
+static inline uint8_t ember_f2u8(double x) { return (uint8_t)(uint64_t)ember_f2i64(x); }
+#ifndef __cplusplus
+/* CAST to an integer type in generated C: the rule above for a float operand, C's conversion
+ * (modulo 2^bits) for an integer one. */
+/* clang-format off */
+#define ember_to_int64_t(x) _Generic((x), float: ember_f2i64((double)(x)), \
+                                          double: ember_f2i64((double)(x)), default: (int64_t)(x))
+#define ember_to_int32_t(x) _Generic((x), float: ember_f2i32((double)(x)), \
+                                          double: ember_f2i32((double)(x)), default: (int32_t)(x))
+#define ember_to_uint8_t(x) _Generic((x), float: ember_f2u8((double)(x)), \
+                                          double: ember_f2u8((double)(x)), default: (uint8_t)(x))
+/* clang-format on */
+#endif
+
 /* Float max reductions run on integers: order-preserving keys (signed integer order = float
  * order, -0 < +0) and magnitude bits (above the infinity's bits only for NaN). */
 static inline int32_t ember_fkey(float v) {

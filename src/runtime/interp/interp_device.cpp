@@ -203,7 +203,7 @@ class Evaluator {
         return load(bufs_[e.buf], e.dtype, index(e.view));
       case Expr::Kind::Const:
         if (e.view.has_mask() && !valid(e.view)) return Val{};
-        return make(e.value, static_cast<int64_t>(e.value), e.dtype);
+        return make(e.value, e.ivalue, e.dtype);
       case Expr::Kind::Rand: {
         if (e.view.has_mask() && !valid(e.view)) return Val{};
         auto* key = static_cast<const int64_t*>(bufs_[e.buf]);
@@ -249,7 +249,13 @@ class Evaluator {
       case Op::CAST: {
         if (t == kBool) return make(0, sfl ? a[0].f != 0 : a[0].i != 0, t);
         if (fl) return make(sfl ? a[0].f : static_cast<double>(a[0].i), 0, t);
-        return make(0, sfl ? static_cast<int64_t>(a[0].f) : a[0].i, t);
+        if (!sfl) return make(0, a[0].i, t);
+        // The float-to-integer rule of the generated code (kernel_scalar.h).
+        return make(0,
+                    t == kInt64   ? ember_f2i64(a[0].f)
+                    : t == kInt32 ? ember_f2i32(a[0].f)
+                                  : ember_f2u8(a[0].f),
+                    t);
       }
       case Op::ADD:
         return make(a[0].f + a[1].f, a[0].i + a[1].i, t);

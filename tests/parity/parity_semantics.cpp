@@ -1,0 +1,138 @@
+// Parity of the value rules that issue 39 found silently wrong: integer scalars kept exact at any
+// int64 value (fill values, operands, comparisons, clamp bounds, where and pad values, arange,
+// alpha), libtorch's checked conversions (a value that does not fit the dtype is an error) and
+// its wrapped ones (an operand wraps), and float-to-integer casts of in-range values.
+#include <cstdint>
+
+#include "parity.h"
+
+namespace {
+constexpr int64_t kBig = (int64_t{1} << 53) + 1;  // the first integer a double cannot hold
+constexpr int64_t kMax = INT64_MAX, kMin = INT64_MIN;
+constexpr int64_t kOver32 = (int64_t{1} << 32) + 5;  // wraps to 5 in int32
+}  // namespace
+
+// ---- exact int64 scalars -----------------------------------------------------------------------
+// [kBig - 1, kBig, kBig + 1] and [kMax - 2, kMax - 1, kMax]: built from exact fills.
+#define BIG3 (b.full({3}, kBig - 1) + b.arange(3))
+#define TOP3 (b.full({3}, kMax - 2) + b.arange(3))
+
+PARITY_CASE(ExactInt64, fill_values) {
+  auto f = b.zeros({2}, b.i64);
+  f.fill_(kMax - 1);
+  return std::vector{b.full({2}, kBig),
+                     b.full({2}, kMax),
+                     b.full({2}, kMin),
+                     b.full_like(b.zeros({2}, b.i64), kBig),
+                     f,
+                     b.scalar_tensor(kBig, b.i64)};
+}
+PARITY_CASE(ExactInt64,
+            clamp_bounds) {  // the issue's case: clamp_max(INT64_MAX - 1) gave INT64_MIN
+  return std::vector{b.full({2}, kMax).clamp_max(kMax - 1), TOP3.clamp_min(kMax - 1),
+                     TOP3.clamp(kMax - 1, kMax - 1), BIG3.clamp(kBig, kBig + 5),
+                     b.full({2}, kMin).clamp_min(kMin + 1)};
+}
+PARITY_CASE(ExactInt64, comparisons) {
+  auto x = BIG3, y = TOP3;
+  return std::vector{x == kBig,      x != kBig,  x<kBig, x <= kBig, x> kBig,
+                     x >= kBig,      y == kMax,  y<kMax, y> kMax - 2,
+                     y.eq(kMax - 1), y.ge(kMax), y.lt(kMax - 1)};
+}
+PARITY_CASE(ExactInt64, arithmetic_operands) {
+  auto x = BIG3;
+  return std::vector{x + kBig,    x - kBig,        x * 3,       TOP3 - kMax,
+                     kBig - x,    kMax - TOP3,     kBig + x,    b.full({2}, kMax) + 1,
+                     x.add(kBig), x.sub(kBig + 2), x.mul(kBig), x.add(x, kBig)};
+}
+PARITY_CASE(ExactInt64, where_and_pad_values) {
+  auto c = b.values({1, 0, 1}, {3}, b.b8);
+  return std::vector{b.where(c, BIG3, kMax), b.where(c, kBig, TOP3), b.pad(BIG3, {1, 2}, kMax - 1),
+                     b.pad(b.zeros({1, 2}, b.i64), {1, 0, 0, 1}, kMin)};
+}
+PARITY_CASE(ExactInt64, arange_bounds_and_steps) {
+  return std::vector{b.arange(kBig - 1, kBig + 3, 1, b.i64),
+                     b.arange(kMax - 3, kMax, 1, b.i64),
+                     b.arange(kMin, kMin + 7, 3, b.i64),
+                     b.arange(kMax, kMax - 10, -4, b.i64),
+                     b.arange(kBig, kBig + 4, 1),
+                     b.arange(-kBig, -kBig - 6, -2)};
+}
+// Integer arange with float scalars or narrower dtypes, as libtorch computes it: the scalars
+// truncated to int64, the values wrapped to the dtype.
+PARITY_CASE(ExactInt64, arange_integer_dtypes) {
+  return std::vector{b.arange(0.5, 10, 3, b.i64), b.arange(0, 5, 1.5, b.i64),
+                     b.arange(0, 5, 1.5, b.i32),  b.arange(0, kOver32, kOver32 / 2, b.i32),
+                     b.arange(0, 300, 100, b.u8), b.arange(3, -3, -1.5, b.i32)};
+}
+
+// ---- narrower integer dtypes: operands wrap, fill values must fit
+// ---------------------------------
+PARITY_CASE(ExactInt64, narrow_operands_wrap) {
+  auto i = b.values({1, 2, 5, -7}, {4}, b.i32);
+  auto u = b.values({200, 100, 3, 44}, {4}, b.u8);
+  return std::vector{i + kOver32, i == kOver32,  i < (int64_t{1} << 40), i * kOver32,
+                     u + 300,     u<300, u> - 1, u == 44 + 256};
+}
+PARITY_CASE(ExactInt64, narrow_fill_values_in_range) {
+  auto u = b.zeros({2}, b.u8);
+  u.fill_(-200);  // uint8 takes -255..255 from an integer, wrapped
+  return std::vector{b.full({2}, -1, b.u8),         u,
+                     b.full({2}, 2.5, b.i32),       b.full({2}, 2.9, b.i64),
+                     b.full({2}, INT32_MIN, b.i32), b.zeros({2}, b.u8).clamp(-5, 100)};
+}
+PARITY_REJECTS(ExactInt64, full_int32_overflow) { return b.full({2}, kOver32, b.i32); }
+PARITY_REJECTS(ExactInt64, full_uint8_negative_float) { return b.full({2}, -1.5, b.u8); }
+PARITY_REJECTS(ExactInt64, full_uint8_256) { return b.full({2}, 256, b.u8); }
+PARITY_REJECTS(ExactInt64, fill_uint8_minus_300) {
+  auto u = b.zeros({2}, b.u8);
+  u.fill_(-300);
+  return u;
+}
+PARITY_REJECTS(ExactInt64, fill_int64_nan) {
+  auto x = b.zeros({2}, b.i64);
+  x.fill_(NAN);
+  return x;
+}
+PARITY_REJECTS(ExactInt64, fill_int64_huge_float) {
+  auto x = b.zeros({2}, b.i64);
+  x.fill_(1e30);
+  return x;
+}
+PARITY_REJECTS(ExactInt64, full_like_int32_overflow) {
+  return b.full_like(b.zeros({2}, b.i32), kOver32);
+}
+PARITY_REJECTS(ExactInt64, clamp_int32_bound_overflow) {
+  return b.zeros({2}, b.i32).clamp_max(kOver32);
+}
+PARITY_REJECTS(ExactInt64, clamp_uint8_bound_300) { return b.zeros({2}, b.u8).clamp(0, 300); }
+PARITY_REJECTS(ExactInt64, where_int32_value_overflow) {
+  return b.where(b.values({1, 0}, {2}, b.b8), b.zeros({2}, b.i32), kOver32);
+}
+PARITY_REJECTS(ExactInt64, pad_int32_value_overflow) {
+  return b.pad(b.zeros({1}, b.i32), {1, 1}, kOver32);
+}
+PARITY_REJECTS(ExactInt64, full_float32_overflow) { return b.full({1}, 1e300, b.f32); }
+
+// ---- casts of in-range values (libtorch defines these; the out-of-range rule is ember's)
+// ---------
+PARITY_CASE(CastRule, float_to_integers_in_range) {
+  auto x = b.values({-1.0, -200.5, 300.7, 255.9, -0.5, 0.5, 2.9, -2.9, 0.0, -0.0, 1e10, -3e9,
+                     2147483647.0, -2147483648.0},
+                    {14});
+  auto x64 = x.to(b.f64);
+  return std::vector{x.to(b.u8),
+                     x64.to(b.u8),
+                     x.to(b.i64),
+                     x64.to(b.i64),
+                     x.to(b.b8),
+                     x64.to(b.b8),
+                     x.slice(0, 0, 10).to(b.i32),
+                     x64.slice(0, 0, 10).to(b.i32),
+                     (x * 2.0).to(b.u8)};
+}
+PARITY_CASE(CastRule, integers_wrap) {
+  auto i = b.full({3}, kMax) - b.arange(3);
+  auto j = b.values({-1, 256, 300, -129}, {4}, b.i32);
+  return std::vector{i.to(b.i32), i.to(b.u8), j.to(b.u8), i.to(b.f32), i.to(b.f64), BIG3.to(b.f32)};
+}
