@@ -1,0 +1,22 @@
+#include "registry.h"
+
+namespace ember::onnx {
+
+namespace {
+const OpTable& table() {
+  static const OpTable t = [] {
+    OpTable t;
+    ops::add_elementwise_ops(t);
+    return t;
+  }();
+  return t;
+}
+}  // namespace
+
+OpFn find_op(const std::string& domain, const std::string& op_type) {
+  if (!domain.empty() && domain != "ai.onnx") return nullptr;
+  auto it = table().find(op_type);
+  return it == table().end() ? nullptr : it->second;
+}
+
+}  // namespace ember::onnx

@@ -1,0 +1,21 @@
+// The op table: ONNX op type -> implementation, filled by one registration function per op
+// family (src/onnx/ops/*.cpp). Only the default domain ("" or "ai.onnx") is implemented.
+#pragma once
+#include <string>
+#include <unordered_map>
+
+#include "op_context.h"
+
+namespace ember::onnx {
+
+using OpTable = std::unordered_map<std::string, OpFn>;
+
+/// The implementation of `op_type` in `domain`, or null when ember lacks it.
+OpFn find_op(const std::string& domain, const std::string& op_type);
+
+namespace ops {
+// One per family (src/onnx/ops/<family>.cpp); each adds its ops to the table.
+void add_elementwise_ops(OpTable& t);
+}  // namespace ops
+
+}  // namespace ember::onnx

@@ -1,0 +1,215 @@
+// Running a graph: bind inputs (checked against the declarations) and initializers, build each
+// node's ember ops in order (ONNX requires nodes in topological order; the checker enforces it),
+// and name the node in every error raised while it is built.
+#include <exception>
+#include <map>
+#include <unordered_set>
+
+#include "ember/support/shape_str.h"
+#include "model_impl.h"
+#include "registry.h"
+#include "tensor_proto.h"
+
+namespace ember::onnx {
+
+struct Scope {
+  std::unordered_map<std::string, Tensor> values;
+  const Scope* parent = nullptr;
+  const Tensor* find(const std::string& name) const {
+    for (const Scope* s = this; s; s = s->parent) {
+      auto it = s->values.find(name);
+      if (it != s->values.end()) return &it->second;
+    }
+    return nullptr;
+  }
+};
+
+namespace {
+
+// Re-raises the active exception with `prefix` in front of its message, keeping its type.
+[[noreturn]] void rethrow_with(const std::string& prefix) {
+  try {
+    throw;
+  } catch (const UnsupportedError& e) {
+    throw UnsupportedError(prefix + e.what());
+  } catch (const ShapeError& e) {
+    throw ShapeError(prefix + e.what());
+  } catch (const DTypeError& e) {
+    throw DTypeError(prefix + e.what());
+  } catch (const IndexError& e) {
+    throw IndexError(prefix + e.what());
+  } catch (const ValueError& e) {
+    throw ValueError(prefix + e.what());
+  } catch (const IOError& e) {
+    throw IOError(prefix + e.what());
+  } catch (const CompileError& e) {
+    throw CompileError(prefix + e.what());
+  } catch (const std::exception& e) {
+    throw Error(prefix + e.what());
+  }
+}
+
+std::string node_label(const ::onnx::NodeProto& n, int index, int64_t opset) {
+  std::string s = "node " + std::to_string(index);
+  if (!n.name().empty()) s += " '" + n.name() + "'";
+  s += " (" + (n.domain().empty() ? "" : n.domain() + ":") + n.op_type();
+  if (opset > 0) s += "-" + std::to_string(opset);
+  return s + "): ";
+}
+
+void run_node(const Model::Impl& m, const ::onnx::NodeProto& n, int index, Scope& scope) {
+  int64_t opset = 0;
+  try {
+    opset = opset_of(m, n.domain());
+    OpFn fn = find_op(n.domain(), n.op_type());
+    if (!fn)
+      throw UnsupportedError(n.domain().empty() || n.domain() == "ai.onnx"
+                                 ? "op " + n.op_type() + " is not supported"
+                                 : "domain '" + n.domain() + "' is not supported");
+    std::vector<Tensor> in;
+    for (const auto& name : n.input()) {
+      if (name.empty()) {
+        in.emplace_back();
+        continue;
+      }
+      const Tensor* t = scope.find(name);
+      if (!t) {
+        auto init = m.initializers.find(name);
+        if (init != m.initializers.end() && !init->second.error.empty())
+          throw UnsupportedError(init->second.error);
+        throw ValueError("input '" + name + "' is not defined before the node");
+      }
+      in.push_back(*t);
+    }
+    SubgraphRunner sub = [&m, &scope](const ::onnx::GraphProto& g,
+                                      const std::vector<Tensor>& args) {
+      if (args.size() != static_cast<size_t>(g.input_size()))
+        throw ValueError("sub-graph '" + g.name() + "' takes " + std::to_string(g.input_size()) +
+                         " inputs, given " + std::to_string(args.size()));
+      std::unordered_map<std::string, Tensor> given;
+      for (int i = 0; i < g.input_size(); i++) given[g.input(i).name()] = args[i];
+      return run_graph(m, g, given, &scope);
+    };
+    OpContext ctx(n, opset, std::move(in), sub, m.base_dir);
+    std::vector<Tensor> out = fn(ctx);
+    ctx.check_attributes_used();
+    for (size_t i = 0; i < ctx.num_outputs(); i++) {
+      if (!ctx.wants_output(i)) continue;
+      if (i >= out.size() || !out[i].defined())
+        throw UnsupportedError("output " + std::to_string(i) + " ('" + n.output(i) +
+                               "') is not produced");
+      scope.values[n.output(i)] = out[i];
+    }
+  } catch (...) {
+    rethrow_with(node_label(n, index, opset));
+  }
+}
+
+}  // namespace
+
+std::vector<Tensor> run_graph(const Model::Impl& m, const ::onnx::GraphProto& g,
+                              const std::unordered_map<std::string, Tensor>& given,
+                              const Scope* outer) {
+  Scope scope;
+  scope.parent = outer;
+  const bool main = outer == nullptr;
+  for (const auto& p : g.initializer()) {
+    if (given.count(p.name())) continue;
+    if (main) {
+      const Initializer& init = m.initializers.at(p.name());
+      if (init.error.empty()) scope.values[p.name()] = init.tensor;
+    } else {
+      Initializer init = make_initializer(p, m.base_dir);
+      if (!init.error.empty()) throw UnsupportedError(init.error);
+      scope.values[p.name()] = init.tensor;
+    }
+  }
+  for (const auto& [name, t] : given) scope.values[name] = t;
+  for (int i = 0; i < g.node_size(); i++) run_node(m, g.node(i), i, scope);
+  std::vector<Tensor> out;
+  for (const auto& o : g.output()) {
+    const Tensor* t = scope.find(o.name());
+    if (!t) throw ValueError("graph output '" + o.name() + "' is never computed");
+    out.push_back(*t);
+  }
+  return out;
+}
+
+namespace {
+
+// The given tensor against the input's declaration: dtype, rank, fixed dims, and symbolic dims
+// consistent across inputs (`N` is one size).
+void check_input(const ValueInfo& info, const Tensor& t, std::map<std::string, int64_t>& symbols) {
+  const std::string what = "input '" + info.name + "'";
+  if (info.elem_type == 0)
+    throw UnsupportedError(what + " is a " + info.type + " value; ember runs tensors only");
+  const ScalarType want = require_dtype(info.elem_type, what);
+  if (t.dtype() != want)
+    throw DTypeError(what + ": expected " + info.type + ", got " + dtype_name(t.dtype()));
+  if (!info.shape) return;
+  const auto& dims = *info.shape;
+  std::string declared = "[";
+  for (size_t i = 0; i < dims.size(); i++)
+    declared += (i ? ", " : "") + (dims[i].value           ? std::to_string(*dims[i].value)
+                                   : dims[i].param.empty() ? std::string("?")
+                                                           : dims[i].param);
+  declared += "]";
+  auto fail = [&] {
+    throw ShapeError(what + ": expected shape " + declared + ", got " +
+                     support::shape_str(t.sizes()));
+  };
+  if (static_cast<int64_t>(dims.size()) != t.dim()) fail();
+  for (size_t i = 0; i < dims.size(); i++) {
+    const int64_t got = t.sizes()[i];
+    if (dims[i].value && *dims[i].value != got) fail();
+    if (!dims[i].value && !dims[i].param.empty()) {
+      auto [it, fresh] = symbols.emplace(dims[i].param, got);
+      if (!fresh && it->second != got)
+        throw ShapeError(what + ": dimension '" + dims[i].param + "' is " + std::to_string(got) +
+                         " here but " + std::to_string(it->second) + " in an earlier input");
+    }
+  }
+}
+
+}  // namespace
+
+NamedTensors Model::run(const NamedTensors& inputs) const {
+  const Impl& m = *impl_;
+  std::unordered_map<std::string, Tensor> given;
+  for (const auto& [name, t] : inputs) {
+    bool known = false;
+    for (const auto& i : m.inputs) known |= i.name == name;
+    if (!known) {
+      std::string names;
+      for (const auto& i : m.inputs) names += (names.empty() ? "" : ", ") + i.name;
+      throw ValueError("the model has no input '" + name + "' (its inputs: " + names + ")");
+    }
+    if (!given.emplace(name, t).second) throw ValueError("input '" + name + "' is given twice");
+  }
+  std::map<std::string, int64_t> symbols;
+  for (const auto& info : m.inputs) {
+    auto it = given.find(info.name);
+    if (it != given.end()) {
+      check_input(info, it->second, symbols);
+    } else if (!info.has_default) {
+      throw ValueError("input '" + info.name + "' (" + info.type + ") is required");
+    }
+  }
+  std::vector<Tensor> out = run_graph(m, m.proto.graph(), given, nullptr);
+  NamedTensors r;
+  for (size_t i = 0; i < out.size(); i++) r.emplace_back(m.outputs[i].name, out[i]);
+  return r;
+}
+
+std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs) const {
+  if (inputs.size() > impl_->inputs.size())
+    throw ValueError("the model takes " + std::to_string(impl_->inputs.size()) + " inputs, given " +
+                     std::to_string(inputs.size()));
+  NamedTensors named;
+  for (size_t i = 0; i < inputs.size(); i++) named.emplace_back(impl_->inputs[i].name, inputs[i]);
+  std::vector<Tensor> out;
+  for (auto& [name, t] : run(named)) out.push_back(t);
+  return out;
+}
+
+}  // namespace ember::onnx
