@@ -25,7 +25,9 @@ PUBLIC = {
     "error.h": "support", "dtype.h": "ir", "tensor.h": "tensor", "autograd.h": "tensor",
     "grad_mode.h": "tensor", "jit.h": "tensor", "context.h": "engine", "profile.h": "engine",
     "build_info.h": "engine", "nn.h": "nn", "optim.h": "optim", "serialize.h": "nn",
-    "ember.h": "nn",
+    "ember.h": "nn", "special_functions.h": "tensor", "padding.h": "tensor",
+    "convolution.h": "tensor", "pooling.h": "tensor", "normalization.h": "tensor",
+    "indexing.h": "tensor", "sorting.h": "tensor", "shape_ops.h": "tensor",
 }
 # include/ember/rl/ holds the headers of both src/env and src/ppo; these are env's.
 ENV_HEADERS = {"env.h", "random.h", "lunar_lander.h", "vector_env.h", "heuristic.h", "render.h"}
