@@ -7,6 +7,15 @@ const OpTable& table() {
   static const OpTable t = [] {
     OpTable t;
     ops::add_elementwise_ops(t);
+    ops::add_math_ops(t);
+    ops::add_shape_ops(t);
+    ops::add_generator_ops(t);
+    ops::add_reduce_ops(t);
+    ops::add_linalg_ops(t);
+    ops::add_conv_pool_ops(t);
+    ops::add_normalization_ops(t);
+    ops::add_index_ops(t);
+    ops::add_resize_ops(t);
     return t;
   }();
   return t;

@@ -16,6 +16,15 @@ OpFn find_op(const std::string& domain, const std::string& op_type);
 namespace ops {
 // One per family (src/onnx/ops/<family>.cpp); each adds its ops to the table.
 void add_elementwise_ops(OpTable& t);
+void add_math_ops(OpTable& t);
+void add_shape_ops(OpTable& t);
+void add_generator_ops(OpTable& t);
+void add_reduce_ops(OpTable& t);
+void add_linalg_ops(OpTable& t);
+void add_conv_pool_ops(OpTable& t);
+void add_normalization_ops(OpTable& t);
+void add_index_ops(OpTable& t);
+void add_resize_ops(OpTable& t);
 }  // namespace ops
 
 }  // namespace ember::onnx
