@@ -16,6 +16,12 @@ const OpTable& table() {
     ops::add_normalization_ops(t);
     ops::add_index_ops(t);
     ops::add_resize_ops(t);
+    ops::add_control_ops(t);
+    ops::add_rnn_ops(t);
+    ops::add_quantize_ops(t);
+    ops::add_signal_ops(t);
+    ops::add_misc_ops(t);
+    ops::add_training_ops(t);
     return t;
   }();
   return t;
@@ -23,8 +29,8 @@ const OpTable& table() {
 }  // namespace
 
 OpFn find_op(const std::string& domain, const std::string& op_type) {
-  if (!domain.empty() && domain != "ai.onnx") return nullptr;
-  auto it = table().find(op_type);
+  const bool standard = domain.empty() || domain == "ai.onnx";
+  auto it = table().find(standard ? op_type : domain + ":" + op_type);
   return it == table().end() ? nullptr : it->second;
 }
 

@@ -1,5 +1,6 @@
 // The op table: ONNX op type -> implementation, filled by one registration function per op
-// family (src/onnx/ops/*.cpp). Only the default domain ("" or "ai.onnx") is implemented.
+// family (src/onnx/ops/*.cpp). Ops of the default domain ("" or "ai.onnx") are keyed by their
+// type, those of other domains by "domain:type".
 #pragma once
 #include <string>
 #include <unordered_map>
@@ -25,6 +26,12 @@ void add_conv_pool_ops(OpTable& t);
 void add_normalization_ops(OpTable& t);
 void add_index_ops(OpTable& t);
 void add_resize_ops(OpTable& t);
+void add_control_ops(OpTable& t);
+void add_rnn_ops(OpTable& t);
+void add_quantize_ops(OpTable& t);
+void add_signal_ops(OpTable& t);
+void add_misc_ops(OpTable& t);
+void add_training_ops(OpTable& t);
 }  // namespace ops
 
 }  // namespace ember::onnx

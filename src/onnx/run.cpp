@@ -63,9 +63,10 @@ void run_node(const Model::Impl& m, const ::onnx::NodeProto& n, int index, Scope
     opset = opset_of(m, n.domain());
     OpFn fn = find_op(n.domain(), n.op_type());
     if (!fn)
-      throw UnsupportedError(n.domain().empty() || n.domain() == "ai.onnx"
-                                 ? "op " + n.op_type() + " is not supported"
-                                 : "domain '" + n.domain() + "' is not supported");
+      throw UnsupportedError("op " + n.op_type() + " is not supported" +
+                             (n.domain().empty() || n.domain() == "ai.onnx"
+                                  ? std::string()
+                                  : " (domain '" + n.domain() + "')"));
     std::vector<Tensor> in;
     for (const auto& name : n.input()) {
       if (name.empty()) {
