@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ember/onnx/model.h"
@@ -65,6 +66,11 @@ class OpContext {
   std::vector<Tensor> run_subgraph(const ::onnx::GraphProto& g, const std::vector<Tensor>& in) {
     return run_subgraph_(g, in);
   }
+  /// The value `name` of the enclosing graph computed again by the nodes before this one, with
+  /// some of the graph's values replaced (the Gradient op differentiates through it).
+  std::function<Tensor(const std::string& name,
+                       const std::unordered_map<std::string, Tensor>& replaced)>
+      recompute;
 
  private:
   const ::onnx::AttributeProto* find(const std::string& name) const;

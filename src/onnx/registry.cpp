@@ -22,6 +22,8 @@ const OpTable& table() {
     ops::add_signal_ops(t);
     ops::add_misc_ops(t);
     ops::add_training_ops(t);
+    ops::add_grid_sample_ops(t);
+    ops::add_roi_text_ops(t);
     return t;
   }();
   return t;

@@ -32,6 +32,8 @@ void add_quantize_ops(OpTable& t);
 void add_signal_ops(OpTable& t);
 void add_misc_ops(OpTable& t);
 void add_training_ops(OpTable& t);
+void add_grid_sample_ops(OpTable& t);
+void add_roi_text_ops(OpTable& t);
 }  // namespace ops
 
 }  // namespace ember::onnx

@@ -57,7 +57,31 @@ std::string node_label(const ::onnx::NodeProto& n, int index, int64_t opset) {
   return s + "): ";
 }
 
-void run_node(const Model::Impl& m, const ::onnx::NodeProto& n, int index, Scope& scope) {
+void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scope& scope,
+              const std::unordered_map<std::string, Tensor>& initial);
+
+// The value `name` computed again by nodes [0, end) of g from its initial bindings, some replaced.
+Tensor recompute(const Model::Impl& m, const ::onnx::GraphProto& g, int end, const Scope& scope,
+                 const std::unordered_map<std::string, Tensor>& initial, const std::string& name,
+                 const std::unordered_map<std::string, Tensor>& replaced) {
+  Scope s;
+  s.parent = scope.parent;
+  s.values = initial;
+  for (const auto& [k, v] : replaced) s.values[k] = v;
+  const auto start = s.values;
+  for (int i = 0; i < end; i++) {
+    bool overridden = false;  // a node whose outputs are replaced is not run
+    for (const auto& o : g.node(i).output()) overridden |= replaced.count(o) > 0;
+    if (!overridden) run_node(m, g, i, s, start);
+  }
+  const Tensor* t = s.find(name);
+  if (!t) throw ValueError("'" + name + "' is not computed before the node");
+  return *t;
+}
+
+void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scope& scope,
+              const std::unordered_map<std::string, Tensor>& initial) {
+  const ::onnx::NodeProto& n = g.node(index);
   int64_t opset = 0;
   try {
     opset = opset_of(m, n.domain());
@@ -92,6 +116,9 @@ void run_node(const Model::Impl& m, const ::onnx::NodeProto& n, int index, Scope
       return run_graph(m, g, given, &scope);
     };
     OpContext ctx(n, opset, std::move(in), sub, m.base_dir);
+    ctx.recompute = [&](const std::string& name, const std::unordered_map<std::string, Tensor>& r) {
+      return recompute(m, g, index, scope, initial, name, r);
+    };
     std::vector<Tensor> out = fn(ctx);
     ctx.check_attributes_used();
     for (size_t i = 0; i < ctx.num_outputs(); i++) {
@@ -126,7 +153,8 @@ std::vector<Tensor> run_graph(const Model::Impl& m, const ::onnx::GraphProto& g,
     }
   }
   for (const auto& [name, t] : given) scope.values[name] = t;
-  for (int i = 0; i < g.node_size(); i++) run_node(m, g.node(i), i, scope);
+  const auto initial = scope.values;
+  for (int i = 0; i < g.node_size(); i++) run_node(m, g, i, scope, initial);
   std::vector<Tensor> out;
   for (const auto& o : g.output()) {
     const Tensor* t = scope.find(o.name());

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common.h"
+#include "ember/autograd.h"
 
 namespace ember::onnx::ops {
 namespace {
@@ -77,9 +78,42 @@ std::vector<Tensor> adam(OpContext& c) {
   return xs;
 }
 
+std::vector<std::string> strings_attr(OpContext& c, const char* name) {
+  std::vector<std::string> r;
+  for (const auto& a : c.node.attribute())
+    if (a.name() == name)
+      for (const auto& v : a.strings()) r.push_back(v);
+  c.ignore_attr({name});
+  return r;
+}
+
+// Gradient: d y / d x for each named x, y recomputed from leaves that stand for the xs (and zs,
+// held constant) by the nodes before this one.
+std::vector<Tensor> gradient(OpContext& c) {
+  const auto xs = strings_attr(c, "xs"), zs = strings_attr(c, "zs");
+  const std::string y = c.attr_string("y");
+  if (c.num_inputs() != xs.size() + zs.size())
+    throw ValueError("Gradient takes the values of xs and zs as inputs");
+  std::unordered_map<std::string, Tensor> leaves;
+  std::vector<Tensor> wrt;
+  for (size_t i = 0; i < xs.size(); i++) {
+    Tensor leaf = c.in(i).detach();
+    leaf.requires_grad_(true);
+    leaves[xs[i]] = leaf;
+    wrt.push_back(leaf);
+  }
+  for (size_t i = 0; i < zs.size(); i++) leaves[zs[i]] = c.in(xs.size() + i);
+  Tensor out = c.recompute(y, leaves);
+  std::vector<Tensor> g = autograd::grad({out}, wrt, {ones_like(out)}, true);
+  for (size_t i = 0; i < g.size(); i++)
+    if (!g[i].defined()) g[i] = zeros_like(wrt[i]);  // y does not depend on this x
+  return g;
+}
+
 }  // namespace
 
 void add_training_ops(OpTable& t) {
+  t["ai.onnx.preview.training:Gradient"] = gradient;
   t["ai.onnx.preview.training:Adagrad"] = adagrad;
   t["ai.onnx.preview.training:Momentum"] = momentum;
   t["ai.onnx.preview.training:Adam"] = adam;
