@@ -1,5 +1,6 @@
 // load(): parse, check, infer shapes, convert initializers; the Model's descriptive accessors.
 #include <onnx/checker.h>
+#include <onnx/onnx-data_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
@@ -168,6 +169,45 @@ Tensor load_tensor(const std::string& path) {
     throw IOError("'" + path + "': not a valid onnx.TensorProto (truncated or malformed)");
   std::string dir = std::filesystem::path(path).parent_path().string();
   return to_tensor(p, dir.empty() ? "." : dir, "'" + path + "'");
+}
+
+namespace {
+
+Value sequence_value(const ::onnx::SequenceProto& p, const std::string& dir,
+                     const std::string& what) {
+  if (p.elem_type() != ::onnx::SequenceProto::TENSOR && p.tensor_values_size() == 0 &&
+      p.elem_type() != ::onnx::SequenceProto::UNDEFINED)
+    throw UnsupportedError(what + ": sequences of other than tensors are not supported");
+  std::vector<Tensor> items;
+  for (const auto& t : p.tensor_values()) items.push_back(to_tensor(t, dir, what));
+  return Value::sequence(std::move(items));
+}
+
+}  // namespace
+
+Value load_value(const std::string& path, const std::string& type) {
+  const std::string what = "'" + path + "'";
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (type.rfind("tensor(", 0) == 0) return load_tensor(path);
+  const std::string bytes = read_file(path);
+  if (type.rfind("seq(tensor(", 0) == 0) {
+    ::onnx::SequenceProto p;
+    if (!p.ParseFromString(bytes)) throw IOError(what + ": not a valid onnx.SequenceProto");
+    return sequence_value(p, dir, what);
+  }
+  if (type.rfind("optional(", 0) == 0) {
+    ::onnx::OptionalProto p;
+    if (!p.ParseFromString(bytes)) throw IOError(what + ": not a valid onnx.OptionalProto");
+    if (p.has_tensor_value()) return Value::some(to_tensor(p.tensor_value(), dir, what));
+    if (p.has_sequence_value()) return Value::some(sequence_value(p.sequence_value(), dir, what));
+    if (p.elem_type() == ::onnx::OptionalProto::TENSOR ||
+        p.elem_type() == ::onnx::OptionalProto::SEQUENCE ||
+        p.elem_type() == ::onnx::OptionalProto::UNDEFINED)
+      return Value::none();
+    throw UnsupportedError(what + ": an optional of other than a tensor or a sequence");
+  }
+  throw UnsupportedError(what + ": a " + type + " value, which ember lacks");
 }
 
 TensorFileInfo tensor_file_info(const std::string& path) {

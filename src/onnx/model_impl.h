@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ember/onnx/model.h"
+#include "ember/onnx/value.h"
 
 namespace ember::onnx {
 
@@ -40,8 +41,8 @@ Initializer make_initializer(const ::onnx::TensorProto& p, const std::string& ba
 /// Runs `g` with its formal inputs bound by name (`given`), inside the enclosing scopes of
 /// `outer` (null for the main graph). Returns the graph outputs in order.
 struct Scope;
-std::vector<Tensor> run_graph(const Model::Impl& m, const ::onnx::GraphProto& g,
-                              const std::unordered_map<std::string, Tensor>& given,
-                              const Scope* outer);
+using ValueMap = std::unordered_map<std::string, Value>;
+std::vector<Value> run_graph(const Model::Impl& m, const ::onnx::GraphProto& g,
+                             const ValueMap& given, const Scope* outer);
 
 }  // namespace ember::onnx

@@ -6,7 +6,7 @@ namespace ember::onnx {
 
 using ::onnx::AttributeProto;
 
-OpContext::OpContext(const ::onnx::NodeProto& node, int64_t opset, std::vector<Tensor> inputs,
+OpContext::OpContext(const ::onnx::NodeProto& node, int64_t opset, std::vector<Value> inputs,
                      SubgraphRunner run_subgraph, const std::string& base_dir)
     : node(node),
       opset(opset),
@@ -14,11 +14,25 @@ OpContext::OpContext(const ::onnx::NodeProto& node, int64_t opset, std::vector<T
       run_subgraph_(std::move(run_subgraph)),
       base_dir_(base_dir) {}
 
-const Tensor& OpContext::in(size_t i) const {
+const Value& OpContext::value(size_t i) const {
   if (!has(i))
     throw ValueError("input " + std::to_string(i) + " is required but " +
                      (i < inputs_.size() ? "empty" : "not given"));
   return inputs_[i];
+}
+
+const Tensor& OpContext::in(size_t i) const {
+  const Value& v = value(i);
+  if (!v.is_tensor())
+    throw UnsupportedError("input " + std::to_string(i) + " is a " + v.kind_name() +
+                           "; the op takes a tensor");
+  return v.tensor();
+}
+
+std::vector<Tensor> OpContext::tensors() const {
+  std::vector<Tensor> r;
+  for (size_t i = 0; i < inputs_.size(); i++) r.push_back(in(i));
+  return r;
 }
 
 std::vector<int64_t> OpContext::ints_of(size_t i) const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ember/onnx/model.h"
+#include "ember/onnx/value.h"
 #include "ember/tensor.h"
 
 namespace ember::onnx {
@@ -18,11 +19,12 @@ namespace ember::onnx {
 /// Runs a sub-graph (an If branch, a Loop or Scan body) with its formal inputs bound to `inputs`
 /// and the enclosing scopes visible; returns its outputs.
 using SubgraphRunner =
-    std::function<std::vector<Tensor>(const ::onnx::GraphProto&, const std::vector<Tensor>&)>;
+    std::function<std::vector<Value>(const ::onnx::GraphProto&, const std::vector<Value>&)>;
 
 class OpContext {
  public:
-  OpContext(const ::onnx::NodeProto& node, int64_t opset, std::vector<Tensor> inputs,
+  /// `inputs`: one per listed input, an undefined tensor for an absent (empty-named) one.
+  OpContext(const ::onnx::NodeProto& node, int64_t opset, std::vector<Value> inputs,
             SubgraphRunner run_subgraph, const std::string& base_dir);
 
   const ::onnx::NodeProto& node;
@@ -33,10 +35,15 @@ class OpContext {
   /// Number of inputs the node lists (absent optional ones included).
   size_t num_inputs() const { return inputs_.size(); }
   /// True when input i is given (listed with a non-empty name).
-  bool has(size_t i) const { return i < inputs_.size() && inputs_[i].defined(); }
-  /// Input i; ValueError when it is absent.
+  bool has(size_t i) const {
+    return i < inputs_.size() && (!inputs_[i].is_tensor() || inputs_[i].tensor().defined());
+  }
+  /// Input i as a tensor; ValueError when it is absent or not a tensor.
   const Tensor& in(size_t i) const;
-  const std::vector<Tensor>& inputs() const { return inputs_; }
+  /// Input i as any value (a sequence or an optional too).
+  const Value& value(size_t i) const;
+  /// Every input as a tensor.
+  std::vector<Tensor> tensors() const;
   /// The values of an integer (or bool) input, read on the host (it is realized if lazy).
   std::vector<int64_t> ints_of(size_t i) const;
   std::vector<double> floats_of(size_t i) const;
@@ -63,7 +70,7 @@ class OpContext {
   // ---- errors and sub-graphs -------------------------------------------------------------------
   [[noreturn]] void unsupported(const std::string& why) const;
   [[noreturn]] void invalid(const std::string& why) const;
-  std::vector<Tensor> run_subgraph(const ::onnx::GraphProto& g, const std::vector<Tensor>& in) {
+  std::vector<Value> run_subgraph(const ::onnx::GraphProto& g, const std::vector<Value>& in) {
     return run_subgraph_(g, in);
   }
   /// The value `name` of the enclosing graph computed again by the nodes before this one, with
@@ -75,14 +82,16 @@ class OpContext {
  private:
   const ::onnx::AttributeProto* find(const std::string& name) const;
   const ::onnx::AttributeProto& get(const std::string& name, int type);
-  std::vector<Tensor> inputs_;
+  std::vector<Value> inputs_;
   SubgraphRunner run_subgraph_;
   const std::string& base_dir_;  // where a tensor attribute's external data lies
   std::set<std::string> used_;
 };
 
 /// An op implementation: the node's outputs, in order (it may return fewer than the node lists
-/// when the rest are not wanted).
+/// when the rest are not wanted). Ops on tensors return tensors; ops that make or take
+/// sequences and optionals (and control flow, whose bodies may) return values.
 using OpFn = std::vector<Tensor> (*)(OpContext&);
+using ValueOpFn = std::vector<Value> (*)(OpContext&);
 
 }  // namespace ember::onnx

@@ -24,16 +24,17 @@ const OpTable& table() {
     ops::add_training_ops(t);
     ops::add_grid_sample_ops(t);
     ops::add_roi_text_ops(t);
+    ops::add_sequence_ops(t);
     return t;
   }();
   return t;
 }
 }  // namespace
 
-OpFn find_op(const std::string& domain, const std::string& op_type) {
+const OpEntry* find_op(const std::string& domain, const std::string& op_type) {
   const bool standard = domain.empty() || domain == "ai.onnx";
   auto it = table().find(standard ? op_type : domain + ":" + op_type);
-  return it == table().end() ? nullptr : it->second;
+  return it == table().end() ? nullptr : &it->second;
 }
 
 }  // namespace ember::onnx

@@ -9,10 +9,18 @@
 
 namespace ember::onnx {
 
-using OpTable = std::unordered_map<std::string, OpFn>;
+/// An op's implementation: on tensors (fn) or on values (value_fn); one of them is set.
+struct OpEntry {
+  OpEntry() = default;
+  OpEntry(OpFn f) : fn(f) {}
+  OpEntry(ValueOpFn f) : value_fn(f) {}
+  OpFn fn = nullptr;
+  ValueOpFn value_fn = nullptr;
+};
+using OpTable = std::unordered_map<std::string, OpEntry>;
 
 /// The implementation of `op_type` in `domain`, or null when ember lacks it.
-OpFn find_op(const std::string& domain, const std::string& op_type);
+const OpEntry* find_op(const std::string& domain, const std::string& op_type);
 
 namespace ops {
 // One per family (src/onnx/ops/<family>.cpp); each adds its ops to the table.
@@ -34,6 +42,7 @@ void add_misc_ops(OpTable& t);
 void add_training_ops(OpTable& t);
 void add_grid_sample_ops(OpTable& t);
 void add_roi_text_ops(OpTable& t);
+void add_sequence_ops(OpTable& t);
 }  // namespace ops
 
 }  // namespace ember::onnx

@@ -13,9 +13,9 @@
 namespace ember::onnx {
 
 struct Scope {
-  std::unordered_map<std::string, Tensor> values;
+  ValueMap values;
   const Scope* parent = nullptr;
-  const Tensor* find(const std::string& name) const {
+  const Value* find(const std::string& name) const {
     for (const Scope* s = this; s; s = s->parent) {
       auto it = s->values.find(name);
       if (it != s->values.end()) return &it->second;
@@ -58,11 +58,11 @@ std::string node_label(const ::onnx::NodeProto& n, int index, int64_t opset) {
 }
 
 void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scope& scope,
-              const std::unordered_map<std::string, Tensor>& initial);
+              const ValueMap& initial);
 
 // The value `name` computed again by nodes [0, end) of g from its initial bindings, some replaced.
 Tensor recompute(const Model::Impl& m, const ::onnx::GraphProto& g, int end, const Scope& scope,
-                 const std::unordered_map<std::string, Tensor>& initial, const std::string& name,
+                 const ValueMap& initial, const std::string& name,
                  const std::unordered_map<std::string, Tensor>& replaced) {
   Scope s;
   s.parent = scope.parent;
@@ -74,30 +74,30 @@ Tensor recompute(const Model::Impl& m, const ::onnx::GraphProto& g, int end, con
     for (const auto& o : g.node(i).output()) overridden |= replaced.count(o) > 0;
     if (!overridden) run_node(m, g, i, s, start);
   }
-  const Tensor* t = s.find(name);
+  const Value* t = s.find(name);
   if (!t) throw ValueError("'" + name + "' is not computed before the node");
-  return *t;
+  return t->tensor();
 }
 
 void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scope& scope,
-              const std::unordered_map<std::string, Tensor>& initial) {
+              const ValueMap& initial) {
   const ::onnx::NodeProto& n = g.node(index);
   int64_t opset = 0;
   try {
     opset = opset_of(m, n.domain());
-    OpFn fn = find_op(n.domain(), n.op_type());
-    if (!fn)
+    const OpEntry* op = find_op(n.domain(), n.op_type());
+    if (!op)
       throw UnsupportedError("op " + n.op_type() + " is not supported" +
                              (n.domain().empty() || n.domain() == "ai.onnx"
                                   ? std::string()
                                   : " (domain '" + n.domain() + "')"));
-    std::vector<Tensor> in;
+    std::vector<Value> in;
     for (const auto& name : n.input()) {
       if (name.empty()) {
         in.emplace_back();
         continue;
       }
-      const Tensor* t = scope.find(name);
+      const Value* t = scope.find(name);
       if (!t) {
         auto init = m.initializers.find(name);
         if (init != m.initializers.end() && !init->second.error.empty())
@@ -106,12 +106,11 @@ void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scop
       }
       in.push_back(*t);
     }
-    SubgraphRunner sub = [&m, &scope](const ::onnx::GraphProto& g,
-                                      const std::vector<Tensor>& args) {
+    SubgraphRunner sub = [&m, &scope](const ::onnx::GraphProto& g, const std::vector<Value>& args) {
       if (args.size() != static_cast<size_t>(g.input_size()))
         throw ValueError("sub-graph '" + g.name() + "' takes " + std::to_string(g.input_size()) +
                          " inputs, given " + std::to_string(args.size()));
-      std::unordered_map<std::string, Tensor> given;
+      ValueMap given;
       for (int i = 0; i < g.input_size(); i++) given[g.input(i).name()] = args[i];
       return run_graph(m, g, given, &scope);
     };
@@ -119,11 +118,16 @@ void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scop
     ctx.recompute = [&](const std::string& name, const std::unordered_map<std::string, Tensor>& r) {
       return recompute(m, g, index, scope, initial, name, r);
     };
-    std::vector<Tensor> out = fn(ctx);
+    std::vector<Value> out;
+    if (op->fn) {
+      for (Tensor& t : op->fn(ctx)) out.emplace_back(std::move(t));
+    } else {
+      out = op->value_fn(ctx);
+    }
     ctx.check_attributes_used();
     for (size_t i = 0; i < ctx.num_outputs(); i++) {
       if (!ctx.wants_output(i)) continue;
-      if (i >= out.size() || !out[i].defined())
+      if (i >= out.size() || (out[i].is_tensor() && !out[i].tensor().defined()))
         throw UnsupportedError("output " + std::to_string(i) + " ('" + n.output(i) +
                                "') is not produced");
       scope.values[n.output(i)] = out[i];
@@ -135,9 +139,8 @@ void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scop
 
 }  // namespace
 
-std::vector<Tensor> run_graph(const Model::Impl& m, const ::onnx::GraphProto& g,
-                              const std::unordered_map<std::string, Tensor>& given,
-                              const Scope* outer) {
+std::vector<Value> run_graph(const Model::Impl& m, const ::onnx::GraphProto& g,
+                             const ValueMap& given, const Scope* outer) {
   Scope scope;
   scope.parent = outer;
   const bool main = outer == nullptr;
@@ -155,9 +158,9 @@ std::vector<Tensor> run_graph(const Model::Impl& m, const ::onnx::GraphProto& g,
   for (const auto& [name, t] : given) scope.values[name] = t;
   const auto initial = scope.values;
   for (int i = 0; i < g.node_size(); i++) run_node(m, g, i, scope, initial);
-  std::vector<Tensor> out;
+  std::vector<Value> out;
   for (const auto& o : g.output()) {
-    const Tensor* t = scope.find(o.name());
+    const Value* t = scope.find(o.name());
     if (!t) throw ValueError("graph output '" + o.name() + "' is never computed");
     out.push_back(*t);
   }
@@ -168,10 +171,9 @@ namespace {
 
 // The given tensor against the input's declaration: dtype, rank, fixed dims, and symbolic dims
 // consistent across inputs (`N` is one size).
-void check_input(const ValueInfo& info, const Tensor& t, std::map<std::string, int64_t>& symbols) {
+void check_tensor_input(const ValueInfo& info, const Tensor& t,
+                        std::map<std::string, int64_t>& symbols) {
   const std::string what = "input '" + info.name + "'";
-  if (info.elem_type == 0)
-    throw UnsupportedError(what + " is a " + info.type + " value; ember runs tensors only");
   const ScalarType want = require_dtype(info.elem_type, what);
   if (t.dtype() != want)
     throw DTypeError(what + ": expected " + info.type + ", got " + dtype_name(t.dtype()));
@@ -200,12 +202,26 @@ void check_input(const ValueInfo& info, const Tensor& t, std::map<std::string, i
   }
 }
 
+// A value against its declaration: its kind (tensor, sequence, optional), then a tensor's dtype
+// and shape.
+void check_input(const ValueInfo& info, const Value& v, std::map<std::string, int64_t>& symbols) {
+  const std::string what = "input '" + info.name + "'";
+  const char* kind = info.type.rfind("tensor(", 0) == 0     ? "tensor"
+                     : info.type.rfind("seq(", 0) == 0      ? "sequence"
+                     : info.type.rfind("optional(", 0) == 0 ? "optional"
+                                                            : nullptr;
+  if (!kind) throw UnsupportedError(what + " is a " + info.type + " value, which ember lacks");
+  if (v.kind_name() != kind)
+    throw ValueError(what + ": expected a " + info.type + " value, got a " + v.kind_name());
+  if (v.is_tensor()) check_tensor_input(info, v.tensor(), symbols);
+}
+
 }  // namespace
 
-NamedTensors Model::run(const NamedTensors& inputs) const {
+NamedValues Model::run_values(const NamedValues& inputs) const {
   const Impl& m = *impl_;
-  std::unordered_map<std::string, Tensor> given;
-  for (const auto& [name, t] : inputs) {
+  ValueMap given;
+  for (const auto& [name, v] : inputs) {
     bool known = false;
     for (const auto& i : m.inputs) known |= i.name == name;
     if (!known) {
@@ -213,7 +229,7 @@ NamedTensors Model::run(const NamedTensors& inputs) const {
       for (const auto& i : m.inputs) names += (names.empty() ? "" : ", ") + i.name;
       throw ValueError("the model has no input '" + name + "' (its inputs: " + names + ")");
     }
-    if (!given.emplace(name, t).second) throw ValueError("input '" + name + "' is given twice");
+    if (!given.emplace(name, v).second) throw ValueError("input '" + name + "' is given twice");
   }
   std::map<std::string, int64_t> symbols;
   for (const auto& info : m.inputs) {
@@ -224,9 +240,20 @@ NamedTensors Model::run(const NamedTensors& inputs) const {
       throw ValueError("input '" + info.name + "' (" + info.type + ") is required");
     }
   }
-  std::vector<Tensor> out = run_graph(m, m.proto.graph(), given, nullptr);
-  NamedTensors r;
+  std::vector<Value> out = run_graph(m, m.proto.graph(), given, nullptr);
+  NamedValues r;
   for (size_t i = 0; i < out.size(); i++) r.emplace_back(m.outputs[i].name, out[i]);
+  return r;
+}
+
+NamedTensors Model::run(const NamedTensors& inputs) const {
+  NamedValues in(inputs.begin(), inputs.end());
+  NamedTensors r;
+  for (auto& [name, v] : run_values(in)) {
+    if (!v.is_tensor())
+      throw ValueError("output '" + name + "' is a " + v.kind_name() + ": use run_values");
+    r.emplace_back(name, v.tensor());
+  }
   return r;
 }
 

@@ -213,3 +213,40 @@ TEST(OnnxLoader, InfoListsOpCounts) {
 }
 
 }  // namespace
+
+namespace {
+
+// Sequences and optionals pass through run_values; run() refuses a non-tensor output.
+TEST(OnnxLoader, SequencesAndOptionals) {
+  ModelBuilder b(15);
+  b.input({"x", kFloat, {2}}).input({"y", kFloat, {2}});
+  auto* out = b.proto().mutable_graph()->add_output();
+  out->set_name("s");
+  out->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(kFloat);
+  b.output({"n", kI64, {}});
+  b.node("SequenceConstruct", {"x", "y"}, {"s"});
+  b.node("SequenceLength", {"s"}, {"n"});
+  eo::Model m = eo::load_from_bytes(b.bytes());
+  EXPECT_EQ(m.outputs()[0].type, "seq(tensor(float))");
+  auto r = m.run_values({{"x", from_vector<float>({1, 2})}, {"y", from_vector<float>({3, 4})}});
+  ASSERT_EQ(r[0].second.kind(), eo::Value::Kind::Sequence);
+  EXPECT_EQ(r[0].second.items().at(1).to_vector<float>(), (std::vector<float>{3, 4}));
+  EXPECT_EQ(r[1].second.tensor().item<int64_t>(), 2);
+  EXPECT_CONTAINS(message_of<ValueError>([&] {
+                    m.run({{"x", zeros({2})}, {"y", zeros({2})}});
+                  }),
+                  "output 's' is a sequence: use run_values");
+  EXPECT_CONTAINS(message_of<ValueError>([&] {
+                    m.run_values({{"x", eo::Value::sequence({})}, {"y", zeros({2})}});
+                  }),
+                  "input 'x': expected a tensor(float) value, got a sequence");
+  eo::Value none = eo::Value::none();
+  EXPECT_FALSE(none.has_element());
+  EXPECT_CONTAINS(message_of<ValueError>([&] { none.element(); }), "the optional is empty");
+}
+
+}  // namespace

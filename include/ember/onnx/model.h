@@ -11,9 +11,10 @@
 // BatchNormalization-1..6's `spatial`/`is_test`, Upsample, ...). Ops ember lacks are reported by
 // `Model::unsupported_ops` and raise UnsupportedError when the graph is run.
 //
-// Values: tensors of ember's dtypes (bool, uint8, int32, int64, float32, float64). ONNX's other
-// element types (int8, int16, uint16, uint32, uint64, float16, bfloat16, string, complex) and its
-// Sequence, Map and Optional values raise UnsupportedError.
+// Values: tensors of ember's dtypes (bool, uint8, int32, int64, float32, float64), sequences of
+// them and optionals (ember/onnx/value.h; Model::run_values). ONNX's other element types (int8,
+// int16, uint16, uint32, uint64, float16, bfloat16, string, complex), maps and sequences of
+// sequences raise UnsupportedError.
 //
 // Errors: a file that cannot be read, is truncated or is not a valid ModelProto, fails the checker
 // or shape inference, or names external data that cannot be read: IOError naming the file and the
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "ember/error.h"
+#include "ember/onnx/value.h"
 #include "ember/tensor.h"
 
 namespace ember::onnx {
@@ -83,6 +85,8 @@ class Model {
   NamedTensors run(const NamedTensors& inputs) const;
   /// The same with the inputs given positionally, in the order of inputs().
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs) const;
+  /// The same for models whose inputs or outputs are sequences or optionals (ember/onnx/value.h).
+  NamedValues run_values(const NamedValues& inputs) const;
 
   struct Impl;
   explicit Model(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
@@ -102,6 +106,9 @@ Model load_from_bytes(const std::string& bytes, const std::string& base_dir = ".
 /// output_N.pb). Throws IOError for a malformed file, UnsupportedError for an element type ember
 /// lacks or a file that holds a Sequence or Optional value.
 Tensor load_tensor(const std::string& path);
+/// Reads a file holding one serialized onnx.TensorProto, SequenceProto or OptionalProto, as
+/// `type` (ONNX's spelling, ValueInfo::type: "tensor(float)", "seq(tensor(int64))", ...) says.
+Value load_value(const std::string& path, const std::string& type);
 /// The ONNX element type and shape stored in such a file, whether or not ember has the dtype.
 struct TensorFileInfo {
   int32_t elem_type = 0;

@@ -16,7 +16,7 @@ bool host_bool(const Tensor& t, const char* what) {
   return t.to_vector<int64_t>()[0] != 0;
 }
 
-std::vector<Tensor> if_op(OpContext& c) {
+std::vector<Value> if_op(OpContext& c) {
   const bool cond = host_bool(c.in(0), "If's condition");
   const auto& branch = c.attr_graph(cond ? "then_branch" : "else_branch");
   c.ignore_attr({cond ? "else_branch" : "then_branch"});
@@ -29,21 +29,23 @@ Tensor stack_steps(const std::vector<Tensor>& steps, const std::string& what) {
   return stack(steps, 0);
 }
 
-std::vector<Tensor> loop(OpContext& c) {
+// Loop-carried values may be sequences and optionals; scan outputs are tensors.
+std::vector<Value> loop(OpContext& c) {
   const auto& body = c.attr_graph("body");
   const int64_t max_trips = c.has(0) ? c.ints_of(0).at(0) : std::numeric_limits<int64_t>::max();
   bool cond = c.has(1) ? host_bool(c.in(1), "Loop's condition") : true;
-  std::vector<Tensor> vars(c.inputs().begin() + 2, c.inputs().end());
+  std::vector<Value> vars;
+  for (size_t i = 2; i < c.num_inputs(); i++) vars.push_back(c.value(i));
   const size_t n = vars.size();
   const size_t n_scan = static_cast<size_t>(body.output_size()) - 1 - n;
   std::vector<std::vector<Tensor>> scans(n_scan);
   for (int64_t i = 0; i < max_trips && cond; i++) {
-    std::vector<Tensor> args = {full({}, i, kInt64), full({}, cond, kBool)};
+    std::vector<Value> args = {full({}, i, kInt64), full({}, cond, kBool)};
     args.insert(args.end(), vars.begin(), vars.end());
-    std::vector<Tensor> out = c.run_subgraph(body, args);
-    cond = host_bool(out.at(0), "Loop body's condition");
+    std::vector<Value> out = c.run_subgraph(body, args);
+    cond = host_bool(out.at(0).tensor(), "Loop body's condition");
     for (size_t j = 0; j < n; j++) vars[j] = out[1 + j];
-    for (size_t j = 0; j < n_scan; j++) scans[j].push_back(out[1 + n + j]);
+    for (size_t j = 0; j < n_scan; j++) scans[j].push_back(out[1 + n + j].tensor());
     if (i > 10'000'000) throw ValueError("Loop runs more than 10^7 iterations");
   }
   for (size_t j = 0; j < n_scan; j++) vars.push_back(stack_steps(scans[j], "a Loop scan output"));
@@ -81,12 +83,12 @@ std::vector<Tensor> run_scan(OpContext& c, const ::onnx::GraphProto& body,
   }
   std::vector<std::vector<Tensor>> outs(k);
   for (int64_t t = 0; t < steps; t++) {
-    std::vector<Tensor> args = states;
+    std::vector<Value> args(states.begin(), states.end());
     for (size_t j = 0; j < m; j++)
       args.push_back(inputs[j].select(ax[j], sp.in_dirs.at(j) ? steps - 1 - t : t));
-    std::vector<Tensor> r = c.run_subgraph(body, args);
-    for (size_t j = 0; j < n; j++) states[j] = r[j];
-    for (size_t j = 0; j < k; j++) outs[j].push_back(r[n + j]);
+    std::vector<Value> r = c.run_subgraph(body, args);
+    for (size_t j = 0; j < n; j++) states[j] = r[j].tensor();
+    for (size_t j = 0; j < k; j++) outs[j].push_back(r[n + j].tensor());
   }
   for (size_t j = 0; j < k; j++) {
     if (sp.out_dirs.at(j)) std::reverse(outs[j].begin(), outs[j].end());

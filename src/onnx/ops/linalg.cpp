@@ -38,7 +38,7 @@ std::vector<Tensor> gemm(OpContext& c) {
 }
 
 std::vector<Tensor> einsum_op(OpContext& c) {
-  return one(einsum(c.attr_string("equation"), c.inputs()));
+  return one(einsum(c.attr_string("equation"), c.tensors()));
 }
 
 // The per-element loss -input[n, target, d...] * weight[target] (0 at ignore_index) and the

@@ -36,7 +36,6 @@ Tensor relu_(const Tensor& x) { return x.relu(); }
 Tensor floor_(const Tensor& x) { return x.floor(); }
 Tensor recip_(const Tensor& x) { return x.reciprocal(); }
 Tensor sign_(const Tensor& x) { return x.sign(); }
-Tensor identity_(const Tensor& x) { return x; }
 Tensor isnan_(const Tensor& x) { return x != x; }
 Tensor softsign_(const Tensor& x) { return x / (x.abs() + 1); }
 // softplus = log(1 + e^x), computed as max(x, 0) + log(1 + e^-|x|) so that e^x cannot overflow.
@@ -177,7 +176,6 @@ void add_math_ops(OpTable& t) {
   t["Round"] = unary<ember::round>;
   t["Reciprocal"] = unary<recip_>;
   t["Sign"] = unary<sign_>;
-  t["Identity"] = unary<identity_>;
   t["IsNaN"] = unary<isnan_>;
   t["Softsign"] = unary<softsign_>;
   t["Softplus"] = unary<softplus_>;
