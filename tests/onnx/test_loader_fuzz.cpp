@@ -13,6 +13,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 #include "ember/ember.h"
@@ -194,6 +196,43 @@ TEST(OnnxLoaderFuzz, EveryMutantIsAcceptedOrRejectedWithAnEmberError) {
   std::printf("onnx loader fuzz: %d inputs, %d accepted, %d rejected\n", inputs(), accepted,
               rejected);
   EXPECT_GT(accepted, 0);
+  EXPECT_GT(rejected, 0);
+}
+
+// Byte mutations of real models from ONNX's backend tests (convolution, recurrent layers, control
+// flow with sub-graphs, resize, sequences), when Debian's libonnx-testdata is installed.
+TEST(OnnxLoaderFuzz, MutantsOfBackendTestModels) {
+  const std::string root = "/usr/share/libonnx-testdata/data/node/";
+  std::vector<std::string> seeds;
+  for (const char* t :
+       {"test_conv_with_strides_and_asymmetric_padding", "test_lstm_with_peepholes", "test_loop11",
+        "test_if", "test_scan9_sum", "test_resize_upsample_scales_cubic",
+        "test_sequence_map_add_2_sequences", "test_maxpool_with_argmax_2d_precomputed_pads",
+        "test_gathernd_example_int32_batch_dim1", "test_einsum_batch_matmul"}) {
+    std::ifstream in(root + t + "/model.onnx", std::ios::binary);
+    if (!in) continue;
+    seeds.emplace_back((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  if (seeds.empty()) GTEST_SKIP() << "libonnx-testdata is not installed";
+  Context::get().device = "interp";
+  Rng rng(1238);
+  int accepted = 0, rejected = 0;
+  for (int i = 0; i < inputs() / 5; i++) {
+    std::string bytes = seeds[i % seeds.size()];
+    const int rounds = 1 + static_cast<int>(rng() % 3);
+    for (int r = 0; r < rounds; r++) mutate_bytes(bytes, rng);
+    try {
+      try_input(bytes);
+      accepted++;
+    } catch (const Error&) {
+      rejected++;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "input " << i << " raised a non-ember exception: " << e.what();
+    }
+  }
+  Context::get().device = "cpu";
+  std::printf("onnx loader fuzz, backend-test models: %d inputs, %d accepted, %d rejected\n",
+              inputs() / 5, accepted, rejected);
   EXPECT_GT(rejected, 0);
 }
 
