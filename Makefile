@@ -4,7 +4,7 @@ PRESET ?= release
 JOBS ?= $(shell nproc)
 BUILD := build/$(PRESET)
 
-.PHONY: deps configure build test test-dev train bench study format clean fresh-check
+.PHONY: deps configure build test test-dev train bench study onnx-conformance format clean fresh-check
 
 deps:
 	@bash scripts/install-deps.sh
@@ -37,6 +37,11 @@ bench: build
 study: build
 	@bash scripts/study-venv.sh || echo "study: the Python references are unavailable (see above); running without them"
 	@python3 bench/study/study.py --build $(BUILD) $(ARGS)
+
+# ONNX's backend tests (Debian's libonnx-testdata, every folder) on cpu and interp: writes
+# onnx-conformance.md (ARGS: --devices cpu, --out FILE, --jobs N, --timeout S).
+onnx-conformance: build
+	@python3 scripts/onnx_conformance.py --build $(BUILD) $(ARGS)
 
 # The README's two commands in a fresh Debian 12 root (mmdebstrap + chroot; as root; ~20-30 min).
 # REV=<commit> checks another committed revision (default HEAD).

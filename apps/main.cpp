@@ -55,6 +55,9 @@ int main(int argc, char** argv) {
   ember::app::add_inspect_command(app);
   ember::app::add_train_command(app);
   ember::app::add_eval_command(app);
+#ifdef EMBER_HAVE_ONNX
+  ember::app::add_onnx_command(app);
+#endif
   for (CLI::App* sub : app.get_subcommands({}))
     sub->footer(sub->get_footer() + "\n" + kEnvironmentHelp);
 

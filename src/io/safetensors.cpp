@@ -3,12 +3,7 @@
 // written; loading into existing tensors copies the bytes straight into their realized storage.
 #include "ember/io/safetensors.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -20,6 +15,7 @@
 #include <set>
 #include <vector>
 
+#include "atomic_write.h"
 #include "ember/jit.h"
 #include "ember/support/shape_str.h"
 
@@ -279,66 +275,6 @@ Tensor contiguous_buffer(const Tensor& t) {
   return c;
 }
 
-void write_all(int fd, const char* p, size_t n, const std::string& tmp, const std::string& path) {
-  while (n) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      const std::string err = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      fail(path, "write error: " + err);
-    }
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-}
-
-// Writes the pieces to a temporary file next to `path`, fsyncs it and renames it over `path`.
-void write_atomic(const std::string& path,
-                  const std::vector<std::pair<const char*, size_t>>& parts) {
-  namespace fs = std::filesystem;
-  static std::atomic<uint64_t> counter{0};
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmp;
-  int fd = -1;
-  for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
-    std::string name = ".";
-    name += target.filename().string();
-    name += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-    tmp = (dir / name).string();
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST)
-      fail(path,
-           "cannot create a temporary file in '" + dir.string() + "': " + std::strerror(errno));
-  }
-  if (fd < 0) fail(path, "cannot create a temporary file in '" + dir.string() + "'");
-  for (auto& [p, n] : parts) write_all(fd, p, n, tmp, path);
-  if (::fsync(fd) != 0) {
-    const std::string err = std::strerror(errno);
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    fail(path, "fsync failed: " + err);
-  }
-  if (::close(fd) != 0) {
-    const std::string err = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    fail(path, "close failed: " + err);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string err = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    fail(path, "cannot rename the temporary file into place: " + err);
-  }
-  // Make the rename itself durable.
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-}
-
 void check_not_capturing(const char* what) {
   if (jit_capturing())
     throw Error(std::string(what) + ": checkpoint I/O inside a jit capture is not allowed");
@@ -391,7 +327,7 @@ void save(const NamedTensors& tensors, const std::string& path, const Metadata& 
                                                     {text.data(), text.size()}};
   for (auto& b : blobs)
     if (b.nbytes) parts.emplace_back(static_cast<const char*>(b.buffer.data_ptr()), b.nbytes);
-  write_atomic(path, parts);
+  io_detail::write_atomic(path, parts, "safetensors file '" + path + "': ");
 }
 
 TensorFile load_file(const std::string& path) {

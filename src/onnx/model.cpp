@@ -1,0 +1,224 @@
+// load(): parse, check, infer shapes, convert initializers; the Model's descriptive accessors.
+#include <onnx/checker.h>
+#include <onnx/onnx-data_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "model_impl.h"
+#include "registry.h"
+#include "tensor_proto.h"
+
+namespace ember::onnx {
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IOError("'" + path + "': cannot open");
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (in.bad()) throw IOError("'" + path + "': read failed");
+  return s.str();
+}
+
+ValueInfo describe(const ::onnx::ValueInfoProto& v) {
+  ValueInfo r;
+  r.name = v.name();
+  r.type = type_text(v.type());
+  if (v.type().has_tensor_type()) {
+    const auto& tt = v.type().tensor_type();
+    r.elem_type = tt.elem_type();
+    r.dtype = to_dtype(r.elem_type);
+    if (tt.has_shape()) {
+      std::vector<Dim> dims;
+      for (const auto& d : tt.shape().dim()) {
+        Dim x;
+        if (d.has_dim_value()) x.value = d.dim_value();
+        if (d.has_dim_param()) x.param = d.dim_param();
+        dims.push_back(x);
+      }
+      r.shape = dims;
+    }
+  }
+  return r;
+}
+
+// Op types of a graph and its sub-graphs (attributes of type GRAPH / GRAPHS).
+void count_ops(const ::onnx::GraphProto& g, std::map<std::string, int64_t>& counts,
+               std::map<std::string, bool>& known) {
+  for (const auto& n : g.node()) {
+    const bool def = n.domain().empty() || n.domain() == "ai.onnx";
+    const std::string key = def ? n.op_type() : n.domain() + ":" + n.op_type();
+    counts[key]++;
+    known[key] = find_op(n.domain(), n.op_type()) != nullptr;
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) count_ops(a.g(), counts, known);
+      for (const auto& sg : a.graphs()) count_ops(sg, counts, known);
+    }
+  }
+}
+
+std::shared_ptr<Model::Impl> build(std::string bytes, const std::string& base_dir,
+                                   const std::string& name) {
+  auto m = std::make_shared<Model::Impl>();
+  m->name = name;
+  m->base_dir = base_dir;
+  if (bytes.empty()) throw IOError(name + ": empty file, not an ONNX model");
+  if (!m->proto.ParseFromString(bytes))
+    throw IOError(name + ": not a valid ONNX model (the protobuf is truncated or malformed)");
+  bytes.clear();
+  bytes.shrink_to_fit();
+  // External data is read into the message first: ONNX's checker looks for the files relative to
+  // the process's working directory, not the model's (ONNX 1.12, check_model(ModelProto)).
+  for (auto& p : *m->proto.mutable_graph()->mutable_initializer())
+    if (p.data_location() == ::onnx::TensorProto::EXTERNAL) inline_external_data(p, base_dir, name);
+  try {
+    ::onnx::checker::check_model(m->proto);
+  } catch (const std::exception& e) {
+    throw IOError(name + ": the ONNX checker rejects the model: " + e.what());
+  }
+  try {
+    ::onnx::shape_inference::InferShapes(m->proto);
+  } catch (const std::exception& e) {
+    throw IOError(name + ": ONNX shape inference fails: " + e.what());
+  }
+  for (const auto& o : m->proto.opset_import())
+    m->opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = o.version();
+  auto* g = m->proto.mutable_graph();
+  if (g->sparse_initializer_size())
+    throw UnsupportedError(name + ": sparse initializers are not supported");
+  for (auto& p : *g->mutable_initializer()) {
+    m->initializers[p.name()] = make_initializer(p, base_dir);
+    p.clear_raw_data();  // the tensor holds the data now
+  }
+  for (const auto& v : g->input()) {
+    ValueInfo info = describe(v);
+    info.has_default = m->initializers.count(v.name()) > 0;
+    m->inputs.push_back(info);
+  }
+  for (const auto& v : g->output()) m->outputs.push_back(describe(v));
+  std::map<std::string, int64_t> counts;
+  std::map<std::string, bool> known;
+  count_ops(*g, counts, known);
+  for (auto& [op, c] : counts) {
+    m->op_counts.emplace_back(op, c);
+    if (!known[op]) m->unsupported.push_back(op);
+  }
+  std::stable_sort(m->op_counts.begin(), m->op_counts.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return m;
+}
+
+}  // namespace
+
+Initializer make_initializer(const ::onnx::TensorProto& p, const std::string& base_dir) {
+  Initializer r;
+  try {
+    r.tensor = to_tensor(p, base_dir, "initializer '" + p.name() + "'");
+  } catch (const UnsupportedError& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+int64_t opset_of(const Model::Impl& m, const std::string& domain) {
+  auto it = m.opsets.find(domain == "ai.onnx" ? "" : domain);
+  if (it == m.opsets.end())
+    throw UnsupportedError("the model imports no opset for domain '" + domain + "'");
+  return it->second;
+}
+
+Model load(const std::string& path) {
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return load_from_bytes(read_file(path), dir.empty() ? "." : dir, "'" + path + "'");
+}
+
+Model load_from_bytes(const std::string& bytes, const std::string& base_dir,
+                      const std::string& name) {
+  return Model(build(bytes, base_dir, name));
+}
+
+const std::vector<ValueInfo>& Model::inputs() const { return impl_->inputs; }
+const std::vector<ValueInfo>& Model::outputs() const { return impl_->outputs; }
+
+std::vector<std::pair<std::string, int64_t>> Model::opsets() const {
+  std::vector<std::pair<std::string, int64_t>> r;
+  for (const auto& o : impl_->proto.opset_import())
+    r.emplace_back(o.domain().empty() ? "ai.onnx" : o.domain(), o.version());
+  return r;
+}
+
+std::vector<std::pair<std::string, int64_t>> Model::op_counts() const { return impl_->op_counts; }
+std::vector<std::string> Model::unsupported_ops() const { return impl_->unsupported; }
+
+std::string Model::producer() const {
+  const auto& p = impl_->proto;
+  return p.producer_version().empty() ? p.producer_name()
+                                      : p.producer_name() + " " + p.producer_version();
+}
+int64_t Model::ir_version() const { return impl_->proto.ir_version(); }
+
+Tensor load_tensor(const std::string& path) {
+  ::onnx::TensorProto p;
+  if (!p.ParseFromString(read_file(path)))
+    throw IOError("'" + path + "': not a valid onnx.TensorProto (truncated or malformed)");
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return to_tensor(p, dir.empty() ? "." : dir, "'" + path + "'");
+}
+
+namespace {
+
+Value sequence_value(const ::onnx::SequenceProto& p, const std::string& dir,
+                     const std::string& what) {
+  if (p.elem_type() != ::onnx::SequenceProto::TENSOR && p.tensor_values_size() == 0 &&
+      p.elem_type() != ::onnx::SequenceProto::UNDEFINED)
+    throw UnsupportedError(what + ": sequences of other than tensors are not supported");
+  std::vector<Tensor> items;
+  for (const auto& t : p.tensor_values()) items.push_back(to_tensor(t, dir, what));
+  return Value::sequence(std::move(items));
+}
+
+}  // namespace
+
+Value load_value(const std::string& path, const std::string& type) {
+  const std::string what = "'" + path + "'";
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (type.rfind("tensor(", 0) == 0) return load_tensor(path);
+  const std::string bytes = read_file(path);
+  if (type.rfind("seq(tensor(", 0) == 0) {
+    ::onnx::SequenceProto p;
+    if (!p.ParseFromString(bytes)) throw IOError(what + ": not a valid onnx.SequenceProto");
+    return sequence_value(p, dir, what);
+  }
+  if (type.rfind("optional(", 0) == 0) {
+    ::onnx::OptionalProto p;
+    if (!p.ParseFromString(bytes)) throw IOError(what + ": not a valid onnx.OptionalProto");
+    if (p.has_tensor_value()) return Value::some(to_tensor(p.tensor_value(), dir, what));
+    if (p.has_sequence_value()) return Value::some(sequence_value(p.sequence_value(), dir, what));
+    if (p.elem_type() == ::onnx::OptionalProto::TENSOR ||
+        p.elem_type() == ::onnx::OptionalProto::SEQUENCE ||
+        p.elem_type() == ::onnx::OptionalProto::UNDEFINED)
+      return Value::none();
+    throw UnsupportedError(what + ": an optional of other than a tensor or a sequence");
+  }
+  throw UnsupportedError(what + ": a " + type + " value, which ember lacks");
+}
+
+TensorFileInfo tensor_file_info(const std::string& path) {
+  ::onnx::TensorProto p;
+  if (!p.ParseFromString(read_file(path)))
+    throw IOError("'" + path + "': not a valid onnx.TensorProto (truncated or malformed)");
+  TensorFileInfo r;
+  r.elem_type = p.data_type();
+  r.type = "tensor(" + elem_type_name(p.data_type()) + ")";
+  r.shape.assign(p.dims().begin(), p.dims().end());
+  return r;
+}
+
+}  // namespace ember::onnx

@@ -1,0 +1,48 @@
+// The loaded model: the checked, shape-inferred protobuf (initializer data moved out into
+// tensors) and what load() derived from it.
+#pragma once
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ember/onnx/model.h"
+#include "ember/onnx/value.h"
+
+namespace ember::onnx {
+
+/// An initializer as a tensor, or the reason it cannot be one (an element type ember lacks): the
+/// error is raised when a node reads it, so that `ember onnx info` still describes the model.
+struct Initializer {
+  Tensor tensor;
+  std::string error;
+};
+
+struct Model::Impl {
+  ::onnx::ModelProto proto;
+  std::string name;                                 // the file, for error messages
+  std::string base_dir;                             // where external data files are
+  std::unordered_map<std::string, int64_t> opsets;  // domain ("" = default) -> version
+  std::unordered_map<std::string, Initializer> initializers;
+  std::vector<ValueInfo> inputs, outputs;
+  std::vector<std::pair<std::string, int64_t>> op_counts;
+  std::vector<std::string> unsupported;
+};
+
+/// The opset version a node of `domain` runs under ("" and "ai.onnx" are the default domain);
+/// UnsupportedError when the model does not import the domain.
+int64_t opset_of(const Model::Impl& m, const std::string& domain);
+
+/// Converts one initializer (IOError for malformed data; an unsupported element type is kept as
+/// the entry's error).
+Initializer make_initializer(const ::onnx::TensorProto& p, const std::string& base_dir);
+
+/// Runs `g` with its formal inputs bound by name (`given`), inside the enclosing scopes of
+/// `outer` (null for the main graph). Returns the graph outputs in order.
+struct Scope;
+using ValueMap = std::unordered_map<std::string, Value>;
+std::vector<Value> run_graph(const Model::Impl& m, const ::onnx::GraphProto& g,
+                             const ValueMap& given, const Scope* outer);
+
+}  // namespace ember::onnx

@@ -1,0 +1,196 @@
+// Unary math and activations: Abs ... Tanh, the trigonometric and hyperbolic functions, Erf,
+// Round/Ceil/Floor, IsNaN/IsInf, Relu and its relatives, Clip, Shrink, PRelu. Formulas are the
+// ONNX operator specification's (onnx/defs/math/defs.cc, "Operators.md").
+#include <cmath>
+#include <limits>
+
+#include "common.h"
+#include "ember/special_functions.h"
+
+namespace ember::onnx::ops {
+namespace {
+
+void legacy(OpContext& c) { c.ignore_attr({"consumed_inputs"}); }
+
+void require_float(const Tensor& x) {
+  if (!x.is_floating_point())
+    throw DTypeError(std::string("expects a floating tensor, got ") + dtype_name(x.dtype()));
+}
+
+template <Tensor (*F)(const Tensor&)>
+std::vector<Tensor> unary(OpContext& c) {
+  legacy(c);
+  return one(F(c.in(0)));
+}
+
+Tensor abs_(const Tensor& x) { return x.abs(); }
+Tensor neg_(const Tensor& x) { return x.neg(); }
+Tensor exp_(const Tensor& x) { return x.exp(); }
+Tensor log_(const Tensor& x) { return x.log(); }
+Tensor sqrt_(const Tensor& x) { return x.sqrt(); }
+Tensor sin_(const Tensor& x) { return x.sin(); }
+Tensor cos_(const Tensor& x) { return x.cos(); }
+Tensor tanh_(const Tensor& x) { return x.tanh(); }
+Tensor sigmoid_(const Tensor& x) { return x.sigmoid(); }
+Tensor relu_(const Tensor& x) { return x.relu(); }
+Tensor floor_(const Tensor& x) { return x.floor(); }
+Tensor recip_(const Tensor& x) { return x.reciprocal(); }
+Tensor sign_(const Tensor& x) { return x.sign(); }
+Tensor isnan_(const Tensor& x) { return x != x; }
+Tensor softsign_(const Tensor& x) { return x / (x.abs() + 1); }
+// softplus = log(1 + e^x), computed as max(x, 0) + log(1 + e^-|x|) so that e^x cannot overflow.
+Tensor softplus_(const Tensor& x) { return x.clamp_min(0) + ((-x.abs()).exp() + 1).log(); }
+
+std::vector<Tensor> is_inf(OpContext& c) {
+  const Tensor& x = c.in(0);
+  const bool pos = c.attr_int("detect_positive", 1) != 0,
+             neg = c.attr_int("detect_negative", 1) != 0;
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor r = zeros(x.shape(), kBool);
+  if (pos) r = r.logical_or(x == inf);
+  if (neg) r = r.logical_or(x == -inf);
+  return one(r);
+}
+
+std::vector<Tensor> leaky_relu(OpContext& c) {
+  legacy(c);
+  const Tensor& x = c.in(0);
+  const double a = c.attr_float("alpha", 0.01);
+  return one(where(x < 0, x * a, x));
+}
+
+std::vector<Tensor> elu(OpContext& c) {
+  legacy(c);
+  const Tensor& x = c.in(0);
+  const double a = c.attr_float("alpha", 1.0);
+  return one(where(x < 0, (x.clamp_max(0).exp() - 1) * a, x));
+}
+
+std::vector<Tensor> selu(OpContext& c) {
+  legacy(c);
+  const Tensor& x = c.in(0);
+  const double a = c.attr_float("alpha", 1.67326319217681884765625);
+  const double g = c.attr_float("gamma", 1.05070102214813232421875);
+  return one(where(x <= 0, (x.clamp_max(0).exp() - 1) * (a * g), x * g));
+}
+
+std::vector<Tensor> celu(OpContext& c) {
+  const Tensor& x = c.in(0);
+  const double a = c.attr_float("alpha", 1.0);
+  return one(x.clamp_min(0) + (((x / a).exp() - 1) * a).clamp_max(0));
+}
+
+std::vector<Tensor> thresholded_relu(OpContext& c) {
+  const Tensor& x = c.in(0);
+  return one(where(x > c.attr_float("alpha", 1.0), x, Scalar(0)));
+}
+
+std::vector<Tensor> hard_sigmoid(OpContext& c) {
+  legacy(c);
+  const Tensor& x = c.in(0);
+  return one((x * c.attr_float("alpha", 0.2) + c.attr_float("beta", 0.5)).clamp(0, 1));
+}
+
+std::vector<Tensor> hard_swish(OpContext& c) {
+  const Tensor& x = c.in(0);
+  return one(x * (x / 6 + 0.5).clamp(0, 1));
+}
+
+// PRelu: slope broadcasts to x (unidirectionally from opset 7; before, a per-channel slope [C]
+// of an [N, C, ...] input is aligned with dim 1).
+std::vector<Tensor> prelu(OpContext& c) {
+  legacy(c);
+  const Tensor& x = c.in(0);
+  Tensor s = c.in(1);
+  if (c.opset < 7 && s.dim() == 1 && x.dim() > 2 && s.size(0) == x.size(1) &&
+      s.size(0) != x.size(-1)) {
+    Shape sh(static_cast<size_t>(x.dim() - 1), 1);
+    sh[0] = s.size(0);
+    s = s.reshape(sh);
+  }
+  return one(where(x < 0, x * s, x));
+}
+
+std::vector<Tensor> shrink(OpContext& c) {
+  const Tensor& x = c.in(0);
+  const double l = c.attr_float("lambd", 0.5), bias = c.attr_float("bias", 0.0);
+  Tensor xf = x.to(kFloat64);
+  Tensor r = where(xf < -l, xf + bias, where(xf > l, xf - bias, zeros({}, kFloat64)));
+  return one(r.to(x.dtype()));
+}
+
+// Clip: min/max attributes before opset 11, optional inputs after; absent bounds are open.
+std::vector<Tensor> clip(OpContext& c) {
+  legacy(c);
+  const Tensor& x = c.in(0);
+  if (c.opset < 11) {
+    const double lo = c.attr_float("min", -std::numeric_limits<double>::infinity());
+    const double hi = c.attr_float("max", std::numeric_limits<double>::infinity());
+    return one(where(x < lo, full({}, lo, x.dtype()), where(x > hi, full({}, hi, x.dtype()), x)));
+  }
+  Tensor r = x;
+  if (c.has(1)) r = where(r < c.in(1), c.in(1).to(x.dtype()), r);
+  if (c.has(2)) r = where(r > c.in(2), c.in(2).to(x.dtype()), r);
+  return one(r);
+}
+
+std::vector<Tensor> dropout(OpContext& c) {
+  // Inference: the identity. Opset < 7 has is_test; 12+ has a training_mode input.
+  c.ignore_attr({"is_test", "seed", "consumed_inputs"});
+  const Tensor& x = c.in(0);
+  double ratio = c.opset < 12 ? c.attr_float("ratio", 0.5) : 0.5;
+  if (c.opset >= 12 && c.has(1)) ratio = c.floats_of(1).at(0);
+  const bool training = c.opset >= 12 && c.has(2) && c.ints_of(2).at(0) != 0;
+  if (training && ratio > 0)
+    throw UnsupportedError("Dropout in training mode draws a random mask, which cannot match");
+  std::vector<Tensor> out = {x};
+  if (c.wants_output(1)) out.push_back(ones(x.shape(), c.opset >= 10 ? kBool : x.dtype()));
+  return out;
+}
+
+}  // namespace
+
+void add_math_ops(OpTable& t) {
+  t["Abs"] = unary<abs_>;
+  t["Neg"] = unary<neg_>;
+  t["Exp"] = unary<exp_>;
+  t["Log"] = unary<log_>;
+  t["Sqrt"] = unary<sqrt_>;
+  t["Sin"] = unary<sin_>;
+  t["Cos"] = unary<cos_>;
+  t["Tan"] = unary<ember::tan>;
+  t["Asin"] = unary<ember::asin>;
+  t["Acos"] = unary<ember::acos>;
+  t["Atan"] = unary<ember::atan>;
+  t["Sinh"] = unary<ember::sinh>;
+  t["Cosh"] = unary<ember::cosh>;
+  t["Asinh"] = unary<ember::asinh>;
+  t["Acosh"] = unary<ember::acosh>;
+  t["Atanh"] = unary<ember::atanh>;
+  t["Tanh"] = unary<tanh_>;
+  t["Erf"] = unary<ember::erf>;
+  t["Sigmoid"] = unary<sigmoid_>;
+  t["Relu"] = unary<relu_>;
+  t["Floor"] = unary<floor_>;
+  t["Ceil"] = unary<ember::ceil>;
+  t["Round"] = unary<ember::round>;
+  t["Reciprocal"] = unary<recip_>;
+  t["Sign"] = unary<sign_>;
+  t["IsNaN"] = unary<isnan_>;
+  t["Softsign"] = unary<softsign_>;
+  t["Softplus"] = unary<softplus_>;
+  t["IsInf"] = is_inf;
+  t["LeakyRelu"] = leaky_relu;
+  t["Elu"] = elu;
+  t["Selu"] = selu;
+  t["Celu"] = celu;
+  t["ThresholdedRelu"] = thresholded_relu;
+  t["HardSigmoid"] = hard_sigmoid;
+  t["HardSwish"] = hard_swish;
+  t["PRelu"] = prelu;
+  t["Shrink"] = shrink;
+  t["Clip"] = clip;
+  t["Dropout"] = dropout;
+}
+
+}  // namespace ember::onnx::ops

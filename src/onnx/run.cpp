@@ -1,0 +1,271 @@
+// Running a graph: bind inputs (checked against the declarations) and initializers, build each
+// node's ember ops in order (ONNX requires nodes in topological order; the checker enforces it),
+// and name the node in every error raised while it is built.
+#include <exception>
+#include <map>
+#include <unordered_set>
+
+#include "ember/support/shape_str.h"
+#include "model_impl.h"
+#include "registry.h"
+#include "tensor_proto.h"
+
+namespace ember::onnx {
+
+struct Scope {
+  ValueMap values;
+  const Scope* parent = nullptr;
+  const Value* find(const std::string& name) const {
+    for (const Scope* s = this; s; s = s->parent) {
+      auto it = s->values.find(name);
+      if (it != s->values.end()) return &it->second;
+    }
+    return nullptr;
+  }
+};
+
+namespace {
+
+// Re-raises the active exception with `prefix` in front of its message, keeping its type.
+[[noreturn]] void rethrow_with(const std::string& prefix) {
+  try {
+    throw;
+  } catch (const UnsupportedError& e) {
+    throw UnsupportedError(prefix + e.what());
+  } catch (const ShapeError& e) {
+    throw ShapeError(prefix + e.what());
+  } catch (const DTypeError& e) {
+    throw DTypeError(prefix + e.what());
+  } catch (const IndexError& e) {
+    throw IndexError(prefix + e.what());
+  } catch (const ValueError& e) {
+    throw ValueError(prefix + e.what());
+  } catch (const IOError& e) {
+    throw IOError(prefix + e.what());
+  } catch (const CompileError& e) {
+    throw CompileError(prefix + e.what());
+  } catch (const std::exception& e) {
+    throw Error(prefix + e.what());
+  }
+}
+
+std::string node_label(const ::onnx::NodeProto& n, int index, int64_t opset) {
+  std::string s = "node " + std::to_string(index);
+  if (!n.name().empty()) s += " '" + n.name() + "'";
+  s += " (" + (n.domain().empty() ? "" : n.domain() + ":") + n.op_type();
+  if (opset > 0) s += "-" + std::to_string(opset);
+  return s + "): ";
+}
+
+void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scope& scope,
+              const ValueMap& initial);
+
+// The value `name` computed again by nodes [0, end) of g from its initial bindings, some replaced.
+Tensor recompute(const Model::Impl& m, const ::onnx::GraphProto& g, int end, const Scope& scope,
+                 const ValueMap& initial, const std::string& name,
+                 const std::unordered_map<std::string, Tensor>& replaced) {
+  Scope s;
+  s.parent = scope.parent;
+  s.values = initial;
+  for (const auto& [k, v] : replaced) s.values[k] = v;
+  const auto start = s.values;
+  for (int i = 0; i < end; i++) {
+    bool overridden = false;  // a node whose outputs are replaced is not run
+    for (const auto& o : g.node(i).output()) overridden |= replaced.count(o) > 0;
+    if (!overridden) run_node(m, g, i, s, start);
+  }
+  const Value* t = s.find(name);
+  if (!t) throw ValueError("'" + name + "' is not computed before the node");
+  return t->tensor();
+}
+
+void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scope& scope,
+              const ValueMap& initial) {
+  const ::onnx::NodeProto& n = g.node(index);
+  int64_t opset = 0;
+  try {
+    opset = opset_of(m, n.domain());
+    const OpEntry* op = find_op(n.domain(), n.op_type());
+    if (!op)
+      throw UnsupportedError("op " + n.op_type() + " is not supported" +
+                             (n.domain().empty() || n.domain() == "ai.onnx"
+                                  ? std::string()
+                                  : " (domain '" + n.domain() + "')"));
+    std::vector<Value> in;
+    for (const auto& name : n.input()) {
+      if (name.empty()) {
+        in.emplace_back();
+        continue;
+      }
+      const Value* t = scope.find(name);
+      if (!t) {
+        auto init = m.initializers.find(name);
+        if (init != m.initializers.end() && !init->second.error.empty())
+          throw UnsupportedError(init->second.error);
+        throw ValueError("input '" + name + "' is not defined before the node");
+      }
+      in.push_back(*t);
+    }
+    SubgraphRunner sub = [&m, &scope](const ::onnx::GraphProto& g, const std::vector<Value>& args) {
+      if (args.size() != static_cast<size_t>(g.input_size()))
+        throw ValueError("sub-graph '" + g.name() + "' takes " + std::to_string(g.input_size()) +
+                         " inputs, given " + std::to_string(args.size()));
+      ValueMap given;
+      for (int i = 0; i < g.input_size(); i++) given[g.input(i).name()] = args[i];
+      return run_graph(m, g, given, &scope);
+    };
+    OpContext ctx(n, opset, std::move(in), sub, m.base_dir);
+    ctx.recompute = [&](const std::string& name, const std::unordered_map<std::string, Tensor>& r) {
+      return recompute(m, g, index, scope, initial, name, r);
+    };
+    std::vector<Value> out;
+    if (op->fn) {
+      for (Tensor& t : op->fn(ctx)) out.emplace_back(std::move(t));
+    } else {
+      out = op->value_fn(ctx);
+    }
+    ctx.check_attributes_used();
+    for (size_t i = 0; i < ctx.num_outputs(); i++) {
+      if (!ctx.wants_output(i)) continue;
+      if (i >= out.size() || (out[i].is_tensor() && !out[i].tensor().defined()))
+        throw UnsupportedError("output " + std::to_string(i) + " ('" + n.output(i) +
+                               "') is not produced");
+      scope.values[n.output(i)] = out[i];
+    }
+  } catch (...) {
+    rethrow_with(node_label(n, index, opset));
+  }
+}
+
+}  // namespace
+
+std::vector<Value> run_graph(const Model::Impl& m, const ::onnx::GraphProto& g,
+                             const ValueMap& given, const Scope* outer) {
+  Scope scope;
+  scope.parent = outer;
+  const bool main = outer == nullptr;
+  for (const auto& p : g.initializer()) {
+    if (given.count(p.name())) continue;
+    if (main) {
+      const Initializer& init = m.initializers.at(p.name());
+      if (init.error.empty()) scope.values[p.name()] = init.tensor;
+    } else {
+      Initializer init = make_initializer(p, m.base_dir);
+      if (!init.error.empty()) throw UnsupportedError(init.error);
+      scope.values[p.name()] = init.tensor;
+    }
+  }
+  for (const auto& [name, t] : given) scope.values[name] = t;
+  const auto initial = scope.values;
+  for (int i = 0; i < g.node_size(); i++) run_node(m, g, i, scope, initial);
+  std::vector<Value> out;
+  for (const auto& o : g.output()) {
+    const Value* t = scope.find(o.name());
+    if (!t) throw ValueError("graph output '" + o.name() + "' is never computed");
+    out.push_back(*t);
+  }
+  return out;
+}
+
+namespace {
+
+// The given tensor against the input's declaration: dtype, rank, fixed dims, and symbolic dims
+// consistent across inputs (`N` is one size).
+void check_tensor_input(const ValueInfo& info, const Tensor& t,
+                        std::map<std::string, int64_t>& symbols) {
+  const std::string what = "input '" + info.name + "'";
+  const ScalarType want = require_dtype(info.elem_type, what);
+  if (t.dtype() != want)
+    throw DTypeError(what + ": expected " + info.type + ", got " + dtype_name(t.dtype()));
+  if (!info.shape) return;
+  const auto& dims = *info.shape;
+  std::string declared = "[";
+  for (size_t i = 0; i < dims.size(); i++)
+    declared += (i ? ", " : "") + (dims[i].value           ? std::to_string(*dims[i].value)
+                                   : dims[i].param.empty() ? std::string("?")
+                                                           : dims[i].param);
+  declared += "]";
+  auto fail = [&] {
+    throw ShapeError(what + ": expected shape " + declared + ", got " +
+                     support::shape_str(t.sizes()));
+  };
+  if (static_cast<int64_t>(dims.size()) != t.dim()) fail();
+  for (size_t i = 0; i < dims.size(); i++) {
+    const int64_t got = t.sizes()[i];
+    if (dims[i].value && *dims[i].value != got) fail();
+    if (!dims[i].value && !dims[i].param.empty()) {
+      auto [it, fresh] = symbols.emplace(dims[i].param, got);
+      if (!fresh && it->second != got)
+        throw ShapeError(what + ": dimension '" + dims[i].param + "' is " + std::to_string(got) +
+                         " here but " + std::to_string(it->second) + " in an earlier input");
+    }
+  }
+}
+
+// A value against its declaration: its kind (tensor, sequence, optional), then a tensor's dtype
+// and shape.
+void check_input(const ValueInfo& info, const Value& v, std::map<std::string, int64_t>& symbols) {
+  const std::string what = "input '" + info.name + "'";
+  const char* kind = info.type.rfind("tensor(", 0) == 0     ? "tensor"
+                     : info.type.rfind("seq(", 0) == 0      ? "sequence"
+                     : info.type.rfind("optional(", 0) == 0 ? "optional"
+                                                            : nullptr;
+  if (!kind) throw UnsupportedError(what + " is a " + info.type + " value, which ember lacks");
+  if (v.kind_name() != kind)
+    throw ValueError(what + ": expected a " + info.type + " value, got a " + v.kind_name());
+  if (v.is_tensor()) check_tensor_input(info, v.tensor(), symbols);
+}
+
+}  // namespace
+
+NamedValues Model::run_values(const NamedValues& inputs) const {
+  const Impl& m = *impl_;
+  ValueMap given;
+  for (const auto& [name, v] : inputs) {
+    bool known = false;
+    for (const auto& i : m.inputs) known |= i.name == name;
+    if (!known) {
+      std::string names;
+      for (const auto& i : m.inputs) names += (names.empty() ? "" : ", ") + i.name;
+      throw ValueError("the model has no input '" + name + "' (its inputs: " + names + ")");
+    }
+    if (!given.emplace(name, v).second) throw ValueError("input '" + name + "' is given twice");
+  }
+  std::map<std::string, int64_t> symbols;
+  for (const auto& info : m.inputs) {
+    auto it = given.find(info.name);
+    if (it != given.end()) {
+      check_input(info, it->second, symbols);
+    } else if (!info.has_default) {
+      throw ValueError("input '" + info.name + "' (" + info.type + ") is required");
+    }
+  }
+  std::vector<Value> out = run_graph(m, m.proto.graph(), given, nullptr);
+  NamedValues r;
+  for (size_t i = 0; i < out.size(); i++) r.emplace_back(m.outputs[i].name, out[i]);
+  return r;
+}
+
+NamedTensors Model::run(const NamedTensors& inputs) const {
+  NamedValues in(inputs.begin(), inputs.end());
+  NamedTensors r;
+  for (auto& [name, v] : run_values(in)) {
+    if (!v.is_tensor())
+      throw ValueError("output '" + name + "' is a " + v.kind_name() + ": use run_values");
+    r.emplace_back(name, v.tensor());
+  }
+  return r;
+}
+
+std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs) const {
+  if (inputs.size() > impl_->inputs.size())
+    throw ValueError("the model takes " + std::to_string(impl_->inputs.size()) + " inputs, given " +
+                     std::to_string(inputs.size()));
+  NamedTensors named;
+  for (size_t i = 0; i < inputs.size(); i++) named.emplace_back(impl_->inputs[i].name, inputs[i]);
+  std::vector<Tensor> out;
+  for (auto& [name, t] : run(named)) out.push_back(t);
+  return out;
+}
+
+}  // namespace ember::onnx

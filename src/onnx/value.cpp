@@ -1,0 +1,60 @@
+#include "ember/onnx/value.h"
+
+#include "ember/error.h"
+
+namespace ember::onnx {
+
+Value Value::sequence(std::vector<Tensor> items) {
+  Value v;
+  v.kind_ = Kind::Sequence;
+  v.items_ = std::move(items);
+  return v;
+}
+
+Value Value::none() {
+  Value v;
+  v.kind_ = Kind::Optional;
+  return v;
+}
+
+Value Value::some(const Value& e) {
+  if (e.kind_ == Kind::Optional) throw ValueError("an optional cannot hold an optional");
+  Value v;
+  v.kind_ = Kind::Optional;
+  v.element_ = std::make_shared<const Value>(e);
+  return v;
+}
+
+const Tensor& Value::tensor() const {
+  if (kind_ != Kind::Tensor) throw ValueError("expected a tensor, got a " + kind_name());
+  return tensor_;
+}
+
+const std::vector<Tensor>& Value::items() const {
+  if (kind_ != Kind::Sequence) throw ValueError("expected a sequence, got a " + kind_name());
+  return items_;
+}
+
+bool Value::has_element() const {
+  if (kind_ != Kind::Optional) throw ValueError("expected an optional, got a " + kind_name());
+  return element_ != nullptr;
+}
+
+const Value& Value::element() const {
+  if (!has_element()) throw ValueError("the optional is empty");
+  return *element_;
+}
+
+std::string Value::kind_name() const {
+  switch (kind_) {
+    case Kind::Tensor:
+      return "tensor";
+    case Kind::Sequence:
+      return "sequence";
+    case Kind::Optional:
+      return "optional";
+  }
+  return "value";
+}
+
+}  // namespace ember::onnx

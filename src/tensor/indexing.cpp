@@ -1,0 +1,134 @@
+// index_select and the scatters as one-hot masks over the indexed dim (include/ember/indexing.h).
+#include "ember/indexing.h"
+
+#include <limits>
+#include <string>
+
+#include "ember/jit.h"
+#include "ember/support/shape_str.h"
+
+namespace ember {
+
+namespace {
+
+std::string str(const DimVector& s) { return support::shape_str(s); }
+
+int64_t wrap(int64_t dim, int64_t rank, const char* name) {
+  const int64_t r = std::max<int64_t>(rank, 1);
+  if (dim < -r || dim >= r)
+    throw IndexError(std::string(name) + ": dim " + std::to_string(dim) + " out of range for " +
+                     std::to_string(rank) + " dims");
+  return dim < 0 ? dim + r : dim;
+}
+
+void check_index(const Tensor& index, int64_t size, const char* name) {
+  if (index.dtype() != kInt64)
+    throw DTypeError(std::string(name) + ": index must be int64, got " + dtype_name(index.dtype()));
+  if (jit_capturing() || index.numel() == 0) return;
+  for (int64_t v : index.to_vector<int64_t>())
+    if (v < 0 || v >= size)
+      throw IndexError(std::string(name) + ": index " + std::to_string(v) +
+                       " is out of bounds for a dim of size " + std::to_string(size));
+}
+
+// The parts of a scatter, with `dim` moved last: hit [..., m, n] (index i names position p),
+// src values [..., m, 1] cut to index's shape, and the result's other dims padded back to self's.
+struct Scatter {
+  Tensor self_t, hit, src;
+  int64_t dim;
+  IntList grow;  // (before, after) pairs from the last dim: index's dims up to self's
+};
+
+Scatter prepare(const Tensor& self, int64_t d_in, const Tensor& index, const Tensor& src,
+                const char* name) {
+  const int64_t dim = wrap(d_in, self.dim(), name);
+  if (index.dim() != self.dim() || src.dim() != self.dim())
+    throw ShapeError(std::string(name) + ": self " + str(self.sizes()) + ", index " +
+                     str(index.sizes()) + " and src " + str(src.sizes()) +
+                     " must have the same number of dims");
+  for (int64_t d = 0; d < self.dim(); d++)
+    if (index.size(d) > src.size(d) || (d != dim && index.size(d) > self.size(d)))
+      throw ShapeError(std::string(name) + ": index " + str(index.sizes()) +
+                       " is larger than src " + str(src.sizes()) + " or self " + str(self.sizes()) +
+                       " at dim " + std::to_string(d));
+  check_index(index, self.size(dim), name);
+  Scatter s;
+  s.dim = dim;
+  std::vector<TensorIndex> cut;
+  for (int64_t d = 0; d < src.dim(); d++) cut.push_back(Slice(0, index.size(d)));
+  Tensor src_cut = src.index(cut).to(self.dtype()).transpose(dim, -1);
+  Tensor ix = index.transpose(dim, -1);
+  s.self_t = self.transpose(dim, -1);
+  const int64_t n = s.self_t.size(-1);
+  s.hit = ix.unsqueeze(-1) == arange(n);  // [..., m, n]
+  s.src = src_cut.unsqueeze(-1);          // [..., m, 1]
+  for (int64_t d = s.self_t.dim() - 2; d >= 0; d--) {
+    s.grow.push_back(0);
+    s.grow.push_back(s.self_t.size(d) - ix.size(d));
+  }
+  s.grow.insert(s.grow.begin(), {0, 0});  // the scattered dim itself is full size
+  return s;
+}
+
+Tensor finish(const Scatter& s, const Tensor& out_t) { return out_t.transpose(s.dim, -1); }
+
+}  // namespace
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  if (index.dim() > 1)
+    throw ShapeError("index_select: index must be 0-d or 1-d, got " + str(index.sizes()));
+  const int64_t d = wrap(dim, self.dim(), "index_select");
+  if (self.dim() == 0) return self.gather(0, index.reshape({-1})).reshape(index.sizes().vec());
+  check_index(index, self.size(d), "index_select");
+  const int64_t k = index.numel();
+  Shape s(static_cast<size_t>(self.dim()), 1);
+  s[d] = k;
+  Shape full = self.shape();
+  full[d] = k;
+  return self.gather(d, index.reshape(s).expand(full));
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Scatter s = prepare(self, dim, index, src, "scatter");
+  Tensor any = constant_pad_nd(s.hit.to(kInt64).sum({-2}) > 0, s.grow);
+  Tensor value =
+      constant_pad_nd(where(s.hit, s.src, Scalar(0)).sum({-2}, false, self.dtype()), s.grow);
+  return finish(s, where(any, value, s.self_t));
+}
+
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Scatter s = prepare(self, dim, index, src, "scatter_add");
+  Tensor value =
+      constant_pad_nd(where(s.hit, s.src, Scalar(0)).sum({-2}, false, self.dtype()), s.grow);
+  return finish(s, s.self_t + value);
+}
+
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                      const std::string& reduce) {
+  if (reduce == "sum") return scatter_add(self, dim, index, src);
+  Scatter s = prepare(self, dim, index, src, "scatter_reduce");
+  if (reduce == "prod") {
+    Tensor f = where(s.hit, s.src, Scalar(1)).prod(-2);
+    return finish(s, s.self_t * constant_pad_nd(f.to(self.dtype()), s.grow, 1));
+  }
+  if (reduce != "amax" && reduce != "amin")
+    throw ValueError("scatter_reduce: reduce must be sum, prod, amax or amin, got '" + reduce +
+                     "'");
+  const bool mx = reduce == "amax";
+  const double fill =
+      mx ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  Tensor base =
+      self.is_floating_point()
+          ? full({}, fill, self.dtype())
+          : full({}, mx ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max(),
+                 kInt64)
+                .to(self.dtype());
+  Tensor picked = where(s.hit, s.src, base);
+  Tensor r = mx ? picked.amax({-2}) : picked.amin({-2});
+  Tensor any = constant_pad_nd(s.hit.to(kInt64).sum({-2}) > 0, s.grow);
+  r = constant_pad_nd(r, s.grow);
+  Tensor combined = mx ? s.self_t.maximum(r) : s.self_t.minimum(r);
+  return finish(s, where(any, combined, s.self_t));
+}
+
+}  // namespace ember

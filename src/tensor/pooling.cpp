@@ -1,0 +1,147 @@
+// Pooling as reductions over the windows of the padded input (include/ember/pooling.h).
+#include "ember/pooling.h"
+
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "ember/support/shape_str.h"
+#include "tensor/windows.h"
+
+namespace ember {
+
+namespace {
+
+struct Geometry {
+  IntList kernel, stride, padding, dilation, extra;  // extra: ceil_mode's right padding
+  Shape out;                                         // pooled sizes
+};
+
+Geometry geometry(const Tensor& x, int64_t n, IntList kernel, IntList stride, IntList padding,
+                  IntList dilation, bool ceil_mode, const char* name) {
+  const size_t ns = static_cast<size_t>(n);
+  if (x.dim() != n + 1 && x.dim() != n + 2)
+    throw ShapeError(std::string(name) + ": expected a " + std::to_string(n + 1) + "-d or " +
+                     std::to_string(n + 2) + "-d input, got " + support::shape_str(x.sizes()));
+  Geometry g;
+  g.kernel = detail::per_dim(kernel, ns, name, 1);
+  g.stride = stride.empty() ? g.kernel : detail::per_dim(stride, ns, name, 1);
+  g.padding = detail::per_dim(padding, ns, name, 0);
+  g.dilation = detail::per_dim(dilation, ns, name, 1);
+  for (size_t i = 0; i < ns; i++) {
+    if (g.padding[i] > g.kernel[i] / 2)
+      throw ValueError(std::string(name) + ": padding " + std::to_string(g.padding[i]) +
+                       " must be at most half the kernel size " + std::to_string(g.kernel[i]));
+    const int64_t S = x.size(x.dim() - n + static_cast<int64_t>(i));
+    const int64_t span = g.dilation[i] * (g.kernel[i] - 1) + 1, s = g.stride[i];
+    const int64_t room = S + 2 * g.padding[i] - span;
+    if (room < 0)
+      throw ShapeError(std::string(name) + ": a window of " + std::to_string(span) +
+                       " does not fit the padded size " + std::to_string(S + 2 * g.padding[i]));
+    int64_t O = (ceil_mode ? (room + s - 1) / s : room / s) + 1;
+    if (ceil_mode && (O - 1) * s >= S + g.padding[i]) O--;
+    g.out.push_back(O);
+    g.extra.push_back(std::max<int64_t>(0, (O - 1) * s + span - (S + 2 * g.padding[i])));
+  }
+  return g;
+}
+
+// (before, after) pairs from the last dim for the pooled dims.
+IntList pads(const Geometry& g, bool with_extra) {
+  IntList p;
+  for (size_t i = g.kernel.size(); i-- > 0;) {
+    p.push_back(g.padding[i]);
+    p.push_back(g.padding[i] + (with_extra ? g.extra[i] : 0));
+  }
+  return p;
+}
+
+std::vector<int64_t> last_dims(const Tensor& t, int64_t n) {
+  std::vector<int64_t> d;
+  for (int64_t i = t.dim() - n; i < t.dim(); i++) d.push_back(i);
+  return d;
+}
+
+Scalar lowest(ScalarType t) {
+  switch (t) {
+    case kFloat32:
+    case kFloat64:
+      return -std::numeric_limits<double>::infinity();
+    case kInt32:
+      return static_cast<int64_t>(std::numeric_limits<int32_t>::min());
+    case kInt64:
+      return std::numeric_limits<int64_t>::min();
+    default:
+      return 0;
+  }
+}
+
+Tensor max_pool(const Tensor& x, int64_t n, IntList k, IntList s, IntList p, IntList d, bool ceil,
+                const char* name) {
+  Geometry g = geometry(x, n, k, s, p, d, ceil, name);
+  Tensor w = detail::spatial_windows(constant_pad_nd(x, pads(g, true), lowest(x.dtype())), g.kernel,
+                                     g.stride, g.dilation);
+  return w.amax(last_dims(w, n));
+}
+
+Tensor avg_pool(const Tensor& x, int64_t n, IntList k, IntList s, IntList p, bool ceil,
+                bool count_include_pad, const char* name) {
+  Geometry g = geometry(x, n, k, s, p, {1}, ceil, name);
+  Tensor xf = x.is_floating_point() ? x : x.to(kDefaultFloat);
+  Tensor w =
+      detail::spatial_windows(constant_pad_nd(xf, pads(g, true)), g.kernel, g.stride, g.dilation);
+  Tensor sum = w.sum(last_dims(w, n));
+  // The divisor per output position: the window's elements inside the padded input (or inside
+  // the input alone), never those of ceil_mode's extra padding.
+  Shape plane(x.sizes().end() - n, x.sizes().end());
+  Tensor mask = ones(plane, xf.dtype());
+  IntList extra;
+  for (size_t i = g.kernel.size(); i-- > 0;) extra.insert(extra.end(), {0, g.extra[i]});
+  mask = count_include_pad ? constant_pad_nd(constant_pad_nd(mask, pads(g, false), 1), extra)
+                           : constant_pad_nd(mask, pads(g, true));
+  Tensor mw = detail::spatial_windows(mask, g.kernel, g.stride, g.dilation);
+  return sum / mw.sum(last_dims(mw, n));
+}
+
+}  // namespace
+
+Tensor max_pool1d(const Tensor& x, IntList k, IntList s, IntList p, IntList d, bool c) {
+  return max_pool(x, 1, k, s, p, d, c, "max_pool1d");
+}
+Tensor max_pool2d(const Tensor& x, IntList k, IntList s, IntList p, IntList d, bool c) {
+  return max_pool(x, 2, k, s, p, d, c, "max_pool2d");
+}
+Tensor max_pool3d(const Tensor& x, IntList k, IntList s, IntList p, IntList d, bool c) {
+  return max_pool(x, 3, k, s, p, d, c, "max_pool3d");
+}
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, IntList k, IntList s, IntList p,
+                                                   IntList d, bool c) {
+  Geometry g = geometry(x, 2, k, s, p, d, c, "max_pool2d_with_indices");
+  Tensor w = detail::spatial_windows(constant_pad_nd(x, pads(g, true), lowest(x.dtype())), g.kernel,
+                                     g.stride, g.dilation);
+  Shape flat(w.sizes().begin(), w.sizes().end() - 2);
+  flat.push_back(g.kernel[0] * g.kernel[1]);
+  Tensor wf = w.reshape(flat);
+  Tensor at = wf.argmax(-1, true);  // first maximum in the window
+  // The input position of every window element: the windows of the plane's flat indices.
+  const int64_t H = x.size(-2), W = x.size(-1);
+  Tensor pos = constant_pad_nd(arange(H * W).reshape({H, W}), pads(g, true), -1);
+  Tensor pw = detail::spatial_windows(pos, g.kernel, g.stride, g.dilation)
+                  .reshape({g.out[0], g.out[1], g.kernel[0] * g.kernel[1]});
+  Tensor hit = arange(g.kernel[0] * g.kernel[1]) == at;
+  Tensor index = where(hit, pw, zeros({}, kInt64)).sum({-1});
+  return {wf.amax({-1}), index};
+}
+
+Tensor avg_pool1d(const Tensor& x, IntList k, IntList s, IntList p, bool c, bool inc) {
+  return avg_pool(x, 1, k, s, p, c, inc, "avg_pool1d");
+}
+Tensor avg_pool2d(const Tensor& x, IntList k, IntList s, IntList p, bool c, bool inc) {
+  return avg_pool(x, 2, k, s, p, c, inc, "avg_pool2d");
+}
+Tensor avg_pool3d(const Tensor& x, IntList k, IntList s, IntList p, bool c, bool inc) {
+  return avg_pool(x, 3, k, s, p, c, inc, "avg_pool3d");
+}
+
+}  // namespace ember

@@ -1,0 +1,252 @@
+// ember::onnx::load and Model::run: models built in code (tests/onnx/model_builder.h) checked
+// against hand-computed values, and one test per kind of bad input, each with its message.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "ember/ember.h"
+#include "ember/onnx/model.h"
+#include "model_builder.h"
+
+namespace {
+
+using namespace ember;
+namespace eo = ember::onnx;
+using onnx_test::Io;
+using onnx_test::ModelBuilder;
+namespace fs = std::filesystem;
+constexpr int kFloat = ::onnx::TensorProto::FLOAT;
+constexpr int kI64 = ::onnx::TensorProto::INT64;
+
+template <class E>
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception type: " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "no exception";
+  return "";
+}
+
+#define EXPECT_CONTAINS(msg, part) EXPECT_NE((msg).find(part), std::string::npos) << (msg)
+
+ModelBuilder add_model() {
+  ModelBuilder b;
+  b.input({"x", kFloat, {2, 3}}).input({"y", kFloat, {3}}).output({"z", kFloat, {2, 3}});
+  b.node("Add", {"x", "y"}, {"z"}, "add");
+  return b;
+}
+
+TEST(OnnxLoader, RunsAGraphWithNamedInputsAndOutputs) {
+  eo::Model m = eo::load_from_bytes(add_model().bytes());
+  ASSERT_EQ(m.inputs().size(), 2u);
+  EXPECT_EQ(m.inputs()[0].name, "x");
+  EXPECT_EQ(m.inputs()[0].type, "tensor(float)");
+  EXPECT_EQ(m.outputs()[0].name, "z");
+  EXPECT_EQ(m.opsets(), (std::vector<std::pair<std::string, int64_t>>{{"ai.onnx", 13}}));
+  Tensor x = from_vector<float>({1, 2, 3, 4, 5, 6}, Shape{2, 3});
+  Tensor y = from_vector<float>({10, 20, 30});
+  NamedTensors out = m.run({{"y", y}, {"x", x}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].first, "z");
+  EXPECT_EQ(out[0].second.to_vector<float>(), (std::vector<float>{11, 22, 33, 14, 25, 36}));
+  EXPECT_EQ(m({x, y})[0].to_vector<float>(), out[0].second.to_vector<float>());
+}
+
+TEST(OnnxLoader, InitializerIsTheDefaultOfAGraphInput) {
+  ModelBuilder b = add_model();
+  b.initializer("y", {1, 2, 3}, {3});
+  eo::Model m = eo::load_from_bytes(b.bytes());
+  EXPECT_TRUE(m.inputs()[1].has_default);
+  Tensor x = zeros({2, 3});
+  EXPECT_EQ(m.run({{"x", x}})[0].second.to_vector<float>(), (std::vector<float>{1, 2, 3, 1, 2, 3}));
+  Tensor y = from_vector<float>({5, 5, 5});
+  EXPECT_EQ(m.run({{"x", x}, {"y", y}})[0].second.to_vector<float>(), std::vector<float>(6, 5));
+}
+
+TEST(OnnxLoader, OpsetSixBroadcastAttribute) {  // Add-6: broadcast=1 with axis aligns b at axis
+  ModelBuilder b(6);
+  b.input({"x", kFloat, {2, 3}}).input({"y", kFloat, {2}}).output({"z", kFloat, {2, 3}});
+  auto& n = b.node("Add", {"x", "y"}, {"z"});
+  ModelBuilder::attr_int(n, "broadcast", 1);
+  ModelBuilder::attr_int(n, "axis", 0);
+  eo::Model m = eo::load_from_bytes(b.bytes());
+  Tensor out = m({zeros({2, 3}), from_vector<float>({1, 2})})[0];
+  EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{1, 1, 1, 2, 2, 2}));
+}
+
+TEST(OnnxLoader, ExternalData) {
+  const fs::path dir = fs::temp_directory_path() / ("ember-onnx-ext-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::vector<float> w = {7, 8, 9};
+  std::ofstream(dir / "weights.bin", std::ios::binary)
+      .write("pad!", 4)
+      .write(reinterpret_cast<const char*>(w.data()), 12);
+  auto external = [&](const std::string& location, const std::string& offset) {
+    ModelBuilder b = add_model();
+    auto& t = b.initializer("y", {}, {3});
+    t.clear_raw_data();
+    t.set_data_location(::onnx::TensorProto::EXTERNAL);
+    auto* kv = t.add_external_data();
+    kv->set_key("location");
+    kv->set_value(location);
+    kv = t.add_external_data();
+    kv->set_key("offset");
+    kv->set_value(offset);
+    return b.bytes();
+  };
+  eo::Model m = eo::load_from_bytes(external("weights.bin", "4"), dir.string());
+  EXPECT_EQ(m.run({{"x", zeros({2, 3})}})[0].second.to_vector<float>(),
+            (std::vector<float>{7, 8, 9, 7, 8, 9}));
+  EXPECT_CONTAINS(
+      message_of<IOError>([&] { eo::load_from_bytes(external("weights.bin", "8"), dir.string()); }),
+      "external data holds 8 bytes, the shape needs 12");
+  EXPECT_CONTAINS(message_of<IOError>(
+                      [&] { eo::load_from_bytes(external("../weights.bin", "4"), dir.string()); }),
+                  "leaves the model's directory");
+  EXPECT_CONTAINS(
+      message_of<IOError>([&] { eo::load_from_bytes(external("absent.bin", "0"), dir.string()); }),
+      "cannot open external data file");
+  fs::remove_all(dir);
+}
+
+TEST(OnnxLoader, MissingTruncatedAndMalformedFiles) {
+  EXPECT_CONTAINS(message_of<IOError>([] { eo::load("/nonexistent/model.onnx"); }), "cannot open");
+  const std::string good = add_model().bytes();
+  EXPECT_CONTAINS(
+      message_of<IOError>([&] { eo::load_from_bytes(good.substr(0, good.size() / 2)); }),
+      "truncated or malformed");
+  EXPECT_CONTAINS(message_of<IOError>([] { eo::load_from_bytes(""); }), "empty file");
+  EXPECT_CONTAINS(message_of<IOError>([] { eo::load_from_bytes("\xff\xff\xff\xff garbage"); }),
+                  "truncated or malformed");
+}
+
+TEST(OnnxLoader, CheckerRejectsAnUndefinedInput) {
+  ModelBuilder b = add_model();
+  b.proto().mutable_graph()->mutable_node(0)->set_input(1, "nowhere");
+  EXPECT_CONTAINS(message_of<IOError>([&] { eo::load_from_bytes(b.bytes()); }),
+                  "the ONNX checker rejects the model");
+}
+
+TEST(OnnxLoader, OpEmberLacksNamesTheNode) {
+  ModelBuilder b(15);  // Bernoulli draws random values: ember does not offer it
+  b.input({"x", kFloat, {2, 2}}).output({"d", kFloat, {2, 2}});
+  b.node("Bernoulli", {"x"}, {"d"}, "coin");
+  eo::Model m = eo::load_from_bytes(b.bytes());  // a valid model: loading works
+  EXPECT_EQ(m.unsupported_ops(), std::vector<std::string>{"Bernoulli"});
+  EXPECT_CONTAINS(message_of<eo::UnsupportedError>([&] {
+                    m({zeros({2, 2})});
+                  }),
+                  "node 0 'coin' (Bernoulli-15): op Bernoulli is not supported");
+}
+
+TEST(OnnxLoader, UnsupportedElementTypeNamesTheNode) {
+  ModelBuilder b;
+  b.input({"x", kFloat, {2}}).output({"y", ::onnx::TensorProto::FLOAT16, {2}});
+  auto& n = b.node("Cast", {"x"}, {"y"}, "to_half");
+  ModelBuilder::attr_int(n, "to", ::onnx::TensorProto::FLOAT16);
+  eo::Model m = eo::load_from_bytes(b.bytes());
+  EXPECT_CONTAINS(message_of<eo::UnsupportedError>([&] { m({zeros({2})}); }),
+                  "node 0 'to_half' (Cast-13): Cast's 'to': element type float16 is not supported");
+}
+
+TEST(OnnxLoader, WrongInputs) {
+  eo::Model m = eo::load_from_bytes(add_model().bytes());
+  Tensor x = zeros({2, 3}), y = zeros({3});
+  EXPECT_CONTAINS(message_of<ValueError>([&] {
+                    m.run({{"x", x}, {"y", y}, {"w", y}});
+                  }),
+                  "the model has no input 'w' (its inputs: x, y)");
+  EXPECT_CONTAINS(message_of<ValueError>([&] {
+                    m.run({{"x", x}});
+                  }),
+                  "input 'y' (tensor(float)) is required");
+  EXPECT_CONTAINS(message_of<DTypeError>([&] {
+                    m.run({{"x", x}, {"y", y.to(kInt64)}});
+                  }),
+                  "input 'y': expected tensor(float), got int64");
+  EXPECT_CONTAINS(message_of<ShapeError>([&] {
+                    m.run({{"x", zeros({3, 2})}, {"y", y}});
+                  }),
+                  "input 'x': expected shape [2, 3], got [3, 2]");
+}
+
+TEST(OnnxLoader, SymbolicDimsMustAgreeAcrossInputs) {
+  ModelBuilder b;
+  b.input({"x", kFloat, {-1}}).input({"y", kFloat, {-1}}).output({"z", kFloat, {-1}});
+  b.node("Add", {"x", "y"}, {"z"});
+  eo::Model m = eo::load_from_bytes(b.bytes());
+  EXPECT_EQ(m({ones({4}), ones({4})})[0].to_vector<float>(), std::vector<float>(4, 2));
+  EXPECT_CONTAINS(message_of<ShapeError>([&] {
+                    m({ones({4}), ones({5})});
+                  }),
+                  "dimension 'N' is 5 here but 4 in an earlier input");
+}
+
+TEST(OnnxLoader, ErrorsWhileBuildingANodeNameIt) {
+  ModelBuilder b;  // symbolic shapes: the checker cannot see the mismatch
+  b.input({"x", kFloat, {-2, -3}}).input({"y", kFloat, {-4}}).output({"z", kFloat, {-2, -3}});
+  b.node("Add", {"x", "y"}, {"z"}, "bad_add");
+  eo::Model m = eo::load_from_bytes(b.bytes());
+  EXPECT_CONTAINS(message_of<ShapeError>([&] {
+                    m({zeros({2, 3}), zeros({4})});
+                  }),
+                  "node 0 'bad_add' (Add-13): ");
+}
+
+TEST(OnnxLoader, InfoListsOpCounts) {
+  ModelBuilder b;
+  b.input({"x", kI64, {2}}).output({"z", kI64, {2}});
+  b.node("Add", {"x", "x"}, {"t"});
+  b.node("Add", {"t", "x"}, {"u"});
+  b.node("Mul", {"u", "x"}, {"z"});
+  eo::Model m = eo::load_from_bytes(b.bytes());
+  EXPECT_EQ(m.op_counts(), (std::vector<std::pair<std::string, int64_t>>{{"Add", 2}, {"Mul", 1}}));
+  EXPECT_EQ(m({from_vector<int64_t>({1, 2})})[0].to_vector<int64_t>(),
+            (std::vector<int64_t>{3, 12}));
+}
+
+}  // namespace
+
+namespace {
+
+// Sequences and optionals pass through run_values; run() refuses a non-tensor output.
+TEST(OnnxLoader, SequencesAndOptionals) {
+  ModelBuilder b(15);
+  b.input({"x", kFloat, {2}}).input({"y", kFloat, {2}});
+  auto* out = b.proto().mutable_graph()->add_output();
+  out->set_name("s");
+  out->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(kFloat);
+  b.output({"n", kI64, {}});
+  b.node("SequenceConstruct", {"x", "y"}, {"s"});
+  b.node("SequenceLength", {"s"}, {"n"});
+  eo::Model m = eo::load_from_bytes(b.bytes());
+  EXPECT_EQ(m.outputs()[0].type, "seq(tensor(float))");
+  auto r = m.run_values({{"x", from_vector<float>({1, 2})}, {"y", from_vector<float>({3, 4})}});
+  ASSERT_EQ(r[0].second.kind(), eo::Value::Kind::Sequence);
+  EXPECT_EQ(r[0].second.items().at(1).to_vector<float>(), (std::vector<float>{3, 4}));
+  EXPECT_EQ(r[1].second.tensor().item<int64_t>(), 2);
+  EXPECT_CONTAINS(message_of<ValueError>([&] {
+                    m.run({{"x", zeros({2})}, {"y", zeros({2})}});
+                  }),
+                  "output 's' is a sequence: use run_values");
+  EXPECT_CONTAINS(message_of<ValueError>([&] {
+                    m.run_values({{"x", eo::Value::sequence({})}, {"y", zeros({2})}});
+                  }),
+                  "input 'x': expected a tensor(float) value, got a sequence");
+  eo::Value none = eo::Value::none();
+  EXPECT_FALSE(none.has_element());
+  EXPECT_CONTAINS(message_of<ValueError>([&] { none.element(); }), "the optional is empty");
+}
+
+}  // namespace

@@ -1,0 +1,141 @@
+// Parity: unfold, convolutions (1-3 spatial dims, stride, padding, dilation, groups, no batch
+// dim, transposed with output_padding), max/avg pooling (padding, dilation, ceil_mode,
+// count_include_pad, indices) and the normalisations, forward and backward, against libtorch.
+#include "parity_grad.h"
+#include "parity_ops.h"
+
+#define TR .tol = parity::kTranscendental
+#define NOGRAD .grad = false
+using parity::Shape;
+namespace ops = parity::ops;
+
+// ---- unfold ---------------------------------------------------------------------------------
+PARITY_CASE(Unfold, overlapping_and_disjoint) {
+  auto x = b.randn({2, 7, 3});
+  return std::vector{ops::unfold(b, x, 1, 3, 1), ops::unfold(b, x, 1, 3, 2),
+                     ops::unfold(b, x, 1, 2, 3), ops::unfold(b, x, -1, 2, 1),
+                     ops::unfold(b, x, 0, 1, 1), ops::unfold(b, x, 1, 7, 1)};
+}
+BACKWARD_CASE(GradUnfold, overlapping) { return ops::unfold(b, b.randn({3, 6}), 1, 4, 1) * 2; }
+
+// ---- convolution ----------------------------------------------------------------------------
+BACKWARD_CASE(GradConv, conv2d_basic) {
+  auto x = b.dyadic({2, 3, 6, 5}), w = b.dyadic({4, 3, 3, 3}), bias = b.randn({4});
+  return ops::conv2d(b, x, w, bias, Shape{1}, Shape{0}, Shape{1}, int64_t{1});
+}
+BACKWARD_CASE(GradConv, conv2d_stride_padding_dilation) {
+  auto x = b.dyadic({1, 2, 9, 8}), w = b.dyadic({3, 2, 3, 2});
+  return ops::conv2d(b, x, w, typename B::T{}, Shape{2, 3}, Shape{1, 2}, Shape{2, 1}, int64_t{1});
+}
+BACKWARD_CASE(GradConv, conv2d_groups_depthwise) {
+  auto x = b.dyadic({2, 4, 5, 5}), w = b.dyadic({8, 2, 3, 3}), dw = b.dyadic({4, 1, 3, 3});
+  return std::vector{
+      ops::conv2d(b, x, w, typename B::T{}, Shape{1}, Shape{1}, Shape{1}, int64_t{2}),
+      ops::conv2d(b, x, dw, typename B::T{}, Shape{2}, Shape{1}, Shape{1}, int64_t{4})};
+}
+BACKWARD_CASE(GradConv, conv1d_and_unbatched) {
+  auto x = b.dyadic({2, 3, 10}), w = b.dyadic({5, 3, 4}), bias = b.randn({5});
+  auto xu = b.dyadic({3, 10});
+  return std::vector{ops::conv1d(b, x, w, bias, Shape{3}, Shape{2}, Shape{1}, int64_t{1}),
+                     ops::conv1d(b, xu, w, bias, Shape{1}, Shape{0}, Shape{2}, int64_t{1})};
+}
+BACKWARD_CASE(GradConv, conv3d) {
+  auto x = b.dyadic({1, 2, 4, 5, 4}), w = b.dyadic({3, 2, 2, 3, 2});
+  return ops::conv3d(b, x, w, b.randn({3}), Shape{1, 2, 1}, Shape{1, 0, 1}, Shape{1}, int64_t{1});
+}
+PARITY_CASE(Conv, conv2d_kernel_1x1_and_whole_input) {
+  auto x = b.dyadic({2, 3, 4, 4});
+  return std::vector{ops::conv2d(b, x, b.dyadic({5, 3, 1, 1}), typename B::T{}, Shape{1}, Shape{0},
+                                 Shape{1}, int64_t{1}),
+                     ops::conv2d(b, x, b.dyadic({2, 3, 4, 4}), typename B::T{}, Shape{1}, Shape{0},
+                                 Shape{1}, int64_t{1})};
+}
+PARITY_CASE(Conv, conv2d_f64) {
+  auto x = b.randn({1, 2, 5, 5}, b.f64), w = b.randn({2, 2, 3, 3}, b.f64);
+  return ops::conv2d(b, x, w, typename B::T{}, Shape{1}, Shape{1}, Shape{1}, int64_t{1});
+}
+BACKWARD_CASE(GradConv, conv_transpose2d) {
+  auto x = b.dyadic({2, 4, 3, 4}), w = b.dyadic({4, 3, 3, 2});
+  return std::vector{ops::conv_transpose2d(b, x, w, b.randn({3}), Shape{1}, Shape{0}, Shape{0},
+                                           int64_t{1}, Shape{1}),
+                     ops::conv_transpose2d(b, x, w, typename B::T{}, Shape{2, 3}, Shape{1, 0},
+                                           Shape{1, 2}, int64_t{1}, Shape{1}),
+                     ops::conv_transpose2d(b, x, w, typename B::T{}, Shape{2}, Shape{2, 1},
+                                           Shape{0}, int64_t{1}, Shape{2, 1})};
+}
+BACKWARD_CASE(GradConv, conv_transpose_groups_1d_3d) {
+  auto x = b.dyadic({1, 4, 5}), w = b.dyadic({4, 3, 3});
+  auto x3 = b.dyadic({1, 2, 2, 3, 2}), w3 = b.dyadic({2, 2, 2, 2, 2});
+  return std::vector{ops::conv_transpose1d(b, x, w, typename B::T{}, Shape{2}, Shape{1}, Shape{1},
+                                           int64_t{2}, Shape{1}),
+                     ops::conv_transpose3d(b, x3, w3, typename B::T{}, Shape{2}, Shape{0}, Shape{0},
+                                           int64_t{1}, Shape{1})};
+}
+
+// ---- pooling ----------------------------------------------------------------------------------
+BACKWARD_CASE(GradPool, max_pool2d) {
+  auto x = b.randn({2, 3, 7, 6});
+  return std::vector{ops::max_pool2d(b, x, Shape{2}, Shape{}, Shape{0}, Shape{1}, false),
+                     ops::max_pool2d(b, x, Shape{3, 2}, Shape{2, 1}, Shape{1}, Shape{1}, false),
+                     ops::max_pool2d(b, x, Shape{3}, Shape{2}, Shape{1}, Shape{2, 1}, true),
+                     ops::max_pool2d(b, x, Shape{2}, Shape{3}, Shape{0}, Shape{1}, true)};
+}
+PARITY_CASE(Pool, max_pool_1d_3d) {
+  return std::vector{
+      ops::max_pool1d(b, b.randn({2, 9}), Shape{3}, Shape{2}, Shape{1}, Shape{1}, true),
+      ops::max_pool3d(b, b.randn({1, 2, 4, 5, 3}), Shape{2}, Shape{1, 2, 1}, Shape{0}, Shape{1},
+                      false)};
+}
+PARITY_CASE(Pool, max_pool2d_with_indices, NOGRAD) {
+  auto x = b.randn({2, 2, 6, 7});
+  auto [v, i] = ops::max_pool2d_with_indices(b, x, Shape{3}, Shape{2}, Shape{1}, Shape{1}, true);
+  auto [v2, i2] =
+      ops::max_pool2d_with_indices(b, b.values({1, 1, 2, 2, 1, 1, 2, 2}, {1, 1, 2, 4}), Shape{2},
+                                   Shape{2}, Shape{0}, Shape{1}, false);  // ties
+  return std::vector{v, i, v2, i2};
+}
+BACKWARD_CASE(GradPool, avg_pool2d) {
+  auto x = b.randn({2, 3, 7, 6});
+  return std::vector{ops::avg_pool2d(b, x, Shape{2}, Shape{}, Shape{0}, false, true),
+                     ops::avg_pool2d(b, x, Shape{3}, Shape{2}, Shape{1}, false, true),
+                     ops::avg_pool2d(b, x, Shape{3}, Shape{2}, Shape{1}, false, false),
+                     ops::avg_pool2d(b, x, Shape{3, 2}, Shape{2}, Shape{1}, true, true),
+                     ops::avg_pool2d(b, x, Shape{3, 2}, Shape{2}, Shape{1}, true, false)};
+}
+PARITY_CASE(Pool, avg_pool_1d_3d) {
+  return std::vector{
+      ops::avg_pool1d(b, b.randn({2, 3, 9}), Shape{4}, Shape{3}, Shape{2}, true, false),
+      ops::avg_pool3d(b, b.randn({1, 2, 4, 5, 3}), Shape{2}, Shape{2, 1, 2}, Shape{1, 0, 1}, false,
+                      true)};
+}
+
+// ---- normalisation ----------------------------------------------------------------------------
+BACKWARD_CASE(GradNorm, batch_norm_inference, TR) {
+  auto x = b.randn({3, 4, 2, 2}), w = b.randn({4}), bias = b.randn({4});
+  auto rm = b.randn({4}).detach(), rv = b.rand({4}, 0.5, 2).detach();
+  return std::vector{
+      ops::batch_norm(b, x, w, bias, rm, rv, false, 0.1, 1e-5),
+      ops::batch_norm(b, x, typename B::T{}, typename B::T{}, rm, rv, false, 0.1, 1e-3)};
+}
+BACKWARD_CASE(GradNorm, batch_norm_training, TR) {
+  auto x = b.randn({5, 3, 4}), w = b.randn({3}), bias = b.randn({3});
+  return ops::batch_norm(b, x, w, bias, typename B::T{}, typename B::T{}, true, 0.1, 1e-5);
+}
+PARITY_CASE(Norm, batch_norm_training_updates_running_stats, TR, NOGRAD) {
+  auto x = b.randn({6, 3, 2}), rm = b.randn({3}), rv = b.rand({3}, 0.5, 2);
+  b.realize(rm);
+  b.realize(rv);
+  auto y = ops::batch_norm(b, x, b.randn({3}), b.randn({3}), rm, rv, true, 0.3, 1e-5);
+  return std::vector{y, rm, rv};
+}
+BACKWARD_CASE(GradNorm, layer_norm, TR) {
+  auto x = b.randn({2, 3, 4, 5});
+  return std::vector{ops::layer_norm(b, x, Shape{5}, b.randn({5}), b.randn({5}), 1e-5),
+                     ops::layer_norm(b, x, Shape{4, 5}, typename B::T{}, typename B::T{}, 1e-3)};
+}
+BACKWARD_CASE(GradNorm, group_and_instance_norm, TR) {
+  auto x = b.randn({2, 6, 3, 2});
+  return std::vector{ops::group_norm(b, x, int64_t{3}, b.randn({6}), b.randn({6}), 1e-5),
+                     ops::group_norm(b, x, int64_t{6}, typename B::T{}, typename B::T{}, 1e-5),
+                     ops::instance_norm(b, x, b.randn({6}), b.randn({6}), 1e-5)};
+}
