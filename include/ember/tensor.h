@@ -192,12 +192,16 @@ class Tensor {
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max) const;
   Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
   Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
+  /// this + alpha * o. alpha must be a bool only for bool results, an integer for integer
+  /// results (DTypeError otherwise, as libtorch), and fit the result dtype (ValueError).
+  /// Subtraction with a bool operand is a DTypeError (as PyTorch: use logical_xor/logical_not).
   Tensor add(const Tensor& o, const Scalar& alpha = 1) const;
   Tensor sub(const Tensor& o, const Scalar& alpha = 1) const;
   Tensor mul(const Tensor& o) const;
+  /// True division: integer operands give the default float dtype.
   Tensor div(const Tensor& o) const;
-  Tensor add(const Scalar& o) const;
-  Tensor sub(const Scalar& o) const;
+  Tensor add(const Scalar& o, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& o, const Scalar& alpha = 1) const;
   Tensor mul(const Scalar& o) const;
   Tensor div(const Scalar& o) const;
   Tensor eq(const Tensor& o) const;
@@ -300,14 +304,24 @@ class Tensor {
   // Value semantics: other tensors built from this one before the update (computed values,
   // views and detach() alike) keep the old values whenever they are realized; the engine copies
   // the old data for them only while one is alive (RuntimeStats::buffers_preserved).
+  // The arithmetic ones (add_, sub_, mul_, div_ and the operators +=, -=, *=, /=) compute the
+  // out-of-place result's dtype and write it only when it can be cast into this tensor's dtype
+  // as PyTorch allows (its canCast): not a float result into an integer or bool tensor, not a
+  // non-bool result into a bool tensor (DTypeError "add_: result type float32 can't be cast to
+  // the desired output type int64"). A result of the same or a lower category is converted by
+  // the cast rule (to): uint8 wraps, float64 into float32 rounds. copy_ and fill_ convert any
+  // dtype (copy_ truncates floats into integers).
   Tensor& copy_(const Tensor& src);
   Tensor& zero_();
   Tensor& fill_(const Scalar& v);
   Tensor& add_(const Tensor& o, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& o, const Scalar& alpha = 1);
   Tensor& sub_(const Tensor& o, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& o, const Scalar& alpha = 1);
   Tensor& mul_(const Tensor& o);
   Tensor& mul_(const Scalar& o);
   Tensor& div_(const Tensor& o);
+  Tensor& div_(const Scalar& o);
 
   // ---- autograd (src/tensor/autograd) ----------------------------------------------------------
   bool requires_grad() const;
@@ -357,7 +371,11 @@ Tensor operator~(const Tensor& a);
 Tensor& operator+=(Tensor& a, const Tensor& b);
 Tensor& operator-=(Tensor& a, const Tensor& b);
 Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, const Scalar& b);
+Tensor& operator-=(Tensor& a, const Scalar& b);
 Tensor& operator*=(Tensor& a, const Scalar& b);
+Tensor& operator/=(Tensor& a, const Scalar& b);
 /// Prints the values as PyTorch does: "tensor([[1, 2],\n        [3, 4]], dtype=int32)": one row
 /// per line, integers exact, floats in one format for the whole tensor (four decimals, "3." for
 /// integral values, scientific for magnitudes of 1e8 and more, below 1e-4, or spanning more than

@@ -36,34 +36,65 @@ void require_not_bool(const Tensor& t, const char* name) {
   if (t.dtype() == kBool) throw DTypeError(std::string(name) + ": not supported for bool tensors");
 }
 
-// Arithmetic on two tensors with promotion; bool + bool is logical or, bool * bool logical and.
-Tensor arith(const Tensor& a, const Tensor& b, Op op, const char* name) {
-  ScalarType t = result_type(a, b);
-  NodeRef x = cast(node_of(a), t), y = cast(node_of(b), t);
+// Subtraction with a bool operand is an error, as in PyTorch (for masks, xor or logical_not).
+void check_sub(bool a_bool, bool b_bool, const char* name) {
+  if (a_bool && b_bool)
+    throw DTypeError(std::string(name) +
+                     ": subtraction of two bool tensors is not supported; use logical_xor");
+  if (a_bool || b_bool)
+    throw DTypeError(std::string(name) +
+                     ": subtraction with a bool operand is not supported; to invert a mask use "
+                     "logical_not");
+}
+
+// alpha of add/sub in the result dtype t, as libtorch checks it (alpha_check): a bool alpha only
+// for bool results, a floating one only for floating results, and a value that fits t.
+bool is_one(const Scalar& alpha) {
+  return alpha.kind() == kFloat64 ? alpha.to_double() == 1.0 : alpha.to_int() == 1;
+}
+NodeRef scale_by_alpha(NodeRef y, const Scalar& alpha, ScalarType t, const char* name) {
+  if (alpha.kind() == kBool && t != kBool)
+    throw DTypeError(std::string(name) + ": a bool alpha is only supported for bool results");
+  if (alpha.kind() == kFloat64 && !is_floating_point(t))
+    throw DTypeError(std::string(name) + ": alpha must not be a floating point number for " +
+                     dtype_name(t) + " results");
+  detail::check_scalar_fits(alpha, t, name);
+  if (is_one(alpha)) return y;
+  if (t == kBool)  // b * alpha in bool: b when alpha is nonzero, false when it is 0
+    return binary(Op::AND, std::move(y), detail::scalar_node(alpha, t, {}), t, name);
+  return binary(Op::MUL, std::move(y), detail::scalar_node(alpha, t, {}), t, name);
+}
+
+// a op y in dtype t; bool + bool is logical or, bool * bool logical and.
+NodeRef arith_nodes(NodeRef x, NodeRef y, ScalarType t, Op op, const char* name) {
   if (t == kBool) {
     if (op == Op::ADD)
       op = Op::OR;
     else if (op == Op::MUL)
       op = Op::AND;
-    else if (op == Op::SUB)
-      throw DTypeError(std::string(name) + ": subtraction of two bool tensors is not supported");
   }
-  return make_tensor(binary(op, std::move(x), std::move(y), t, name), {&a, &b});
+  return binary(op, std::move(x), std::move(y), t, name);
 }
 
-Tensor arith_s(const Tensor& a, const Scalar& s, Op op, const char* name, bool scalar_first) {
+// Arithmetic on two tensors with promotion; add and sub scale b by alpha first.
+Tensor arith(const Tensor& a, const Tensor& b, Op op, const char* name, const Scalar& alpha = 1) {
+  if (op == Op::SUB) check_sub(a.dtype() == kBool, b.dtype() == kBool, name);
+  ScalarType t = result_type(a, b);
+  NodeRef x = cast(node_of(a), t), y = cast(node_of(b), t);
+  if (op == Op::ADD || op == Op::SUB) y = scale_by_alpha(std::move(y), alpha, t, name);
+  return make_tensor(arith_nodes(std::move(x), std::move(y), t, op, name), {&a, &b});
+}
+
+// a op s (s op a when scalar_first); add and sub scale the scalar by alpha first.
+Tensor arith_s(const Tensor& a, const Scalar& s, Op op, const char* name, bool scalar_first,
+               const Scalar& alpha = 1) {
+  if (op == Op::SUB) check_sub(a.dtype() == kBool, s.kind() == kBool, name);
   ScalarType t = result_type(a, s);
   NodeRef x = cast(node_of(a), t);
   NodeRef c = detail::scalar_node(s, t, {});
-  if (t == kBool) {
-    if (op == Op::ADD)
-      op = Op::OR;
-    else if (op == Op::MUL)
-      op = Op::AND;
-    else if (op == Op::SUB)
-      throw DTypeError(std::string(name) + ": bool subtraction");
-  }
-  return make_tensor(scalar_first ? binary(op, c, x, t, name) : binary(op, x, c, t, name), {&a});
+  if (op == Op::ADD || op == Op::SUB) c = scale_by_alpha(std::move(c), alpha, t, name);
+  return make_tensor(scalar_first ? arith_nodes(c, x, t, op, name) : arith_nodes(x, c, t, op, name),
+                     {&a});
 }
 
 Tensor scalar_tensor_like(const Scalar& s, const Tensor& like) {
@@ -185,12 +216,10 @@ Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const
 }
 
 Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {
-  if (alpha.to_double() == 1.0) return arith(*this, o, Op::ADD, "add");
-  return arith(*this, o * alpha, Op::ADD, "add");
+  return arith(*this, o, Op::ADD, "add", alpha);
 }
 Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const {
-  if (alpha.to_double() == 1.0) return arith(*this, o, Op::SUB, "sub");
-  return arith(*this, o * alpha, Op::SUB, "sub");
+  return arith(*this, o, Op::SUB, "sub", alpha);
 }
 Tensor Tensor::mul(const Tensor& o) const { return arith(*this, o, Op::MUL, "mul"); }
 Tensor Tensor::div(const Tensor& o) const {
@@ -199,8 +228,12 @@ Tensor Tensor::div(const Tensor& o) const {
   return make_tensor(binary(Op::DIV, cast(node_of(*this), t), cast(node_of(o), t), t, "div"),
                      {this, &o});
 }
-Tensor Tensor::add(const Scalar& o) const { return arith_s(*this, o, Op::ADD, "add", false); }
-Tensor Tensor::sub(const Scalar& o) const { return arith_s(*this, o, Op::SUB, "sub", false); }
+Tensor Tensor::add(const Scalar& o, const Scalar& alpha) const {
+  return arith_s(*this, o, Op::ADD, "add", false, alpha);
+}
+Tensor Tensor::sub(const Scalar& o, const Scalar& alpha) const {
+  return arith_s(*this, o, Op::SUB, "sub", false, alpha);
+}
 Tensor Tensor::mul(const Scalar& o) const { return arith_s(*this, o, Op::MUL, "mul", false); }
 Tensor Tensor::div(const Scalar& o) const {
   ScalarType t = result_type(*this, o);

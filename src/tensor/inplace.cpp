@@ -47,6 +47,17 @@ void assign(Tensor& self, const Tensor& value, const char* name) {
   impl->node = v;
 }
 
+// PyTorch's canCast: the result of an in-place op may be written into a destination of the same
+// or a higher category only (bool < integer < float).
+void check_can_cast(const Tensor& self, ScalarType result, const char* name) {
+  const ScalarType to = self.dtype();
+  if ((is_floating_point(result) && !is_floating_point(to)) || (result != kBool && to == kBool))
+    throw DTypeError(std::string(name) + ": result type " + dtype_name(result) +
+                     " can't be cast to the desired output type " + dtype_name(to));
+}
+
+ScalarType div_type(ScalarType t) { return is_floating_point(t) ? t : kDefaultFloat; }
+
 }  // namespace
 
 Tensor& Tensor::copy_(const Tensor& src) {
@@ -62,28 +73,52 @@ Tensor& Tensor::fill_(const Scalar& v) {
   return *this;
 }
 Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
+  check_can_cast(*this, result_type(*this, o), "add_");
+  assign(*this, add(o, alpha), "add_");
+  return *this;
+}
+Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
+  check_can_cast(*this, result_type(*this, o), "add_");
   assign(*this, add(o, alpha), "add_");
   return *this;
 }
 Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
+  check_can_cast(*this, result_type(*this, o), "sub_");
+  assign(*this, sub(o, alpha), "sub_");
+  return *this;
+}
+Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
+  check_can_cast(*this, result_type(*this, o), "sub_");
   assign(*this, sub(o, alpha), "sub_");
   return *this;
 }
 Tensor& Tensor::mul_(const Tensor& o) {
+  check_can_cast(*this, result_type(*this, o), "mul_");
   assign(*this, mul(o), "mul_");
   return *this;
 }
 Tensor& Tensor::mul_(const Scalar& o) {
+  check_can_cast(*this, result_type(*this, o), "mul_");
   assign(*this, mul(o), "mul_");
   return *this;
 }
 Tensor& Tensor::div_(const Tensor& o) {
+  check_can_cast(*this, div_type(result_type(*this, o)), "div_");
+  assign(*this, div(o), "div_");
+  return *this;
+}
+Tensor& Tensor::div_(const Scalar& o) {
+  check_can_cast(*this, div_type(result_type(*this, o)), "div_");
   assign(*this, div(o), "div_");
   return *this;
 }
 Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
 Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
 Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
 Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
 
 }  // namespace ember

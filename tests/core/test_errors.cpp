@@ -3,6 +3,7 @@
 // raised when the graph is built (eagerly), not later when a lazy value is realized.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <typeinfo>
 #include <vector>
@@ -192,6 +193,24 @@ TEST(Errors, BoolArithmetic) {
   EXPECT_ERROR(DTypeError, zeros({2}, kBool) - true, "bool");
   EXPECT_ERROR(DTypeError, -zeros({2}, kBool), "neg", "bool");
   EXPECT_ERROR(DTypeError, zeros({2}, kBool).relu(), "relu", "bool");
+}
+
+// In-place results that cannot be cast into the destination (PyTorch's canCast), alpha's rules,
+// and scalars that must fit their dtype: the messages name the op and both dtypes or the value
+// (tests/parity/parity_semantics.cpp holds the whole class against libtorch).
+TEST(Errors, InPlaceResultTypeAlphaAndScalarFits) {
+  EXPECT_ERROR(DTypeError, i64({3}).div_(i64({3})), "div_", "result type float32",
+               "desired output type int64");
+  Tensor x = i64({3});
+  EXPECT_ERROR(DTypeError, x *= 2.5, "mul_", "float32", "int64");
+  EXPECT_ERROR(DTypeError, zeros({2}, kBool).add_(1), "add_", "int64", "bool");
+  EXPECT_ERROR(DTypeError, f32({2}).add(f32({2}), true), "add", "bool alpha");
+  EXPECT_ERROR(DTypeError, i64({2}).sub(i64({2}), 0.5), "sub", "alpha", "int64");
+  EXPECT_ERROR(ValueError, zeros({2}, kUInt8).add(zeros({2}, kUInt8), 300), "add", "300", "uint8");
+  EXPECT_ERROR(DTypeError, f32({2}) - zeros({2}, kBool), "sub", "bool operand");
+  EXPECT_ERROR(ValueError, full({2}, int64_t{1} << 40, kInt32), "full", "1099511627776", "int32");
+  EXPECT_ERROR(ValueError, zeros({2}, kInt64).fill_(NAN), "fill_", "nan", "int64");
+  EXPECT_ERROR(ValueError, zeros({2}, kInt32).clamp(0, int64_t{1} << 40), "int32");
 }
 
 TEST(Errors, RequiresGradNeedsFloatingPoint) {
