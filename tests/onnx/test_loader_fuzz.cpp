@@ -157,8 +157,11 @@ void try_input(const std::string& bytes) {
     Shape s;
     for (const auto& d : *i.shape) s.push_back(d.value.value_or(2));
     int64_t n = 1;
-    for (auto d : s) n *= std::max<int64_t>(d, 1);
-    if (n > 4096) return;  // a huge declared shape is the caller's to give
+    for (auto d : s) {
+      if (d > 4096) return;  // a huge declared shape is the caller's to give
+      n *= std::max<int64_t>(d, 1);
+      if (n > 4096) return;
+    }
     given.emplace_back(i.name, zeros(s, *i.dtype));
   }
   std::vector<Tensor> outs;
