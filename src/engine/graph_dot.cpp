@@ -10,30 +10,11 @@
 
 #include "ember/context.h"
 #include "ember/error.h"
+#include "ember/support/atomic_file.h"
 
 namespace ember::engine {
 
 namespace {
-
-void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  const std::string tmp = path.string() + ".tmp." + std::to_string(static_cast<long>(getpid()));
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.flush();
-    if (!f) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw Error("GRAPH: cannot write " + tmp);
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw Error("GRAPH: cannot rename " + tmp + " to " + path.string() + ": " + ec.message());
-  }
-}
 
 std::string op_graph(const std::vector<schedule::Root>& roots) {
   std::ostringstream o;
@@ -134,8 +115,10 @@ void write_realize_graphs(const std::vector<schedule::Root>& roots, const schedu
   char stem[32];
   std::snprintf(stem, sizeof stem, "realize-%05d", n);
   const std::filesystem::path base(dir);
-  write_atomically(base / (std::string(stem) + ".ops.dot"), op_graph(roots));
-  write_atomically(base / (std::string(stem) + ".kernels.dot"), kernel_graph(sched, programs));
+  support::write_file_atomic((base / (std::string(stem) + ".ops.dot")).string(), op_graph(roots),
+                             "GRAPH: ");
+  support::write_file_atomic((base / (std::string(stem) + ".kernels.dot")).string(),
+                             kernel_graph(sched, programs), "GRAPH: ");
 }
 
 }  // namespace ember::engine

@@ -12,6 +12,7 @@
 
 #include "ember/context.h"
 #include "ember/error.h"
+#include "ember/support/atomic_file.h"
 #include "ember/support/clock.h"
 #include "ember/support/shape_str.h"
 
@@ -144,23 +145,7 @@ void write_trace(const std::string& path) {
       << ",\"tid\":" << t << ",\"args\":{\"name\":\"ember thread " << t << "\"}}";
   o << "\n]}\n";
 
-  const std::string tmp = path + ".tmp." + std::to_string(pid);
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << o.str();
-    f.flush();
-    if (!f) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw Error("PROFILE: cannot write the trace to " + tmp);
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw Error("PROFILE: cannot rename the trace to " + path);
-  }
+  support::write_file_atomic(path, o.str(), "PROFILE: cannot write the trace to " + path + ": ");
 }
 
 KernelAttribution attribute_kernels(const std::vector<KernelEvent>& events) {

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <vector>
 
-#include "atomic_write.h"
+#include "ember/support/atomic_file.h"
 #include "ember/support/shape_str.h"
 
 namespace ember {
@@ -263,7 +263,7 @@ std::string format_npy(const Tensor& t) {
 
 void save_npy(const Tensor& t, const std::string& path) {
   const std::string bytes = format_npy(t);
-  io_detail::write_atomic(path, {{bytes.data(), bytes.size()}}, "npy file '" + path + "': ");
+  support::write_file_atomic(path, bytes, "npy file '" + path + "': ");
 }
 
 }  // namespace ember

@@ -15,8 +15,8 @@
 #include <set>
 #include <vector>
 
-#include "atomic_write.h"
 #include "ember/jit.h"
+#include "ember/support/atomic_file.h"
 #include "ember/support/shape_str.h"
 
 namespace ember {
@@ -323,11 +323,10 @@ void save(const NamedTensors& tensors, const std::string& path, const Metadata& 
   text.append((8 - text.size() % 8) % 8, ' ');
   unsigned char len[8];
   for (int i = 0; i < 8; i++) len[i] = static_cast<unsigned char>(uint64_t(text.size()) >> (8 * i));
-  std::vector<std::pair<const char*, size_t>> parts{{reinterpret_cast<const char*>(len), 8},
-                                                    {text.data(), text.size()}};
+  std::vector<std::string_view> parts{{reinterpret_cast<const char*>(len), 8}, text};
   for (auto& b : blobs)
     if (b.nbytes) parts.emplace_back(static_cast<const char*>(b.buffer.data_ptr()), b.nbytes);
-  io_detail::write_atomic(path, parts, "safetensors file '" + path + "': ");
+  support::write_file_atomic(path, parts, "safetensors file '" + path + "': ");
 }
 
 TensorFile load_file(const std::string& path) {

@@ -8,8 +8,8 @@
 #include <map>
 #include <sstream>
 
-#include "atomic_file.h"
 #include "ember/error.h"
+#include "ember/support/atomic_file.h"
 
 namespace ember::rl {
 
@@ -259,7 +259,7 @@ std::string write_checkpoint_manifest(const std::string& dir, const std::string&
       {"config", m.config},
       {"record", m.record}};
   const std::string path = dir + "/" + stem + ".json";
-  write_file_atomic(path, manifest.dump(2) + "\n");
+  support::write_file_atomic(path, manifest.dump(2) + "\n");
   return path;
 }
 

@@ -16,11 +16,11 @@
 #include <sstream>
 #include <thread>
 
-#include "atomic_file.h"
 #include "ember/build_info.h"  // the kernel compiler and target (part of every cache key)
 #include "ember/context.h"
 #include "ember/error.h"
 #include "ember/rl/plot.h"
+#include "ember/support/atomic_file.h"
 #include "ember/support/clock.h"
 #include "ember/support/process.h"
 
@@ -270,7 +270,7 @@ RunRecorder::RunRecorder(std::string dir, const nlohmann::json& config, const nl
       const int64_t lines = static_cast<int64_t>(std::count(kept.begin(), kept.end(), '\n'));
       if (lines == resume->next_epoch - 1 && resume->record.is_object())
         kept += resume->record.dump() + "\n";
-      write_file_atomic(path("epochs.jsonl"), kept);
+      support::write_file_atomic(path("epochs.jsonl"), kept);
       fresh["resumed_from"] = resume->checkpoint;
       fresh["resumed_at_epoch"] = resume->next_epoch;
     }
@@ -303,7 +303,7 @@ RunRecorder::~RunRecorder() {
 }
 
 void RunRecorder::write_json(const std::string& name, const nlohmann::json& j) const {
-  write_file_atomic(path(name), j.dump(2) + "\n");
+  support::write_file_atomic(path(name), j.dump(2) + "\n");
 }
 
 void RunRecorder::epoch(const nlohmann::json& record) {
@@ -349,7 +349,7 @@ void RunRecorder::write_plot(const CurvePoint* saved, double target) const {
         std::to_string(c["eval_envs"].get<int64_t>() * c["eval_episodes_per_env"].get<int64_t>()) +
         " episodes)";
   if (saved) o.marker = std::make_pair(static_cast<double>(saved->transitions), saved->mean);
-  write_file_atomic(path("learning_curve.svg"), learning_curve_svg(s, o));
+  support::write_file_atomic(path("learning_curve.svg"), learning_curve_svg(s, o));
 }
 
 void RunRecorder::finish(const nlohmann::json& summary, const CurvePoint* saved_eval,

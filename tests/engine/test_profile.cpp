@@ -275,7 +275,7 @@ TEST(Graph, RealizeWritesOpAndKernelGraphs) {
     const std::string n = e.path().filename().string();
     if (n.size() > 8 && n.substr(n.size() - 8) == ".ops.dot") ops.push_back(e.path());
     if (n.find(".kernels.dot") != std::string::npos) kernels.push_back(e.path());
-    EXPECT_EQ(n.find(".tmp."), std::string::npos) << "temporary file left: " << n;
+    EXPECT_EQ(n.find(".tmp"), std::string::npos) << "temporary file left: " << n;
   }
   ASSERT_EQ(ops.size(), 1u);
   ASSERT_EQ(kernels.size(), 1u);
