@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace ember {
 
@@ -37,6 +38,21 @@ struct Context {
   /// The process-wide context (defaults from support::settings() on first use; ValueError when an
   /// environment variable is malformed).
   static Context& get();
+};
+
+/// Sets Context::get().device for a scope and restores the previous device when the scope ends,
+/// also by an exception (as c10::DeviceGuard does for the current device). Not for sharing across
+/// threads: the context is process-wide.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(std::string device)
+      : prev_(std::exchange(Context::get().device, std::move(device))) {}
+  ~DeviceGuard() { Context::get().device = std::move(prev_); }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  std::string prev_;
 };
 
 /// Counters since process start (or the last reset), for tests and benchmarks. Realizes on

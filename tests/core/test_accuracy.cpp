@@ -22,14 +22,6 @@ using namespace ember;
 
 namespace {
 
-struct DeviceGuard {
-  std::string old;
-  explicit DeviceGuard(const std::string& d) : old(Context::get().device) {
-    Context::get().device = d;
-  }
-  ~DeviceGuard() { Context::get().device = old; }
-};
-
 // A sampling range: uniform in [lo, hi], or log-uniform magnitude in [lo, hi] (lo > 0) with a
 // random sign when `signed_log`.
 struct Range {

@@ -273,3 +273,22 @@ TEST(Errors, ValidCallsDoNotThrow) {
   EXPECT_NO_THROW(matmul(f32({2, 1, 3, 4}), f32({5, 4, 2})));
   EXPECT_NO_THROW(pad(f32({3}), {-1, -2}));
 }
+
+// A DeviceGuard restores the device when its scope ends, also when an error leaves the scope,
+// and nested guards unwind in order.
+TEST(DeviceGuard, RestoresTheDeviceAlsoOnAnException) {
+  const std::string before = Context::get().device;
+  {
+    DeviceGuard outer("interp");
+    EXPECT_EQ(Context::get().device, "interp");
+    try {
+      DeviceGuard inner("cpu");
+      EXPECT_EQ(Context::get().device, "cpu");
+      (void)ones({2}).matmul(ones({3}));  // a ShapeError leaves the inner scope
+      FAIL() << "the product of mismatched vectors did not throw";
+    } catch (const ShapeError&) {
+    }
+    EXPECT_EQ(Context::get().device, "interp");
+  }
+  EXPECT_EQ(Context::get().device, before);
+}

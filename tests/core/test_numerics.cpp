@@ -16,14 +16,6 @@ using namespace ember;
 
 namespace {
 
-struct DeviceGuard {
-  std::string old;
-  explicit DeviceGuard(const std::string& d) : old(Context::get().device) {
-    Context::get().device = d;
-  }
-  ~DeviceGuard() { Context::get().device = old; }
-};
-
 // tensor.h's first-order bound on a cpu sum of n terms (U = 16 accumulators at most).
 double cpu_sum_bound(double n, double sum_abs, double u) {
   return (256 + std::ceil(std::log2(n)) + 16) * u * sum_abs;

@@ -22,16 +22,7 @@ using ember::ir::Op;
 using ember::ir::OpCategory;
 namespace ir = ember::ir;
 
-class DeviceGuard {
- public:
-  explicit DeviceGuard(const std::string& d) : prev_(ember::Context::get().device) {
-    ember::Context::get().device = d;
-  }
-  ~DeviceGuard() { ember::Context::get().device = prev_; }
-
- private:
-  std::string prev_;
-};
+using ember::DeviceGuard;
 
 bool alu_or_reduce(Op op) { return ir::is_elementwise(op) || ir::is_reduce(op); }
 

@@ -317,44 +317,58 @@ std::vector<Host> run_on(uint64_t seed) {
 std::string compare(const std::vector<Host>& ember, const std::vector<Host>& torch, Tol tol);
 uint64_t seed_of(const std::string& name);
 
-/// Sets the ember device for a scope (restored on exit, also on exceptions).
-class DeviceGuard {
- public:
-  explicit DeviceGuard(const std::string& d) : prev_(ember::Context::get().device) {
-    ember::Context::get().device = d;
-  }
-  ~DeviceGuard() { ember::Context::get().device = prev_; }
+using ember::DeviceGuard;
 
- private:
-  std::string prev_;
-};
+/// Runs the libtorch reference; a rejection there is a bug in the case (reported, false).
+template <class F>
+bool torch_reference(F run) {
+  try {
+    run();
+    return true;
+  } catch (const c10::Error& e) {
+    ADD_FAILURE() << "libtorch rejected the case (a test bug): " << e.what_without_backtrace();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "libtorch rejected the case (a test bug): " << e.what();
+  }
+  return false;
+}
+
+/// Runs ember's side; an exception is a failure (reported, false).
+template <class F>
+bool ember_runs(F run) {
+  try {
+    run();
+    return true;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "ember threw: " << e.what();
+    return false;
+  }
+}
+
+/// Calls `f` once on each ember device the case runs on (cpu; interp unless Options::interp is
+/// false), with the device set and named in failures.
+template <class F>
+void for_each_device(const Options& o, F f) {
+  for (const char* dev : {"cpu", "interp"}) {
+    if (std::string(dev) == "interp" && !o.interp) continue;
+    SCOPED_TRACE(std::string("ember device ") + dev);
+    DeviceGuard g(dev);
+    f();
+  }
+}
 
 template <class Case>
 void check(const char* name) {
   const Options o = Case::options();
   const uint64_t seed = seed_of(name);
   std::vector<Host> ref;
-  try {
-    ref = run_on<Case, TorchB>(seed);
-  } catch (const c10::Error& e) {
-    FAIL() << "libtorch rejected the case (a test bug): " << e.what_without_backtrace();
-  } catch (const std::exception& e) {
-    FAIL() << "libtorch rejected the case (a test bug): " << e.what();
-  }
-  for (const char* dev : {"cpu", "interp"}) {
-    if (std::string(dev) == "interp" && !o.interp) continue;
-    SCOPED_TRACE(std::string("ember device ") + dev);
-    DeviceGuard g(dev);
+  if (!torch_reference([&] { ref = run_on<Case, TorchB>(seed); })) return;
+  for_each_device(o, [&] {
     std::vector<Host> got;
-    try {
-      got = run_on<Case, EmberB>(seed);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "ember threw: " << e.what();
-      continue;
-    }
+    if (!ember_runs([&] { got = run_on<Case, EmberB>(seed); })) return;
     std::string diff = compare(got, ref, o.tol);
     EXPECT_TRUE(diff.empty()) << diff;
-  }
+  });
 }
 
 /// An expected-error case: the body must throw on libtorch (c10::Error or another exception) and
@@ -370,10 +384,7 @@ void check_rejected(const char* name) {
     torch_threw = true;
   }
   ASSERT_TRUE(torch_threw) << "libtorch accepted the case (a test bug)";
-  for (const char* dev : {"cpu", "interp"}) {
-    if (std::string(dev) == "interp" && !o.interp) continue;
-    SCOPED_TRACE(std::string("ember device ") + dev);
-    DeviceGuard g(dev);
+  for_each_device(o, [&] {
     bool threw = false;
     try {
       run_on<Case, EmberB>(seed);
@@ -381,30 +392,28 @@ void check_rejected(const char* name) {
       threw = true;
     }
     EXPECT_TRUE(threw) << "ember accepted what libtorch rejects";
-  }
+  });
 }
 
 }  // namespace parity
 
-/// Defines one expected-error case: the body must throw on both backends (check_rejected).
-#define PARITY_REJECTS(suite, name, ...)                                                 \
-  struct suite##_##name##_Case {                                                         \
-    static parity::Options options() { return parity::Options{__VA_ARGS__}; }            \
-    template <class B>                                                                   \
-    auto operator()(B& b) const;                                                         \
-  };                                                                                     \
-  TEST(suite, name) { parity::check_rejected<suite##_##name##_Case>(#suite "." #name); } \
-  template <class B>                                                                     \
+/// Defines one case checked by parity::CHECKER: a struct holding the generic body written after
+/// the macro, its Options (the variadic part, e.g. `.tol = parity::kTranscendental`), and the
+/// gtest TEST that runs it.
+#define PARITY_DEFINE_CASE_(CHECKER, suite, name, ...)                            \
+  struct suite##_##name##_Case {                                                  \
+    static parity::Options options() { return parity::Options{__VA_ARGS__}; }     \
+    template <class B>                                                            \
+    auto operator()(B& b) const;                                                  \
+  };                                                                              \
+  TEST(suite, name) { parity::CHECKER<suite##_##name##_Case>(#suite "." #name); } \
+  template <class B>                                                              \
   auto suite##_##name##_Case::operator()([[maybe_unused]] B& b) const
+
+/// Defines one expected-error case: the body must throw on both backends (check_rejected).
+#define PARITY_REJECTS(suite, name, ...) \
+  PARITY_DEFINE_CASE_(check_rejected, suite, name, __VA_ARGS__)
 
 /// Defines one parity case: a gtest TEST running the generic body below on both backends.
 /// The variadic part initialises parity::Options (e.g. `.tol = parity::kTranscendental`).
-#define PARITY_CASE(suite, name, ...)                                           \
-  struct suite##_##name##_Case {                                                \
-    static parity::Options options() { return parity::Options{__VA_ARGS__}; }   \
-    template <class B>                                                          \
-    auto operator()(B& b) const;                                                \
-  };                                                                            \
-  TEST(suite, name) { parity::check<suite##_##name##_Case>(#suite "." #name); } \
-  template <class B>                                                            \
-  auto suite##_##name##_Case::operator()([[maybe_unused]] B& b) const
+#define PARITY_CASE(suite, name, ...) PARITY_DEFINE_CASE_(check, suite, name, __VA_ARGS__)

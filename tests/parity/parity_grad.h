@@ -67,43 +67,21 @@ void check_grad(const char* name) {
   const Options o = Case::options();
   const uint64_t seed = seed_of(name);
   std::vector<Host> ref;
-  try {
-    ref = run_backward<Case, TorchB>(seed);
-  } catch (const c10::Error& e) {
-    FAIL() << "libtorch rejected the case (a test bug): " << e.what_without_backtrace();
-  } catch (const std::exception& e) {
-    FAIL() << "libtorch rejected the case (a test bug): " << e.what();
-  }
+  if (!torch_reference([&] { ref = run_backward<Case, TorchB>(seed); })) return;
   auto [ref_g, ref_f] = split_grads(ref);
   ASSERT_FALSE(ref_g.empty()) << "a backward case without floating leaves (a test bug)";
-  for (const char* dev : {"cpu", "interp"}) {
-    if (std::string(dev) == "interp" && !o.interp) continue;
-    SCOPED_TRACE(std::string("ember device ") + dev);
-    DeviceGuard g(dev);
+  for_each_device(o, [&] {
     std::vector<Host> got;
-    try {
-      got = run_backward<Case, EmberB>(seed);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "ember threw: " << e.what();
-      continue;
-    }
+    if (!ember_runs([&] { got = run_backward<Case, EmberB>(seed); })) return;
     auto [got_g, got_f] = split_grads(got);
     std::string diff = compare(got_g, ref_g, o.grad_tol);
     EXPECT_TRUE(diff.empty()) << "gradients (one result per leaf, in creation order):\n" << diff;
     std::string fdiff = compare(got_f, ref_f, o.tol);
     EXPECT_TRUE(fdiff.empty()) << "forward results:\n" << fdiff;
-  }
+  });
 }
 
 }  // namespace parity
 
 /// Defines one backward parity case (a generic body, as PARITY_CASE) checked by check_grad.
-#define BACKWARD_CASE(suite, name, ...)                                              \
-  struct suite##_##name##_Case {                                                     \
-    static parity::Options options() { return parity::Options{__VA_ARGS__}; }        \
-    template <class B>                                                               \
-    auto operator()(B& b) const;                                                     \
-  };                                                                                 \
-  TEST(suite, name) { parity::check_grad<suite##_##name##_Case>(#suite "." #name); } \
-  template <class B>                                                                 \
-  auto suite##_##name##_Case::operator()([[maybe_unused]] B& b) const
+#define BACKWARD_CASE(suite, name, ...) PARITY_DEFINE_CASE_(check_grad, suite, name, __VA_ARGS__)
