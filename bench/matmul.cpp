@@ -35,8 +35,8 @@
 #include <string>
 #include <vector>
 
+#include "ember/build_info.h"
 #include "ember/support/clock.h"
-#include "ember/support/settings.h"
 #include "host_data.h"
 #include "peak.h"
 
@@ -183,21 +183,12 @@ std::vector<Result> run_forked(Lib lib, int threads, double scale) {
 
 }  // namespace
 
-// The level ember runs at: $EMBER_ISA, else the best the CPU has.
-std::string ember_level() {
-  if (const std::string& e = ember::support::settings().isa; !e.empty()) return e;
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return "avx512";
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "avx2";
-  return "sse2";
-}
-
 int main(int argc, char** argv) {
   double scale = argc > 1 ? std::atof(argv[1]) : 1.0;
   int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
   const char* ct = std::getenv("OPENBLAS_CORETYPE");
   const char* dn = std::getenv("DNNL_MAX_CPU_ISA");
-  std::string level = ember_level();
+  std::string level = ember::build_info().isa;  // $EMBER_ISA, else the best the CPU has
   std::printf(
       "== ISA level %s: ember EMBER_ISA=%s; oneDNN %d.%d DNNL_MAX_CPU_ISA=%s; OpenBLAS core %s "
       "(OPENBLAS_CORETYPE=%s)\n",

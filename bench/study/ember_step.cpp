@@ -31,21 +31,7 @@ int main(int argc, char** argv) {
     std::vector<Tensor> m = step(in);
     for (auto& t : m) (void)t.item<float>();
   };
-  std::vector<double> ms;
-  double first_ms = 0;
-  for (int i = 0; i < args.untimed + args.warmup + args.timed; i++) {
-    const double t0 = ember::support::now_seconds();
-    one();
-    const double dt = (ember::support::now_seconds() - t0) * 1e3;
-    if (i == 0) first_ms = dt;
-    if (i >= args.untimed + args.warmup) ms.push_back(dt);
-  }
-  std::vector<double> sorted = ms;
-  std::sort(sorted.begin(), sorted.end());
-  const double median = sorted.empty() ? 0
-                        : sorted.size() % 2
-                            ? sorted[sorted.size() / 2]
-                            : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  const study::StepTimes times = study::time_steps(args, one);
   nlohmann::json r = {{"kind", "step"},
                       {"impl", "ember"},
                       {"target", kernel_target()},
@@ -54,9 +40,9 @@ int main(int argc, char** argv) {
                       {"untimed", args.untimed},
                       {"warmup", args.warmup},
                       {"timed", args.timed},
-                      {"steps_ms", ms},
-                      {"median_ms", median},
-                      {"first_step_ms", first_ms},
+                      {"steps_ms", times.ms},
+                      {"median_ms", times.median_ms},
+                      {"first_step_ms", times.first_ms},
                       {"jit", rl::jit_available()}};
   std::printf("%s\n", r.dump().c_str());
   if (args.attribution) {

@@ -12,31 +12,19 @@
 #include <string>
 
 #include "../peak.h"
+#include "ember/build_info.h"
 #include "ember/ember.h"
-#include "ember/support/settings.h"
 #include "matmul_case.h"
 
 using namespace ember;
 using namespace ember::study;
-
-namespace {
-
-std::string ember_level() {
-  if (const std::string& e = ember::support::settings().isa; !e.empty()) return e;
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return "avx512";
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "avx2";
-  return "sse2";
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   const std::string lib = argc > 1 ? argv[1] : "";
   const int threads = argc > 2 ? std::atoi(argv[2]) : get_num_threads();
   const int timed = argc > 3 ? std::atoi(argv[3]) : 30;
   if (lib == "peak") {
-    const std::string level = ember_level();
+    const std::string level = ember::build_info().isa;  // $EMBER_ISA, else the best the CPU has
     nlohmann::json r = {{"kind", "peak"},
                         {"level", level},
                         {"threads", threads},

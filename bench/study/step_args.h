@@ -1,10 +1,14 @@
-// Command line of the study's step programs (ember_step.cpp, torch_step.cpp): the protocol of the
-// controlled optimizer step (spec/ppo.md): `untimed` steps, `warmup` steps, then `timed` steps.
+// Command line and timing of the study's step programs (ember_step.cpp, torch_step.cpp): the
+// protocol of the controlled optimizer step: `untimed` steps, `warmup` steps, then `timed` steps.
 #pragma once
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
+
+#include "ember/support/clock.h"
 
 namespace ember::study {
 
@@ -51,6 +55,32 @@ inline StepArgs parse_step_args(int argc, char** argv) {
     }
   }
   return a;
+}
+
+/// What time_steps measured: every timed step's milliseconds, their median, and the first step's
+/// (which compiles, or loads from the disk cache, every kernel).
+struct StepTimes {
+  std::vector<double> ms;
+  double median_ms = 0, first_ms = 0;
+};
+
+/// Runs `one` (a step as the trainer runs it) args.untimed + args.warmup + args.timed times and
+/// times the last args.timed.
+template <class F>
+StepTimes time_steps(const StepArgs& args, F one) {
+  StepTimes t;
+  for (int i = 0; i < args.untimed + args.warmup + args.timed; i++) {
+    const double t0 = support::now_seconds();
+    one();
+    const double dt = (support::now_seconds() - t0) * 1e3;
+    if (i == 0) t.first_ms = dt;
+    if (i >= args.untimed + args.warmup) t.ms.push_back(dt);
+  }
+  std::vector<double> s = t.ms;
+  std::sort(s.begin(), s.end());
+  const size_t n = s.size();
+  t.median_ms = n == 0 ? 0 : n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  return t;
 }
 
 }  // namespace ember::study

@@ -25,21 +25,7 @@ int main(int argc, char** argv) {
                       ret = torch::randn({B}) * 10.0;
   // One step as `ember train` runs it: the step, then its metrics read on the host.
   auto one = [&] { (void)ac.step(obs, act, old_logp, adv_raw, ret); };
-  std::vector<double> ms;
-  double first_ms = 0;
-  for (int i = 0; i < args.untimed + args.warmup + args.timed; i++) {
-    const double t0 = ember::support::now_seconds();
-    one();
-    const double dt = (ember::support::now_seconds() - t0) * 1e3;
-    if (i == 0) first_ms = dt;
-    if (i >= args.untimed + args.warmup) ms.push_back(dt);
-  }
-  std::vector<double> sorted = ms;
-  std::sort(sorted.begin(), sorted.end());
-  const double median = sorted.empty() ? 0
-                        : sorted.size() % 2
-                            ? sorted[sorted.size() / 2]
-                            : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  const ember::study::StepTimes times = ember::study::time_steps(args, one);
   nlohmann::json r = {{"kind", "step"},
                       {"impl", "libtorch"},
                       {"version", TORCH_VERSION},
@@ -48,9 +34,9 @@ int main(int argc, char** argv) {
                       {"untimed", args.untimed},
                       {"warmup", args.warmup},
                       {"timed", args.timed},
-                      {"steps_ms", ms},
-                      {"median_ms", median},
-                      {"first_step_ms", first_ms}};
+                      {"steps_ms", times.ms},
+                      {"median_ms", times.median_ms},
+                      {"first_step_ms", times.first_ms}};
   std::printf("%s\n", r.dump().c_str());
   return 0;
 }

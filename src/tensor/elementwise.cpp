@@ -242,34 +242,24 @@ Tensor Tensor::div(const Scalar& o) const {
       binary(Op::DIV, cast(node_of(*this), t), detail::scalar_node(o, t, {}), t, "div"), {this});
 }
 
-Tensor Tensor::eq(const Tensor& o) const {
-  return compare(*this, o, Op::CMPEQ, false, false, "eq");
-}
-Tensor Tensor::ne(const Tensor& o) const { return compare(*this, o, Op::CMPEQ, false, true, "ne"); }
-Tensor Tensor::lt(const Tensor& o) const {
-  return compare(*this, o, Op::CMPLT, false, false, "lt");
-}
-Tensor Tensor::gt(const Tensor& o) const { return compare(*this, o, Op::CMPLT, true, false, "gt"); }
-Tensor Tensor::le(const Tensor& o) const { return compare(*this, o, Op::CMPLT, true, true, "le"); }
-Tensor Tensor::ge(const Tensor& o) const { return compare(*this, o, Op::CMPLT, false, true, "ge"); }
-Tensor Tensor::eq(const Scalar& o) const {
-  return compare_s(*this, o, Op::CMPEQ, false, false, "eq");
-}
-Tensor Tensor::ne(const Scalar& o) const {
-  return compare_s(*this, o, Op::CMPEQ, false, true, "ne");
-}
-Tensor Tensor::lt(const Scalar& o) const {
-  return compare_s(*this, o, Op::CMPLT, false, false, "lt");
-}
-Tensor Tensor::gt(const Scalar& o) const {
-  return compare_s(*this, o, Op::CMPLT, true, false, "gt");
-}
-Tensor Tensor::le(const Scalar& o) const {
-  return compare_s(*this, o, Op::CMPLT, true, true, "le");
-}
-Tensor Tensor::ge(const Scalar& o) const {
-  return compare_s(*this, o, Op::CMPLT, false, true, "ge");
-}
+// The six comparisons, each for a tensor and a scalar operand, from two primitives (CMPLT, CMPEQ):
+// a > b is b < a, a != b is !(a == b), and a >= b, a <= b are "not a < b", "not b < a"
+// (compare_nodes makes those (b < a) | (a == b) for floats, so NaN compares false).
+// Columns: name, primitive, swap the operands, negate.
+#define EMBER_COMPARISON(NAME, OP, SWAP, NEGATE)             \
+  Tensor Tensor::NAME(const Tensor& o) const {               \
+    return compare(*this, o, Op::OP, SWAP, NEGATE, #NAME);   \
+  }                                                          \
+  Tensor Tensor::NAME(const Scalar& o) const {               \
+    return compare_s(*this, o, Op::OP, SWAP, NEGATE, #NAME); \
+  }
+EMBER_COMPARISON(eq, CMPEQ, false, false)
+EMBER_COMPARISON(ne, CMPEQ, false, true)
+EMBER_COMPARISON(lt, CMPLT, false, false)
+EMBER_COMPARISON(gt, CMPLT, true, false)
+EMBER_COMPARISON(le, CMPLT, true, true)
+EMBER_COMPARISON(ge, CMPLT, false, true)
+#undef EMBER_COMPARISON
 
 Tensor Tensor::logical_not() const { return make_tensor(un(Op::NOT, cast(node_of(*this), kBool))); }
 Tensor Tensor::logical_and(const Tensor& o) const {

@@ -6,20 +6,13 @@
 
 #include "ember/jit.h"
 #include "ember/support/shape_str.h"
+#include "tensor/tensor_impl.h"
 
 namespace ember {
 
 namespace {
 
 std::string str(const DimVector& s) { return support::shape_str(s); }
-
-int64_t wrap(int64_t dim, int64_t rank, const char* name) {
-  const int64_t r = std::max<int64_t>(rank, 1);
-  if (dim < -r || dim >= r)
-    throw IndexError(std::string(name) + ": dim " + std::to_string(dim) + " out of range for " +
-                     std::to_string(rank) + " dims");
-  return dim < 0 ? dim + r : dim;
-}
 
 void check_index(const Tensor& index, int64_t size, const char* name) {
   if (index.dtype() != kInt64)
@@ -41,7 +34,7 @@ struct Scatter {
 
 Scatter prepare(const Tensor& self, int64_t d_in, const Tensor& index, const Tensor& src,
                 const char* name) {
-  const int64_t dim = wrap(d_in, self.dim(), name);
+  const int64_t dim = detail::wrap_dim(d_in, self.dim(), name);
   if (index.dim() != self.dim() || src.dim() != self.dim())
     throw ShapeError(std::string(name) + ": self " + str(self.sizes()) + ", index " +
                      str(index.sizes()) + " and src " + str(src.sizes()) +
@@ -77,7 +70,7 @@ Tensor finish(const Scatter& s, const Tensor& out_t) { return out_t.transpose(s.
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   if (index.dim() > 1)
     throw ShapeError("index_select: index must be 0-d or 1-d, got " + str(index.sizes()));
-  const int64_t d = wrap(dim, self.dim(), "index_select");
+  const int64_t d = detail::wrap_dim(dim, self.dim(), "index_select");
   if (self.dim() == 0) return self.gather(0, index.reshape({-1})).reshape(index.sizes().vec());
   check_index(index, self.size(d), "index_select");
   const int64_t k = index.numel();

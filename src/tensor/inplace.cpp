@@ -58,6 +58,15 @@ void check_can_cast(const Tensor& self, ScalarType result, const char* name) {
 
 ScalarType div_type(ScalarType t) { return is_floating_point(t) ? t : kDefaultFloat; }
 
+// An in-place arithmetic op: the destination must hold the `result` type (checked before the
+// operands, as libtorch does), then takes the out-of-place op's value.
+template <class F>
+Tensor& update(Tensor& self, ScalarType result, const char* name, F out_of_place) {
+  check_can_cast(self, result, name);
+  assign(self, out_of_place(), name);
+  return self;
+}
+
 }  // namespace
 
 Tensor& Tensor::copy_(const Tensor& src) {
@@ -73,44 +82,28 @@ Tensor& Tensor::fill_(const Scalar& v) {
   return *this;
 }
 Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
-  check_can_cast(*this, result_type(*this, o), "add_");
-  assign(*this, add(o, alpha), "add_");
-  return *this;
+  return update(*this, result_type(*this, o), "add_", [&] { return add(o, alpha); });
 }
 Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
-  check_can_cast(*this, result_type(*this, o), "add_");
-  assign(*this, add(o, alpha), "add_");
-  return *this;
+  return update(*this, result_type(*this, o), "add_", [&] { return add(o, alpha); });
 }
 Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
-  check_can_cast(*this, result_type(*this, o), "sub_");
-  assign(*this, sub(o, alpha), "sub_");
-  return *this;
+  return update(*this, result_type(*this, o), "sub_", [&] { return sub(o, alpha); });
 }
 Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
-  check_can_cast(*this, result_type(*this, o), "sub_");
-  assign(*this, sub(o, alpha), "sub_");
-  return *this;
+  return update(*this, result_type(*this, o), "sub_", [&] { return sub(o, alpha); });
 }
 Tensor& Tensor::mul_(const Tensor& o) {
-  check_can_cast(*this, result_type(*this, o), "mul_");
-  assign(*this, mul(o), "mul_");
-  return *this;
+  return update(*this, result_type(*this, o), "mul_", [&] { return mul(o); });
 }
 Tensor& Tensor::mul_(const Scalar& o) {
-  check_can_cast(*this, result_type(*this, o), "mul_");
-  assign(*this, mul(o), "mul_");
-  return *this;
+  return update(*this, result_type(*this, o), "mul_", [&] { return mul(o); });
 }
 Tensor& Tensor::div_(const Tensor& o) {
-  check_can_cast(*this, div_type(result_type(*this, o)), "div_");
-  assign(*this, div(o), "div_");
-  return *this;
+  return update(*this, div_type(result_type(*this, o)), "div_", [&] { return div(o); });
 }
 Tensor& Tensor::div_(const Scalar& o) {
-  check_can_cast(*this, div_type(result_type(*this, o)), "div_");
-  assign(*this, div(o), "div_");
-  return *this;
+  return update(*this, div_type(result_type(*this, o)), "div_", [&] { return div(o); });
 }
 Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
 Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }

@@ -3,17 +3,11 @@
 
 #include <string>
 
+#include "tensor/tensor_impl.h"
+
 namespace ember {
 
 namespace {
-
-int64_t wrap(int64_t dim, int64_t rank, const char* name) {
-  const int64_t r = std::max<int64_t>(rank, 1);
-  if (dim < -r || dim >= r)
-    throw IndexError(std::string(name) + ": dim " + std::to_string(dim) + " out of range for " +
-                     std::to_string(rank) + " dims");
-  return dim < 0 ? dim + r : dim;
-}
 
 // Elements in the order wanted: a before b when a > b (largest) or a < b; NaN first (largest) or
 // last. Ties keep the index order.
@@ -46,7 +40,7 @@ std::tuple<Tensor, Tensor> ranked(const Tensor& x, int64_t k, bool largest) {
 }  // namespace
 
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool) {
-  const int64_t d = wrap(dim, self.dim(), "topk");
+  const int64_t d = detail::wrap_dim(dim, self.dim(), "topk");
   Tensor x = self.dim() == 0 ? self.reshape({1}) : self.transpose(d, -1);
   if (k < 0 || k > x.size(-1))
     throw ValueError("topk: k " + std::to_string(k) + " is out of range for a dim of size " +
@@ -57,7 +51,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
 }
 
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
-  const int64_t d = wrap(dim, self.dim(), "sort");
+  const int64_t d = detail::wrap_dim(dim, self.dim(), "sort");
   return topk(self, self.dim() == 0 ? 1 : self.size(d), d, descending);
 }
 
@@ -66,7 +60,7 @@ Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
 }
 
 Tensor cumsum(const Tensor& self, int64_t dim) {
-  const int64_t d = wrap(dim, self.dim(), "cumsum");
+  const int64_t d = detail::wrap_dim(dim, self.dim(), "cumsum");
   Tensor x = self.is_floating_point() ? self : self.to(kInt64);
   if (x.dim() == 0) return x;
   const int64_t n = x.size(d);

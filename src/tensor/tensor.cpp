@@ -95,10 +95,11 @@ const NodeRef& node_of(const Tensor& t) {
   return t.impl()->node;
 }
 
-int64_t wrap_dim(int64_t dim, int64_t ndim) {
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t n = ndim == 0 ? 1 : ndim;  // 0-d tensors accept dim 0 and -1, as in PyTorch
   if (dim < -n || dim >= n)
-    throw IndexError("Dimension out of range (expected to be in range of [" + std::to_string(-n) +
+    throw IndexError(std::string(op ? op : "") + (op ? ": " : "") +
+                     "Dimension out of range (expected to be in range of [" + std::to_string(-n) +
                      ", " + std::to_string(n - 1) + "], but got " + std::to_string(dim) + ")");
   return dim < 0 ? dim + n : dim;
 }

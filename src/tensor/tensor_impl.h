@@ -43,8 +43,9 @@ bool any_requires_grad(std::initializer_list<const Tensor*> inputs);
 bool grad_mode_enabled();
 
 const ir::NodeRef& node_of(const Tensor& t);
-/// Wraps a dim into [0, ndim); throws IndexError naming the dim and the rank.
-int64_t wrap_dim(int64_t dim, int64_t ndim);
+/// Wraps a dim into [0, ndim) (a 0-d tensor takes 0 and -1); throws IndexError naming the dim,
+/// the valid range and, when given, the op.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op = nullptr);
 DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b, const char* op);
 ir::NodeRef cast(const ir::NodeRef& n, ScalarType t);
 // The node arguments are taken by value: a caller that moves its reference in saves a reference
