@@ -16,6 +16,7 @@
 #include "ember/rl/gaussian.h"
 #include "ember/rl/gaussian_policy.h"
 #include "ember/rl/render.h"
+#include "option_rules.h"
 
 namespace ember::app {
 namespace {
@@ -98,30 +99,30 @@ void add_eval_command(CLI::App& app) {
   cmd->option_defaults()->always_capture_default();
   cmd->add_option("--policy", a->policy, "Policy file (safetensors) written by ember train")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(rule::existing_path());
   cmd->add_option("--episodes", a->episodes,
                   "Complete episodes, split evenly over the evaluation envs")
-      ->check(CLI::PositiveNumber);
+      ->check(rule::positive());
   cmd->add_option("--envs", a->envs,
                   "Evaluation envs (reduced to a divisor of --episodes if needed)")
-      ->check(CLI::PositiveNumber);
+      ->check(rule::positive());
   cmd->add_option("--seed", a->seed, "Seed of the episodes and the action noise");
   cmd->add_flag("--deterministic", a->deterministic,
                 "Act with the clipped means instead of sampling");
   cmd->add_option(
          "--threads", a->threads,
          "Threads of the pool that runs kernels and env steps; 0 = EMBER_THREADS or all cores")
-      ->check(CLI::Range(0, 1024));
+      ->check(rule::in_range(0, 1024));
   cmd->add_option("--env-threads", a->env_threads,
                   "At most this many of them step the evaluation envs (same results for any)")
-      ->check(CLI::Range(1, 1024));
+      ->check(rule::in_range(1, 1024));
   cmd->add_option("--max-episode-steps", a->max_episode_steps, "LunarLander time limit")
-      ->check(CLI::PositiveNumber);
+      ->check(rule::positive());
   cmd->add_option("--render", a->render,
                   "Also play one episode (seed --seed) and write it as PNG frames into this "
                   "directory");
   cmd->add_option("--render-every", a->render_every, "With --render: keep every Nth frame")
-      ->check(CLI::Range(1, 1000000));
+      ->check(rule::in_range(1, 1000000));
   cmd->callback([a] { run_eval(*a); });
 }
 

@@ -1,0 +1,182 @@
+// `ember`'s command-line errors (issue 44, "Clear command-line errors"), run as processes in an
+// empty working directory: each bad command line exits non-zero with a message that names the
+// option (or subcommand) and what is wrong, and leaves no run directory behind.
+#include <grp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+constexpr uid_t kNobody = 65534;
+
+struct Result {
+  int status = -1;     // exit code, or 128 + signal
+  std::string output;  // stdout and stderr
+};
+
+struct RunOptions {
+  fs::path cwd;
+  std::vector<std::pair<std::string, std::string>> env;  // set in the child
+  uid_t uid = 0;                                         // run as this user (when root)
+};
+
+// Runs `ember args...` in `o.cwd`; a hang is killed after 120 s (SIGALRM).
+Result ember(const std::vector<std::string>& args, const RunOptions& o) {
+  int fds[2];
+  if (pipe(fds) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    if (chdir(o.cwd.c_str()) != 0) _exit(97);
+    for (const auto& [k, v] : o.env) setenv(k.c_str(), v.c_str(), 1);
+    if (o.uid && (setgroups(0, nullptr) != 0 || setgid(o.uid) != 0 || setuid(o.uid) != 0))
+      _exit(99);
+    alarm(120);
+    std::vector<char*> argv{const_cast<char*>(EMBER_CLI_PATH)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(98);
+  }
+  close(fds[1]);
+  Result r;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0) r.output.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return r;
+}
+
+class CliErrors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char templ[] = "/tmp/ember-cli-errors-XXXXXX";
+    ASSERT_NE(mkdtemp(templ), nullptr);
+    dir = templ;
+    fs::permissions(dir, fs::perms(0755));
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::permissions(dir, fs::perms(0755), ec);
+    fs::remove_all(dir, ec);
+  }
+  Result run(const std::vector<std::string>& args, RunOptions o = {}) {
+    o.cwd = dir;
+    return ember(args, o);
+  }
+  // The command fails with `message` on its error line and leaves the directory as it was.
+  void expect_refused(const std::vector<std::string>& args, const std::string& message,
+                      RunOptions o = {}) {
+    std::string line;
+    for (const auto& a : args) line += a + " ";
+    SCOPED_TRACE("ember " + line);
+    const std::vector<fs::path> before = entries();
+    const Result r = run(args, std::move(o));
+    EXPECT_NE(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("ember: error: " + message), std::string::npos) << r.output;
+    EXPECT_EQ(entries(), before) << "a failed command left files behind";
+  }
+  std::vector<fs::path> entries() const {
+    std::vector<fs::path> v;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) v.push_back(e.path());
+    std::sort(v.begin(), v.end());
+    return v;
+  }
+  fs::path dir;
+};
+
+TEST_F(CliErrors, RangeErrorsNameTheOptionAndTheRule) {
+  expect_refused({"train", "--lr", "0"}, "--lr must be > 0 (got 0)\n");
+  expect_refused({"train", "--lr", "inf"}, "--lr must be a finite number > 0 (got 'inf')\n");
+  expect_refused({"train", "--gamma", "2"}, "--gamma must be in [0, 1] (got 2)\n");
+  expect_refused({"train", "--adam-beta1", "1"}, "--adam-beta1 must be in [0, 1) (got 1)\n");
+  expect_refused({"train", "--checkpoint-every", "-1"},
+                 "--checkpoint-every must be >= 0 (got -1)\n");
+  expect_refused({"train", "--envs", "0"}, "--envs must be in [1, 4096] (got 0)\n");
+  expect_refused({"train", "--progress", "loud"},
+                 "--progress must be one of auto, tty, plain, none (got 'loud')\n");
+  expect_refused({"train", "--entropy-coef", "nan"},
+                 "--entropy-coef must be a finite number (got 'nan')\n");
+  expect_refused({"eval", "--policy", ".", "--episodes", "0"}, "--episodes must be > 0 (got 0)\n");
+  expect_refused({"env", "--episodes", "0"}, "--episodes must be in [1, 1000000000] (got 0)\n");
+  expect_refused({"env", "--gravity", "-13"}, "--gravity must be in (-12, 0) (got -13)\n");
+  expect_refused({"env", "--gravity", "0"}, "--gravity must be in (-12, 0) (got 0)\n");
+  expect_refused({"env", "--policy", "smart"},
+                 "--policy must be one of heuristic, random (got 'smart')\n");
+#ifdef EMBER_HAVE_ONNX
+  expect_refused({"onnx", "test", ".", "--rtol", "-1"}, "--rtol must be >= 0 (got -1)\n");
+#endif
+  // The message ends with where the help is.
+  const Result r = run({"train", "--lr", "0"});
+  EXPECT_NE(r.output.find("Run 'ember train --help' for more information."), std::string::npos)
+      << r.output;
+}
+
+TEST_F(CliErrors, NegativeValuesOfUnsignedOptionsAreRefused) {
+  // CLI11 alone would wrap -3 to 2^64-3 and train.
+  expect_refused({"train", "--seed", "-3"}, "--seed must be >= 0 (got -3)\n");
+  expect_refused({"eval", "--policy", ".", "--seed", "-1"}, "--seed must be >= 0 (got -1)\n");
+  expect_refused({"env", "--seed", "-2"}, "--seed must be >= 0 (got -2)\n");
+}
+
+TEST_F(CliErrors, UnknownNamesAreNamedWithTheNearestValidOne) {
+  expect_refused({"train", "--lrr", "3"}, "unknown option '--lrr'; did you mean '--lr'?\n");
+  expect_refused({"train", "--lrr=3"}, "unknown option '--lrr'; did you mean '--lr'?\n");
+  expect_refused({"train", "--hiden", "8"}, "unknown option '--hiden'; did you mean '--hidden'?\n");
+  expect_refused({"eval", "--polcy", "x"}, "unknown option '--polcy'; did you mean '--policy'?\n");
+  expect_refused({"trian"}, "unknown command 'trian'; did you mean 'train'?\n");
+  expect_refused({"--verison"}, "unknown option '--verison'; did you mean '--version'?\n");
+  // Nothing near: no suggestion.
+  expect_refused({"train", "--zzzzzzzz"}, "unknown option '--zzzzzzzz'\n");
+  expect_refused({"frobnicate"}, "unknown command 'frobnicate'\n");
+  expect_refused({"train", "extra"}, "unexpected argument 'extra'\n");
+#ifdef EMBER_HAVE_ONNX
+  expect_refused({"onnx", "rnu", "m.onnx"}, "unknown command 'rnu'; did you mean 'run'?\n");
+#endif
+}
+
+TEST_F(CliErrors, TrainHelpGroupsItsOptionsAndTrainIsListedFirst) {
+  const Result top = run({"--help"});
+  ASSERT_EQ(top.status, 0) << top.output;
+  const size_t train = top.output.find("\n  train "), eval = top.output.find("\n  eval "),
+               env = top.output.find("\n  env "), inspect = top.output.find("\n  inspect ");
+  ASSERT_NE(train, std::string::npos) << top.output;
+  EXPECT_LT(train, eval);
+  EXPECT_LT(train, env);
+  EXPECT_LT(train, inspect);
+
+  const Result help = run({"train", "--help"});
+  ASSERT_EQ(help.status, 0) << help.output;
+  const std::string& h = help.output;
+  // Each group's heading, in order, and an option of each under it.
+  size_t at = 0;
+  for (const auto& [group, option] :
+       std::vector<std::pair<std::string, std::string>>{{"\nRun:\n", "--seed"},
+                                                        {"\nWorkload:\n", "--envs"},
+                                                        {"\nNetworks:\n", "--hidden"},
+                                                        {"\nAlgorithm:\n", "--lr"}}) {
+    const size_t g = h.find(group, at);
+    ASSERT_NE(g, std::string::npos) << group << " missing or out of order:\n" << h;
+    const size_t o = h.find("  " + option + " ", g);
+    ASSERT_NE(o, std::string::npos) << option << " missing:\n" << h;
+    const size_t next = h.find(":\n", g + group.size());
+    EXPECT_LT(o, next) << option << " is not in the group " << group;
+    at = g + group.size();
+  }
+}
+
+}  // namespace
