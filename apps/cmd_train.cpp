@@ -36,7 +36,9 @@ std::string unique_run_dir() {
   char buf[64];
   std::strftime(buf, sizeof buf, "runs/%Y%m%d-%H%M%S", &tm);
   std::error_code ec;
-  std::filesystem::create_directories("runs", ec);
+  if (!std::filesystem::create_directories("runs", ec) && ec)
+    throw IOError("cannot create output directory 'runs' in the working directory: " +
+                  ec.message());
   for (int i = 1; i < 10000; ++i) {
     const std::string d = i == 1 ? std::string(buf) : std::string(buf) + "-" + std::to_string(i);
     if (mkdir(d.c_str(), 0755) == 0) return d;
@@ -105,9 +107,9 @@ void run_train(TrainArgs& a, const CLI::App& cmd) {
     c = rl::resume_config(m.config, c, given);
     c.resume = manifest;
     if (!own_out) c.out_dir = m.run_dir;  // continue in the run's own directory
-  } else if (c.out_dir.empty()) {
-    c.out_dir = unique_run_dir();
   }
+  rl::Trainer::check(c);  // before a directory is made: a bad run leaves none
+  if (c.out_dir.empty()) c.out_dir = unique_run_dir();
   rl::Trainer trainer(c);
   install_interrupt_handlers();
   trainer.set_interrupt_flag(&g_interrupt);

@@ -96,8 +96,13 @@ static const char* signal_name(int sig) {
   return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
 }
 
+void Trainer::check(const TrainConfig& config) {
+  config.validate();
+  if (Context::get().device == "cpu") kernel_compiler();
+}
+
 Trainer::Trainer(TrainConfig config) : config_(std::move(config)) {
-  config_.validate();
+  check(config_);
   config_.update.jit = config_.jit;
   if (config_.threads > 0) set_num_threads(config_.threads);
 }

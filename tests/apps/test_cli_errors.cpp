@@ -149,6 +149,42 @@ TEST_F(CliErrors, UnknownNamesAreNamedWithTheNearestValidOne) {
 #endif
 }
 
+TEST_F(CliErrors, AnUnwritableDirectoryIsPermissionDenied) {
+  // Root writes anywhere: as root, run as nobody in this root-owned 0755 directory; otherwise
+  // take the write permission away.
+  RunOptions as;
+  if (geteuid() == 0)
+    as.uid = kNobody;
+  else
+    fs::permissions(dir, fs::perms(0555));
+  expect_refused({"train"},
+                 "cannot create output directory 'runs' in the working directory: Permission "
+                 "denied\n",
+                 as);
+  // --out under a directory that cannot be made. The interpreter needs no kernel compiler (nobody
+  // has no kernel cache), and the networks are small: it fails when the records are made.
+  as.env = {{"EMBER_DEVICE", "interp"}};
+  expect_refused({"train", "--out", "a/run", "--hidden", "8", "--layers", "1", "--envs", "1",
+                  "--steps-per-env", "8", "--minibatch", "8"},
+                 "cannot create output directory 'a/run': cannot create 'a': Permission denied\n",
+                 as);
+}
+
+TEST_F(CliErrors, AMissingCompilerIsNamedBeforeARunDirectoryIsMade) {
+  RunOptions o;
+  o.env = {{"EMBER_CC", "/nonexistent/cc"}};
+  expect_refused({"train"},
+                 "EMBER_CC=/nonexistent/cc: no such C compiler (not an executable file); set "
+                 "EMBER_CC to a C compiler, or unset it to use cc, gcc or clang from PATH\n",
+                 o);
+  o.env = {{"EMBER_CC", "no-such-cc-44"}};
+  expect_refused({"train", "--out", "run"},
+                 "EMBER_CC=no-such-cc-44: no such C compiler (not found on PATH)", o);
+  // A configuration the trainer refuses leaves no run directory either.
+  expect_refused({"train", "--minibatch", "3000"},
+                 "train config: minibatch (3000) must divide the transitions per epoch (20000)\n");
+}
+
 TEST_F(CliErrors, TrainHelpGroupsItsOptionsAndTrainIsListedFirst) {
   const Result top = run({"--help"});
   ASSERT_EQ(top.status, 0) << top.output;

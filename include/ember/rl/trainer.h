@@ -81,8 +81,12 @@ uint64_t derive_seed(uint64_t seed, uint64_t purpose, uint64_t index = 0);
 
 class Trainer {
  public:
-  /// Validates the config (ValueError) and sets the kernel thread count.
+  /// Checks the config and the kernel compiler (check()) and sets the kernel thread count.
   explicit Trainer(TrainConfig config);
+  /// What a run needs before it writes anything: a valid config (ValueError) and, on the cpu
+  /// device, a C compiler for its kernels (CompileError; ember::kernel_compiler()). A caller
+  /// that makes the output directory itself calls it first, so that no half-made run is left.
+  static void check(const TrainConfig& config);
   /// Runs the whole job. Throws on I/O errors (IOError) and bad checkpoints.
   TrainResult run();
   const TrainConfig& config() const { return config_; }
