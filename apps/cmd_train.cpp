@@ -127,10 +127,10 @@ void run_train(TrainArgs& a, const CLI::App& cmd) {
     throw ExitStatus{128 + r.interrupted_by};
   }
   const rl::EvalResult& s = r.saved_policy_eval;
-  std::printf("\n%s after %lld transitions (%lld epochs), %.2f s from process start\n",
+  std::printf("\n%s after %lld transitions (%lld epoch%s), %.2f s from process start\n",
               r.reached_target ? "Reached the target" : "Stopped at --max-transitions",
               static_cast<long long>(r.transitions_at_stop), static_cast<long long>(r.epochs),
-              r.seconds_to_stop);
+              r.epochs == 1 ? "" : "s", r.seconds_to_stop);
   std::printf(
       "last scheduled evaluation: %.2f; saved-policy evaluation: %.2f +- %.2f over %zu "
       "episodes\n",

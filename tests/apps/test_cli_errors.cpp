@@ -61,7 +61,7 @@ Result ember(const std::vector<std::string>& args, const RunOptions& o) {
   return r;
 }
 
-class CliErrors : public ::testing::Test {
+class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
     char templ[] = "/tmp/ember-cli-errors-XXXXXX";
@@ -99,7 +99,7 @@ class CliErrors : public ::testing::Test {
   fs::path dir;
 };
 
-TEST_F(CliErrors, RangeErrorsNameTheOptionAndTheRule) {
+TEST_F(Cli, RangeErrorsNameTheOptionAndTheRule) {
   expect_refused({"train", "--lr", "0"}, "--lr must be > 0 (got 0)\n");
   expect_refused({"train", "--lr", "inf"}, "--lr must be a finite number > 0 (got 'inf')\n");
   expect_refused({"train", "--gamma", "2"}, "--gamma must be in [0, 1] (got 2)\n");
@@ -126,14 +126,14 @@ TEST_F(CliErrors, RangeErrorsNameTheOptionAndTheRule) {
       << r.output;
 }
 
-TEST_F(CliErrors, NegativeValuesOfUnsignedOptionsAreRefused) {
+TEST_F(Cli, NegativeValuesOfUnsignedOptionsAreRefused) {
   // CLI11 alone would wrap -3 to 2^64-3 and train.
   expect_refused({"train", "--seed", "-3"}, "--seed must be >= 0 (got -3)\n");
   expect_refused({"eval", "--policy", ".", "--seed", "-1"}, "--seed must be >= 0 (got -1)\n");
   expect_refused({"env", "--seed", "-2"}, "--seed must be >= 0 (got -2)\n");
 }
 
-TEST_F(CliErrors, UnknownNamesAreNamedWithTheNearestValidOne) {
+TEST_F(Cli, UnknownNamesAreNamedWithTheNearestValidOne) {
   expect_refused({"train", "--lrr", "3"}, "unknown option '--lrr'; did you mean '--lr'?\n");
   expect_refused({"train", "--lrr=3"}, "unknown option '--lrr'; did you mean '--lr'?\n");
   expect_refused({"train", "--hiden", "8"}, "unknown option '--hiden'; did you mean '--hidden'?\n");
@@ -149,7 +149,7 @@ TEST_F(CliErrors, UnknownNamesAreNamedWithTheNearestValidOne) {
 #endif
 }
 
-TEST_F(CliErrors, AnUnwritableDirectoryIsPermissionDenied) {
+TEST_F(Cli, AnUnwritableDirectoryIsPermissionDenied) {
   // Root writes anywhere: as root, run as nobody in this root-owned 0755 directory; otherwise
   // take the write permission away.
   RunOptions as;
@@ -170,7 +170,7 @@ TEST_F(CliErrors, AnUnwritableDirectoryIsPermissionDenied) {
                  as);
 }
 
-TEST_F(CliErrors, AMissingCompilerIsNamedBeforeARunDirectoryIsMade) {
+TEST_F(Cli, AMissingCompilerIsNamedBeforeARunDirectoryIsMade) {
   RunOptions o;
   o.env = {{"EMBER_CC", "/nonexistent/cc"}};
   expect_refused({"train"},
@@ -185,7 +185,81 @@ TEST_F(CliErrors, AMissingCompilerIsNamedBeforeARunDirectoryIsMade) {
                  "train config: minibatch (3000) must divide the transitions per epoch (20000)\n");
 }
 
-TEST_F(CliErrors, TrainHelpGroupsItsOptionsAndTrainIsListedFirst) {
+// A run of one tiny epoch on the interpreter (no kernel compiler, well under a second).
+const std::vector<std::string> kTinyRun = {"--hidden",
+                                           "8",
+                                           "--layers",
+                                           "1",
+                                           "--envs",
+                                           "2",
+                                           "--steps-per-env",
+                                           "16",
+                                           "--minibatch",
+                                           "32",
+                                           "--passes",
+                                           "1",
+                                           "--max-transitions",
+                                           "32",
+                                           "--eval-envs",
+                                           "1",
+                                           "--eval-episodes-per-env",
+                                           "1",
+                                           "--final-eval-episodes-per-env",
+                                           "1",
+                                           "--max-episode-steps",
+                                           "30",
+                                           "--progress",
+                                           "plain"};
+
+RunOptions interp() {
+  RunOptions o;
+  o.env = {{"EMBER_DEVICE", "interp"}};
+  return o;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_F(Cli, ARunEndsWithOneSummary) {
+  std::vector<std::string> args = {"train", "--out", "run"};
+  args.insert(args.end(), kTinyRun.begin(), kTinyRun.end());
+  const Result r = run(args, interp());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(count(r.output, "Stopped at --max-transitions after 32 transitions (1 epoch), "), 1)
+      << r.output;
+  EXPECT_EQ(count(r.output, "saved-policy evaluation: "), 1) << r.output;
+  EXPECT_EQ(count(r.output, "stopped (max transitions)"), 0) << r.output;
+  EXPECT_EQ(count(r.output, "policy:     run/policy.safetensors\n"), 1) << r.output;
+}
+
+TEST_F(Cli, EvalTakesARunDirectoryAndSaysWhatToPassForAManifest) {
+  std::vector<std::string> args = {"train", "--out", "run"};
+  args.insert(args.end(), kTinyRun.begin(), kTinyRun.end());
+  ASSERT_EQ(run(args, interp()).status, 0);
+  // A run directory: the policy of its newest checkpoint, as train --resume picks it.
+  const Result r = run(
+      {"eval", "--policy", "run", "--episodes", "2", "--envs", "1", "--max-episode-steps", "30"},
+      interp());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("policy run/checkpoints/final.policy.safetensors\n"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("2 episodes (1 envs x 2)"), std::string::npos) << r.output;
+  expect_refused({"eval", "--policy", "run/checkpoints/final.json"},
+                 "--policy run/checkpoints/final.json is a checkpoint manifest, not a policy: "
+                 "pass the policy it names, run/checkpoints/final.policy.safetensors, or the run "
+                 "directory, run\n");
+  expect_refused({"eval", "--policy", "run/run.json"},
+                 "--policy run/run.json is not a policy (a .safetensors file written by ember "
+                 "train) nor a checkpoint manifest; pass a policy file or a run directory\n");
+  expect_refused({"eval", "--policy", "missing"},
+                 "--policy must name an existing file or directory (got 'missing': No such file "
+                 "or directory)\n");
+}
+
+TEST_F(Cli, TrainHelpGroupsItsOptionsAndTrainIsListedFirst) {
   const Result top = run({"--help"});
   ASSERT_EQ(top.status, 0) << top.output;
   const size_t train = top.output.find("\n  train "), eval = top.output.find("\n  eval "),

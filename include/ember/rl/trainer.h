@@ -15,7 +15,9 @@
 // After the stop: save the policy (<out>/policy.safetensors), load it into a fresh model and
 // evaluate that on final_eval_episodes_per_env x eval_envs fresh episodes (the "saved-policy
 // evaluation"); write the summary. Without an out_dir nothing is written and the live policy is
-// evaluated instead.
+// evaluated instead. The progress display (config.progress) reports epochs and evaluations as they
+// happen; the run's closing summary is the caller's to print, from the TrainResult (ember train
+// prints one).
 //
 // Seeds: everything derives from config.seed: the networks' init (manual_seed), the training envs
 // and action noise, each evaluation's envs and noise, the minibatch shuffles.
