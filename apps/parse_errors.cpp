@@ -57,6 +57,17 @@ std::vector<std::string> subcommand_names(const CLI::App* app) {
   return names;
 }
 
+// Of `names`, the one nearest to `typed` by edit distance when at most 1 + |typed|/4 edits away
+// (a typo, not another word); "" otherwise. On a tie, the first.
+std::string nearest_name(const std::string& typed, const std::vector<std::string>& names) {
+  const size_t limit = 1 + typed.size() / 4;
+  std::string best;
+  size_t best_d = limit + 1;
+  for (const std::string& n : names)
+    if (const size_t d = edit_distance(typed, n); d < best_d) best = n, best_d = d;
+  return best;
+}
+
 std::string suggestion(const std::string& typed, const std::vector<std::string>& names) {
   const std::string near = nearest_name(typed, names);
   return near.empty() ? "" : "; did you mean '" + near + "'?";
@@ -86,16 +97,15 @@ std::string unused_argument(const CLI::App* where, const std::string& arg) {
   return "unexpected argument '" + arg + "'";
 }
 
-}  // namespace
-
-std::string nearest_name(const std::string& typed, const std::vector<std::string>& names) {
-  const size_t limit = 1 + typed.size() / 4;
-  std::string best;
-  size_t best_d = limit + 1;
-  for (const std::string& n : names)
-    if (const size_t d = edit_distance(typed, n); d < best_d) best = n, best_d = d;
-  return best;
+// "a, b or c".
+std::string or_list(const std::vector<std::string>& names) {
+  std::string list;
+  for (size_t i = 0; i < names.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return list;
 }
+
+}  // namespace
 
 std::string describe_parse_error(const CLI::App* app, const CLI::Error& e) {
   std::string text;
@@ -109,6 +119,8 @@ std::string describe_parse_error(const CLI::App* app, const CLI::Error& e) {
     // MESSAGE to follow the name: "--lr must be > 0 (got 0)".
     if (e.get_name() == "ValidationError")
       if (const size_t colon = text.find(": "); colon != std::string::npos) text.erase(colon, 1);
+    if (e.get_name() == "RequiredError" && text.rfind("A subcommand", 0) == 0)
+      text = "a command is required: " + or_list(subcommand_names(reached(app)));
   }
   return "ember: error: " + text + "\nRun '" + command_name(reached(app)) +
          " --help' for more information.\n";

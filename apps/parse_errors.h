@@ -5,7 +5,6 @@
 #pragma once
 
 #include <string>
-#include <vector>
 
 namespace CLI {
 class App;
@@ -17,10 +16,5 @@ namespace ember::app {
 /// The message for a parse error of `app` (the top-level app, after a failed parse): installed
 /// as its CLI::App::failure_message.
 std::string describe_parse_error(const CLI::App* app, const CLI::Error& e);
-
-/// Of `names`, the one nearest to `typed` by edit distance (optimal string alignment: insertions,
-/// deletions, substitutions and swaps of neighbours), when at most 1 + |typed|/4 edits away;
-/// "" otherwise. On a tie, the first.
-std::string nearest_name(const std::string& typed, const std::vector<std::string>& names);
 
 }  // namespace ember::app

@@ -144,8 +144,11 @@ TEST_F(Cli, UnknownNamesAreNamedWithTheNearestValidOne) {
   expect_refused({"train", "--zzzzzzzz"}, "unknown option '--zzzzzzzz'\n");
   expect_refused({"frobnicate"}, "unknown command 'frobnicate'\n");
   expect_refused({"train", "extra"}, "unexpected argument 'extra'\n");
+  // No command at all: the commands are listed.
+  expect_refused({}, "a command is required: train, eval, env, inspect");
 #ifdef EMBER_HAVE_ONNX
   expect_refused({"onnx", "rnu", "m.onnx"}, "unknown command 'rnu'; did you mean 'run'?\n");
+  expect_refused({"onnx"}, "a command is required: run, test or info\n");
 #endif
 }
 
