@@ -18,7 +18,6 @@ namespace {
 std::optional<double> number(const std::string& text) {
   if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
   char* end = nullptr;
-  errno = 0;
   const double v = std::strtod(text.c_str(), &end);
   if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
   return v;
@@ -87,18 +86,6 @@ CLI::Validator one_of(std::vector<std::string> choices) {
         return "must be one of " + list + " (got '" + text + "')";
       },
       "{" + braces + "}");
-}
-
-CLI::Validator existing_file() {
-  return CLI::Validator(
-      [](std::string& path) -> std::string {
-        struct stat st {};
-        if (std::string why = stat_error(path, &st); !why.empty())
-          return "must name an existing file (got '" + path + "': " + why + ")";
-        if (S_ISDIR(st.st_mode)) return "must name a file (got the directory '" + path + "')";
-        return "";
-      },
-      "FILE");
 }
 
 CLI::Validator existing_path() {

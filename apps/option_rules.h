@@ -21,8 +21,7 @@ CLI::Validator finite();        // a finite number
 /// A number between lo and hi; `bounds` says which ends belong: "[]" (both), "[)", "(]", "()".
 CLI::Validator in_range(double lo, double hi, std::string_view bounds = "[]");
 CLI::Validator one_of(std::vector<std::string> choices);
-CLI::Validator existing_file();  // names a file that exists (the OS's reason when not)
-CLI::Validator existing_path();  // names a file or directory that exists
+CLI::Validator existing_path();  // an existing file or directory (the OS's reason when not)
 
 /// Gives every unsigned option of `app` and its subcommands (CLI11 type UINT) the rule ">= 0":
 /// CLI11 converts with strtoull, which wraps "-3" to 2^64-3 instead of refusing it.
