@@ -1,12 +1,14 @@
 // `ember`'s command-line errors (issue 44, "Clear command-line errors"), run as processes in an
 // empty working directory: each bad command line exits non-zero with a message that names the
-// option (or subcommand) and what is wrong, and leaves no run directory behind.
+// option (or subcommand) and what is wrong, and leaves no run directory behind. Also the help's
+// layout, eval's run-directory form and the one closing summary of a (tiny) training run.
 #include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
