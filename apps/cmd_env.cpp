@@ -20,6 +20,7 @@
 #include "ember/rl/vector_env.h"
 #include "ember/support/clock.h"
 #include "ember/support/thread_pool.h"
+#include "option_rules.h"
 
 namespace ember::app {
 namespace {
@@ -163,36 +164,39 @@ void add_env_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("env", "Play LunarLander episodes with a fixed policy");
   cmd->add_option("--policy", args->policy,
                   "Policy: heuristic (the reference controller) or random")
-      ->check(CLI::IsMember({"heuristic", "random"}))
+      ->check(rule::one_of({"heuristic", "random"}))
       ->capture_default_str();
   cmd->add_option("--episodes", args->episodes, "Episodes to play")
-      ->check(CLI::Range(int64_t{1}, int64_t{1000000000}))
+      ->check(rule::in_range(1, 1e9))
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed; sub-env i is seeded seed+i")->capture_default_str();
   cmd->add_option("--envs", args->envs, "Environments in the vector env")
-      ->check(CLI::Range(int64_t{1}, int64_t{65536}))
+      ->check(rule::in_range(1, 65536))
       ->capture_default_str();
   cmd->add_option("--threads", args->threads, "Threads stepping the envs (the caller included)")
-      ->check(CLI::Range(1, 1024))
+      ->check(rule::in_range(1, 1024))
       ->capture_default_str();
   cmd->add_flag("--discrete", args->discrete, "Discrete actions (4) instead of continuous");
   cmd->add_flag("--wind", args->wind, "Enable wind and turbulence");
-  cmd->add_option("--gravity", args->gravity, "Gravity in m/s^2, in (-12, 0)")
+  cmd->add_option("--gravity", args->gravity, "Gravity in m/s^2")
+      ->check(rule::in_range(-12, 0, "()"))
       ->capture_default_str();
-  cmd->add_option("--wind-power", args->wind_power, "Wind power, in [0, 20]")
+  cmd->add_option("--wind-power", args->wind_power, "Wind power")
+      ->check(rule::in_range(0, 20))
       ->capture_default_str();
-  cmd->add_option("--turbulence-power", args->turbulence_power, "Turbulence power, in [0, 2]")
+  cmd->add_option("--turbulence-power", args->turbulence_power, "Turbulence power")
+      ->check(rule::in_range(0, 2))
       ->capture_default_str();
   cmd->add_option("--render", args->render_dir,
                   "Instead of statistics, write the episode of --seed as PNG frames into this "
                   "directory");
   cmd->add_option("--render-every", args->render_every, "With --render: keep every Nth frame")
-      ->check(CLI::Range(1, 1000000))
+      ->check(rule::in_range(1, 1000000))
       ->capture_default_str();
   cmd->add_option("--action-noise", args->action_noise,
                   "Std of Gaussian noise added to every continuous action before clipping to "
                   "[-1, 1]")
-      ->check(CLI::NonNegativeNumber)
+      ->check(rule::non_negative())
       ->capture_default_str();
   cmd->callback([args] {
     if (args->discrete && args->action_noise > 0)

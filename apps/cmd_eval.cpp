@@ -1,4 +1,4 @@
-// `ember eval --policy FILE`: evaluates a policy saved by `ember train` (safetensors with its
+// `ember eval --policy FILE|RUN`: evaluates a policy saved by `ember train` (safetensors with its
 // architecture in the metadata) under the study's evaluation protocol (src/ppo/evaluation.cpp):
 // separate envs, each playing the same number of complete episodes, stochastic clipped actions.
 // `--render OUT` also writes one episode as PNG frames into the directory OUT.
@@ -6,16 +6,20 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "commands.h"
 #include "ember/context.h"
+#include "ember/error.h"
 #include "ember/rl/actor_inference.h"
+#include "ember/rl/checkpoint.h"
 #include "ember/rl/evaluation.h"
 #include "ember/rl/gaussian.h"
 #include "ember/rl/gaussian_policy.h"
 #include "ember/rl/render.h"
+#include "option_rules.h"
 
 namespace ember::app {
 namespace {
@@ -33,7 +37,31 @@ struct EvalArgs {
   int render_every = 1;
 };
 
-void run_eval(const EvalArgs& a) {
+// The policy file --policy names: a policy file as given; a run directory (or its checkpoints/)
+// gives the policy of its newest checkpoint, as `train --resume` picks it. A checkpoint manifest
+// is refused with the files to pass instead.
+std::string policy_file(const std::string& arg) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(arg, ec))
+    return rl::read_checkpoint_manifest(rl::find_checkpoint(arg)).policy_file;
+  if (std::filesystem::path(arg).extension() == ".json") {
+    rl::CheckpointManifest m;
+    try {
+      m = rl::read_checkpoint_manifest(arg);
+    } catch (const IOError&) {
+      throw ValueError("--policy " + arg +
+                       " is not a policy (a .safetensors file written by ember train) nor a "
+                       "checkpoint manifest; pass a policy file or a run directory");
+    }
+    throw ValueError("--policy " + arg +
+                     " is a checkpoint manifest, not a policy: pass the policy it names, " +
+                     m.policy_file + ", or the run directory, " + m.run_dir);
+  }
+  return arg;
+}
+
+void run_eval(EvalArgs a) {
+  a.policy = policy_file(a.policy);
   if (a.threads > 0) set_num_threads(a.threads);
   Metadata meta;
   const rl::ActorCritic policy = rl::load_policy(a.policy, &meta);
@@ -96,32 +124,34 @@ void add_eval_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "eval", "Evaluate a policy saved by `ember train` on fresh LunarLander episodes");
   cmd->option_defaults()->always_capture_default();
-  cmd->add_option("--policy", a->policy, "Policy file (safetensors) written by ember train")
+  cmd->add_option("--policy", a->policy,
+                  "Policy file (safetensors) written by ember train, or a run directory (the "
+                  "policy of its newest checkpoint, as train --resume picks it)")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(rule::existing_path());
   cmd->add_option("--episodes", a->episodes,
                   "Complete episodes, split evenly over the evaluation envs")
-      ->check(CLI::PositiveNumber);
+      ->check(rule::positive());
   cmd->add_option("--envs", a->envs,
                   "Evaluation envs (reduced to a divisor of --episodes if needed)")
-      ->check(CLI::PositiveNumber);
+      ->check(rule::positive());
   cmd->add_option("--seed", a->seed, "Seed of the episodes and the action noise");
   cmd->add_flag("--deterministic", a->deterministic,
                 "Act with the clipped means instead of sampling");
   cmd->add_option(
          "--threads", a->threads,
          "Threads of the pool that runs kernels and env steps; 0 = EMBER_THREADS or all cores")
-      ->check(CLI::Range(0, 1024));
+      ->check(rule::in_range(0, 1024));
   cmd->add_option("--env-threads", a->env_threads,
                   "At most this many of them step the evaluation envs (same results for any)")
-      ->check(CLI::Range(1, 1024));
+      ->check(rule::in_range(1, 1024));
   cmd->add_option("--max-episode-steps", a->max_episode_steps, "LunarLander time limit")
-      ->check(CLI::PositiveNumber);
+      ->check(rule::positive());
   cmd->add_option("--render", a->render,
                   "Also play one episode (seed --seed) and write it as PNG frames into this "
                   "directory");
   cmd->add_option("--render-every", a->render_every, "With --render: keep every Nth frame")
-      ->check(CLI::Range(1, 1000000));
+      ->check(rule::in_range(1, 1000000));
   cmd->callback([a] { run_eval(*a); });
 }
 

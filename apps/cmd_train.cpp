@@ -22,6 +22,7 @@
 #include "ember/error.h"
 #include "ember/rl/checkpoint.h"
 #include "ember/rl/trainer.h"
+#include "option_rules.h"
 
 namespace ember::app {
 namespace {
@@ -35,7 +36,9 @@ std::string unique_run_dir() {
   char buf[64];
   std::strftime(buf, sizeof buf, "runs/%Y%m%d-%H%M%S", &tm);
   std::error_code ec;
-  std::filesystem::create_directories("runs", ec);
+  if (!std::filesystem::create_directories("runs", ec) && ec)
+    throw IOError("cannot create output directory 'runs' in the working directory: " +
+                  ec.message());
   for (int i = 1; i < 10000; ++i) {
     const std::string d = i == 1 ? std::string(buf) : std::string(buf) + "-" + std::to_string(i);
     if (mkdir(d.c_str(), 0755) == 0) return d;
@@ -104,9 +107,9 @@ void run_train(TrainArgs& a, const CLI::App& cmd) {
     c = rl::resume_config(m.config, c, given);
     c.resume = manifest;
     if (!own_out) c.out_dir = m.run_dir;  // continue in the run's own directory
-  } else if (c.out_dir.empty()) {
-    c.out_dir = unique_run_dir();
   }
+  rl::Trainer::check(c);  // before a directory is made: a bad run leaves none
+  if (c.out_dir.empty()) c.out_dir = unique_run_dir();
   rl::Trainer trainer(c);
   install_interrupt_handlers();
   trainer.set_interrupt_flag(&g_interrupt);
@@ -124,10 +127,10 @@ void run_train(TrainArgs& a, const CLI::App& cmd) {
     throw ExitStatus{128 + r.interrupted_by};
   }
   const rl::EvalResult& s = r.saved_policy_eval;
-  std::printf("\n%s after %lld transitions (%lld epochs), %.2f s from process start\n",
+  std::printf("\n%s after %lld transitions (%lld epoch%s), %.2f s from process start\n",
               r.reached_target ? "Reached the target" : "Stopped at --max-transitions",
               static_cast<long long>(r.transitions_at_stop), static_cast<long long>(r.epochs),
-              r.seconds_to_stop);
+              r.epochs == 1 ? "" : "s", r.seconds_to_stop);
   std::printf(
       "last scheduled evaluation: %.2f; saved-policy evaluation: %.2f +- %.2f over %zu "
       "episodes\n",
@@ -154,15 +157,16 @@ void add_train_command(CLI::App& app) {
       "Records: run.json (provenance, configuration), epochs.jsonl (one line per epoch), "
       "summary.json, learning_curve.svg, policy.safetensors and checkpoints/ under --out.\n");
   cmd->option_defaults()->always_capture_default();
-  // Run.
+  // --help lists the options in these groups (each group() applies to the options added after it).
+  cmd->option_defaults()->group("Run");
   cmd->add_option("--seed", c.seed, "Seed of everything (init, envs, action noise, evaluations)");
   cmd->add_option("--threads", c.threads,
                   "Threads of the pool that runs kernels and env steps (ember::set_num_threads); "
                   "0 = EMBER_THREADS or all cores")
-      ->check(CLI::Range(0, 1024));
+      ->check(rule::in_range(0, 1024));
   cmd->add_option("--env-threads", c.env_threads,
                   "At most this many of them step the training envs")
-      ->check(CLI::Range(1, 1024));
+      ->check(rule::in_range(1, 1024));
   cmd->add_option("--out", c.out_dir,
                   "Output directory for records, checkpoints and the plot (default "
                   "runs/<timestamp>)");
@@ -170,70 +174,78 @@ void add_train_command(CLI::App& app) {
                   "Continue from a checkpoint manifest (<run>/checkpoints/epoch_NNNN.json or "
                   "final.json) or a run directory (its newest checkpoint), with the run's own "
                   "configuration, in its own directory unless --out is given")
-      ->check(CLI::ExistingPath);
+      ->check(rule::existing_path());
   cmd->add_option("--max-transitions", c.max_transitions,
                   "Stop after this many training transitions if the target was not reached")
-      ->check(CLI::PositiveNumber);
+      ->check(rule::positive());
   cmd->add_option("--target", c.target, "Stop when a scheduled evaluation mean reaches this");
   cmd->add_option("--checkpoint-every", c.checkpoint_every,
                   "Write a checkpoint every N epochs (0: only the final one)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(rule::non_negative());
   cmd->add_option("--progress", c.progress,
                   "Progress display: auto (a live line on a terminal, plain lines otherwise), "
                   "tty, plain or none")
-      ->check(CLI::IsMember({"auto", "tty", "plain", "none"}));
+      ->check(rule::one_of({"auto", "tty", "plain", "none"}));
   cmd->add_flag("--no-jit", a->no_jit,
                 "Do not capture the actor's inference and the training step with ember::jit");
-  // Workload.
+  cmd->option_defaults()->group("Workload");
   cmd->add_option("--envs", c.envs, "Training environments (one vector env)")
-      ->check(CLI::Range(int64_t{1}, int64_t{4096}));
+      ->check(rule::in_range(1, 4096));
   cmd->add_option("--steps-per-env", c.steps_per_env,
                   "Vector steps per epoch (transitions per epoch = envs x steps-per-env)")
-      ->check(CLI::PositiveNumber);
+      ->check(rule::positive());
   cmd->add_option("--max-episode-steps", c.max_episode_steps,
                   "LunarLander time limit (a truncation)")
-      ->check(CLI::PositiveNumber);
+      ->check(rule::positive());
   cmd->add_option("--eval-every", c.eval_every, "Evaluate every N epochs, epoch 0 included")
-      ->check(CLI::PositiveNumber);
+      ->check(rule::positive());
   cmd->add_option("--eval-envs", c.eval_envs, "Separate evaluation envs")
-      ->check(CLI::Range(int64_t{1}, int64_t{4096}));
+      ->check(rule::in_range(1, 4096));
   cmd->add_option("--eval-episodes-per-env", c.eval_episodes_per_env,
                   "Complete episodes each evaluation env plays")
-      ->check(CLI::PositiveNumber);
+      ->check(rule::positive());
   cmd->add_option("--final-eval-episodes-per-env", c.final_eval_episodes_per_env,
                   "Complete episodes per env of the saved-policy evaluation")
-      ->check(CLI::PositiveNumber);
-  // Networks.
+      ->check(rule::positive());
+  cmd->option_defaults()->group("Networks");
   cmd->add_option("--hidden", c.policy.hidden, "Width of the hidden layers (actor and critic)")
-      ->check(CLI::PositiveNumber);
+      ->check(rule::positive());
   cmd->add_option("--layers", c.policy.layers, "Hidden layers (actor and critic)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--log-std-init", c.policy.log_std_init, "Initial log-std of the actor");
-  cmd->add_option("--hidden-gain", c.policy.hidden_gain, "Orthogonal init gain, hidden layers");
+      ->check(rule::positive());
+  cmd->add_option("--log-std-init", c.policy.log_std_init, "Initial log-std of the actor")
+      ->check(rule::finite());
+  cmd->add_option("--hidden-gain", c.policy.hidden_gain, "Orthogonal init gain, hidden layers")
+      ->check(rule::finite());
   cmd->add_option("--actor-output-gain", c.policy.actor_output_gain,
-                  "Orthogonal init gain, actor output layer");
+                  "Orthogonal init gain, actor output layer")
+      ->check(rule::finite());
   cmd->add_option("--critic-output-gain", c.policy.critic_output_gain,
-                  "Orthogonal init gain, critic output layer");
-  // Algorithm.
-  cmd->add_option("--lr", c.update.lr, "Adam learning rate")->check(CLI::PositiveNumber);
-  cmd->add_option("--adam-eps", c.update.adam_eps, "Adam epsilon")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--adam-beta1", c.update.adam_beta1, "Adam beta1")->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--adam-beta2", c.update.adam_beta2, "Adam beta2")->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--gamma", c.gamma, "Discount factor")->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--gae-lambda", c.gae_lambda, "GAE lambda")->check(CLI::Range(0.0, 1.0));
+                  "Orthogonal init gain, critic output layer")
+      ->check(rule::finite());
+  cmd->option_defaults()->group("Algorithm");
+  cmd->add_option("--lr", c.update.lr, "Adam learning rate")->check(rule::positive());
+  cmd->add_option("--adam-eps", c.update.adam_eps, "Adam epsilon")->check(rule::non_negative());
+  cmd->add_option("--adam-beta1", c.update.adam_beta1, "Adam beta1")
+      ->check(rule::in_range(0, 1, "[)"));
+  cmd->add_option("--adam-beta2", c.update.adam_beta2, "Adam beta2")
+      ->check(rule::in_range(0, 1, "[)"));
+  cmd->add_option("--gamma", c.gamma, "Discount factor")->check(rule::in_range(0, 1));
+  cmd->add_option("--gae-lambda", c.gae_lambda, "GAE lambda")->check(rule::in_range(0, 1));
   cmd->add_option("--clip", c.update.loss.clip, "PPO clip epsilon (PPO paper eq. 7)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--value-coef", c.update.loss.value_coef, "Value loss coefficient (eq. 9 c1)");
+      ->check(rule::positive());
+  cmd->add_option("--value-coef", c.update.loss.value_coef, "Value loss coefficient (eq. 9 c1)")
+      ->check(rule::finite());
   cmd->add_option("--entropy-coef", c.update.loss.entropy_coef,
-                  "Entropy bonus coefficient (eq. 9 c2)");
+                  "Entropy bonus coefficient (eq. 9 c2)")
+      ->check(rule::finite());
   cmd->add_option("--max-grad-norm", c.update.max_grad_norm, "Gradient-norm clip (<= 0: none)");
   cmd->add_flag("--global-grad-clip", a->global_clip,
                 "Clip one global gradient norm over actor and critic (default: separately)");
   cmd->add_option("--passes", c.update.passes, "Passes over each epoch's transitions")
-      ->check(CLI::PositiveNumber);
+      ->check(rule::positive());
   cmd->add_option("--minibatch", c.update.minibatch,
                   "Minibatch size (must divide the transitions per epoch)")
-      ->check(CLI::PositiveNumber);
+      ->check(rule::positive());
   cmd->add_flag("--no-reward-scaling", a->no_reward_scaling,
                 "Hand raw rewards to the learner (default: divide by the running std of the "
                 "discounted return)");

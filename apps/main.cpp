@@ -10,6 +10,8 @@
 #include "commands.h"
 #include "ember/context.h"
 #include "ember/support/settings.h"
+#include "option_rules.h"
+#include "parse_errors.h"
 
 namespace {
 
@@ -46,18 +48,22 @@ std::string version_text() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"ember: a lazy, fusing tensor library and the PPO agent that trains with it"};
+  CLI::App app{"ember: a lazy, fusing tensor library and the PPO agent that trains with it",
+               "ember"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text,
                        "Print the version, source revision and kernel target, then exit");
   app.footer(kEnvironmentHelp);
-  ember::app::add_env_command(app);
-  ember::app::add_inspect_command(app);
+  app.failure_message(ember::app::describe_parse_error);
+  // --help lists the subcommands in this order: the main job first.
   ember::app::add_train_command(app);
   ember::app::add_eval_command(app);
+  ember::app::add_env_command(app);
+  ember::app::add_inspect_command(app);
 #ifdef EMBER_HAVE_ONNX
   ember::app::add_onnx_command(app);
 #endif
+  ember::app::rule::refuse_negative_unsigned(app);
   for (CLI::App* sub : app.get_subcommands({}))
     sub->footer(sub->get_footer() + "\n" + kEnvironmentHelp);
 

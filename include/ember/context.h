@@ -95,6 +95,12 @@ RuntimeStats runtime_stats_snapshot();
 void set_num_threads(int n);
 int get_num_threads();
 
+/// The C compiler that builds kernels on the cpu device (path and first line of `--version`), found
+/// once per process. Throws CompileError when $EMBER_CC names no executable (nor a program on
+/// PATH) or, with EMBER_CC unset, none of cc, gcc and clang is on PATH. A program that writes
+/// results can call it first, so that a missing compiler fails before anything is written.
+std::string kernel_compiler();
+
 /// The code-generation target kernels are built for in this process: the CPU's best vector level,
 /// or the lower one $EMBER_ISA=avx512|avx2|sse2|scalar forces, with its vector width, register
 /// count and cache sizes, e.g. "avx2 (256-bit, 16 registers, FMA; L1d 32 KiB, ...)".

@@ -11,6 +11,7 @@
 #include "ember/support/settings.h"
 #include "ember/support/thread_pool.h"
 
+#include "runtime/cpu/compiler.h"
 #include "runtime/cpu/target.h"
 
 namespace ember {
@@ -89,5 +90,10 @@ void set_num_threads(int n) { support::set_num_threads(n); }
 int get_num_threads() { return support::num_threads(); }
 
 std::string kernel_target() { return runtime::host_target().str(); }
+
+std::string kernel_compiler() {
+  const runtime::CompilerInfo& c = runtime::compiler_info();
+  return c.path + " (" + c.version + ")";
+}
 
 }  // namespace ember

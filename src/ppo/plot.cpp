@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "ember/error.h"
 
@@ -38,6 +39,24 @@ std::string fmt(double v) {
   return buf;
 }
 
+// A return as the plot shows it: one decimal.
+std::string value(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+// Text width in pixels, reckoned at 0.6 em per character (wider than the average sans-serif
+// glyph), so that items laid out by it do not touch. An entity (&#177;) is one character.
+double text_width(const std::string& s, double font_size) {
+  size_t chars = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '&') i = s.find(';', i);
+    ++chars;
+  }
+  return 0.6 * font_size * static_cast<double>(chars);
+}
+
 std::string esc(const std::string& s) {
   std::string r;
   for (char c : s) {
@@ -51,6 +70,42 @@ std::string esc(const std::string& s) {
       r += c;
   }
   return r;
+}
+
+// The legend: rows of (swatch, label) items between the title and the plot, from x = left to at
+// most x = right. Nothing is labelled inside the plot, so no label can cover the curve or another
+// label. `*bottom` receives where the plot may start.
+std::string legend_svg(const PlotSeries& s, const PlotOptions& o, double left, double right,
+                       double* bottom) {
+  struct Item {
+    std::string swatch, label;  // swatch: SVG within (0, 0)-(20, 10), moved into place
+  };
+  std::vector<Item> items = {
+      {"<line x1=\"0\" y1=\"5\" x2=\"20\" y2=\"5\" stroke=\"#1f6fb4\" stroke-width=\"2\"/>",
+       "evaluation mean"}};
+  if (!s.err.empty())
+    items.push_back({"<rect width=\"20\" height=\"10\" fill=\"#1f6fb4\" fill-opacity=\"0.15\"/>",
+                     "&#177; 1 std of the episode returns"});
+  if (o.target)
+    items.push_back(
+        {"<line x1=\"0\" y1=\"5\" x2=\"20\" y2=\"5\" stroke=\"#2a9d34\" "
+         "stroke-dasharray=\"6,4\"/>",
+         "target " + fmt(*o.target)});
+  if (o.marker)
+    items.push_back({"<rect x=\"5\" width=\"10\" height=\"10\" fill=\"#d1495b\"/>",
+                     esc(o.marker_label) + " " + value(o.marker->second)});
+  constexpr double kRowHeight = 18, kSwatch = 26, kGap = 18;
+  std::ostringstream svg;
+  double x = left, y = 42;  // y: the first row's baseline, under the title
+  for (const Item& it : items) {
+    const double w = kSwatch + text_width(it.label, 12);
+    if (x > left && x + w > right) x = left, y += kRowHeight;
+    svg << "<g transform=\"translate(" << x << "," << y - 9 << ")\">" << it.swatch
+        << "</g>\n<text x=\"" << x + kSwatch << "\" y=\"" << y << "\">" << it.label << "</text>\n";
+    x += w + kGap;
+  }
+  *bottom = y + 16;
+  return svg.str();
 }
 
 }  // namespace
@@ -83,7 +138,9 @@ std::string learning_curve_svg(const PlotSeries& s, const PlotOptions& o) {
   y0 = std::floor(y0 / ys) * ys;
   y1 = std::ceil(y1 / ys) * ys;
 
-  const double L = 80, R = 20, T = 40, B = 60;
+  const double L = 80, R = 20, B = 60;
+  double T = 0;  // the plot's top: below the legend
+  const std::string legend = legend_svg(s, o, L, o.width - R, &T);
   const double W = o.width - L - R, H = o.height - T - B;
   auto px = [&](double x) { return L + (x - x0) / (x1 - x0) * W; };
   auto py = [&](double y) { return T + (y1 - y) / (y1 - y0) * H; };
@@ -95,7 +152,8 @@ std::string learning_curve_svg(const PlotSeries& s, const PlotOptions& o) {
       << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       << "<text x=\"" << o.width / 2 << "\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">"
-      << esc(o.title) << "</text>\n";
+      << esc(o.title) << "</text>\n"
+      << legend;
   // Grid and ticks.
   for (double x = x0; x <= x1 + xs * 1e-6; x += xs)
     svg << "<line x1=\"" << px(x) << "\" y1=\"" << T << "\" x2=\"" << px(x) << "\" y2=\"" << T + H
@@ -113,9 +171,7 @@ std::string learning_curve_svg(const PlotSeries& s, const PlotOptions& o) {
       << esc(o.y_label) << "</text>\n";
   if (o.target)
     svg << "<line x1=\"" << L << "\" y1=\"" << py(*o.target) << "\" x2=\"" << L + W << "\" y2=\""
-        << py(*o.target) << "\" stroke=\"#2a9d34\" stroke-dasharray=\"6,4\"/>\n<text x=\""
-        << L + W - 4 << "\" y=\"" << py(*o.target) - 5
-        << "\" text-anchor=\"end\" fill=\"#2a9d34\">target " << fmt(*o.target) << "</text>\n";
+        << py(*o.target) << "\" stroke=\"#2a9d34\" stroke-dasharray=\"6,4\"/>\n";
   // +- std band, then the mean line and points.
   if (!s.err.empty() && s.x.size() > 1) {
     svg << "<polygon fill=\"#1f6fb4\" fill-opacity=\"0.15\" stroke=\"none\" points=\"";
@@ -130,14 +186,13 @@ std::string learning_curve_svg(const PlotSeries& s, const PlotOptions& o) {
     svg << "\"/>\n";
     for (size_t i = 0; i < s.x.size(); ++i)
       svg << "<circle cx=\"" << px(s.x[i]) << "\" cy=\"" << py(s.y[i])
-          << "\" r=\"3\" fill=\"#1f6fb4\"><title>" << fmt(s.x[i]) << ": " << s.y[i]
+          << "\" r=\"3\" fill=\"#1f6fb4\"><title>" << fmt(s.x[i]) << ": " << value(s.y[i])
           << "</title></circle>\n";
   }
   if (o.marker)
     svg << "<rect x=\"" << px(o.marker->first) - 5 << "\" y=\"" << py(o.marker->second) - 5
-        << "\" width=\"10\" height=\"10\" fill=\"#d1495b\"/>\n<text x=\"" << px(o.marker->first) - 8
-        << "\" y=\"" << py(o.marker->second) + 18 << "\" text-anchor=\"end\" fill=\"#d1495b\">"
-        << esc(o.marker_label) << " " << o.marker->second << "</text>\n";
+        << "\" width=\"10\" height=\"10\" fill=\"#d1495b\"><title>" << esc(o.marker_label) << " "
+        << value(o.marker->second) << "</title></rect>\n";
   svg << "</svg>\n";
   return svg.str();
 }

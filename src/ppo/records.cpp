@@ -247,7 +247,10 @@ RunRecorder::RunRecorder(std::string dir, const nlohmann::json& config, const nl
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path parent = fs::path(dir_).parent_path();
-  if (!parent.empty()) fs::create_directories(parent, ec);
+  // Its parent's own error (Permission denied), not mkdir's "No such file or directory" after it.
+  if (!parent.empty() && !fs::create_directories(parent, ec) && ec)
+    throw IOError("cannot create output directory '" + dir_ + "': cannot create '" +
+                  parent.string() + "': " + ec.message());
   if (mkdir(dir_.c_str(), 0755) != 0 && errno != EEXIST)
     throw IOError("cannot create output directory '" + dir_ + "': " + std::strerror(errno));
   lock_fd_ = claim_directory(dir_);

@@ -96,8 +96,13 @@ static const char* signal_name(int sig) {
   return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
 }
 
+void Trainer::check(const TrainConfig& config) {
+  config.validate();
+  if (Context::get().device == "cpu") kernel_compiler();
+}
+
 Trainer::Trainer(TrainConfig config) : config_(std::move(config)) {
-  config_.validate();
+  check(config_);
   config_.update.jit = config_.jit;
   if (config_.threads > 0) set_num_threads(config_.threads);
 }
@@ -413,16 +418,8 @@ class TrainingRun {
     result_.curve = curve_;
     result_.last_eval_mean = curve_.empty() ? 0.0 : curve_.back().mean;
 
-    char text[200];
-    const std::string why =
-        result_.reached_target ? "target reached"
-        : result_.interrupted_by
-            ? std::string("interrupted by ") + signal_name(result_.interrupted_by) +
-                  (abandoned ? " (epoch " + std::to_string(epoch) + " abandoned)" : std::string())
-            : "stopped (max transitions)";
-    std::snprintf(text, sizeof text, "%s at %lld transitions, %.2f s from process start",
-                  why.c_str(), static_cast<long long>(transitions_), result_.seconds_to_stop);
-    progress_.message(text);
+    // No closing lines here: the caller prints the one summary of the run from the TrainResult
+    // (ember train does).
     if (rec_) {
       result_.policy_path = rec_->path("policy.safetensors");
       save_policy(
@@ -442,9 +439,6 @@ class TrainingRun {
       final_opts.seed = derive_seed(c_.seed, kFinalEval);
       result_.saved_policy_eval =
           evaluate(make_means_fn(fresh, c_.jit), fresh->log_std_values(), final_opts);
-      std::snprintf(text, sizeof text, "saved-policy evaluation: mean %.2f over %zu episodes",
-                    result_.saved_policy_eval.mean, result_.saved_policy_eval.returns.size());
-      progress_.message(text);
     } else if (!result_.interrupted_by) {
       result_.interrupted_by = interrupt_->load();
     }

@@ -1,6 +1,8 @@
 // A learning-curve plot as SVG (plain text; no plotting library): evaluation mean (+- one std,
 // as a band) against training transitions, a dashed line at the target, and optionally one extra
-// marker (the saved-policy evaluation). Axes are labelled; ticks are "nice" numbers.
+// marker (the saved-policy evaluation). Axes are labelled; ticks are "nice" numbers. A legend row
+// under the title names the mean, the band, the target and the marker (with its value); returns
+// are written to one decimal. No label is placed inside the plot, so none can collide.
 #pragma once
 
 #include <cstdint>

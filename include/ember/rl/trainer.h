@@ -15,7 +15,9 @@
 // After the stop: save the policy (<out>/policy.safetensors), load it into a fresh model and
 // evaluate that on final_eval_episodes_per_env x eval_envs fresh episodes (the "saved-policy
 // evaluation"); write the summary. Without an out_dir nothing is written and the live policy is
-// evaluated instead.
+// evaluated instead. The progress display (config.progress) reports epochs and evaluations as they
+// happen; the run's closing summary is the caller's to print, from the TrainResult (ember train
+// prints one).
 //
 // Seeds: everything derives from config.seed: the networks' init (manual_seed), the training envs
 // and action noise, each evaluation's envs and noise, the minibatch shuffles.
@@ -81,8 +83,12 @@ uint64_t derive_seed(uint64_t seed, uint64_t purpose, uint64_t index = 0);
 
 class Trainer {
  public:
-  /// Validates the config (ValueError) and sets the kernel thread count.
+  /// Checks the config and the kernel compiler (check()) and sets the kernel thread count.
   explicit Trainer(TrainConfig config);
+  /// What a run needs before it writes anything: a valid config (ValueError) and, on the cpu
+  /// device, a C compiler for its kernels (CompileError; ember::kernel_compiler()). A caller
+  /// that makes the output directory itself calls it first, so that no half-made run is left.
+  static void check(const TrainConfig& config);
   /// Runs the whole job. Throws on I/O errors (IOError) and bad checkpoints.
   TrainResult run();
   const TrainConfig& config() const { return config_; }

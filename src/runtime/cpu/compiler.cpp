@@ -153,10 +153,18 @@ const CompilerInfo& compiler_info() {
     i.cpu = cpu_model();
     return i;
   }();
-  if (info.path.empty())
+  if (info.path.empty()) {
+    // A compiler named by EMBER_CC is the one missing: name it, not the search it replaced.
+    if (const std::string& e = support::settings().cc; !e.empty())
+      throw CompileError(
+          "EMBER_CC=" + e + ": no such C compiler (" +
+          (e.find('/') != std::string::npos ? "not an executable file" : "not found on PATH") +
+          "); set EMBER_CC to a C compiler, or unset it to use cc, gcc or clang "
+          "from PATH");
     throw CompileError(
-        "ember: no C compiler found (tried $EMBER_CC, cc, gcc, clang on PATH); install gcc or "
-        "clang, or set EMBER_CC");
+        "no C compiler found (tried cc, gcc, clang on PATH); install gcc or clang, or set "
+        "EMBER_CC");
+  }
   return info;
 }
 
