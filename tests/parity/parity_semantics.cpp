@@ -1,10 +1,11 @@
-// Parity of the value rules that issue 39 found silently wrong: integer scalars kept exact at any
+// Parity of the value rules that issue 39 found silently wrong: signed zeros and NaN gradients of
+// abs, relu, clamp, maximum and minimum; integer scalars kept exact at any
 // int64 value (fill values, operands, comparisons, clamp bounds, where and pad values, arange,
 // alpha), libtorch's checked conversions (a value that does not fit the dtype is an error) and
 // its wrapped ones (an operand wraps), and float-to-integer casts of in-range values.
 #include <cstdint>
 
-#include "parity.h"
+#include "parity_grad.h"
 
 namespace {
 constexpr int64_t kBig = (int64_t{1} << 53) + 1;  // the first integer a double cannot hold
@@ -251,4 +252,52 @@ TEST(InPlace, ResultTypeMustCastIntoTheDestination) {
       }
   EXPECT_GT(rejected, cases / 4);
   EXPECT_LT(rejected, cases * 3 / 4);
+}
+
+// ---- signed zeros, compared through 1/x (+-inf) ------------------------------------------------
+PARITY_CASE(SignedZero, abs_relu_clamp_pad) {
+  std::vector<typename B::T> out;
+  for (auto dt : {b.f32, b.f64})
+    for (int64_t n : {3, 33}) {  // libtorch's scalar and vectorised loops
+      auto pz = b.zeros({n}, dt), nz = -b.zeros({n}, dt);
+      for (auto& x : {pz, nz})
+        for (auto y : {x.abs(), x.relu(), x.clamp(0, 1), x.clamp(-0.0, 1), x.clamp_min(0),
+                       x.clamp_min(-0.0), x.clamp_max(0), x.clamp_max(-0.0), x.clamp(-1, 0)})
+          out.push_back(y.reciprocal());
+      out.push_back(b.pad(b.ones({n}, dt), {1, 2}, -0.0).reciprocal());
+    }
+  return out;
+}
+// A tie of +0 and -0 gives the first operand (libtorch's scalar loop: fewer than 8 elements).
+PARITY_CASE(SignedZero, maximum_minimum_ties) {
+  std::vector<typename B::T> out;
+  for (auto dt : {b.f32, b.f64}) {
+    auto pz = b.zeros({5}, dt), nz = -b.zeros({5}, dt);
+    for (auto [x, y] : {std::pair{pz, nz}, std::pair{nz, pz}}) {
+      out.push_back(b.maximum(x, y).reciprocal());
+      out.push_back(b.minimum(x, y).reciprocal());
+    }
+  }
+  return out;
+}
+
+// ---- gradients at NaN, ties and bounds, as libtorch ---------------------------------------------
+#define NAN_X b.values({NAN, 0.0, -0.0, 1.0, 2.0, 3.0, NAN, -1.0}, {8})
+#define NAN_Y b.values({1.0, 0.0, 0.0, 1.0, NAN, 2.0, NAN, 5.0}, {8})
+BACKWARD_CASE(NanGrad, maximum_minimum) {
+  auto x = NAN_X, y = NAN_Y;
+  return std::vector{b.maximum(x, y), b.minimum(x, y)};
+}
+BACKWARD_CASE(NanGrad, maximum_minimum_f64) {
+  auto x = NAN_X.to(b.f64), y = NAN_Y.to(b.f64);
+  return std::vector{b.maximum(y, x), b.minimum(y, x)};
+}
+BACKWARD_CASE(NanGrad, clamp) {
+  auto x = NAN_X;
+  return std::vector{x.clamp(0, 2),   x.clamp_min(0),  x.clamp_max(2), x.clamp(2, 0),
+                     x.clamp(NAN, 2), x.clamp(0, NAN), x.clamp(-1, 3)};
+}
+BACKWARD_CASE(NanGrad, relu_and_abs) {
+  auto x = NAN_X;
+  return std::vector{x.relu(), x.abs(), x.to(b.f64).relu(), x.to(b.f64).abs()};
 }

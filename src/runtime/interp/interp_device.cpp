@@ -266,7 +266,7 @@ class Evaluator {
       case Op::DIV:
         return make(a[0].f / a[1].f, a[1].i ? a[0].i / a[1].i : 0, t);
       case Op::MAX:
-        if (fl) return (a[0].f > a[1].f || std::isnan(a[0].f)) ? a[0] : a[1];
+        if (fl) return (a[0].f >= a[1].f || std::isnan(a[0].f)) ? a[0] : a[1];
         return a[0].i > a[1].i ? a[0] : a[1];
       case Op::POW: {
         if (fl)
