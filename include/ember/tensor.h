@@ -437,11 +437,16 @@ class ScopedGenerator {
   std::unique_ptr<State> state_;
   void* previous_;
 };
-/// Uniform in [0, 1).
+/// Uniform in [0, 1): k random bits of one 64-bit counter-based draw per element scaled by 2^-k,
+/// k = 24 for float32 and 53 for float64 (every multiple of 2^-k in [0, 1) equally likely).
 Tensor rand(IntList shape, TensorOptions o = {});
 /// Standard normal (Box–Muller on two uniforms).
 Tensor randn(IntList shape, TensorOptions o = {});
-/// Integers uniform in [low, high), int64 by default.
+/// Integers uniform in [low, high), int64 by default: every integer of the range equally likely
+/// for any low < high (up to [INT64_MIN, INT64_MAX)), from 64-bit draws reduced without bias by
+/// Lemire's multiply-and-reject ("Fast random integer generation in an interval", 2019). An
+/// integer dtype must hold low and high - 1 (ValueError otherwise, as libtorch); a floating one
+/// gets the int64 draws converted.
 Tensor randint(int64_t low, int64_t high, IntList shape, TensorOptions o = {});
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);

@@ -2,7 +2,8 @@
 // abs, relu, clamp, maximum and minimum; integer scalars kept exact at any
 // int64 value (fill values, operands, comparisons, clamp bounds, where and pad values, arange,
 // alpha), libtorch's checked conversions (a value that does not fit the dtype is an error) and
-// its wrapped ones (an operand wraps), and float-to-integer casts of in-range values.
+// its wrapped ones (an operand wraps), float-to-integer casts of in-range values, and the ranges
+// randint's dtype must hold.
 #include <cstdint>
 
 #include "parity_grad.h"
@@ -300,4 +301,37 @@ BACKWARD_CASE(NanGrad, clamp) {
 BACKWARD_CASE(NanGrad, relu_and_abs) {
   auto x = NAN_X;
   return std::vector{x.relu(), x.abs(), x.to(b.f64).relu(), x.to(b.f64).abs()};
+}
+
+// ---- randint's dtype must hold [low, high - 1], as libtorch checks it ---------------------------
+// (the draws' distribution is tested in tests/core/test_random.cpp)
+TEST(RandomRange, RandintAcceptsAndRejectsTheRangesLibtorchDoes) {
+  struct Case {
+    int64_t low, high;
+    ember::ScalarType e;
+    torch::Dtype t;
+  };
+  const int64_t i32_min = INT32_MIN, i32_end = int64_t{INT32_MAX} + 1;
+  for (const Case& c :
+       {Case{0, 256, ember::kUInt8, torch::kUInt8}, Case{0, 257, ember::kUInt8, torch::kUInt8},
+        Case{-1, 5, ember::kUInt8, torch::kUInt8}, Case{0, 2, ember::kBool, torch::kBool},
+        Case{0, 3, ember::kBool, torch::kBool},
+        Case{i32_min, i32_end, ember::kInt32, torch::kInt32},
+        Case{i32_min - 1, 0, ember::kInt32, torch::kInt32},
+        Case{0, i32_end + 1, ember::kInt32, torch::kInt32},
+        Case{kMin, kMax, ember::kInt64, torch::kInt64}}) {
+    bool torch_rejects = false, ember_rejects = false;
+    try {
+      torch::randint(c.low, c.high, {2}, torch::TensorOptions().dtype(c.t));
+    } catch (const c10::Error&) {
+      torch_rejects = true;
+    }
+    try {
+      ember::randint(c.low, c.high, {2}, c.e).realize();
+    } catch (const ember::ValueError&) {
+      ember_rejects = true;
+    }
+    EXPECT_EQ(ember_rejects, torch_rejects)
+        << "[" << c.low << ", " << c.high << ") as " << ember::dtype_name(c.e);
+  }
 }

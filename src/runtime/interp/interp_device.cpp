@@ -206,10 +206,14 @@ class Evaluator {
         return make(e.value, e.ivalue, e.dtype);
       case Expr::Kind::Rand: {
         if (e.view.has_mask() && !valid(e.view)) return Val{};
+        // The key buffer {seed, counter, low, range}, as the C renderer reads it.
         auto* key = static_cast<const int64_t*>(bufs_[e.buf]);
-        return {ember_rand(static_cast<uint64_t>(key[0]),
-                           static_cast<uint64_t>(key[1]) + static_cast<uint64_t>(index(e.view))),
-                0};
+        const auto seed = static_cast<uint64_t>(key[0]);
+        const auto ctr = static_cast<uint64_t>(key[1]) + static_cast<uint64_t>(index(e.view));
+        if (e.dtype == kInt64)
+          return {0, ember_randint(seed, ctr, key[2], static_cast<uint64_t>(key[3]))};
+        if (e.dtype == kFloat64) return {ember_rand53(seed, ctr), 0};
+        return {ember_rand(seed, ctr), 0};
       }
       case Expr::Kind::Reduce:
         return reduce(e);
