@@ -47,6 +47,25 @@ PARITY_CASE(ExactInt64, arithmetic_operands) {
                      kBig - x,    kMax - TOP3,     kBig + x,    b.full({2}, kMax) + 1,
                      x.add(kBig), x.sub(kBig + 2), x.mul(kBig), x.add(x, kBig)};
 }
+PARITY_CASE(ExactInt64, in_place_operands_and_pow) {
+  auto a = BIG3, s = BIG3, m = BIG3, p = TOP3, q = TOP3, r = BIG3;
+  a.add_(kBig);
+  s.sub_(kBig + 2);
+  m.mul_(3);
+  p -= kMax;
+  q += kMin + 2;
+  r.add_(1, kBig);  // alpha
+  auto t = TOP3;
+  t.sub_(kMax - 5, 1);
+  auto u = BIG3;
+  u *= 2;
+  return std::vector{a, s, m, p, q, r, t, u, b.full({2}, 3).pow(39), b.full({2}, -3).pow(39)};
+}
+// Floating aranges of int64 bounds: computed in double, as libtorch does (the values round).
+PARITY_CASE(ExactInt64, arange_floating_dtypes) {
+  return std::vector{b.arange(kBig, kBig + 6, 2, b.f64), b.arange(kMax - 1000, kMax, 300, b.f64),
+                     b.arange(kBig, kBig + 3, 1, b.f32)};
+}
 PARITY_CASE(ExactInt64, where_and_pad_values) {
   auto c = b.values({1, 0, 1}, {3}, b.b8);
   return std::vector{b.where(c, BIG3, kMax), b.where(c, kBig, TOP3), b.pad(BIG3, {1, 2}, kMax - 1),
