@@ -12,6 +12,8 @@ namespace ember {
 /// n), computed on the host: for initialisers that do their work there (nn/init). Throws
 /// ValueError for n < 0.
 std::vector<float> rand_values(int64_t n);
+/// The same for rand({n}, kFloat64) (53 random bits each).
+std::vector<double> rand_values_f64(int64_t n);
 
 /// t.clone(), realized: a buffer of its own without gradient history. A constant (full, zeros,
 /// ones, or a reshape, expand or permute of one) is filled on the host; anything else, and

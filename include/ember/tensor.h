@@ -177,7 +177,10 @@ class Tensor {
   Tensor cos() const;
   Tensor tanh() const;
   Tensor sigmoid() const;
+  /// x where x > 0 or NaN, else +0, except relu(-0) = -0; gradient 1 where x > 0 or NaN, 0
+  /// elsewhere (libtorch's signs and gradient).
   Tensor relu() const;
+  /// |x|, with abs(-0) = +0; gradient sign(x), 0 at 0 and at NaN (as libtorch).
   Tensor abs() const;
   Tensor sign() const;
   Tensor square() const;
@@ -187,8 +190,16 @@ class Tensor {
   Tensor floor() const;
   Tensor pow(const Tensor& e) const;
   Tensor pow(const Scalar& e) const;
+  /// Elementwise max / min with promotion. NaN on either side gives NaN; a tie, +0 against -0
+  /// included, gives this tensor's value (libtorch's scalar loop, std::max / std::min, does the
+  /// same; its vectorised loop gives the other operand's zero for tensors of 8-16 elements and
+  /// more, so libtorch has no one answer there). Gradient as torch.maximum: all of it to the
+  /// larger side, half to each on a tie, all of it to both where either is NaN.
   Tensor maximum(const Tensor& o) const;
   Tensor minimum(const Tensor& o) const;
+  /// min(max(x, min), max) as libtorch: NaN in x or in a bound gives NaN, max wins when min > max,
+  /// and x is returned as it is where min <= x <= max (clamp(-0, 0) = -0). Gradient 1 where
+  /// min <= x <= max, else 0 (also at NaN). Bounds must fit the result dtype (ValueError).
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max) const;
   Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
   Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
@@ -426,11 +437,16 @@ class ScopedGenerator {
   std::unique_ptr<State> state_;
   void* previous_;
 };
-/// Uniform in [0, 1).
+/// Uniform in [0, 1): k random bits of one 64-bit counter-based draw per element scaled by 2^-k,
+/// k = 24 for float32 and 53 for float64 (every multiple of 2^-k in [0, 1) equally likely).
 Tensor rand(IntList shape, TensorOptions o = {});
 /// Standard normal (Box–Muller on two uniforms).
 Tensor randn(IntList shape, TensorOptions o = {});
-/// Integers uniform in [low, high), int64 by default.
+/// Integers uniform in [low, high), int64 by default: every integer of the range equally likely
+/// for any low < high (up to [INT64_MIN, INT64_MAX)), from 64-bit draws reduced without bias by
+/// Lemire's multiply-and-reject ("Fast random integer generation in an interval", 2019). An
+/// integer dtype must hold low and high - 1 (ValueError otherwise, as libtorch); a floating one
+/// gets the int64 draws converted.
 Tensor randint(int64_t low, int64_t high, IntList shape, TensorOptions o = {});
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);

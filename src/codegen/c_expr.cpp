@@ -160,11 +160,17 @@ std::string ExprEmitter::emit(const Expr& e, std::ostringstream& s, const std::s
       break;
     }
     case Expr::Kind::Rand: {
+      // The key buffer {seed, counter, low, range}; the dtype picks the draw
+      // (ember/support/kernel_scalar.h).
       std::string kb = cat({"b", std::to_string(e.buf)});
-      x = cat({"ember_rand((uint64_t)", kb, "[0], (uint64_t)", kb, "[1] + (uint64_t)(",
-               index(e.view, idx), "))"});
+      std::string key = cat(
+          {"(uint64_t)", kb, "[0], (uint64_t)", kb, "[1] + (uint64_t)(", index(e.view, idx), ")"});
+      if (e.dtype == kInt64)
+        x = cat({"ember_randint(", key, ", ", kb, "[2], (uint64_t)", kb, "[3])"});
+      else
+        x = cat({e.dtype == kFloat64 ? "ember_rand53(" : "ember_rand(", key, ")"});
       std::string m = e.view.has_mask() ? valid(e.view, idx) : "";
-      if (!m.empty()) x = cat({"((", m, ") ? ", x, " : 0.0f)"});
+      if (!m.empty()) x = cat({"((", m, ") ? ", x, " : ", literal(0, e.dtype), ")"});
       break;
     }
     case Expr::Kind::Reduce:

@@ -50,18 +50,19 @@ int64_t fan_in(const Tensor& t) {
 
 Tensor& uniform_(Tensor& t, double low, double high) {
   if (!on_host(t)) return write(t, rand(t.sizes(), t.dtype()) * (high - low) + low);
-  const std::vector<float> u = rand_values(t.numel());
   // The kernel's u * (high - low) + low: the generated C contracts it to one fused multiply-add
   // (GCC's default -ffp-contract=fast; a target without FMA rounds twice, <= 1 ulp apart).
   if (t.dtype() == kFloat32) {
+    const std::vector<float> u = rand_values(t.numel());
     // A float32 constant in a kernel is the double rounded to float (ir::make_const).
     const auto scale = static_cast<float>(high - low), shift = static_cast<float>(low);
     std::vector<float> v(u.size());
     for (size_t i = 0; i < u.size(); i++) v[i] = std::fma(u[i], scale, shift);
     return write_values(t, v);
   }
+  const std::vector<double> u = rand_values_f64(t.numel());  // rand's 53-bit float64 draws
   std::vector<double> v(u.size());
-  for (size_t i = 0; i < u.size(); i++) v[i] = std::fma(static_cast<double>(u[i]), high - low, low);
+  for (size_t i = 0; i < u.size(); i++) v[i] = std::fma(u[i], high - low, low);
   return write_values(t, v);
 }
 
@@ -92,9 +93,9 @@ Tensor& orthogonal_(Tensor& t, double gain) {
   int64_t rows = t.size(0), cols = t.numel() / rows;
   bool transpose = rows < cols;
   int64_t m = transpose ? cols : rows, n = transpose ? rows : cols;  // m >= n
-  // randn({m, n}, kFloat64) on the host: Box-Muller on the draws of rand({2, m, n}), the same
-  // expression as randn's. The kernel's vectorised log and cos (libmvec, <= 4 ulp) may differ from
-  // glibc's scalar ones in a last double bit, which the float32 result almost never shows.
+  // A standard normal m x n on the host: randn's Box-Muller, in double, on the float32 draws of
+  // rand({2, m, n}) (24 random bits each: ample for an initialiser, and the values every seeded
+  // run has had; the stream advances as randn({m, n}) does).
   const std::vector<float> u = rand_values(2 * m * n);
   std::vector<double> a(static_cast<size_t>(m * n));
   for (size_t i = 0; i < a.size(); i++) {

@@ -92,11 +92,13 @@ std::vector<NodeRef> rule(const ir::Node& n, const NodeRef& self, const NodeRef&
     case Op::DIV:
       return {div(g, s[1]), neg(div(mul(g, self), s[1]))};
     case Op::MAX: {
-      // Ties split the gradient in half (torch.maximum).
+      // torch.maximum's rule: ties split the gradient in half, the smaller side gets none, and
+      // where either side is NaN (no order) both get all of it.
       NodeRef half = c(0.5, g), zero = c(0, g);
       NodeRef tie = eq(s[0], s[1]);
-      NodeRef ga = where(lt(s[1], s[0]), g, where(tie, mul(g, half), zero));
-      NodeRef gb = where(lt(s[0], s[1]), g, where(tie, mul(g, half), zero));
+      NodeRef g_or_half = where(tie, mul(g, half), g);
+      NodeRef ga = where(lt(s[0], s[1]), zero, g_or_half);
+      NodeRef gb = where(lt(s[1], s[0]), zero, g_or_half);
       return {ga, gb};
     }
     case Op::POW: {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -283,32 +284,48 @@ void manual_seed(uint64_t seed) {
   g.counter = 0;
 }
 
+namespace {
+// A RAND node of dtype t over shape: float32 / float64 uniforms, or (int64) integers of
+// [low, low + range). Its key buffer {seed, counter, low, range} is data, not code: a replayed
+// kernel reads a fresh key, and one kernel serves every range.
+Tensor random_node(IntList shape, ScalarType t, int64_t low = 0, uint64_t range = 0) {
+  const int64_t n = ir::shape_numel(shape);
+  auto key = std::make_shared<runtime::Storage>(kInt64, 4);
+  auto* k = static_cast<int64_t*>(key->data());
+  detail::note_rng_key(key, n);
+  detail::next_rng_key(n, k);
+  k[2] = low;
+  k[3] = static_cast<int64_t>(range);
+  return make_tensor(ir::make_node(Op::RAND, t, {engine::make_buffer(key, {4})}, {}, shape));
+}
+}  // namespace
+
 Tensor rand(IntList shape, TensorOptions o) {
   check_shape(shape, "rand");
   ScalarType t = o.dtype_.value_or(kDefaultFloat);
   if (!is_floating_point(t))
     throw DTypeError(std::string("rand: dtype must be floating point, got ") + dtype_name(t));
-  int64_t n = ir::shape_numel(shape);
-  // The key buffer {seed, counter} is data, not code: a replayed kernel reads a fresh key.
-  auto key = std::make_shared<runtime::Storage>(kInt64, 2);
-  detail::note_rng_key(key, n);
-  detail::next_rng_key(n, static_cast<int64_t*>(key->data()));
-  NodeRef r = ir::make_node(Op::RAND, kFloat32, {engine::make_buffer(key, {2})}, {}, shape);
-  return with_grad(make_tensor(detail::cast(r, t)), o);
+  return with_grad(random_node(shape, t), o);
 }
 
-std::vector<float> rand_values(int64_t n) {
+namespace {
+// The n values of a RAND node of T's dtype, as its kernel draws them (kernel_scalar.h):
+// counter = key[1] + index.
+template <typename T>
+std::vector<T> host_draws(int64_t n, T (*draw)(uint64_t, uint64_t)) {
   if (n < 0) throw ValueError("rand_values: negative count " + std::to_string(n));
   if (auto* o = detail::access_observer()) o->host_data();  // a replay would not draw again
   int64_t key[2];
   detail::next_rng_key(n, key);
-  std::vector<float> v(static_cast<size_t>(n));
-  // RAND's kernel expression (ember_rand, ember/support/kernel_scalar.h), counter = key[1] + index.
+  std::vector<T> v(static_cast<size_t>(n));
   const auto seed = static_cast<uint64_t>(key[0]), first = static_cast<uint64_t>(key[1]);
-  for (int64_t i = 0; i < n; i++)
-    v[static_cast<size_t>(i)] = ember_rand(seed, first + static_cast<uint64_t>(i));
+  for (int64_t i = 0; i < n; i++) v[static_cast<size_t>(i)] = draw(seed, first + uint64_t(i));
   return v;
 }
+}  // namespace
+
+std::vector<float> rand_values(int64_t n) { return host_draws<float>(n, ember_rand); }
+std::vector<double> rand_values_f64(int64_t n) { return host_draws<double>(n, ember_rand53); }
 
 Tensor realized_clone(const Tensor& t) {
   const ir::Node* n = node_of(t).get();
@@ -355,12 +372,23 @@ Tensor randn(IntList shape, TensorOptions o) {
 }
 
 Tensor randint(int64_t low, int64_t high, IntList shape, TensorOptions o) {
+  check_shape(shape, "randint");
   if (high <= low)
     throw ValueError("randint: expected low < high, got low=" + std::to_string(low) +
                      ", high=" + std::to_string(high));
   ScalarType t = o.dtype_.value_or(kInt64);
-  Tensor u = rand(shape, kFloat64);
-  return (u * static_cast<double>(high - low)).to(kInt64).add(Scalar(low)).to(t);
+  if (!is_floating_point(t)) {
+    // As libtorch: an integer dtype must hold every value of the range (no silent wrap).
+    const int64_t lo = t == kInt32 ? INT32_MIN : (t == kInt64 ? INT64_MIN : 0);
+    const int64_t hi = t == kInt32 ? INT32_MAX : (t == kInt64 ? INT64_MAX : (t == kBool ? 1 : 255));
+    if (low < lo || high - 1 > hi)
+      throw ValueError("randint: [" + std::to_string(low) + ", " + std::to_string(high) +
+                       ") does not fit " + dtype_name(t) + " (its values are " +
+                       std::to_string(lo) + " .. " + std::to_string(hi) + ")");
+  }
+  const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  Tensor r = random_node(shape, kInt64, low, range);
+  return t == kInt64 ? r : r.to(t);
 }
 
 // ---- copies -------------------------------------------------------------------------------------

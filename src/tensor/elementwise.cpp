@@ -160,14 +160,18 @@ Tensor Tensor::sigmoid() const {
 }
 Tensor Tensor::relu() const {
   require_not_bool(*this, "relu");
-  // NaN passes through, as in libtorch; the gradient is 0 at x == 0 (where picks the 0 branch).
-  Tensor keep = *this > 0;
-  if (is_floating_point()) keep = keep.logical_or(*this != *this);
-  return where(keep, *this, zeros_like(*this));
+  if (!is_floating_point()) return where(*this > 0, *this, zeros_like(*this));
+  // As libtorch: x where x > 0 or NaN (with gradient 1), +0 where x < 0, and x itself where x is
+  // +-0 (relu(-0) = -0) with gradient 0.
+  Tensor keep = (*this > 0).logical_or(*this != *this);
+  return where(keep, *this, where(*this < 0, zeros_like(*this), detach()));
 }
 Tensor Tensor::abs() const {
   if (dtype() == kBool || dtype() == kUInt8) return *this;  // unsigned: abs is the identity
-  return maximum(neg());
+  if (!is_floating_point()) return maximum(neg());
+  // + 0 turns maximum's -0 (the tie of -0 and +0 gives the first) into +0 (IEEE: -0 + +0 = +0);
+  // the gradient is maximum's: 0 at x = 0 (the tie halves) and at NaN (1 - 1), as libtorch's.
+  return maximum(neg()) + 0.0;
 }
 Tensor Tensor::sign() const {
   if (dtype() == kBool) return *this;
@@ -204,15 +208,29 @@ Tensor Tensor::minimum(const Tensor& o) const {
 
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   if (!min && !max) throw ValueError("clamp: at least one of min and max must be given");
-  Tensor r = *this;
   ScalarType t = dtype();
-  if (min) t = result_type(r, *min);
-  if (max) t = promote_types(t, result_type(r, *max));
-  r = r.to(t);
-  // where() rather than max/min: the gradient passes wherever min <= x <= max, as in PyTorch.
-  if (min) r = where(r < *min, full_like(r, *min), r);
-  if (max) r = where(r > *max, full_like(r, *max), r);
-  return r;
+  if (min) t = result_type(*this, *min);
+  if (max) t = promote_types(t, result_type(*this, *max));
+  for (const auto& bound : {min, max})
+    if (bound) detail::check_scalar_fits(*bound, t, "clamp");
+  const Tensor x = to(t);
+  // As libtorch: min(max(x, min), max) with NaN propagated from x and from the bounds, and a
+  // gradient of 1 where min <= x <= max (0 at NaN and wherever the bounds cross). x itself is
+  // kept where it is in range, so clamp(-0, 0) = -0.
+  auto is_nan = [](const std::optional<Scalar>& b) {
+    return b && b->kind() == kFloat64 && std::isnan(b->to_double());
+  };
+  Tensor in_range = ones(x.sizes(), kBool);
+  if (min) in_range = in_range.logical_and(x >= *min);
+  if (max) in_range = in_range.logical_and(x <= *max);
+  Tensor out = x.detach();
+  if (is_nan(min) || is_nan(max)) {
+    out = full_like(x, NAN);
+  } else {
+    if (min) out = where(out < *min, full_like(x, *min), out);
+    if (max) out = where(out > *max, full_like(x, *max), out);
+  }
+  return where(in_range, x, out);
 }
 
 Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {

@@ -1,6 +1,7 @@
 // Movement ops: views expressed as index arithmetic (reshape, permute, expand, pad, shrink, flip)
 // and the composites built on them (slicing, cat, stack, split, gather).
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -252,6 +253,7 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
 }
 
 Tensor constant_pad_nd(const Tensor& t, IntList pad, const Scalar& value) {
+  detail::check_scalar_fits(value, t.dtype(), "constant_pad_nd");
   if (pad.size() % 2 || static_cast<int64_t>(pad.size()) > 2 * t.dim())
     throw ValueError("pad: padding length " + std::to_string(pad.size()) +
                      " must be even and at most twice the number of dims (" +
@@ -280,7 +282,11 @@ Tensor constant_pad_nd(const Tensor& t, IntList pad, const Scalar& value) {
   if (any_crop) r = movement(r, Op::SHRINK, b);
   if (!any_pad) return r;
   Tensor padded = movement(r, Op::PAD, p);
-  if (value.to_double() == 0) return padded;
+  // PAD fills with zeros: enough for a zero value, but -0.0 pads with -0.0 (as libtorch).
+  const bool zero = value.kind() == kFloat64
+                        ? value.to_double() == 0 && !std::signbit(value.to_double())
+                        : value.to_int() == 0;
+  if (zero) return padded;
   Tensor inside = movement(ones(r.sizes(), kBool), Op::PAD, p);
   return where(inside, padded, full_like(padded, value));
 }

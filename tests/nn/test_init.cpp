@@ -87,7 +87,7 @@ TEST(Init, ConstantAndZeros) {
   for (int64_t v : i.to_vector<int64_t>()) EXPECT_EQ(v, 7);
 }
 
-// (semi-)orthogonal with the gain, from the same draws as randn({m, n}, kFloat64).
+// (semi-)orthogonal with the gain, from as many draws as randn({m, n}, kFloat64).
 TEST(Init, OrthogonalIsOrthogonalAndDrawsLikeRandn) {
   for (auto [rows, cols, gain] :
        {std::tuple{64, 8, 1.0}, std::tuple{4, 64, 0.01}, std::tuple{32, 32, std::sqrt(2.0)}}) {

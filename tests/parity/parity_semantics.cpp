@@ -1,10 +1,12 @@
-// Parity of the value rules that issue 39 found silently wrong: integer scalars kept exact at any
+// Parity of the value rules that issue 39 found silently wrong: signed zeros and NaN gradients of
+// abs, relu, clamp, maximum and minimum; integer scalars kept exact at any
 // int64 value (fill values, operands, comparisons, clamp bounds, where and pad values, arange,
 // alpha), libtorch's checked conversions (a value that does not fit the dtype is an error) and
-// its wrapped ones (an operand wraps), and float-to-integer casts of in-range values.
+// its wrapped ones (an operand wraps), float-to-integer casts of in-range values, and the ranges
+// randint's dtype must hold.
 #include <cstdint>
 
-#include "parity.h"
+#include "parity_grad.h"
 
 namespace {
 constexpr int64_t kBig = (int64_t{1} << 53) + 1;  // the first integer a double cannot hold
@@ -44,6 +46,25 @@ PARITY_CASE(ExactInt64, arithmetic_operands) {
   return std::vector{x + kBig,    x - kBig,        x * 3,       TOP3 - kMax,
                      kBig - x,    kMax - TOP3,     kBig + x,    b.full({2}, kMax) + 1,
                      x.add(kBig), x.sub(kBig + 2), x.mul(kBig), x.add(x, kBig)};
+}
+PARITY_CASE(ExactInt64, in_place_operands_and_pow) {
+  auto a = BIG3, s = BIG3, m = BIG3, p = TOP3, q = TOP3, r = BIG3;
+  a.add_(kBig);
+  s.sub_(kBig + 2);
+  m.mul_(3);
+  p -= kMax;
+  q += kMin + 2;
+  r.add_(1, kBig);  // alpha
+  auto t = TOP3;
+  t.sub_(kMax - 5, 1);
+  auto u = BIG3;
+  u *= 2;
+  return std::vector{a, s, m, p, q, r, t, u, b.full({2}, 3).pow(39), b.full({2}, -3).pow(39)};
+}
+// Floating aranges of int64 bounds: computed in double, as libtorch does (the values round).
+PARITY_CASE(ExactInt64, arange_floating_dtypes) {
+  return std::vector{b.arange(kBig, kBig + 6, 2, b.f64), b.arange(kMax - 1000, kMax, 300, b.f64),
+                     b.arange(kBig, kBig + 3, 1, b.f32)};
 }
 PARITY_CASE(ExactInt64, where_and_pad_values) {
   auto c = b.values({1, 0, 1}, {3}, b.b8);
@@ -251,4 +272,85 @@ TEST(InPlace, ResultTypeMustCastIntoTheDestination) {
       }
   EXPECT_GT(rejected, cases / 4);
   EXPECT_LT(rejected, cases * 3 / 4);
+}
+
+// ---- signed zeros, compared through 1/x (+-inf) ------------------------------------------------
+PARITY_CASE(SignedZero, abs_relu_clamp_pad) {
+  std::vector<typename B::T> out;
+  for (auto dt : {b.f32, b.f64})
+    for (int64_t n : {3, 33}) {  // libtorch's scalar and vectorised loops
+      auto pz = b.zeros({n}, dt), nz = -b.zeros({n}, dt);
+      for (auto& x : {pz, nz})
+        for (auto y : {x.abs(), x.relu(), x.clamp(0, 1), x.clamp(-0.0, 1), x.clamp_min(0),
+                       x.clamp_min(-0.0), x.clamp_max(0), x.clamp_max(-0.0), x.clamp(-1, 0)})
+          out.push_back(y.reciprocal());
+      out.push_back(b.pad(b.ones({n}, dt), {1, 2}, -0.0).reciprocal());
+    }
+  return out;
+}
+// A tie of +0 and -0 gives the first operand (libtorch's scalar loop: fewer than 8 elements).
+PARITY_CASE(SignedZero, maximum_minimum_ties) {
+  std::vector<typename B::T> out;
+  for (auto dt : {b.f32, b.f64}) {
+    auto pz = b.zeros({5}, dt), nz = -b.zeros({5}, dt);
+    for (auto [x, y] : {std::pair{pz, nz}, std::pair{nz, pz}}) {
+      out.push_back(b.maximum(x, y).reciprocal());
+      out.push_back(b.minimum(x, y).reciprocal());
+    }
+  }
+  return out;
+}
+
+// ---- gradients at NaN, ties and bounds, as libtorch ---------------------------------------------
+#define NAN_X b.values({NAN, 0.0, -0.0, 1.0, 2.0, 3.0, NAN, -1.0}, {8})
+#define NAN_Y b.values({1.0, 0.0, 0.0, 1.0, NAN, 2.0, NAN, 5.0}, {8})
+BACKWARD_CASE(NanGrad, maximum_minimum) {
+  auto x = NAN_X, y = NAN_Y;
+  return std::vector{b.maximum(x, y), b.minimum(x, y)};
+}
+BACKWARD_CASE(NanGrad, maximum_minimum_f64) {
+  auto x = NAN_X.to(b.f64), y = NAN_Y.to(b.f64);
+  return std::vector{b.maximum(y, x), b.minimum(y, x)};
+}
+BACKWARD_CASE(NanGrad, clamp) {
+  auto x = NAN_X;
+  return std::vector{x.clamp(0, 2),   x.clamp_min(0),  x.clamp_max(2), x.clamp(2, 0),
+                     x.clamp(NAN, 2), x.clamp(0, NAN), x.clamp(-1, 3)};
+}
+BACKWARD_CASE(NanGrad, relu_and_abs) {
+  auto x = NAN_X;
+  return std::vector{x.relu(), x.abs(), x.to(b.f64).relu(), x.to(b.f64).abs()};
+}
+
+// ---- randint's dtype must hold [low, high - 1], as libtorch checks it ---------------------------
+// (the draws' distribution is tested in tests/core/test_random.cpp)
+TEST(RandomRange, RandintAcceptsAndRejectsTheRangesLibtorchDoes) {
+  struct Case {
+    int64_t low, high;
+    ember::ScalarType e;
+    torch::Dtype t;
+  };
+  const int64_t i32_min = INT32_MIN, i32_end = int64_t{INT32_MAX} + 1;
+  for (const Case& c :
+       {Case{0, 256, ember::kUInt8, torch::kUInt8}, Case{0, 257, ember::kUInt8, torch::kUInt8},
+        Case{-1, 5, ember::kUInt8, torch::kUInt8}, Case{0, 2, ember::kBool, torch::kBool},
+        Case{0, 3, ember::kBool, torch::kBool},
+        Case{i32_min, i32_end, ember::kInt32, torch::kInt32},
+        Case{i32_min - 1, 0, ember::kInt32, torch::kInt32},
+        Case{0, i32_end + 1, ember::kInt32, torch::kInt32},
+        Case{kMin, kMax, ember::kInt64, torch::kInt64}}) {
+    bool torch_rejects = false, ember_rejects = false;
+    try {
+      torch::randint(c.low, c.high, {2}, torch::TensorOptions().dtype(c.t));
+    } catch (const c10::Error&) {
+      torch_rejects = true;
+    }
+    try {
+      ember::randint(c.low, c.high, {2}, c.e).realize();
+    } catch (const ember::ValueError&) {
+      ember_rejects = true;
+    }
+    EXPECT_EQ(ember_rejects, torch_rejects)
+        << "[" << c.low << ", " << c.high << ") as " << ember::dtype_name(c.e);
+  }
 }

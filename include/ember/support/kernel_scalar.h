@@ -21,13 +21,35 @@ static inline uint64_t ember_splitmix64_mix(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-/* Counter-based uniform [0, 1) of RAND: the mix over seed and counter, each spread by an odd
- * constant (the first is splitmix64's increment, 2^64 / the golden ratio); the top 24 bits become
- * the mantissa, so every value is exact in float32. */
+/* RAND's draws. Word `attempt` of element `ctr`'s stream: the mix over seed, counter and attempt,
+ * each spread by an odd constant (the first is splitmix64's increment, 2^64 / the golden ratio).
+ * Attempt 0 is the element's draw; randint's rejections take attempts 1, 2, ... */
+static inline uint64_t ember_rand_bits(uint64_t seed, uint64_t ctr, uint64_t attempt) {
+  return ember_splitmix64_mix(seed * 0x9E3779B97F4A7C15ULL + ctr * 0xD1B54A32D192ED03ULL +
+                              attempt * 0xAEF17502108EF2D9ULL + 0x632BE59BD9B4E019ULL);
+}
+/* Uniform [0, 1) float32: the top 24 bits become the mantissa, so every value is exact. */
 static inline float ember_rand(uint64_t seed, uint64_t ctr) {
-  const uint64_t z = ember_splitmix64_mix(seed * 0x9E3779B97F4A7C15ULL +
-                                          ctr * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL);
-  return (float)(z >> 40) * (1.0f / 16777216.0f);
+  return (float)(ember_rand_bits(seed, ctr, 0) >> 40) * (1.0f / 16777216.0f);
+}
+/* Uniform [0, 1) float64: the top 53 bits, every multiple of 2^-53 equally likely. */
+static inline double ember_rand53(uint64_t seed, uint64_t ctr) {
+  return (double)(ember_rand_bits(seed, ctr, 0) >> 11) * (1.0 / 9007199254740992.0);
+}
+/* Uniform integer of [low, low + range), range >= 1 (high - low modulo 2^64, so any int64 range
+ * fits): Lemire's multiply-and-reject ("Fast random integer generation in an interval", ACM TOMACS
+ * 2019). The high word of x * range is the value; the draws whose low word is below
+ * 2^64 mod range are redrawn, which leaves exactly floor(2^64 / range) words for every value (no
+ * modulo bias). A redraw happens with probability below range / 2^64 <= 1/2. */
+__extension__ typedef unsigned __int128 ember_u128;
+static inline int64_t ember_randint(uint64_t seed, uint64_t ctr, int64_t low, uint64_t range) {
+  ember_u128 m = (ember_u128)ember_rand_bits(seed, ctr, 0) * range;
+  if ((uint64_t)m < range) {
+    const uint64_t reject = (0 - range) % range; /* 2^64 mod range */
+    for (uint64_t attempt = 1; (uint64_t)m < reject; attempt++)
+      m = (ember_u128)ember_rand_bits(seed, ctr, attempt) * range;
+  }
+  return (int64_t)((uint64_t)low + (uint64_t)(m >> 64));
 }
 
 /* Integer POW by squaring. A negative exponent gives the integer part of b^e: 1 for b = 1,

@@ -206,10 +206,14 @@ class Evaluator {
         return make(e.value, e.ivalue, e.dtype);
       case Expr::Kind::Rand: {
         if (e.view.has_mask() && !valid(e.view)) return Val{};
+        // The key buffer {seed, counter, low, range}, as the C renderer reads it.
         auto* key = static_cast<const int64_t*>(bufs_[e.buf]);
-        return {ember_rand(static_cast<uint64_t>(key[0]),
-                           static_cast<uint64_t>(key[1]) + static_cast<uint64_t>(index(e.view))),
-                0};
+        const auto seed = static_cast<uint64_t>(key[0]);
+        const auto ctr = static_cast<uint64_t>(key[1]) + static_cast<uint64_t>(index(e.view));
+        if (e.dtype == kInt64)
+          return {0, ember_randint(seed, ctr, key[2], static_cast<uint64_t>(key[3]))};
+        if (e.dtype == kFloat64) return {ember_rand53(seed, ctr), 0};
+        return {ember_rand(seed, ctr), 0};
       }
       case Expr::Kind::Reduce:
         return reduce(e);
@@ -266,7 +270,7 @@ class Evaluator {
       case Op::DIV:
         return make(a[0].f / a[1].f, a[1].i ? a[0].i / a[1].i : 0, t);
       case Op::MAX:
-        if (fl) return (a[0].f > a[1].f || std::isnan(a[0].f)) ? a[0] : a[1];
+        if (fl) return (a[0].f >= a[1].f || std::isnan(a[0].f)) ? a[0] : a[1];
         return a[0].i > a[1].i ? a[0] : a[1];
       case Op::POW: {
         if (fl)
