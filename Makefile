@@ -28,10 +28,12 @@ train: build
 	@$(BUILD)/apps/ember train $(ARGS)
 
 # The ember command, libember (ember::ember, ember::rl), the public headers, the CMake package and
-# the pkg-config files under PREFIX (cmake/install.cmake).
+# the pkg-config files under PREFIX (cmake/install.cmake); as root, then the loader's cache, so that
+# a program finds libember.so.0 under /usr/local/lib.
 PREFIX ?= /usr/local
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
+	@if [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
 # The same files as a Debian package under /usr: $(BUILD)/package/ember_<version>_amd64.deb
 # (cmake/package.cmake).
