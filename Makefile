@@ -4,7 +4,8 @@ PRESET ?= release
 JOBS ?= $(shell nproc)
 BUILD := build/$(PRESET)
 
-.PHONY: deps configure build test test-dev train bench study onnx-conformance format clean fresh-check
+.PHONY: deps configure build test test-dev train install deb bench study onnx-conformance format clean \
+        fresh-check
 
 deps:
 	@bash scripts/install-deps.sh
@@ -25,6 +26,20 @@ test-dev:
 
 train: build
 	@$(BUILD)/apps/ember train $(ARGS)
+
+# The ember command, libember (ember::ember, ember::rl), the public headers, the CMake package and
+# the pkg-config files under PREFIX (cmake/install.cmake); as root, then the loader's cache, so that
+# a program finds libember.so.0 under /usr/local/lib.
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+	@if [ "$$(id -u)" = 0 ]; then ldconfig; fi
+
+# The same files as a Debian package under /usr: $(BUILD)/package/ember_<version>_amd64.deb
+# (cmake/package.cmake).
+deb: build
+	@cpack --config $(BUILD)/CPackConfig.cmake
+	@ls $(BUILD)/package/ember_*_amd64.deb
 
 bench: build
 	@bash bench/run.sh $(BUILD)

@@ -4,7 +4,9 @@
 # Bootstraps a minimal Debian 12 (bookworm) root with mmdebstrap from Debian's own mirrors, with
 # nothing but apt, git, make and CA certificates (what a new user needs to clone and type `make`);
 # clones the committed revision into it (HEAD, or the one given); enters it with chroot, /proc, /sys,
-# /dev and /dev/pts bind-mounted; runs `make test`, then `make train` with a short setting; prints each
+# /dev and /dev/pts bind-mounted; runs `make test`, then `make train` with a short setting; builds the
+# Debian package (`make deb`), installs it with apt (which installs its declared dependencies) and
+# runs the installed `ember --version` and a short `ember train` outside the clone; prints each
 # step's time and result; removes the root. Exit status 0 only when every step passed.
 #
 # Usage (as root): scripts/fresh-check.sh [REVISION]      e.g. `make fresh-check REV=9e34cc8`
@@ -13,6 +15,10 @@ set -euo pipefail
 top=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
 rev=${1:-HEAD}
 train_args=${FRESH_CHECK_TRAIN_ARGS:---max-transitions 40000 --seed 1}
+# The installed package's run: two short epochs and a one-episode final evaluation.
+deb_train_args="--max-transitions 4000 --steps-per-env 500 --minibatch 1000 --passes 2 --eval-every 1"
+deb_train_args+=" --eval-episodes-per-env 1"
+deb_train_args+=" --final-eval-episodes-per-env 1 --progress plain --seed 1"
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "fresh-check: needs root (mmdebstrap and chroot)" >&2
@@ -87,6 +93,21 @@ in_root() {
     bash -c "cd /root/ember && $1"
 }
 
+# The package `make deb` built, installed by apt from the clone's build tree.
+install_deb() {
+  in_root "make deb && apt-get install -y -q ./build/release/package/ember_*_amd64.deb"
+}
+
+# The installed ember, found on PATH (/usr/bin) and run in an empty directory outside the clone:
+# the package's version and dependencies, `ember --version`, then a short training run there.
+run_installed() {
+  chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    bash -c "set -e; dpkg -s ember | grep -E '^(Version|Depends):'
+      dir=\$(mktemp -d); cd \$dir; test \"\$(command -v ember)\" = /usr/bin/ember
+      ember --version; ember train $deb_train_args --out run; test -s run/summary.json"
+}
+
 bootstrap() {
   mmdebstrap --variant=apt --include=ca-certificates,git,make bookworm "$root"
 }
@@ -113,6 +134,9 @@ echo "fresh-check: revision ${sha:0:12}, root $root"
 if step bootstrap bootstrap && step clone enter; then
   step make-test in_root "make test" || true
   step make-train in_root "make train ARGS='$train_args'" || true
+  if step deb-install install_deb; then
+    step deb-run run_installed || true
+  fi
 fi
 summary
 exit $failed

@@ -2,7 +2,8 @@
 # Installs the Debian packages that ember's build, tests and benchmarks need. Idempotent: does
 # nothing when every package is present. Runs as root (CI and the dev machines are root).
 set -euo pipefail
-pkgs=(build-essential cmake ninja-build g++ python3 python3-venv
+# file, dpkg-dev (in build-essential) and pkgconf: `make deb` and the tests of the install.
+pkgs=(build-essential cmake ninja-build g++ python3 python3-venv file pkgconf
       libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev
       libbox2d-dev libcli11-dev nlohmann-json3-dev libpng-dev
       libdnnl-dev libopenblas-dev

@@ -1,0 +1,95 @@
+# One check of ember as an installed dependency (tests/install/CMakeLists.txt): installs the build
+# tree BUILD into a fresh prefix under WORK, then builds examples/downstream against it and runs
+# both programs (fit_mlp must lower its loss tenfold, land must land).
+#   MODE=cmake      find_package(ember) on the prefix as installed; also checks what was installed
+#                   (public headers only, no static archive, libember.so.0 with its SONAME)
+#   MODE=moved      the prefix is moved elsewhere first (the install is relocatable)
+#   MODE=pkgconfig  the moved prefix, compiled with `pkg-config --cflags --libs ember[-rl]` only
+# Run as: cmake -DBUILD=.. -DSOURCE=.. -DWORK=.. -DMODE=.. -DCXX=.. [-DLAUNCHER=..] [-DCXX_FLAGS=..]
+#   -P downstream.cmake
+cmake_minimum_required(VERSION 3.25)
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  message("$ ${ARGN}\n${out}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}")
+  endif()
+endfunction()
+
+# Nothing private: every installed header is one of include/ember's, no layer archive is installed,
+# and libember.so.0 is the SONAME of the versioned library.
+function(check_installed_files)
+  file(GLOB_RECURSE headers RELATIVE ${prefix}/include ${prefix}/include/*)
+  foreach(h ${headers})
+    if(NOT EXISTS ${SOURCE}/include/${h})
+      message(FATAL_ERROR "installed ${h}, which is not a public header (include/)")
+    endif()
+  endforeach()
+  list(LENGTH headers n)
+  if(n LESS 20 OR NOT EXISTS ${prefix}/include/ember/ember.h)
+    message(FATAL_ERROR "the public headers are missing (${n} installed)")
+  endif()
+  file(GLOB_RECURSE archives ${prefix}/*.a)
+  if(archives)
+    message(FATAL_ERROR "installed static archives: ${archives}")
+  endif()
+  file(GLOB lib ${prefix}/lib*/libember.so.0)
+  if(NOT lib)
+    message(FATAL_ERROR "no libember.so.0 under ${prefix}/lib")
+  endif()
+  find_program(READELF readelf REQUIRED)
+  execute_process(COMMAND ${READELF} -d ${lib} OUTPUT_VARIABLE dyn)
+  if(NOT dyn MATCHES "Library soname: \\[libember\\.so\\.0\\]")
+    message(FATAL_ERROR "${lib} has no SONAME libember.so.0:\n${dyn}")
+  endif()
+endfunction()
+
+file(REMOVE_RECURSE ${WORK})
+set(prefix ${WORK}/prefix)
+run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/installed)
+if(MODE STREQUAL "cmake")
+  file(RENAME ${WORK}/installed ${prefix})
+else()
+  file(RENAME ${WORK}/installed ${WORK}/elsewhere)  # nothing may still point at ${WORK}/installed
+  set(prefix ${WORK}/elsewhere)
+endif()
+run(${prefix}/bin/ember --version)
+if(MODE STREQUAL "cmake")
+  check_installed_files()
+endif()
+
+set(ENV{EMBER_CACHE_DIR} ${WORK}/kernel-cache)
+set(src ${SOURCE}/examples/downstream)
+set(bin ${WORK}/build)
+if(MODE STREQUAL "pkgconfig")
+  find_program(PKG_CONFIG pkg-config REQUIRED)
+  file(GLOB pc_dir LIST_DIRECTORIES true ${prefix}/lib*/pkgconfig ${prefix}/lib/*/pkgconfig)
+  set(ENV{PKG_CONFIG_PATH} ${pc_dir})
+  file(MAKE_DIRECTORY ${bin})
+  foreach(program_pc fit_mlp:ember land:ember-rl)
+    string(REPLACE ":" ";" pair ${program_pc})
+    list(GET pair 0 program)
+    list(GET pair 1 pc)
+    execute_process(COMMAND ${PKG_CONFIG} --cflags --libs ${pc} OUTPUT_VARIABLE flags
+                    RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+    execute_process(COMMAND ${PKG_CONFIG} --variable=libdir ember OUTPUT_VARIABLE libdir
+                    OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "pkg-config ${pc} failed")
+    endif()
+    separate_arguments(flags UNIX_COMMAND "${CXX_FLAGS} ${flags}")
+    run(${LAUNCHER} ${CXX} ${src}/${program}.cpp -o ${bin}/${program} ${flags} -Wl,-rpath,${libdir})
+  endforeach()
+else()
+  set(launcher "")
+  if(LAUNCHER)
+    set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
+  endif()
+  run(${CMAKE_COMMAND} -S ${src} -B ${bin} -G Ninja -DCMAKE_BUILD_TYPE=Release
+      -DCMAKE_CXX_COMPILER=${CXX} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" ${launcher}
+      -DCMAKE_PREFIX_PATH=${prefix})
+  run(${CMAKE_COMMAND} --build ${bin})
+endif()
+run(${bin}/fit_mlp)
+run(${bin}/land)
