@@ -4,8 +4,8 @@ PRESET ?= release
 JOBS ?= $(shell nproc)
 BUILD := build/$(PRESET)
 
-.PHONY: deps configure build test test-dev train install deb bench study onnx-conformance format clean \
-        fresh-check
+.PHONY: deps configure build test test-dev train install deb bench study onnx-conformance onnx-networks \
+        format clean fresh-check
 
 deps:
 	@bash scripts/install-deps.sh
@@ -57,6 +57,14 @@ study: build
 # onnx-conformance.md (ARGS: --devices cpu, --out FILE, --jobs N, --timeout S).
 onnx-conformance: build
 	@python3 scripts/onnx_conformance.py --build $(BUILD) $(ARGS)
+
+# Real networks (ResNet, MobileNet, SqueezeNet, BERT-class; fixed-seed random weights) exported
+# with Debian's torch, run on ember and on ONNX Runtime (.venv): writes onnx-networks.md (ARGS:
+# --set small for the ones `make test` runs, --only NAME..., --device interp).
+onnx-networks: build
+	@bash scripts/python-venv.sh
+	@.venv/bin/python scripts/onnx_networks.py --build $(BUILD) --out $(BUILD)/onnx-networks \
+	  --set all --report onnx-networks.md $(ARGS)
 
 # The README's two commands in a fresh Debian 12 root (mmdebstrap + chroot; as root; ~20-30 min).
 # REV=<commit> checks another committed revision (default HEAD).

@@ -7,7 +7,8 @@ pkgs=(build-essential cmake ninja-build g++ python3 python3-venv file pkgconf
       libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev
       libbox2d-dev libcli11-dev nlohmann-json3-dev libpng-dev
       libdnnl-dev libopenblas-dev
-      libonnx-dev libprotobuf-dev libonnx-testdata)
+      libonnx-dev libprotobuf-dev libonnx-testdata
+      python3-torch python3-torchvision)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

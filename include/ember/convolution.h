@@ -1,9 +1,9 @@
 // ember/convolution.h — sliding windows and convolutions (libtorch's names and argument orders:
 // Tensor::unfold, torch::convolution, torch::conv1d/2d/3d, torch::conv_transpose1d/2d/3d).
 //
-// Compositions, no new primitive: unfold makes the windows from views and one copy per unfolded
-// dim (the input repeated `size` times along the dim, then viewed so that row j starts j elements
-// later; windows that do not overlap are a view alone). A convolution is im2col — the windows of
+// Compositions, no new primitive: unfold makes the windows from views and at most one copy per
+// unfolded dim (about size * S / step elements: src/tensor/windows.cpp; windows that do not
+// overlap are a view alone). A convolution is im2col — the windows of
 // the zero-padded input arranged as a [N, groups, L, C/groups * prod(kernel)] matrix, L the number
 // of output positions — times the weight viewed as a matrix, which is ember's register-tiled
 // matrix product. A transposed convolution is the convolution of the input with stride - 1 zeros
@@ -28,6 +28,10 @@ namespace ember {
 /// All windows of `size` elements, `step` apart, along `dim` (Tensor.unfold): dim becomes the
 /// window count (S - size) / step + 1 and a new last dim of `size` holds each window's elements.
 Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step);
+/// The same with the window's elements `dilation` apart (ember's extension; F.unfold's dilation):
+/// element j of window o is t[o * step + j * dilation] along dim, and the window count is
+/// (S - dilation (size - 1) - 1) / step + 1.
+Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step, int64_t dilation);
 
 /// The general convolution (torch::convolution); the number of spatial dims is weight.dim() - 2.
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,

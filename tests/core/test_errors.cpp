@@ -151,6 +151,19 @@ TEST(Errors, MovementDims) {
   EXPECT_ERROR(IndexError, f32({2, 3}).split(1, 2), "got 2");
 }
 
+TEST(Errors, UnfoldWindows) {
+  EXPECT_ERROR(IndexError, unfold(f32({2, 9}), 2, 3, 1), "dim 2", "2 dims");
+  EXPECT_ERROR(ValueError, unfold(f32({2, 9}), 1, 3, 0), "step", "got 0");
+  EXPECT_ERROR(ValueError, unfold(f32({2, 9}), 1, 0, 1), "size must be positive", "got 0");
+  EXPECT_ERROR(ShapeError, unfold(f32({2, 9}), 1, int64_t{1} << 62, 1, 4), "exceeds");
+  EXPECT_ERROR(ValueError, unfold(f32({2, 9}), 1, 3, 1, 0), "dilation", "got 0");
+  // A window of 3 with dilation 4 spans 9 elements: it fits 9, not 8.
+  EXPECT_NO_THROW(unfold(f32({2, 9}), 1, 3, 2, 4));
+  EXPECT_ERROR(ShapeError, unfold(f32({2, 8}), 1, 3, 2, 4), "dilation 4", "size 8");
+  EXPECT_ERROR(ShapeError, unfold(f32({2, 8}), 1, 9, 1), "window of 9", "size 8");
+  EXPECT_ERROR(ShapeError, unfold(f32({2, 0}), 1, 1, 1), "size 0");
+}
+
 TEST(Errors, IndexingOutOfRange) {
   EXPECT_ERROR(IndexError, f32({2, 3}).select(1, 3), "index 3", "[2, 3]", "dimension 1");
   EXPECT_ERROR(IndexError, f32({2, 3}).select(0, -3), "index -3", "[2, 3]");

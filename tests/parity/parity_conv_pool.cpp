@@ -17,6 +17,12 @@ PARITY_CASE(Unfold, overlapping_and_disjoint) {
                      ops::unfold(b, x, 0, 1, 1), ops::unfold(b, x, 1, 7, 1)};
 }
 BACKWARD_CASE(GradUnfold, overlapping) { return ops::unfold(b, b.randn({3, 6}), 1, 4, 1) * 2; }
+// Overlapping windows with a step (src/tensor/windows.cpp: the step's phases), long rows.
+BACKWARD_CASE(GradUnfold, overlapping_with_step) {
+  auto x = b.randn({2, 23});
+  return std::vector{ops::unfold(b, x, 1, 5, 3), ops::unfold(b, x, 1, 7, 2),
+                     ops::unfold(b, x, 1, 9, 4), ops::unfold(b, x, 0, 2, 1)};
+}
 
 // ---- convolution ----------------------------------------------------------------------------
 BACKWARD_CASE(GradConv, conv2d_basic) {
@@ -32,6 +38,16 @@ BACKWARD_CASE(GradConv, conv2d_groups_depthwise) {
   return std::vector{
       ops::conv2d(b, x, w, typename B::T{}, Shape{1}, Shape{1}, Shape{1}, int64_t{2}),
       ops::conv2d(b, x, dw, typename B::T{}, Shape{2}, Shape{1}, Shape{1}, int64_t{4})};
+}
+// Every reduction of stride and dilation: gcd > 1, dilation alone, stride with dilation coprime.
+BACKWARD_CASE(GradConv, conv1d_strides_and_dilations) {
+  auto x = b.dyadic({1, 2, 29}), w = b.dyadic({3, 2, 4});
+  auto none = typename B::T{};
+  return std::vector{ops::conv1d(b, x, w, none, Shape{2}, Shape{0}, Shape{2}, int64_t{1}),
+                     ops::conv1d(b, x, w, none, Shape{1}, Shape{1}, Shape{3}, int64_t{1}),
+                     ops::conv1d(b, x, w, none, Shape{2}, Shape{0}, Shape{3}, int64_t{1}),
+                     ops::conv1d(b, x, w, none, Shape{4}, Shape{2}, Shape{6}, int64_t{1}),
+                     ops::conv1d(b, x, w, none, Shape{3}, Shape{0}, Shape{1}, int64_t{1})};
 }
 BACKWARD_CASE(GradConv, conv1d_and_unbatched) {
   auto x = b.dyadic({2, 3, 10}), w = b.dyadic({5, 3, 4}), bias = b.randn({5});
@@ -79,6 +95,12 @@ BACKWARD_CASE(GradPool, max_pool2d) {
                      ops::max_pool2d(b, x, Shape{3, 2}, Shape{2, 1}, Shape{1}, Shape{1}, false),
                      ops::max_pool2d(b, x, Shape{3}, Shape{2}, Shape{1}, Shape{2, 1}, true),
                      ops::max_pool2d(b, x, Shape{2}, Shape{3}, Shape{0}, Shape{1}, true)};
+}
+// Large dilated kernels with a large stride (pytorch-converted's MaxPool*_stride_padding_dilation
+// shape of problem, smaller).
+PARITY_CASE(Pool, max_pool2d_large_dilated_kernel) {
+  return ops::max_pool2d(b, b.randn({1, 1, 120, 100}), Shape{6, 8}, Shape{10}, Shape{3, 4},
+                         Shape{10}, false);
 }
 PARITY_CASE(Pool, max_pool_1d_3d) {
   return std::vector{

@@ -77,8 +77,7 @@ Tensor windows(const Tensor& x, const Spatial& s) {
     if (span > w.size(d))
       throw ShapeError("a window of " + std::to_string(span) + " does not fit a padded dim of " +
                        std::to_string(w.size(d)));
-    w = unfold(w, d, span, s.stride[i]);
-    if (s.dilation[i] > 1) w = w.slice(-1, 0, span, s.dilation[i]);
+    w = unfold(w, d, s.kernel[i], s.stride[i], s.dilation[i]);
   }
   return w;
 }
