@@ -44,7 +44,7 @@ deb: build
 bench: build
 	@bash bench/run.sh $(BUILD)
 
-# The study (spec/ppo.md) side by side with libtorch and the BLAS libraries, one process at a
+# The study (docs/training.md) side by side with libtorch and the BLAS libraries, one process at a
 # time: writes runs/study-<time>/report.md and raw.jsonl. ARGS="--short" (seconds), "--full"
 # (adds time to the target over 5 seeds), "--out DIR".
 # The Python references (PyTorch on Gymnasium, tinygrad) run from .venv-study, created from PyPI on

@@ -59,7 +59,7 @@ void act_noiseless(const EnvArgs& args, Xoshiro256& rng, std::span<const float> 
 }
 
 // Fills one action row: act_noiseless, then for continuous actions N(0, action_noise^2) noise and
-// clipping to [-1, 1] (how a stochastic policy's actions reach the env, spec/ppo.md
+// clipping to [-1, 1] (how a stochastic policy's actions reach the env, docs/training.md
 // "Collection"; with the heuristic it measures how hard coming to rest is under noise).
 void act(const EnvArgs& args, Xoshiro256& rng, GaussianSampler& noise, std::span<const float> obs,
          std::span<float> action) {

@@ -1,7 +1,8 @@
-// `ember train`: PPO on LunarLander under the study's protocol (spec/ppo.md; src/ppo/trainer.cpp).
-// With no options it runs the full default job: 4 envs, 20,000 transitions per epoch, 20 passes in
-// minibatches of 10,000, evaluation every 5th epoch on 100 episodes, stop at an evaluation mean of
-// 200 or 1,000,000 transitions, then the saved-policy evaluation; records go to runs/<timestamp>.
+// `ember train`: PPO on LunarLander under the study's protocol (docs/training.md;
+// src/ppo/trainer.cpp). With no options it runs the full default job: 4 envs, 20,000 transitions
+// per epoch, 20 passes in minibatches of 10,000, evaluation every 5th epoch on 100 episodes, stop
+// at an evaluation mean of 200 or 1,000,000 transitions, then the saved-policy evaluation; records
+// go to runs/<timestamp>.
 #include <CLI/CLI.hpp>
 
 #include <sys/stat.h>

@@ -19,7 +19,7 @@ struct ExitStatus {
 void add_env_command(CLI::App& app);  // ember env: run LunarLander episodes with a fixed policy
 // ember inspect: list a safetensors file's tensors (name, dtype, shape, min, max, mean)
 void add_inspect_command(CLI::App& app);
-void add_train_command(CLI::App& app);  // ember train: PPO on LunarLander (spec/ppo.md)
+void add_train_command(CLI::App& app);  // ember train: PPO on LunarLander (docs/training.md)
 void add_eval_command(CLI::App& app);   // ember eval: evaluate a saved policy
 // ember onnx run|test|info: ONNX models (only when the ONNX frontend is built)
 void add_onnx_command(CLI::App& app);

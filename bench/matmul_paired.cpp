@@ -8,11 +8,11 @@
 // through ember::jit (a replay: no graph, no plan lookup; how a loop of small products runs, as
 // the rollout's actor does), ember's kernel alone (the compiled program the engine launched,
 // called on the same buffers), oneDNN and OpenBLAS. A batch is a 150 ms pause (the previous
-// library's spinning threads park), 10 warm-up calls (the study's protocol, spec/ppo.md: after the
-// pause a microsecond call runs with cold caches and branch predictors for its first few calls) and
-// `reps` timed ones; its median counts. The table gives each library's median over rounds and the
-// median of the per-round ratios to oneDNN. "check" is the largest relative difference to oneDNN's
-// result.
+// library's spinning threads park), 10 warm-up calls (the study's protocol, docs/training.md: after
+// the pause a microsecond call runs with cold caches and branch predictors for its first few calls)
+// and `reps` timed ones; its median counts. The table gives each library's median over rounds and
+// the median of the per-round ratios to oneDNN. "check" is the largest relative difference to
+// oneDNN's result.
 //
 // One run covers one ISA level: $EMBER_ISA for ember; the caller holds oneDNN and OpenBLAS to the
 // same level ($DNNL_MAX_CPU_ISA, $OPENBLAS_CORETYPE), as bench/run.sh does for bench_matmul.

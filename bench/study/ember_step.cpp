@@ -1,5 +1,5 @@
-// The study's controlled optimizer step for ember (spec/ppo.md): the training step `ember train`
-// runs (rl::PpoLearner::step_fn, jitted), on one random minibatch of `--batch` transitions.
+// The study's controlled optimizer step for ember (docs/training.md): the training step `ember
+// train` runs (rl::PpoLearner::step_fn, jitted), on one random minibatch of `--batch` transitions.
 // Prints one JSON line: per-step milliseconds of the timed steps and their median. With
 // --attribution, one more line: the kernel attribution of one further step (PROFILE data).
 // A benchmark, not a test: run by bench/study/study.py, one process per measurement.

@@ -1,6 +1,6 @@
-// The study's three matrix-product shapes (spec/ppo.md) and its protocol: 10 warm-up calls, then
-// 30 timed calls, median. The third shape is the weight gradient x^T dy: A is stored (10000 x 128)
-// and used transposed, as in a training step.
+// The study's three matrix-product shapes (docs/training.md) and its protocol: 10 warm-up calls,
+// then 30 timed calls, median. The third shape is the weight gradient x^T dy: A is stored (10000 x
+// 128) and used transposed, as in a training step.
 #pragma once
 #include <algorithm>
 #include <chrono>

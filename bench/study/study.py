@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The study (spec/ppo.md) reproduced side by side: `make study` runs this.
+"""The study (docs/training.md) reproduced side by side: `make study` runs this.
 
 Runs one measuring process at a time and writes, into --out:
   raw.jsonl   every measurement as one JSON line (with its section and the command that made it)
@@ -171,7 +171,7 @@ class Study:
         return peaks
 
     def paired(self, section, ember_cmd, ember_env, ref_cmd, pairs, level):
-        """`pairs` process pairs of ember and a reference, alternating who runs first (spec/ppo.md).
+        """`pairs` process pairs of ember and a reference, alternating who runs first (docs/training.md).
         Returns (ember process medians, reference process medians, within-pair ratios ember/ref)."""
         em, ref, ratios = [], [], []
         for p in range(pairs):

@@ -1,6 +1,6 @@
-"""The study's timing protocol for the Python references (spec/ppo.md, "Controlled optimizer step"
-and "Matrix products"): the same command line and JSON lines as the C++ programs in bench/study/
-(step_args.h, matmul_case.h), so study.py reads every reference the same way."""
+"""The study's timing protocol for the Python references (the controlled optimizer step and the
+matrix products of `make study`): the same command line and JSON lines as the C++ programs in
+bench/study/ (step_args.h, matmul_case.h), so study.py reads every reference the same way."""
 import argparse
 import json
 import statistics

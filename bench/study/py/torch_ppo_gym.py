@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The study's PPO trainer as a Python user runs it: PyTorch on Gymnasium's LunarLanderContinuous-v3.
 
-Protocol and settings as `ember train` (spec/ppo.md; rl::TrainConfig defaults): 4 envs, 5,000 vector
+Protocol and settings as `ember train` (docs/training.md; rl::TrainConfig defaults): 4 envs, 5,000 vector
 steps per epoch (20,000 transitions), 20 passes in shuffled minibatches of 10,000, gamma 0.999,
 GAE lambda 0.95, reward scaling by the running std of each env's discounted return (Engstrom et al.
 2020; Gymnasium's NormalizeReward statistics, shared by the 4 envs as in rl::RewardScaler), the

@@ -1,7 +1,7 @@
 // Running the policy outside the training step: the actor's means for acting (collection and
 // evaluation, a few observations per call), and the ONE batched forward pass after collection
-// that gives every stored transition its old log-prob and value (spec/ppo.md "Update": old-policy
-// log-probs and critic values).
+// that gives every stored transition its old log-prob and value (docs/training.md "The workload":
+// old-policy log-probs and critic values).
 #pragma once
 
 #include <cstdint>

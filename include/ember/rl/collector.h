@@ -1,12 +1,12 @@
-// Rollout collection (spec/ppo.md "Collection"): T vector steps of a VectorEnv. Each step runs the
-// actor on the N current observations, samples a ~ N(mean, std) host-side, stores the UNCLIPPED
-// sample, sends clip(a, low, high) to the envs, and records rewards (raw and scaled,
+// Rollout collection (docs/training.md "The workload"): T vector steps of a VectorEnv. Each step
+// runs the actor on the N current observations, samples a ~ N(mean, std) host-side, stores the
+// UNCLIPPED sample, sends clip(a, low, high) to the envs, and records rewards (raw and scaled,
 // reward_scaler.h), termination and truncation flags, and the true final observation of every
 // truncated episode (VectorEnv exposes it before its auto-reset). Episodes continue across
 // collect() calls: the envs are reset only once, on the first call.
 //
 // Time is split into actor inference, action sampling, env stepping and buffer writes
-// (spec/ppo.md "What the study had to work around").
+// (docs/training.md "The hyper-parameters").
 #pragma once
 
 #include <cstdint>

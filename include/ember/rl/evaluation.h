@@ -1,4 +1,4 @@
-// Policy evaluation under the study's protocol (spec/ppo.md "Evaluation"): `envs` separate
+// Policy evaluation under the study's protocol (docs/training.md "The workload"): `envs` separate
 // LunarLander envs (default 4), each playing exactly `episodes_per_env` (default 25) COMPLETE
 // episodes from fresh resets (not the first 100 episodes to finish, which would favour short
 // ones), stochastic actions a ~ N(mean, std) clipped to the action bounds [-1, 1], one fixed policy

@@ -1,6 +1,7 @@
 // Generalized Advantage Estimation (Schulman et al. 2016, "High-Dimensional Continuous Control
 // Using Generalized Advantage Estimation", eq. 16; in the truncated form of the PPO paper,
-// Schulman et al. 2017, eqs. 11-12), with the episode-boundary rules of spec/ppo.md "Collection".
+// Schulman et al. 2017, eqs. 11-12), with the episode-boundary rules of docs/training.md "The
+// workload".
 //
 // Layout: every array is [T, N] row-major (step t, env n at t * N + n), float32; flags uint8 0/1.
 //   rewards[t, n]      reward of step t (as used for learning, e.g. after reward scaling)

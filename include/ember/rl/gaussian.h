@@ -1,6 +1,6 @@
 // The diagonal Gaussian policy distribution with a state-independent log-std (PPO paper,
 // Schulman et al. 2017, section 6.1: "a Gaussian distribution with variable standard deviations";
-// spec/ppo.md "Workload"): pi(a | s) = N(a; mu(s), diag(exp(log_std))^2).
+// docs/training.md "The workload"): pi(a | s) = N(a; mu(s), diag(exp(log_std))^2).
 //
 // Formulas (per action dim i, summed over the A dims):
 //   log pi(a | s) = sum_i [ -0.5 ((a_i - mu_i) / sigma_i)^2 - log sigma_i - 0.5 log(2 pi) ]

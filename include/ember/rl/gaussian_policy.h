@@ -1,8 +1,8 @@
-// The PPO agent's networks (spec/ppo.md "Workload"): a diagonal Gaussian actor whose means come
-// from a tanh MLP (obs_dim -> layers x hidden -> act_dim) with a state-independent log-std
+// The PPO agent's networks (docs/training.md "The workload"): a diagonal Gaussian actor whose means
+// come from a tanh MLP (obs_dim -> layers x hidden -> act_dim) with a state-independent log-std
 // parameter, and a separate critic MLP (obs_dim -> layers x hidden -> 1).
 //
-// Defaults are the configuration of spec/ppo.md "A configuration known to reach 200": 4 hidden
+// Defaults are the configuration of docs/training.md "The hyper-parameters": 4 hidden
 // layers of 128, tanh, orthogonal init with gains sqrt(2) (hidden), 0.01 (actor output),
 // 1.0 (critic output), zero biases, log-std initialised to -1.0 (std 0.37).
 //

@@ -1,7 +1,7 @@
 // A tanh multi-layer perceptron: in -> hidden x layers (tanh) -> out (linear), the network shape of
-// both the actor and the critic in spec/ppo.md "Workload" (8 -> 4 x 128 tanh -> 2 or 1).
+// both the actor and the critic in docs/training.md "The workload" (8 -> 4 x 128 tanh -> 2 or 1).
 //
-// Initialisation (spec/ppo.md "A configuration known to reach 200"; as common PPO
+// Initialisation (docs/training.md "The hyper-parameters"; as common PPO
 // implementations): orthogonal weights (nn::init::orthogonal_, Saxe et al. 2013) with gain
 // `hidden_gain` (sqrt(2)) on the hidden layers and `output_gain` on the output layer (0.01 actor,
 // 1.0 critic); zero biases. Draws from ember's global generator (seed it with manual_seed).

@@ -1,5 +1,6 @@
-// The PPO update (spec/ppo.md "Workload": 20 passes over the epoch's transitions in shuffled
-// minibatches; "Update": clipped surrogate objective, value loss, grad-norm clipping, Adam).
+// The PPO update (docs/training.md "The workload": 20 passes over the epoch's transitions in
+// shuffled minibatches; "Update": clipped surrogate objective, value loss, grad-norm clipping,
+// Adam).
 //
 // One training step on a minibatch is a TensorFn (tensor_fn.h) from
 //   {obs [M, O], actions [M, A], old_log_probs [M], advantages [M], returns [M]} (float32)
@@ -7,7 +8,7 @@
 // actor_grad_norm, critic_grad_norm} (0-d float32, read with item() after the call). Inside:
 // forward (actor means, critic values), ppo_loss (ppo_loss.h), gradients, grad-norm clipping
 // (nn::utils::clip_grad_norm_: separately over the actor's parameters incl. log_std and over the
-// critic's when separate_grad_clip, as spec/ppo.md's known-good configuration; else one global
+// critic's when separate_grad_clip, as docs/training.md's known-good configuration; else one global
 // clip), one Adam step (Kingma & Ba 2015, PyTorch's arithmetic). It reads no tensor data, so it
 // can be captured by ember::jit (options.jit).
 //

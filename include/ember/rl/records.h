@@ -1,4 +1,4 @@
-// The records a training run keeps (spec/ppo.md "Records each run keeps"; issue 5 "Deliver" 4),
+// The records a training run keeps (docs/training.md "What a run records"; issue 5 "Deliver" 4),
 // in its output directory:
 //   run.json          provenance (provenance() below), every setting, and at the end the summary
 //   epochs.jsonl      one JSON object per epoch (fields: see trainer.h)

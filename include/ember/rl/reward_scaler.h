@@ -1,4 +1,4 @@
-// Reward scaling (spec/ppo.md "A configuration known to reach 200"; Engstrom et al. 2020,
+// Reward scaling (docs/training.md "The hyper-parameters"; Engstrom et al. 2020,
 // "Implementation Matters in Deep Policy Gradients", section 3 / Algorithm "PPO with reward
 // scaling"; Gymnasium's NormalizeReward wrapper): each env keeps a discounted return
 // R <- gamma * R + r, the running variance of all R values seen is tracked, and the reward handed

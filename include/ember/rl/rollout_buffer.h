@@ -1,7 +1,7 @@
-// The rollout buffer of one PPO epoch (spec/ppo.md "Workload", "Collection"): T vector steps of N
-// envs, written step by step during collection, then completed by ONE batched forward pass of the
-// policy over every stored observation (old log-probs and values), then GAE (gae.h), then read in
-// shuffled minibatches gathered host-side into contiguous arrays.
+// The rollout buffer of one PPO epoch (docs/training.md "The workload", "Collection"): T vector
+// steps of N envs, written step by step during collection, then completed by ONE batched forward
+// pass of the policy over every stored observation (old log-probs and values), then GAE (gae.h),
+// then read in shuffled minibatches gathered host-side into contiguous arrays.
 //
 // Layout (row-major, float32 unless noted; row i = t * N + n is env n at step t):
 //   observations [T * N + N + C, O]   rows [0, T*N): the observation each step acted on;

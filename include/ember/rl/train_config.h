@@ -1,5 +1,5 @@
-// Every setting of `ember train` (spec/ppo.md). Defaults are the study's workload and the
-// configuration of spec/ppo.md "A configuration known to reach 200", except gamma and lambda
+// Every setting of `ember train` (docs/training.md). Defaults are the study's workload and the
+// configuration of docs/training.md "The hyper-parameters", except gamma and lambda
 // (tuned on ember's env, see below); each is a command-line option of apps/cmd_train.cpp and is
 // recorded in run.json.
 #pragma once
@@ -34,7 +34,7 @@ struct TrainConfig {
   std::string progress = "auto";  // auto | tty | plain | none
   bool jit = true;
 
-  // ---- workload (spec/ppo.md "Workload")
+  // ---- workload (docs/training.md "The workload")
   // ---------------------------------------------------------
   int64_t envs = 4;
   int64_t steps_per_env = 5000;  // vector steps per epoch: 20,000 transitions
@@ -45,7 +45,7 @@ struct TrainConfig {
   int64_t final_eval_episodes_per_env = 25;  // the saved-policy evaluation
 
   // ---- algorithm -------------------------------------------------------------------------------
-  // gamma differs from spec/ppo.md's 0.99. Transitions at stop, seeds 1-5, default workload on
+  // gamma differs from docs/training.md's 0.99. Transitions at stop, seeds 1-5, default workload on
   // ember's env (Box2D 2.4); a build's results are deterministic on a given CPU and do not depend
   // on the thread count:
   //   gamma 0.999, lambda 0.95 (default): 520k, 520k, 420k, 720k, 620k (median 520k; f7bf7fa)

@@ -1,4 +1,4 @@
-// `ember train`: PPO on LunarLander under the study's protocol (spec/ppo.md), end to end.
+// `ember train`: PPO on LunarLander under the study's protocol (docs/training.md), end to end.
 //
 // Epoch loop (epoch e = 0, 1, ...; the training envs are reset once and episodes continue across
 // epochs):
