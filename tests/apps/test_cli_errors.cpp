@@ -29,6 +29,7 @@ struct RunOptions {
   fs::path cwd;
   std::vector<std::pair<std::string, std::string>> env;  // set in the child
   uid_t uid = 0;                                         // run as this user (when root)
+  std::string exe = EMBER_CLI_PATH;                      // the ember binary to run
 };
 
 // Runs `ember args...` in `o.cwd`; a hang is killed after 120 s (SIGALRM).
@@ -45,7 +46,7 @@ Result ember(const std::vector<std::string>& args, const RunOptions& o) {
     if (o.uid && (setgroups(0, nullptr) != 0 || setgid(o.uid) != 0 || setuid(o.uid) != 0))
       _exit(99);
     alarm(120);
-    std::vector<char*> argv{const_cast<char*>(EMBER_CLI_PATH)};
+    std::vector<char*> argv{const_cast<char*>(o.exe.c_str())};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     execv(argv[0], argv.data());
@@ -157,11 +158,22 @@ TEST_F(Cli, UnknownNamesAreNamedWithTheNearestValidOne) {
 TEST_F(Cli, AnUnwritableDirectoryIsPermissionDenied) {
   // Root writes anywhere: as root, run as nobody in this root-owned 0755 directory; otherwise
   // take the write permission away.
+  // As nobody, the build tree itself may be out of reach (a checkout under /root is 0700), so
+  // nobody runs a copy of the binary from a world-readable temporary directory.
   RunOptions as;
-  if (geteuid() == 0)
+  fs::path bin;
+  if (geteuid() == 0) {
     as.uid = kNobody;
-  else
+    char templ[] = "/tmp/ember-cli-bin-XXXXXX";
+    ASSERT_NE(mkdtemp(templ), nullptr);
+    bin = templ;
+    fs::permissions(bin, fs::perms(0755));
+    fs::copy_file(EMBER_CLI_PATH, bin / "ember");
+    fs::permissions(bin / "ember", fs::perms(0755));
+    as.exe = (bin / "ember").string();
+  } else {
     fs::permissions(dir, fs::perms(0555));
+  }
   expect_refused({"train"},
                  "cannot create output directory 'runs' in the working directory: Permission "
                  "denied\n",
@@ -173,6 +185,8 @@ TEST_F(Cli, AnUnwritableDirectoryIsPermissionDenied) {
                   "--steps-per-env", "8", "--minibatch", "8"},
                  "cannot create output directory 'a/run': cannot create 'a': Permission denied\n",
                  as);
+  std::error_code ec;
+  if (!bin.empty()) fs::remove_all(bin, ec);
 }
 
 TEST_F(Cli, AMissingCompilerIsNamedBeforeARunDirectoryIsMade) {
