@@ -1,8 +1,8 @@
 // ember/dtype.h — element types and PyTorch's type-promotion rules.
 #pragma once
-#include <iosfwd>
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 
 namespace ember {

@@ -387,9 +387,9 @@ TEST(Interning, TheBufferTableForgetsABufferNodeAsItGoes) {
     ASSERT_EQ(h.node()->op, Op::BUFFER);
     EXPECT_TRUE(engine::origin_of(*h.node()));
     std::weak_ptr<runtime::Storage> hs = engine::storage_of(*h.node());
-    Tensor y = h * 2;  // reads h's buffer
+    Tensor y = h * 2;                                     // reads h's buffer
     EXPECT_GE(engine::buffer_table_size(), entries + 1);  // h's (w is a constant)
-    h = Tensor();  // y still reads the buffer
+    h = Tensor();                                         // y still reads the buffer
     EXPECT_FALSE(hs.expired());
     EXPECT_NEAR(y.to_vector<float>()[0], 2 * std::tanh(3.0), 1e-6);
     y = Tensor();  // the last reader
