@@ -22,9 +22,11 @@ __attribute__((target("avx512f"))) double loop_avx512(long iters) {
   for (auto& x : a) x = _mm512_set1_ps(g_one);
   for (long i = 0; i < iters; i++)
     for (auto& x : a) x = _mm512_fmadd_ps(x, b, c);
-  float s = 0;
-  for (auto& x : a) s += _mm512_reduce_add_ps(x);
-  g_zero = s * 0;
+  // Summed lane-wise and read from lane 0, as in loop_avx2: GCC 12's _mm512_reduce_add_ps reads
+  // _mm256_undefined_pd() and warns (-Wuninitialized) where it is inlined.
+  __m512 s = a[0];
+  for (int j = 1; j < 12; j++) s = _mm512_add_ps(s, a[j]);
+  g_zero = _mm512_cvtss_f32(s) * 0;
   return 12.0 * 32 * static_cast<double>(iters);
 }
 

@@ -166,7 +166,7 @@ class Checkpoint : public ::testing::Test {
     Small m;
     const auto before = snapshot(state(m));
     const std::string msg = io_error([&] { load(m, file.string()); });
-    EXPECT_NE(msg.find("'" + file.string() + "': "), std::string::npos) << msg;
+    EXPECT_NE(msg.find('\'' + file.string() + "': "), std::string::npos) << msg;
     EXPECT_NE(msg.find(reason), std::string::npos) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
     EXPECT_EQ(snapshot(state(m)), before) << "a failed load changed the module";

@@ -84,7 +84,7 @@ class ModelBuilder {
     for (auto d : io.dims) {
       auto* dim = s->add_dim();
       if (d < 0)
-        dim->set_dim_param(d == -1 ? "N" : "d" + std::to_string(-d));
+        dim->set_dim_param(d == -1 ? "N" : 'd' + std::to_string(-d));
       else
         dim->set_dim_value(d);
     }

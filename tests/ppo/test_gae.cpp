@@ -92,9 +92,9 @@ TEST(RolloutBuffer, NextValuesUseBootstrapAndTruncationRows) {
   EXPECT_EQ(in[T * N + 1], 31.0f);
   EXPECT_EQ(in[T * N + N], -7.0f);
   // Value of row i := i + 0.5; means 0, log_std 0.
-  std::vector<float> values(static_cast<size_t>(buf.inference_rows()));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = float(i) + 0.5f;
-  std::vector<float> means(values.size() * A, 0.0f), log_std = {0.0f};
+  const auto rows = static_cast<size_t>(buf.inference_rows());
+  std::vector<float> values(rows), means(rows * A, 0.0f), log_std(A, 0.0f);
+  for (size_t i = 0; i < rows; ++i) values[i] = float(i) + 0.5f;
   buf.set_policy_outputs(means, log_std, values);
   const auto nv = buf.next_values();
   EXPECT_EQ(nv[0], 2.5f);  // t0 env0 -> row 2
