@@ -61,9 +61,8 @@ void* Storage::data() {
     // the same size is reused (host_blocks.h).
     data_ = host_alloc(nbytes());
     if (!data_)
-      throw Error("ember: out of memory: cannot allocate a tensor buffer of " +
-                  std::to_string(nbytes()) + " bytes (" +
-                  std::to_string(static_cast<double>(nbytes()) / (1 << 30)) + " GiB)");
+      throw Error("out of memory: cannot allocate a tensor buffer of " + std::to_string(nbytes()) +
+                  " bytes (" + std::to_string(static_cast<double>(nbytes()) / (1 << 30)) + " GiB)");
   }
   return data_;
 }

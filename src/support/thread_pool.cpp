@@ -55,7 +55,7 @@ ThreadPool::ThreadPool(int threads) {
     // (a constructor that throws runs no destructor).
     const size_t started = workers_.size();
     stop_and_join();
-    throw Error("ember: cannot start the thread pool: started " + std::to_string(started) + " of " +
+    throw Error("cannot start the thread pool: started " + std::to_string(started) + " of " +
                 std::to_string(threads - 1) + " worker threads (" + e.what() +
                 "); use fewer threads (--threads, EMBER_THREADS) or raise the process limit "
                 "(ulimit -u)");

@@ -90,7 +90,7 @@ Tensor make_tensor(NodeRef node, std::initializer_list<const Tensor*> inputs) {
 }
 
 const NodeRef& node_of(const Tensor& t) {
-  if (!t.defined()) throw ValueError("ember: operation on an undefined tensor");
+  if (!t.defined()) throw ValueError("operation on an undefined tensor");
   if (g_observer) g_observer->read(t);
   return t.impl()->node;
 }

@@ -254,6 +254,22 @@ TEST_F(Cli, ARunEndsWithOneSummary) {
   EXPECT_EQ(count(r.output, "policy:     run/policy.safetensors\n"), 1) << r.output;
 }
 
+// An error from the library (here the kernel compiler, a program that exists and fails, on an
+// empty kernel cache) is printed after one "ember: error: " prefix, not two.
+TEST_F(Cli, ALibraryErrorHasOnePrefix) {
+  RunOptions o;
+  o.env = {{"EMBER_CC", "/bin/false"}, {"EMBER_CACHE_DIR", (dir / "cache").string()}};
+  std::vector<std::string> args = {"train", "--out", "run"};
+  args.insert(args.end(), kTinyRun.begin(), kTinyRun.end());
+  const Result r = run(args, o);
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("ember: error: kernel compilation failed (/bin/false "),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(count(r.output, "ember: error: "), 1) << r.output;
+  EXPECT_EQ(count(r.output, "error: ember: "), 0) << r.output;
+}
+
 TEST_F(Cli, EvalTakesARunDirectoryAndSaysWhatToPassForAManifest) {
   std::vector<std::string> args = {"train", "--out", "run"};
   args.insert(args.end(), kTinyRun.begin(), kTinyRun.end());

@@ -211,7 +211,7 @@ struct BuildDir {
 
 void write_new_file(const std::string& path, const std::string& bytes) {
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) throw CompileError("ember: cannot create '" + path + "': " + std::strerror(errno));
+  if (fd < 0) throw CompileError("cannot create '" + path + "': " + std::strerror(errno));
   size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
@@ -219,19 +219,19 @@ void write_new_file(const std::string& path, const std::string& bytes) {
     if (n <= 0) {
       const int e = errno;
       close(fd);
-      throw CompileError("ember: cannot write '" + path + "': " + std::strerror(e));
+      throw CompileError("cannot write '" + path + "': " + std::strerror(e));
     }
     done += static_cast<size_t>(n);
   }
   if (fsync(fd) != 0 || close(fd) != 0)
-    throw CompileError("ember: cannot write '" + path + "': " + std::strerror(errno));
+    throw CompileError("cannot write '" + path + "': " + std::strerror(errno));
 }
 
 std::string read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;
   ss << f.rdbuf();
-  if (!f) throw CompileError("ember: cannot read compiled object '" + path + "'");
+  if (!f) throw CompileError("cannot read compiled object '" + path + "'");
   return ss.str();
 }
 
@@ -259,7 +259,7 @@ std::vector<std::vector<size_t>> balance(const std::vector<std::string>& kernels
 
 void check_run(const ProcessResult& r, const std::vector<std::string>& argv) {
   if (!r.ok())
-    throw CompileError("ember: kernel compilation failed (" + display_command(argv) + ", status " +
+    throw CompileError("kernel compilation failed (" + display_command(argv) + ", status " +
                        std::to_string(r.status) + "):\n" + r.output.substr(0, 4000));
 }
 
@@ -361,7 +361,7 @@ void* compile_and_load(const std::string& prelude, const std::vector<std::string
   const std::string parent = !dirs.publish.empty() ? dirs.publish : (t && *t ? t : "/tmp");
   std::string templ = parent + "/.ember-build-XXXXXX";
   if (!mkdtemp(templ.data()))
-    throw CompileError("ember: cannot create a build directory in '" + parent +
+    throw CompileError("cannot create a build directory in '" + parent +
                        "': " + std::strerror(errno));
   BuildDir build{templ};
   const std::string obj = build.path + "/kernel.so";
@@ -381,7 +381,7 @@ void* compile_and_load(const std::string& prelude, const std::vector<std::string
       cache_warning("cannot publish kernel cache entry '" + dest + "': " + std::strerror(errno));
   }
   void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) throw CompileError(std::string("ember: cannot load compiled kernels: ") + dlerror());
+  if (!h) throw CompileError(std::string("cannot load compiled kernels: ") + dlerror());
   return h;  // an unpublished object stays mapped after its build directory is removed
 }
 
@@ -394,7 +394,7 @@ CompileCounters compile_counters_this_thread() { return t_counters; }
 
 void* load_symbol(void* handle, const std::string& name) {
   void* s = dlsym(handle, name.c_str());
-  if (!s) throw CompileError("ember: compiled object lacks symbol " + name);
+  if (!s) throw CompileError("compiled object lacks symbol " + name);
   return s;
 }
 

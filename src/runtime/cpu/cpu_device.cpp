@@ -37,7 +37,7 @@ struct CpuProgram : Program {
   codegen::Scratch scratch;
   int64_t rows = -1;  // passed after the buffers when the kernel reads it (runtime_rows)
   void launch(void* const* bufs) const override {
-    if (!fn) throw Error("ember: internal error: kernel " + name + " launched before it was built");
+    if (!fn) throw Error("internal error: kernel " + name + " launched before it was built");
     if (scratch.bytes > 0) return launch_with_scratch(bufs);
     if (rows >= 0) return launch_with_rows(bufs);
     run(bufs);
@@ -93,7 +93,7 @@ std::shared_ptr<CpuProgram> make_program(const schedule::Kernel& k, codegen::Ker
   p->scratch = p->plan.scratch(p->kernel);
   p->rows = p->plan.runtime_rows(p->kernel);
   if (p->rows >= 0 && p->scratch.bytes > 0)
-    throw Error("ember: internal error: kernel " + p->name + " has scratch and a row count");
+    throw Error("internal error: kernel " + p->name + " has scratch and a row count");
   return p;
 }
 
@@ -182,8 +182,7 @@ Device& cpu_device() {
 std::shared_ptr<Program> prepare_cpu_program(const schedule::Kernel& k,
                                              const codegen::KernelPlan& plan) {
   if (const std::string why = plan.illegal(k, host_target()); !why.empty())
-    throw Error("ember: kernel " + k.name() + " cannot be rendered as '" + plan.str() +
-                "': " + why);
+    throw Error("kernel " + k.name() + " cannot be rendered as '" + plan.str() + "': " + why);
   return make_program(k, plan);
 }
 
