@@ -4,7 +4,7 @@
 Gymnasium's generator is replaced by a recorded stream of unit doubles u (uniform(low, high) =
 low + (high - low) * u, as NumPy and ember's StreamSource compute it) and of integers (wind
 offsets). ember's test (tests/env/test_lunar_golden.cpp) replays the same streams and actions and
-compares observations (spec shared/spec/lunar_lander.md, Acceptance: within 1e-3 for steps 0-20).
+compares observations (docs/lunar_lander.md, "Acceptance": within 1e-3 for steps 0-20).
 
 Usage (in a throwaway venv; box2d-py needs swig to build):
   python3 -m venv /tmp/gymvenv && /tmp/gymvenv/bin/pip install "gymnasium[box2d]"

@@ -1,5 +1,5 @@
-// LunarLander on Box2D 2.4: a port of Gymnasium 1.4's LunarLander-v3 written from
-// shared/spec/lunar_lander.md (section names below refer to it).
+// LunarLander on Box2D 2.4: a port of Gymnasium 1.4's LunarLander-v3 written from the facts in
+// docs/lunar_lander.md (the spec sections cited below and in src/env are that page's sections).
 //
 // Observation: float32[8] (spec "Step" 8):
 //   [0] x relative to the pad centre / (W/2)    [1] y relative to pad height + LEG_DOWN / (H/2)
