@@ -4,19 +4,33 @@ PRESET ?= release
 JOBS ?= $(shell nproc)
 BUILD := build/$(PRESET)
 
-.PHONY: deps configure build test test-dev train install deb bench study onnx-conformance onnx-networks \
-        format clean fresh-check
+.PHONY: deps configure ember build test test-dev train install deb bench bench-build study \
+        onnx-conformance onnx-networks format clean fresh-check
 
+# Debian packages by set (scripts/install-deps.sh): run for the ember command and the libraries,
+# test and bench beside it. `make deps` installs every set (a developer's machine).
 deps:
 	@bash scripts/install-deps.sh
 
-configure: deps
+# The tests and benchmarks are configured when their packages are installed (EMBER_BUILD_TESTS and
+# EMBER_BUILD_BENCH default to AUTO); `make test` and `make bench` turn theirs ON, which the build
+# tree keeps.
+configure:
+	@bash scripts/install-deps.sh run
 	@cmake --preset $(PRESET) >/dev/null
+
+# The ember command alone (build/<preset>/apps/ember): the layers' libraries it links, not the
+# shared libraries, tests or benchmarks.
+ember: configure
+	@cmake --build --preset $(PRESET) -j $(JOBS) --target ember_cli
 
 build: configure
 	@cmake --build --preset $(PRESET) -j $(JOBS)
 
-test: build
+test:
+	@bash scripts/install-deps.sh run test
+	@cmake --preset $(PRESET) -DEMBER_BUILD_TESTS=ON >/dev/null
+	@cmake --build --preset $(PRESET) -j $(JOBS)
 	@bash scripts/python-venv.sh
 	@ctest --preset $(PRESET) -j $(JOBS)
 
@@ -24,7 +38,7 @@ test: build
 test-dev:
 	@$(MAKE) --no-print-directory test PRESET=dev
 
-train: build
+train: ember
 	@$(BUILD)/apps/ember train $(ARGS)
 
 # The ember command, libember (ember::ember, ember::rl), the public headers, the CMake package and
@@ -41,7 +55,13 @@ deb: build
 	@cpack --config $(BUILD)/CPackConfig.cmake
 	@ls $(BUILD)/package/ember_*_amd64.deb
 
-bench: build
+# The benchmarks and the study's programs, with their references (install-deps.sh bench).
+bench-build:
+	@bash scripts/install-deps.sh run bench
+	@cmake --preset $(PRESET) -DEMBER_BUILD_BENCH=ON >/dev/null
+	@cmake --build --preset $(PRESET) -j $(JOBS)
+
+bench: bench-build
 	@bash bench/run.sh $(BUILD)
 
 # The study (docs/training.md) side by side with libtorch and the BLAS libraries, one process at a
@@ -49,19 +69,21 @@ bench: build
 # (adds time to the target over 5 seeds), "--out DIR".
 # The Python references (PyTorch on Gymnasium, tinygrad) run from .venv-study, created from PyPI on
 # the first run (scripts/study-venv.sh); without it the study runs without them and says so.
-study: build
+study: bench-build
 	@bash scripts/study-venv.sh || echo "study: the Python references are unavailable (see above); running without them"
 	@python3 bench/study/study.py --build $(BUILD) $(ARGS)
 
 # ONNX's backend tests (Debian's libonnx-testdata, every folder) on cpu and interp: writes
 # onnx-conformance.md (ARGS: --devices cpu, --out FILE, --jobs N, --timeout S).
-onnx-conformance: build
+onnx-conformance: ember
+	@bash scripts/install-deps.sh test
 	@python3 scripts/onnx_conformance.py --build $(BUILD) $(ARGS)
 
 # Real networks (ResNet, MobileNet, SqueezeNet, BERT-class; fixed-seed random weights) exported
 # with Debian's torch, run on ember and on ONNX Runtime (.venv): writes onnx-networks.md (ARGS:
 # --set small for the ones `make test` runs, --only NAME..., --device interp).
-onnx-networks: build
+onnx-networks: ember
+	@bash scripts/install-deps.sh test
 	@bash scripts/python-venv.sh
 	@.venv/bin/python scripts/onnx_networks.py --build $(BUILD) --out $(BUILD)/onnx-networks \
 	  --set all --report onnx-networks.md $(ARGS)

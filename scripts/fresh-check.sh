@@ -4,9 +4,11 @@
 # Bootstraps a minimal Debian 12 (bookworm) root with mmdebstrap from Debian's own mirrors, with
 # nothing but apt, git, make and CA certificates (what a new user needs to clone and type `make`);
 # clones the committed revision into it (HEAD, or the one given); enters it with chroot, /proc, /sys,
-# /dev and /dev/pts bind-mounted; runs `make test`, then `make train` with a short setting; builds the
-# Debian package (`make deb`), installs it with apt (which installs its declared dependencies) and
-# runs the installed `ember --version` and a short `ember train` outside the clone; prints each
+# /dev and /dev/pts bind-mounted; installs the ember command's packages alone and builds it alone,
+# as `make train` does (the build's time and ninja's step count are printed); runs `make train` with
+# a short setting, then `make test` (the test packages, then everything else built and run); builds
+# the Debian package (`make deb`), installs it with apt (which installs its declared dependencies)
+# and runs the installed `ember --version` and a short `ember train` outside the clone; prints each
 # step's time and result; removes the root. Exit status 0 only when every step passed.
 #
 # Usage (as root): scripts/fresh-check.sh [REVISION]      e.g. `make fresh-check REV=9e34cc8`
@@ -93,6 +95,17 @@ in_root() {
     bash -c "cd /root/ember && $1"
 }
 
+# The build `make train` starts with: the ember command alone, its packages already installed
+# (the step before), so that the step's time is the build's.
+train_build() {
+  in_root "make ember"
+}
+
+# The number of ninja's steps in a build log: the total of its last "[done/total]" line.
+ninja_steps() {
+  { grep -o '^\[[0-9]*/[0-9]*\]' "$1" || true; } | tail -n 1 | sed 's|.*/||; s|\]||'
+}
+
 # The package `make deb` built, installed by apt from the clone's build tree.
 install_deb() {
   in_root "make deb && apt-get install -y -q ./build/release/package/ember_*_amd64.deb"
@@ -132,8 +145,13 @@ summary() {
 
 echo "fresh-check: revision ${sha:0:12}, root $root"
 if step bootstrap bootstrap && step clone enter; then
-  step make-test in_root "make test" || true
+  if step train-deps in_root "bash scripts/install-deps.sh run" && step train-build train_build; then
+    steps=$(ninja_steps "$work/train-build.log")
+    echo "   train-build: ${steps:-?} ninja steps"
+    results+=("$(printf '%-10s %s ninja steps (the ember command alone)' train-build "${steps:-?}")")
+  fi
   step make-train in_root "make train ARGS='$train_args'" || true
+  step make-test in_root "make test" || true
   if step deb-install install_deb; then
     step deb-run run_installed || true
   fi

@@ -1,16 +1,44 @@
 #!/usr/bin/env bash
-# Installs the Debian packages that ember's build, tests and benchmarks need. Idempotent: does
-# nothing when every package is present. Runs as root (CI and the dev machines are root).
+# Installs the Debian packages that ember needs, by set:
+#   run    the `ember` command and the libraries (`make train`, `make install`, `make deb`)
+#   test   what the test suite needs beyond run (`make test` installs run and test)
+#   bench  what the benchmarks and the study need beyond run (`make bench`, `make study`)
+# Usage: scripts/install-deps.sh [run|test|bench]...  (no argument: every set, a developer's
+# machine). Idempotent: does nothing when every package is present. Runs as root (CI and the dev
+# machines are root).
 set -euo pipefail
-# file, dpkg-dev (in build-essential) and pkgconf: `make deb` and the tests of the install.
-pkgs=(build-essential cmake ninja-build g++ python3 python3-venv file pkgconf
-      libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev
-      libbox2d-dev libcli11-dev nlohmann-json3-dev libpng-dev
-      libdnnl-dev libopenblas-dev
-      libonnx-dev libprotobuf-dev libonnx-testdata
-      python3-torch python3-torchvision)
+# file and dpkg-dev (in build-essential): `make deb`. libonnx-dev and libprotobuf-dev: `ember onnx`.
+run=(build-essential cmake ninja-build g++ file
+     libbox2d-dev libcli11-dev nlohmann-json3-dev libpng-dev
+     libonnx-dev libprotobuf-dev)
+# GoogleTest (GTest's CMake package needs GMock's libraries too); libtorch: the parity, training
+# parity and PPO-loss references; OpenBLAS and oneDNN: the speed guard's and the study's
+# references (study.short, study.direct_kernel); libonnx-testdata: onnx.conformance_subset;
+# Debian's torch and torchvision: the real networks' export (onnx.networks); python3-venv: the
+# project venv (scripts/python-venv.sh); pkgconf: the install tests (pkg-config's flags).
+test=(libgtest-dev libgmock-dev libtorch-dev
+      libopenblas-dev libdnnl-dev libonnx-testdata
+      python3 python3-venv python3-torch python3-torchvision pkgconf)
+# Google Benchmark; oneDNN, OpenBLAS and libtorch: the references the benchmarks and the study
+# compare against; python3-venv: the study's Python references (scripts/study-venv.sh).
+bench=(libbenchmark-dev libdnnl-dev libopenblas-dev libtorch-dev python3 python3-venv)
+
+sets=("$@")
+[ ${#sets[@]} -eq 0 ] && sets=(run test bench)
+pkgs=()
+for s in "${sets[@]}"; do
+  case $s in
+    run) pkgs+=("${run[@]}") ;;
+    test) pkgs+=("${test[@]}") ;;
+    bench) pkgs+=("${bench[@]}") ;;
+    *)
+      echo "install-deps: unknown package set '$s' (run, test or bench)" >&2
+      exit 2
+      ;;
+  esac
+done
 missing=()
-for p in "${pkgs[@]}"; do
+for p in $(printf '%s\n' "${pkgs[@]}" | sort -u); do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
