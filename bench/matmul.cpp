@@ -1,5 +1,6 @@
 // Matrix-product benchmark: ember's generated matmul against oneDNN (dnnl_sgemm) and OpenBLAS
-// (cblas_sgemm), float32, on the shapes of spec/anchors.md, with 1 and 2 threads.
+// (cblas_sgemm), float32, with 1 and 2 threads, on the training step's shapes: a hidden layer over
+// a whole epoch, its weight gradient, and the batch-4 actor.
 //
 // Every (library, thread count) runs in its own forked process (so one library's spinning worker
 // threads cannot slow the next), 10 warm-up calls then 30 timed calls (300 for the small shape);

@@ -5,7 +5,7 @@
 # Matrix products run once per x86 ISA level the machine has (avx512, avx2, sse2): ember with
 # EMBER_ISA at that level, oneDNN held to it with DNNL_MAX_CPU_ISA and OpenBLAS with
 # OPENBLAS_CORETYPE (SSE4.1 / Nehalem are the libraries' lowest levels, next to ember's sse2). At the
-# machine's own level OpenBLAS picks its kernel for the CPU (spec/anchors.md): the command unsets
+# machine's own level OpenBLAS picks its kernel for the CPU itself: the command unsets
 # OPENBLAS_CORETYPE (this machine's environment may force Haswell) and OPENBLAS_L2_SIZE, unless
 # OpenBLAS does not know the CPU and would fall back to its generic Prescott kernels.
 # BENCH_LEVELS="avx2 sse2" picks levels. Then the env and jit benchmarks, and the training step
