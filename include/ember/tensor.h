@@ -159,11 +159,14 @@ class Tensor {
   Tensor clone() const;
   /// A cast to dtype t. Floats to integers truncate toward zero; NaN becomes 0, and values beyond
   /// the integer type's range become its minimum or maximum (saturation: C leaves these cases
-  /// undefined, and libtorch's results vary by CPU); to uint8 a float goes through int64 by that
-  /// rule and then wraps modulo 256, as libtorch converts (-1.0 -> 255). Integers to narrower
-  /// integers wrap modulo 2^bits; anything to bool is x != 0 (NaN -> true); to a float rounds to
-  /// nearest. Every device and every host-side conversion (item, to_vector, fill values) gives
-  /// the same result.
+  /// undefined, and libtorch's results vary by CPU); to uint8, int8, int16, uint16 and uint32 a
+  /// float goes through int64 by that rule and then wraps modulo 2^bits, as libtorch converts
+  /// uint8 (-1.0 -> 255); to uint64 it truncates within [0, 2^64), saturates above and wraps
+  /// below through int64 (-1.0 -> 2^64 - 1). Integers to narrower integers wrap modulo 2^bits;
+  /// anything to bool is x != 0 (NaN -> true); to a float rounds to nearest even (to float16 and
+  /// bfloat16 through float32, as libtorch converts: a float64 or an int64 may round twice).
+  /// Every device and every host-side conversion (item, to_vector, fill values) gives the same
+  /// result.
   Tensor to(ScalarType t) const;
   Tensor detach() const;
 

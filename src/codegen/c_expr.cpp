@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "ember/error.h"
+#include "ember/support/kernel_scalar.h"
 
 namespace ember::codegen {
 
@@ -20,6 +21,18 @@ const char* ctype(ScalarType t) {
       return "int32_t";
     case kInt64:
       return "int64_t";
+    case kInt8:
+      return "int8_t";
+    case kInt16:
+      return "int16_t";
+    case kUInt16:
+    case kFloat16:  // the 16-bit words: make_node leaves only loads, stores, CAST and WHERE
+    case kBFloat16:
+      return "uint16_t";
+    case kUInt32:
+      return "uint32_t";
+    case kUInt64:
+      return "uint64_t";
     case kFloat32:
       return "float";
     case kFloat64:
@@ -30,6 +43,12 @@ const char* ctype(ScalarType t) {
 
 std::string literal(double v, ScalarType t) {
   char buf[64];
+  if (is_reduced_floating_point(t)) {
+    const auto f = static_cast<float>(v);
+    std::snprintf(buf, sizeof buf, "((uint16_t)0x%04x)",
+                  static_cast<unsigned>(t == kFloat16 ? ember_f2h(f) : ember_f2bf(f)));
+    return buf;
+  }
   if (is_floating_point(t)) {
     if (std::isnan(v)) return t == kFloat32 ? "((float)NAN)" : "((double)NAN)";
     if (std::isinf(v))
@@ -66,6 +85,10 @@ std::string reduce_init(Op op, ScalarType t) {
           return "INT32_MIN";
         case kInt64:
           return "INT64_MIN";
+        case kInt8:
+          return "INT8_MIN";
+        case kInt16:
+          return "INT16_MIN";
         default:
           return literal(0, t);
       }
@@ -100,9 +123,24 @@ std::string render_template(const char* tmpl, ScalarType t, const std::vector<st
 
 std::string render_op(Op op, ScalarType t, const std::vector<std::string>& a) {
   const ir::OpInfo& info = ir::op_info(op);
+  if (is_reduced_floating_point(t) && op != Op::WHERE)
+    throw Error(std::string("render: ") + info.name + " on " + dtype_name(t) +
+                " (make_node computes it in float32)");
   const char* tmpl = is_floating_point(t) ? info.c_float : t == kBool ? info.c_bool : info.c_int;
   if (!*tmpl) throw Error(std::string("render: no C rule for ") + info.name);
   return render_template(tmpl, t, a);
+}
+
+std::string render_cast(ScalarType from, ScalarType to, const std::string& x) {
+  if (from == to) return x;
+  std::string v = x;
+  if (is_reduced_floating_point(from)) {  // exact in float32, which converts on as a float does
+    v = std::string(from == kFloat16 ? "ember_h2f(" : "ember_bf2f(") + x + ")";
+    from = kFloat32;
+  }
+  if (is_reduced_floating_point(to))
+    return std::string(to == kFloat16 ? "ember_f2h((float)(" : "ember_f2bf((float)(") + v + "))";
+  return render_op(Op::CAST, to, {v});
 }
 
 namespace {
@@ -179,7 +217,8 @@ std::string ExprEmitter::emit(const Expr& e, std::ostringstream& s, const std::s
       x = reduce_update(e.op, e.dtype, reduce_init(e.op, e.dtype), a[0]);
       break;
     case Expr::Kind::Alu:
-      x = render_op(e.op, e.dtype, a);
+      x = e.op == Op::CAST ? render_cast(e.src[0]->dtype, e.dtype, a[0])
+                           : render_op(e.op, e.dtype, a);
       break;
   }
   std::string name = cat({"v", std::to_string(next_++)});

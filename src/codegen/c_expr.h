@@ -19,6 +19,8 @@ std::string reduce_init(ir::Op op, ScalarType t);
 /// An ALU op's C expression from its template in ops.def (the float, integer or bool column by
 /// t, the result's dtype) with operands `a`. Throws ember::Error for an op without a template.
 std::string render_op(ir::Op op, ScalarType t, const std::vector<std::string>& a);
+/// A CAST of x from one dtype to another (float16 and bfloat16 through float32).
+std::string render_cast(ScalarType from, ScalarType to, const std::string& x);
 /// A C template of ops.def ($0..$2 operands, $f float32 suffix, $T C type, $I one) expanded.
 std::string render_template(const char* tmpl, ScalarType t, const std::vector<std::string>& a);
 /// The reduce step `acc (op) v` as a C expression (NaN-propagating max, bool or/and).

@@ -28,8 +28,9 @@ struct Descr {
   const char* code;  // without the byte-order character
   ScalarType dtype;
 };
-constexpr Descr kDescrs[] = {{"f4", kFloat32}, {"f8", kFloat64}, {"i4", kInt32},
-                             {"i8", kInt64},   {"u1", kUInt8},   {"b1", kBool}};
+constexpr Descr kDescrs[] = {{"f4", kFloat32}, {"f8", kFloat64}, {"f2", kFloat16}, {"i1", kInt8},
+                             {"i2", kInt16},   {"i4", kInt32},   {"i8", kInt64},   {"u1", kUInt8},
+                             {"u2", kUInt16},  {"u4", kUInt32},  {"u8", kUInt64},  {"b1", kBool}};
 
 class HeaderParser {
  public:
@@ -180,7 +181,9 @@ Tensor parse_npy(const std::string& b, const std::string& name) {
   const bool one_byte = dtype && element_size(*dtype) == 1;
   if (!dtype || !(order == '<' || order == '>' || order == '=' || order == '|') ||
       (order == '|' && !one_byte))
-    fail(name, "dtype '" + descr + "' is not supported (ember reads <f4, <f8, <i4, <i8, |u1, |b1)");
+    fail(name, "dtype '" + descr +
+                   "' is not supported (ember reads <f2, <f4, <f8, |i1, <i2, <i4, <i8, |u1, <u2, "
+                   "<u4, <u8, |b1)");
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d != 0 && n > (int64_t{1} << 48) / d) fail(name, "the shape's element count overflows");
@@ -217,32 +220,19 @@ Tensor load_npy(const std::string& path) {
 
 std::string format_npy(const Tensor& t) {
   const char* descr = nullptr;
-  switch (t.dtype()) {
-    case kFloat32:
-      descr = "<f4";
-      break;
-    case kFloat64:
-      descr = "<f8";
-      break;
-    case kInt32:
-      descr = "<i4";
-      break;
-    case kInt64:
-      descr = "<i8";
-      break;
-    case kUInt8:
-      descr = "|u1";
-      break;
-    case kBool:
-      descr = "|b1";
-      break;
-  }
+  for (const auto& d : kDescrs)
+    if (d.dtype == t.dtype()) descr = d.code;
+  if (!descr)  // bfloat16: NumPy has no such type
+    throw IOError(std::string("npy: dtype ") + dtype_name(t.dtype()) +
+                  " has no .npy type code (NumPy has no bfloat16); convert it first, e.g. "
+                  ".to(kFloat32)");
+  const std::string order = element_size(t.dtype()) == 1 ? "|" : "<";
   std::string shape = "(";
   for (int64_t i = 0; i < t.dim(); i++)
     shape += std::to_string(t.sizes()[i]) + (t.dim() == 1 ? "," : i + 1 < t.dim() ? ", " : "");
   shape += ")";
   std::string header =
-      std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+      "{'descr': '" + order + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces and a final '\n' so that the data starts at a multiple of 64 bytes.
   const bool v2 = header.size() + 1 + 10 > 65535;
   const size_t prefix = v2 ? 12 : 10;

@@ -46,12 +46,13 @@ struct DTypeName {
   const char* name;
   ScalarType dtype;
 };
-constexpr DTypeName kDTypes[] = {{"F32", kFloat32}, {"F64", kFloat64}, {"I32", kInt32},
-                                 {"I64", kInt64},   {"U8", kUInt8},    {"BOOL", kBool}};
+constexpr DTypeName kDTypes[] = {
+    {"F32", kFloat32}, {"F64", kFloat64}, {"F16", kFloat16}, {"BF16", kBFloat16}, {"I8", kInt8},
+    {"I16", kInt16},   {"I32", kInt32},   {"I64", kInt64},   {"U8", kUInt8},      {"U16", kUInt16},
+    {"U32", kUInt32},  {"U64", kUInt64},  {"BOOL", kBool}};
 // safetensors dtypes that ember has no tensor type for.
-constexpr const char* kUnsupported[] = {"F16",     "BF16",    "I8",      "I16",     "U16",
-                                        "U32",     "U64",     "F8_E4M3", "F8_E5M2", "F8_E8M0",
-                                        "F6_E2M3", "F6_E3M2", "F4",      "C64"};
+constexpr const char* kUnsupported[] = {"F8_E4M3", "F8_E5M2", "F8_E8M0", "F6_E2M3",
+                                        "F6_E3M2", "F4",      "C64"};
 
 const char* st_dtype(ScalarType t) {
   for (auto& d : kDTypes)
@@ -95,7 +96,9 @@ ScalarType parse_dtype(const std::string& path, const std::string& name, const j
   for (const char* u : kUnsupported)
     if (s == u)
       fail(path, "tensor '" + name + "': dtype " + s +
-                     " is not supported by ember (supported: F32, F64, I32, I64, U8, BOOL)");
+                     " is not supported by ember (supported: F16, BF16, F32, F64, I8, I16, I32, "
+                     "I64, U8, U16, "
+                     "U32, U64, BOOL)");
   fail(path, "tensor '" + name + "': unknown dtype '" + s + "'");
 }
 

@@ -257,7 +257,34 @@ size_t interned_node_count() {
   return n;
 }
 
+namespace {
+// Whether a node computes on float16 / bfloat16 values. Only moving them (movement, CAST, WHERE's
+// select, CONTIGUOUS, DETACH) keeps them; everything else computes in float32 between conversions.
+bool computes_reduced_float(Op op, ScalarType dtype, const SrcList& src) {
+  const OpCategory c = op_category(op);
+  if (c == OpCategory::Movement || op == Op::CAST || op == Op::WHERE) return false;
+  if (c == OpCategory::Buffer) return op == Op::RAND && is_reduced_floating_point(dtype);
+  if (is_reduced_floating_point(dtype)) return true;
+  for (const NodeRef& s : src)
+    if (is_reduced_floating_point(s->dtype)) return true;
+  return false;
+}
+
+// The node in float32: its reduced-float sources converted up, its result rounded down (one
+// rounding per op, as libtorch's CPU kernels compute float16 and bfloat16).
+NodeRef in_float32(Op op, ScalarType dtype, const SrcList& src, Arg arg, DimVector shape) {
+  SrcList up;
+  for (const NodeRef& s : src)
+    up.push_back(is_reduced_floating_point(s->dtype) ? make_node(Op::CAST, kFloat32, {s}) : s);
+  const ScalarType t = is_reduced_floating_point(dtype) ? kFloat32 : dtype;
+  NodeRef n = make_node(op, t, std::move(up), std::move(arg), std::move(shape));
+  return t == dtype ? n : make_node(Op::CAST, dtype, {std::move(n)});
+}
+}  // namespace
+
 NodeRef make_node(Op op, ScalarType dtype, SrcList src, Arg arg, DimVector shape) {
+  if (computes_reduced_float(op, dtype, src))
+    return in_float32(op, dtype, src, std::move(arg), std::move(shape));
   if (op != Op::BUFFER && op != Op::CONST && op != Op::RAND) {
     shape.clear();
     infer_shape(op, src, arg, shape);
@@ -304,6 +331,11 @@ NodeRef make_buffer_node(uint64_t id, uint64_t version, ScalarType dtype, DimVec
   return make_node(Op::BUFFER, dtype, {}, std::move(a), std::move(shape));
 }
 
+double round_reduced_float(double v, ScalarType t) {
+  const auto f = static_cast<float>(v);
+  return t == kFloat16 ? ember_h2f(ember_f2h(f)) : ember_bf2f(ember_f2bf(f));
+}
+
 namespace {
 // A CONST with its argument (ints: the exact value of an integer or bool constant).
 NodeRef const_node(ScalarType dtype, double f, std::initializer_list<int64_t> ints) {
@@ -324,8 +356,21 @@ NodeRef make_const(double v, ScalarType dtype) {
       return make_const_int(ember_f2i32(v), dtype);
     case ScalarType::Int64:
       return make_const_int(ember_f2i64(v), dtype);
+    case ScalarType::Int8:
+      return make_const_int(ember_f2i8(v), dtype);
+    case ScalarType::Int16:
+      return make_const_int(ember_f2i16(v), dtype);
+    case ScalarType::UInt16:
+      return make_const_int(ember_f2u16(v), dtype);
+    case ScalarType::UInt32:
+      return make_const_int(ember_f2u32(v), dtype);
+    case ScalarType::UInt64:
+      return make_const_int(static_cast<int64_t>(ember_f2u64(v)), dtype);
     case ScalarType::Float32:
       return const_node(dtype, static_cast<double>(static_cast<float>(v)), {});
+    case ScalarType::Float16:
+    case ScalarType::BFloat16:
+      return const_node(dtype, round_reduced_float(v, dtype), {});
     case ScalarType::Float64:
       break;
   }
@@ -336,6 +381,9 @@ NodeRef make_const_int(int64_t v, ScalarType dtype) {
   switch (dtype) {
     case ScalarType::Float32:
       return const_node(dtype, static_cast<double>(static_cast<float>(v)), {});
+    case ScalarType::Float16:
+    case ScalarType::BFloat16:
+      return const_node(dtype, round_reduced_float(static_cast<double>(v), dtype), {});
     case ScalarType::Float64:
       return const_node(dtype, static_cast<double>(v), {});
     case ScalarType::Bool:
@@ -347,6 +395,20 @@ NodeRef make_const_int(int64_t v, ScalarType dtype) {
     case ScalarType::Int32:
       v = static_cast<int32_t>(v);
       break;
+    case ScalarType::Int8:
+      v = static_cast<int8_t>(v);
+      break;
+    case ScalarType::Int16:
+      v = static_cast<int16_t>(v);
+      break;
+    case ScalarType::UInt16:
+      v = static_cast<uint16_t>(v);
+      break;
+    case ScalarType::UInt32:
+      v = static_cast<uint32_t>(v);
+      break;
+    case ScalarType::UInt64:  // arg.ints[0] holds the bits; the double is the unsigned value
+      return const_node(dtype, static_cast<double>(static_cast<uint64_t>(v)), {v});
     case ScalarType::Int64:
       break;
   }

@@ -128,7 +128,10 @@ inline NodeRef NodeRef::try_acquire(const Node* n) noexcept {
 }
 
 /// Returns the unique node with these fields (creating it if needed). Shape is derived from the op
-/// and sources for every op but BUFFER and CONST, which take `shape`.
+/// and sources for every op but BUFFER and CONST, which take `shape`. An op on float16 or
+/// bfloat16 values other than moving them (movement, CAST, WHERE, CONTIGUOUS, DETACH) becomes the
+/// op in float32 between CASTs: the graph never computes in 16-bit floats, so the devices only
+/// load, store and convert them.
 NodeRef make_node(Op op, ScalarType dtype, SrcList src, Arg arg = {}, DimVector shape = {});
 /// A BUFFER node: version `version` of the data of buffer `id`, seen with `shape`.
 /// arg.ints = {id, version}. Only the engine's buffer table makes them (engine::make_buffer),
@@ -145,6 +148,8 @@ inline uint64_t buffer_version(const Node& n) { return static_cast<uint64_t>(n.a
 /// That layer sets it once, before it makes its first BUFFER node.
 using BufferReleaseFn = void (*)(const Node& buffer) noexcept;
 void set_buffer_release(BufferReleaseFn fn);
+/// v rounded to float16 or bfloat16 (t), through float32 (as libtorch converts a double).
+double round_reduced_float(double v, ScalarType t);
 /// A 0-d CONST node: v as the dtype holds it (float32 rounded; for integer dtypes converted by
 /// the float-to-integer rule of ember/support/kernel_scalar.h).
 NodeRef make_const(double v, ScalarType dtype);

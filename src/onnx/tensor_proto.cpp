@@ -159,6 +159,20 @@ std::optional<ScalarType> to_dtype(int32_t e) {
       return kUInt8;
     case TensorProto::BOOL:
       return kBool;
+    case TensorProto::INT8:
+      return kInt8;
+    case TensorProto::INT16:
+      return kInt16;
+    case TensorProto::UINT16:
+      return kUInt16;
+    case TensorProto::UINT32:
+      return kUInt32;
+    case TensorProto::UINT64:
+      return kUInt64;
+    case TensorProto::FLOAT16:
+      return kFloat16;
+    case TensorProto::BFLOAT16:
+      return kBFloat16;
     default:
       return std::nullopt;
   }
@@ -166,8 +180,10 @@ std::optional<ScalarType> to_dtype(int32_t e) {
 
 ScalarType require_dtype(int32_t e, const std::string& what) {
   if (auto t = to_dtype(e)) return *t;
-  throw UnsupportedError(what + ": element type " + elem_type_name(e) +
-                         " is not supported (ember has bool, uint8, int32, int64, float, double)");
+  throw UnsupportedError(
+      what + ": element type " + elem_type_name(e) +
+      " is not supported (ember has bool, the integers of 8 to 64 bits, float16, "
+      "bfloat16, float and double)");
 }
 
 int32_t to_elem_type(ScalarType t) {
@@ -184,6 +200,20 @@ int32_t to_elem_type(ScalarType t) {
       return TensorProto::UINT8;
     case kBool:
       return TensorProto::BOOL;
+    case kInt8:
+      return TensorProto::INT8;
+    case kInt16:
+      return TensorProto::INT16;
+    case kUInt16:
+      return TensorProto::UINT16;
+    case kUInt32:
+      return TensorProto::UINT32;
+    case kUInt64:
+      return TensorProto::UINT64;
+    case kFloat16:
+      return TensorProto::FLOAT16;
+    case kBFloat16:
+      return TensorProto::BFLOAT16;
   }
   return TensorProto::UNDEFINED;
 }
@@ -244,8 +274,22 @@ Tensor to_tensor(const TensorProto& p, const std::string& base_dir, const std::s
       return from_field<int64_t>(p.int64_data(), n, shape, t, what, "int64_data");
     case kInt32:
       return from_field<int32_t>(p.int32_data(), n, shape, t, what, "int32_data");
+    // ONNX keeps the 8- and 16-bit types in int32_data (float16 and bfloat16 as their 16-bit
+    // words, in the low half) and uint32 and uint64 in uint64_data (onnx.proto, TensorProto).
     case kUInt8:
       return from_field<uint8_t>(p.int32_data(), n, shape, t, what, "int32_data");
+    case kInt8:
+      return from_field<int8_t>(p.int32_data(), n, shape, t, what, "int32_data");
+    case kInt16:
+      return from_field<int16_t>(p.int32_data(), n, shape, t, what, "int32_data");
+    case kUInt16:
+    case kFloat16:
+    case kBFloat16:
+      return from_field<uint16_t>(p.int32_data(), n, shape, t, what, "int32_data");
+    case kUInt32:
+      return from_field<uint32_t>(p.uint64_data(), n, shape, t, what, "uint64_data");
+    case kUInt64:
+      return from_field<uint64_t>(p.uint64_data(), n, shape, t, what, "uint64_data");
     case kBool: {
       Tensor b = from_field<uint8_t>(p.int32_data(), n, shape, kUInt8, what, "int32_data");
       return b.ne(0).contiguous().realize();

@@ -11,6 +11,7 @@
 #include "ember/host_values.h"
 #include "ember/support/kernel_scalar.h"
 #include "engine/buffer_table.h"
+#include "tensor/host_element.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
@@ -50,28 +51,8 @@ void fill_int_range(void* dst, int64_t start, int64_t step, int64_t n) {
 }
 
 void fill_from_doubles(void* dst, ScalarType t, const std::vector<double>& v) {
-  for (size_t i = 0; i < v.size(); i++) {
-    switch (t) {  // integers by the float-to-integer rule (Tensor::to)
-      case kBool:
-        static_cast<uint8_t*>(dst)[i] = v[i] != 0;
-        break;
-      case kUInt8:
-        static_cast<uint8_t*>(dst)[i] = ember_f2u8(v[i]);
-        break;
-      case kInt32:
-        static_cast<int32_t*>(dst)[i] = ember_f2i32(v[i]);
-        break;
-      case kInt64:
-        static_cast<int64_t*>(dst)[i] = ember_f2i64(v[i]);
-        break;
-      case kFloat32:
-        static_cast<float*>(dst)[i] = static_cast<float>(v[i]);
-        break;
-      case kFloat64:
-        static_cast<double*>(dst)[i] = v[i];
-        break;
-    }
-  }
+  // Integers by the float-to-integer rule (Tensor::to).
+  for (size_t i = 0; i < v.size(); i++) detail::store_double(dst, t, static_cast<int64_t>(i), v[i]);
 }
 
 // Global generator state: the seed and a counter that advances by the numel of every draw.
@@ -118,6 +99,11 @@ template Tensor from_vector<int32_t>(const std::vector<int32_t>&, std::optional<
 template Tensor from_vector<int64_t>(const std::vector<int64_t>&, std::optional<IntList>);
 template Tensor from_vector<uint8_t>(const std::vector<uint8_t>&, std::optional<IntList>);
 template Tensor from_vector<bool>(const std::vector<bool>&, std::optional<IntList>);
+template Tensor from_vector<int8_t>(const std::vector<int8_t>&, std::optional<IntList>);
+template Tensor from_vector<int16_t>(const std::vector<int16_t>&, std::optional<IntList>);
+template Tensor from_vector<uint16_t>(const std::vector<uint16_t>&, std::optional<IntList>);
+template Tensor from_vector<uint32_t>(const std::vector<uint32_t>&, std::optional<IntList>);
+template Tensor from_vector<uint64_t>(const std::vector<uint64_t>&, std::optional<IntList>);
 
 Tensor tensor(std::initializer_list<float> values) {
   return from_vector(std::vector<float>(values));
@@ -182,12 +168,14 @@ Tensor int_arange(const Scalar& start, const Scalar& end, const Scalar& step, Sc
     case kInt32:
       fill_int_range<int32_t>(p, s, st, n);
       break;
-    default:  // uint8 (bool: x != 0 below)
-      fill_int_range<uint8_t>(p, s, st, n);
+    default:  // the narrower types, bool (x != 0)
+      for (int64_t i = 0; i < n; i++)
+        detail::store_int(
+            p, t, i,
+            static_cast<int64_t>(static_cast<uint64_t>(s) +
+                                 static_cast<uint64_t>(i) * static_cast<uint64_t>(st)));
       break;
   }
-  if (t == kBool)
-    for (int64_t i = 0; i < n; i++) static_cast<uint8_t*>(p)[i] = static_cast<uint8_t*>(p)[i] != 0;
   return make_tensor(engine::make_buffer(storage, {n}));
 }
 
@@ -206,8 +194,10 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   void* p = storage->data();
   if (t == kFloat32)
     fill_range<float>(p, s, st, n);
-  else
+  else if (t == kFloat64)
     fill_range<double>(p, s, st, n);
+  else  // float16, bfloat16: computed in double, rounded once
+    for (int64_t i = 0; i < n; i++) detail::store_double(p, t, i, s + st * static_cast<double>(i));
   return with_grad(make_tensor(engine::make_buffer(storage, {n})), o);
 }
 
@@ -352,8 +342,8 @@ Tensor realized_clone(const Tensor& t) {
       case kInt32:
         std::fill_n(static_cast<int32_t*>(p), numel, static_cast<int32_t>(v));
         break;
-      default:  // uint8, bool
-        std::fill_n(static_cast<uint8_t*>(p), numel, static_cast<uint8_t>(v));
+      default:  // the narrower integers, bool
+        for (int64_t i = 0; i < numel; i++) detail::store_int(p, t.dtype(), i, v);
         break;
     }
   }
@@ -379,8 +369,11 @@ Tensor randint(int64_t low, int64_t high, IntList shape, TensorOptions o) {
   ScalarType t = o.dtype_.value_or(kInt64);
   if (!is_floating_point(t)) {
     // As libtorch: an integer dtype must hold every value of the range (no silent wrap).
-    const int64_t lo = t == kInt32 ? INT32_MIN : (t == kInt64 ? INT64_MIN : 0);
-    const int64_t hi = t == kInt32 ? INT32_MAX : (t == kInt64 ? INT64_MAX : (t == kBool ? 1 : 255));
+    const int64_t bits = static_cast<int64_t>(element_size(t)) * 8 - (is_unsigned(t) ? 0 : 1);
+    const int64_t lo = is_unsigned(t) ? 0 : (t == kInt64 ? INT64_MIN : -(int64_t{1} << bits));
+    const int64_t hi = t == kBool                    ? 1
+                       : t == kInt64 || t == kUInt64 ? INT64_MAX
+                                                     : (int64_t{1} << bits) - 1;
     if (low < lo || high - 1 > hi)
       throw ValueError("randint: [" + std::to_string(low) + ", " + std::to_string(high) +
                        ") does not fit " + dtype_name(t) + " (its values are " +

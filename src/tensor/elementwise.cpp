@@ -167,7 +167,7 @@ Tensor Tensor::relu() const {
   return where(keep, *this, where(*this < 0, zeros_like(*this), detach()));
 }
 Tensor Tensor::abs() const {
-  if (dtype() == kBool || dtype() == kUInt8) return *this;  // unsigned: abs is the identity
+  if (is_unsigned(dtype())) return *this;  // unsigned: abs is the identity
   if (!is_floating_point()) return maximum(neg());
   // + 0 turns maximum's -0 (the tie of -0 and +0 gives the first) into +0 (IEEE: -0 + +0 = +0);
   // the gradient is maximum's: 0 at x = 0 (the tie halves) and at NaN (1 - 1), as libtorch's.

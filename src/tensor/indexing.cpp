@@ -110,12 +110,13 @@ Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, cons
   const bool mx = reduce == "amax";
   const double fill =
       mx ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
-  Tensor base =
-      self.is_floating_point()
-          ? full({}, fill, self.dtype())
-          : full({}, mx ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max(),
-                 kInt64)
-                .to(self.dtype());
+  // An integer type's least (amax) or greatest (amin) value: its bits all 0 or 1 beyond the sign.
+  const ScalarType t = self.dtype();
+  const int bits = static_cast<int>(element_size(t) * 8) - (is_unsigned(t) ? 0 : 1);
+  const int64_t top = bits == 64 ? -1 : static_cast<int64_t>((uint64_t{1} << bits) - 1);
+  Tensor base = self.is_floating_point() ? full({}, fill, t)
+                : mx                     ? full({}, is_unsigned(t) ? 0 : -top - 1, kInt64).to(t)
+                                         : full({}, top, kInt64).to(t);
   Tensor picked = where(s.hit, s.src, base);
   Tensor r = mx ? picked.amax({-2}) : picked.amin({-2});
   Tensor any = constant_pad_nd(s.hit.to(kInt64).sum({-2}) > 0, s.grow);

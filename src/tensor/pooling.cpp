@@ -63,17 +63,10 @@ std::vector<int64_t> last_dims(const Tensor& t, int64_t n) {
 }
 
 Scalar lowest(ScalarType t) {
-  switch (t) {
-    case kFloat32:
-    case kFloat64:
-      return -std::numeric_limits<double>::infinity();
-    case kInt32:
-      return static_cast<int64_t>(std::numeric_limits<int32_t>::min());
-    case kInt64:
-      return std::numeric_limits<int64_t>::min();
-    default:
-      return 0;
-  }
+  if (is_floating_point(t)) return -std::numeric_limits<double>::infinity();
+  if (is_unsigned(t)) return 0;
+  return t == kInt64 ? std::numeric_limits<int64_t>::min()
+                     : -(int64_t{1} << (element_size(t) * 8 - 1));
 }
 
 Tensor max_pool(const Tensor& x, int64_t n, IntList k, IntList s, IntList p, IntList d, bool ceil,

@@ -30,8 +30,9 @@ struct Formatter {
                    const std::vector<double>& reals) const {
     char buf[64];
     switch (kind) {
-      case Integer:
-        return std::to_string(ints[static_cast<size_t>(i)]);
+      case Integer:  // uint64 from its bits (ints holds them as int64)
+        return t.dtype() == kUInt64 ? std::to_string(static_cast<uint64_t>(ints[size_t(i)]))
+                                    : std::to_string(ints[static_cast<size_t>(i)]);
       case Boolean:
         return ints[static_cast<size_t>(i)] ? "True" : "False";
       default:
@@ -43,7 +44,6 @@ struct Formatter {
     if (kind == IntegralFloat) std::snprintf(buf, sizeof buf, "%.0f.", v);
     if (kind == Fixed) std::snprintf(buf, sizeof buf, "%.4f", v);
     if (kind == Scientific) std::snprintf(buf, sizeof buf, "%.4e", v);
-    (void)t;
     return buf;
   }
 };

@@ -11,6 +11,7 @@
 #include "ember/support/thread_spare.h"
 #include "engine/launch_list.h"
 #include "engine/realize.h"
+#include "tensor/host_element.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
@@ -128,25 +129,19 @@ T from_float(double v) {
   if constexpr (std::is_same_v<T, int64_t>) return ember_f2i64(v);
   if constexpr (std::is_same_v<T, int32_t>) return ember_f2i32(v);
   if constexpr (std::is_same_v<T, uint8_t>) return ember_f2u8(v);
+  if constexpr (std::is_same_v<T, int8_t>) return ember_f2i8(v);
+  if constexpr (std::is_same_v<T, int16_t>) return ember_f2i16(v);
+  if constexpr (std::is_same_v<T, uint16_t>) return ember_f2u16(v);
+  if constexpr (std::is_same_v<T, uint32_t>) return ember_f2u32(v);
+  if constexpr (std::is_same_v<T, uint64_t>) return ember_f2u64(v);
   return static_cast<T>(v);  // float, double, bool (v != 0)
 }
 
 template <typename T>
 T convert(const void* p, ScalarType t, int64_t i) {
-  switch (t) {
-    case kBool:
-    case kUInt8:
-      return static_cast<T>(static_cast<const uint8_t*>(p)[i]);
-    case kInt32:
-      return static_cast<T>(static_cast<const int32_t*>(p)[i]);
-    case kInt64:
-      return static_cast<T>(static_cast<const int64_t*>(p)[i]);
-    case kFloat32:
-      return from_float<T>(static_cast<const float*>(p)[i]);
-    case kFloat64:
-      return from_float<T>(static_cast<const double*>(p)[i]);
-  }
-  return T{};
+  if (is_floating_point(t)) return from_float<T>(detail::load_double(p, t, i));
+  const int64_t v = detail::load_int(p, t, i);
+  return t == kUInt64 ? static_cast<T>(static_cast<uint64_t>(v)) : static_cast<T>(v);
 }
 
 }  // namespace
@@ -186,6 +181,11 @@ EMBER_INSTANTIATE(int32_t)
 EMBER_INSTANTIATE(int64_t)
 EMBER_INSTANTIATE(uint8_t)
 EMBER_INSTANTIATE(bool)
+EMBER_INSTANTIATE(int8_t)
+EMBER_INSTANTIATE(int16_t)
+EMBER_INSTANTIATE(uint16_t)
+EMBER_INSTANTIATE(uint32_t)
+EMBER_INSTANTIATE(uint64_t)
 #undef EMBER_INSTANTIATE
 
 }  // namespace ember

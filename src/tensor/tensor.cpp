@@ -121,7 +121,10 @@ DimVector broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> 
 
 NodeRef cast(const NodeRef& n, ScalarType t) {
   if (n->dtype == t) return n;
-  if (n->op == Op::CONST)  // folded by the CAST rule; integer constants exactly
+  // A constant is folded by the CAST rule; integer constants exactly (but a uint64 above int64's
+  // range, whose bits make_const_int would read as negative, is converted by a kernel).
+  const bool big_u64 = n->dtype == kUInt64 && !n->arg.ints.empty() && n->arg.ints[0] < 0;
+  if (n->op == Op::CONST && !(big_u64 && is_floating_point(t)))
     return n->arg.ints.empty() ? ir::make_const(n->arg.f, t)
                                : ir::make_const_int(n->arg.ints[0], t);
   return ir::make_node(Op::CAST, t, {n});
@@ -163,23 +166,33 @@ NodeRef scalar_node(const Scalar& s, ScalarType t, const DimVector& shape) {
   return broadcast_to(std::move(c), shape);
 }
 
+// The range [lo, hi] of an integer dtype, as doubles (int64's and uint64's hi round up to 2^63 and
+// 2^64, which the checks below exclude).
+std::pair<double, double> int_range(ScalarType t) {
+  const double bits = static_cast<double>(element_size(t) * 8);
+  if (is_unsigned(t)) return {0, std::ldexp(1.0, static_cast<int>(bits)) - 1};
+  return {-std::ldexp(1.0, static_cast<int>(bits) - 1),
+          std::ldexp(1.0, static_cast<int>(bits) - 1) - 1};
+}
+
 void check_scalar_fits(const Scalar& s, ScalarType t, const char* op) {
   bool fits = true;
   const double d = s.to_double();
-  if (t == kFloat32) {
+  if (t == kFloat32 || t == kBFloat16) {  // bfloat16's range is float32's (to within rounding)
     fits = s.kind() != kFloat64 || !std::isfinite(d) || std::abs(d) <= FLT_MAX;
+  } else if (t == kFloat16) {
+    // libtorch's c10::overflows: an integer or a finite float beyond 65504 (float16's max).
+    fits = s.kind() == kBool || (s.kind() == kFloat64 && !std::isfinite(d)) || std::abs(d) <= 65504;
   } else if (t != kBool && t != kFloat64 && s.kind() != kBool) {
-    // libtorch's checked conversion (c10::overflows): uint8 takes -255..255 from an integer (two's
-    // complement wrap); a float must lie within [lowest, max] of the type (no NaN, no inf).
-    const double lo = t == kInt32 ? INT32_MIN : t == kUInt8 ? 0 : -9223372036854775808.0;
-    const double hi = t == kInt32 ? INT32_MAX : t == kUInt8 ? 255 : 9223372036854775807.0;
+    // libtorch's checked conversion (c10::overflows): an unsigned type takes -max..max from an
+    // integer (two's complement wrap); a float must lie within [lowest, max] of the type (no NaN,
+    // no inf).
+    const auto [lo, hi] = int_range(t);
     if (s.kind() == kFloat64) {
-      fits = d >= lo && (t == kInt64 ? d < 9223372036854775808.0 : d <= hi);
-    } else {
-      const int64_t i = s.to_int();
-      fits = t == kInt32   ? (i >= INT32_MIN && i <= INT32_MAX)
-             : t == kUInt8 ? (i >= -255 && i <= 255)
-                           : true;
+      fits = d >= lo && (t == kInt64 || t == kUInt64 ? d < hi + 1 : d <= hi);
+    } else if (t != kInt64 && t != kUInt64) {
+      const auto i = static_cast<double>(s.to_int());  // exact: |i| <= 2^32 where it matters
+      fits = is_unsigned(t) ? (i >= -hi && i <= hi) : (i >= lo && i <= hi);
     }
   }
   if (fits) return;

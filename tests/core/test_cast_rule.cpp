@@ -1,9 +1,9 @@
-// The float-to-integer rule of Tensor::to (ember/tensor.h) where C, and so libtorch, leave the
-// result undefined (NaN, the infinities, values beyond the type's range): one answer on the cpu
-// device (vectorised loops and their scalar tails, fused and alone), on interp, in constants
-// folded at graph build, and in the host's conversions (item, to_vector). The reference below is
-// written from the rule's words, not from ember's code. In-range values are checked against
-// libtorch in tests/parity (CastRule.*).
+// The float-to-integer rule of Tensor::to (ember/tensor.h), for every integer dtype, where C, and
+// so libtorch, leave the result undefined (NaN, the infinities, values beyond the type's range):
+// one answer on the cpu device (vectorised loops and their scalar tails, fused and alone), on
+// interp, in constants folded at graph build, and in the host's conversions (item, to_vector). The
+// reference below is written from the rule's words, not from ember's code. In-range values are
+// checked against libtorch in tests/parity (CastRule.*).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,9 +27,20 @@ int64_t saturate(double x) {
   if (x >= hi) return std::numeric_limits<T>::max();
   return static_cast<int64_t>(std::trunc(x));
 }
-// uint8: the int64 result, modulo 256.
+// uint8, int8, int16, uint16, uint32: the int64 result, modulo 2^bits.
 int64_t to_u8(double x) {
   return static_cast<uint8_t>(static_cast<uint64_t>(saturate<int64_t>(x)));
+}
+template <typename T>
+int64_t wrapped(double x) {
+  return static_cast<T>(static_cast<uint64_t>(saturate<int64_t>(x)));
+}
+// uint64: truncated in [0, 2^64), the maximum above, negatives through int64 modulo 2^64 (its bits
+// as an int64 here).
+int64_t to_u64(double x) {
+  if (x >= 18446744073709551616.0) return -1;
+  if (x >= 9223372036854775808.0) return static_cast<int64_t>(static_cast<uint64_t>(x));
+  return saturate<int64_t>(x);
 }
 
 int64_t expected(double x, ScalarType t) {
@@ -40,6 +51,16 @@ int64_t expected(double x, ScalarType t) {
       return saturate<int32_t>(x);
     case kUInt8:
       return to_u8(x);
+    case kInt8:
+      return wrapped<int8_t>(x);
+    case kInt16:
+      return wrapped<int16_t>(x);
+    case kUInt16:
+      return wrapped<uint16_t>(x);
+    case kUInt32:
+      return wrapped<uint32_t>(x);
+    case kUInt64:
+      return to_u64(x);
     default:
       return x != 0;  // bool (NaN -> true)
   }
@@ -76,6 +97,9 @@ const std::vector<double> kValues = {NAN,
                                      0.0,
                                      -0.0};
 
+const std::vector<ScalarType> kIntTypes = {kInt64, kInt32,  kUInt8,  kBool,  kInt8,
+                                           kInt16, kUInt16, kUInt32, kUInt64};
+
 std::vector<int64_t> want(const std::vector<double>& v, ScalarType src, ScalarType t) {
   std::vector<int64_t> out;
   for (double x : v) out.push_back(expected(src == kFloat32 ? double(float(x)) : x, t));
@@ -96,15 +120,15 @@ TEST(CastRule, FloatToIntegerOnEveryDevice) {
     for (ScalarType src : {kFloat32, kFloat64}) {
       const Tensor x = from_vector(v).to(src).contiguous();
       x.realize();
-      for (ScalarType t : {kInt64, kInt32, kUInt8, kBool}) {
+      for (ScalarType t : kIntTypes) {
         SCOPED_TRACE(std::string(device) + ": " + dtype_name(src) + " -> " + dtype_name(t));
         const std::vector<int64_t> w = want(v, src, t);
         EXPECT_EQ(x.to(t).to_vector<int64_t>(), w) << "a cast kernel";
         EXPECT_EQ((x * 1.0).to(t).to_vector<int64_t>(), w) << "a fused cast";
         EXPECT_EQ(x.to(t).sum({}, false, kInt64).item<int64_t>(), [&] {
-          int64_t s = 0;
-          for (int64_t k : w) s += k;
-          return s;
+          uint64_t s = 0;  // int64's sum wraps modulo 2^64
+          for (int64_t k : w) s += static_cast<uint64_t>(k);
+          return static_cast<int64_t>(s);
         }()) << "a cast inside a reduction";
       }
     }
@@ -117,7 +141,7 @@ TEST(CastRule, FoldedConstantsAndHostConversions) {
   for (ScalarType src : {kFloat32, kFloat64}) {
     for (double x : kValues) {
       const double xs = src == kFloat32 ? double(float(x)) : x;
-      for (ScalarType t : {kInt64, kInt32, kUInt8, kBool}) {
+      for (ScalarType t : kIntTypes) {
         SCOPED_TRACE(std::to_string(x) + " " + dtype_name(src) + " -> " + dtype_name(t));
         // realized_clone fills a constant on the host: the folded value, without a kernel.
         EXPECT_EQ(realized_clone(full({}, xs, src).to(t)).item<int64_t>(), expected(xs, t));
@@ -128,6 +152,11 @@ TEST(CastRule, FoldedConstantsAndHostConversions) {
       EXPECT_EQ(int64_t(f.item<int32_t>()), expected(xs, kInt32)) << x;
       EXPECT_EQ(int64_t(f.item<uint8_t>()), expected(xs, kUInt8)) << x;
       EXPECT_EQ(int64_t(f.item<bool>()), expected(xs, kBool)) << x;
+      EXPECT_EQ(int64_t(f.item<int8_t>()), expected(xs, kInt8)) << x;
+      EXPECT_EQ(int64_t(f.item<int16_t>()), expected(xs, kInt16)) << x;
+      EXPECT_EQ(int64_t(f.item<uint16_t>()), expected(xs, kUInt16)) << x;
+      EXPECT_EQ(int64_t(f.item<uint32_t>()), expected(xs, kUInt32)) << x;
+      EXPECT_EQ(static_cast<int64_t>(f.item<uint64_t>()), expected(xs, kUInt64)) << x;
     }
   }
   // A floating Scalar read as an integer.

@@ -27,6 +27,11 @@ TEST(Print, IntegersAreExact) {
             "tensor([[1, 2],\n        [3, 4]], dtype=int32)");
   EXPECT_EQ(text(from_vector(std::vector<uint8_t>{255, 0})), "tensor([255,   0], dtype=uint8)");
   EXPECT_EQ(text(from_vector(std::vector<bool>{true, false})), "tensor([ True, False])");
+  EXPECT_EQ(text(from_vector(std::vector<uint64_t>{UINT64_MAX, 7})),
+            "tensor([18446744073709551615,                    7], dtype=uint64)");
+  EXPECT_EQ(text(from_vector(std::vector<int8_t>{-128, 5})), "tensor([-128,    5], dtype=int8)");
+  EXPECT_EQ(text(from_vector(std::vector<float>{1.5f, -2.0f}).to(kFloat16)),
+            "tensor([ 1.5000, -2.0000], dtype=float16)");
 }
 
 TEST(Print, FloatsShareOneFormat) {

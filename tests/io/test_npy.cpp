@@ -3,6 +3,7 @@
 // case per kind of malformed file with its message.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -71,6 +72,12 @@ TEST(Npy, ShapesAndDtypesRoundTrip) {
                             from_vector<int64_t>({int64_t{1} << 40}, Shape{}),
                             from_vector<uint8_t>({0, 255, 7}),
                             from_vector<bool>({true, false, true}),
+                            from_vector<int8_t>({-128, 127, 0}),
+                            from_vector<int16_t>({-32768, 32767}),
+                            from_vector<uint16_t>({65535, 1}),
+                            from_vector<uint32_t>({4294967295u, 2}),
+                            from_vector<uint64_t>({1, 3}),
+                            from_vector<float>({1.5f, -65504.0f, 6e-8f}).to(kFloat16),
                             zeros({0, 3}),
                             arange(24).reshape({2, 3, 4}).permute({2, 0, 1})};  // a view
   for (const Tensor& t : ts) {
@@ -85,6 +92,37 @@ TEST(Npy, ShapesAndDtypesRoundTrip) {
   for (const auto& e : fs::directory_iterator(dir)) left.push_back(e.path().filename().string());
   EXPECT_EQ(left, std::vector<std::string>{"t.npy"});  // no temporary file stays behind
   fs::remove_all(dir);
+}
+
+// The 8- to 64-bit integers and float16 with NumPy's codes and bytes; bfloat16 has no code.
+TEST(Npy, NarrowAndUnsignedTypesAndFloat16) {
+  const auto dict = [](const char* descr, const char* shape) {
+    return std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape +
+           ", }";
+  };
+  Tensor i1 = parse_npy(npy(dict("|i1", "(2,)"), std::string("\x80\x7f", 2)));
+  EXPECT_EQ(i1.dtype(), kInt8);
+  EXPECT_EQ(i1.to_vector<int64_t>(), (std::vector<int64_t>{-128, 127}));
+  EXPECT_EQ(format_npy(i1), npy(dict("|i1", "(2,)"), std::string("\x80\x7f", 2)));
+  const std::string u8 = raw<uint64_t>({(uint64_t{1} << 63) + 1, 5});
+  Tensor u = parse_npy(npy(dict("<u8", "(2,)"), u8));
+  EXPECT_EQ(u.dtype(), kUInt64);
+  EXPECT_EQ(u.to_vector<uint64_t>(), (std::vector<uint64_t>{(uint64_t{1} << 63) + 1, 5}));
+  EXPECT_EQ(format_npy(u), npy(dict("<u8", "(2,)"), u8));
+  // float16 words: 1, 65504 (the largest), 2^-24 (the least subnormal), -inf.
+  const std::string f2 = raw<uint16_t>({0x3c00, 0x7bff, 0x0001, 0xfc00});
+  Tensor h = parse_npy(npy(dict("<f2", "(4,)"), f2));
+  EXPECT_EQ(h.dtype(), kFloat16);
+  EXPECT_EQ(h.to_vector<double>(),
+            (std::vector<double>{1, 65504, std::ldexp(1.0, -24), -INFINITY}));
+  EXPECT_EQ(format_npy(h), npy(dict("<f2", "(4,)"), f2));
+  for (const char* d : {"<i2", "<u2", "<u4"})
+    EXPECT_EQ(parse_npy(format_npy(parse_npy(npy(dict(d, "(1,)"), std::string(4, '\x01').substr(
+                                                                      0, d[2] == '4' ? 4 : 2)))))
+                  .to_vector<int64_t>()[0],
+              d[2] == '4' ? 0x01010101 : 0x0101);
+  const std::string msg = io_error([] { format_npy(ones({2}, kBFloat16)); });
+  EXPECT_NE(msg.find("bfloat16 has no .npy type code"), std::string::npos) << msg;
 }
 
 TEST(Npy, OneDimensionalAndZeroDimensionalHeaders) {
@@ -126,8 +164,8 @@ TEST(Npy, MalformedFiles) {
   expect_rejected(
       npy("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (6,)}", data),
       "key 'descr' appears twice");
-  expect_rejected(npy("{'descr': '<f2', 'fortran_order': False, 'shape': (6,), }", data),
-                  "dtype '<f2' is not supported");
+  expect_rejected(npy("{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }", data),
+                  "dtype '<c8' is not supported");
   expect_rejected(npy("{'descr': '|O', 'fortran_order': False, 'shape': (6,), }", data),
                   "dtype '|O' is not supported");
   expect_rejected(npy("{'descr': '<f4', 'fortran_order': 0, 'shape': (6,), }", data),

@@ -25,6 +25,29 @@ TEST_F(Checkpoint, ModuleRoundTripIsBitExact) {
   EXPECT_EQ(values(f.tensors), values(state(a)));
 }
 
+// Every dtype keeps its bytes, with safetensors' dtype names (the header's "dtype").
+TEST_F(Checkpoint, EveryDtypeRoundTripsBitExactly) {
+  const Tensor x = from_vector<double>({1.5, -2.0, 65504.0, 3e-8, 1e38});
+  NamedTensors ts;
+  for (ScalarType t : {kFloat16, kBFloat16, kInt8, kInt16, kUInt16, kUInt32, kUInt64})
+    ts.push_back({safetensors_dtype(t), t == kUInt64 ? x.abs().to(t) - 1 : x.to(t)});
+  const std::string path = (dir / "dtypes.safetensors").string();
+  save(ts, path);
+  TensorFile f = load_file(path);
+  ASSERT_EQ(f.tensors.size(), ts.size());
+  for (size_t i = 0; i < ts.size(); i++) {
+    EXPECT_EQ(f.tensors[i].first, ts[i].first);
+    EXPECT_EQ(f.tensors[i].second.dtype(), ts[i].second.dtype());
+    EXPECT_EQ(raw_bytes(f.tensors[i].second), raw_bytes(ts[i].second)) << ts[i].first;
+  }
+  std::vector<std::string> names;
+  for (auto& [n, t] : ts) names.push_back(n);
+  EXPECT_EQ(names, (std::vector<std::string>{"F16", "BF16", "I8", "I16", "U16", "U32", "U64"}));
+  // uint64 holds 0 - 1 as 2^64 - 1 (a wrap, not a float conversion).
+  EXPECT_EQ(f.tensors[6].second.to_vector<uint64_t>()[1], uint64_t{1});
+  EXPECT_EQ((zeros({1}, kUInt64) - 1).to_vector<uint64_t>()[0], UINT64_MAX);
+}
+
 TEST_F(Checkpoint, ModuleHolderRoundTrip) {
   auto mlp = [](uint64_t seed) {
     manual_seed(seed);

@@ -90,9 +90,9 @@ TEST_F(Checkpoint, UnknownDtype) {
 }
 
 TEST_F(Checkpoint, UnsupportedDtype) {
-  expect_rejected(R"({"w":{"dtype":"F16","shape":[2,3],"data_offsets":[0,12]},)"
-                  R"("n":{"dtype":"I64","shape":[2],"data_offsets":[12,28]}})",
-                  kWData.substr(0, 12) + kNData, "dtype F16 is not supported");
+  expect_rejected(R"({"w":{"dtype":"F8_E4M3","shape":[2,3],"data_offsets":[0,6]},)"
+                  R"("n":{"dtype":"I64","shape":[2],"data_offsets":[6,22]}})",
+                  kWData.substr(0, 6) + kNData, "dtype F8_E4M3 is not supported");
 }
 
 TEST_F(Checkpoint, MissingKey) {

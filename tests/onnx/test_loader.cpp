@@ -2,6 +2,7 @@
 // against hand-computed values, and one test per kind of bad input, each with its message.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -148,12 +149,24 @@ TEST(OnnxLoader, OpEmberLacksNamesTheNode) {
 
 TEST(OnnxLoader, UnsupportedElementTypeNamesTheNode) {
   ModelBuilder b;
-  b.input({"x", kFloat, {2}}).output({"y", ::onnx::TensorProto::FLOAT16, {2}});
+  b.input({"x", kFloat, {2}}).output({"y", ::onnx::TensorProto::STRING, {2}});
+  auto& n = b.node("Cast", {"x"}, {"y"}, "to_text");
+  ModelBuilder::attr_int(n, "to", ::onnx::TensorProto::STRING);
+  eo::Model m = eo::load_from_bytes(b.bytes());
+  EXPECT_CONTAINS(message_of<eo::UnsupportedError>([&] { m({zeros({2})}); }),
+                  "node 0 'to_text' (Cast-13): Cast's 'to': element type string is not supported");
+}
+
+TEST(OnnxLoader, CastToFloat16RoundsToNearestEven) {
+  ModelBuilder b;
+  b.input({"x", kFloat, {3}}).output({"y", ::onnx::TensorProto::FLOAT16, {3}});
   auto& n = b.node("Cast", {"x"}, {"y"}, "to_half");
   ModelBuilder::attr_int(n, "to", ::onnx::TensorProto::FLOAT16);
   eo::Model m = eo::load_from_bytes(b.bytes());
-  EXPECT_CONTAINS(message_of<eo::UnsupportedError>([&] { m({zeros({2})}); }),
-                  "node 0 'to_half' (Cast-13): Cast's 'to': element type float16 is not supported");
+  // 1 + 2^-11 is a tie (to 1, even); 65520 is the midpoint above float16's largest (to inf).
+  Tensor y = m({from_vector<float>({1.00048828125f, 65520.0f, -3.5f})}).at(0);
+  EXPECT_EQ(y.dtype(), kFloat16);
+  EXPECT_EQ(y.to_vector<double>(), (std::vector<double>{1.0, INFINITY, -3.5}));
 }
 
 TEST(OnnxLoader, WrongInputs) {

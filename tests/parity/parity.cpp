@@ -42,6 +42,14 @@ ember::ScalarType from_torch(c10::ScalarType t) {
       return ember::kFloat32;
     case torch::kFloat64:
       return ember::kFloat64;
+    case torch::kInt8:
+      return ember::kInt8;
+    case torch::kInt16:
+      return ember::kInt16;
+    case torch::kHalf:
+      return ember::kFloat16;
+    case torch::kBFloat16:
+      return ember::kBFloat16;
     default:
       throw std::runtime_error(std::string("parity: unexpected torch dtype ") + c10::toString(t));
   }
@@ -78,6 +86,26 @@ std::vector<uint8_t> encode(const std::vector<double>& v, ember::ScalarType t) {
       return encode_as<float>(v);
     case ember::kFloat64:
       return encode_as<double>(v);
+    case ember::kInt8:
+      return encode_as<int8_t>(v);
+    case ember::kInt16:
+      return encode_as<int16_t>(v);
+    case ember::kUInt16:
+      return encode_as<uint16_t>(v);
+    case ember::kUInt32:
+      return encode_as<uint32_t>(v);
+    case ember::kUInt64:
+      return encode_as<uint64_t>(v);
+    case ember::kFloat16:
+    case ember::kBFloat16: {  // the 16-bit words of c10::Half / c10::BFloat16 (rounded by libtorch)
+      std::vector<uint8_t> out(v.size() * 2);
+      for (size_t i = 0; i < v.size(); i++) {
+        const uint16_t w = t == ember::kFloat16 ? c10::Half(static_cast<float>(v[i])).x
+                                                : c10::BFloat16(static_cast<float>(v[i])).x;
+        std::memcpy(out.data() + i * 2, &w, 2);
+      }
+      return out;
+    }
   }
   return {};
 }

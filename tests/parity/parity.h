@@ -18,7 +18,8 @@
 // `t.view(parity::Shape{})`.)
 //
 // Tolerances: float32/float64 |ember - torch| <= atol + rtol * |torch| with atol 1e-6, rtol 1e-3
-// (kTranscendental, looser, only where a case says so); integers and bools exact; NaN matches NaN.
+// (kTranscendental, looser, only where a case says so; kExact for bit-exact cases such as
+// float16 and bfloat16 rounding); integers and bools exact; NaN matches NaN.
 //
 // Each case also runs on the `interp` device (the codegen oracle) unless it sets .interp = false.
 //
@@ -62,6 +63,8 @@ inline constexpr Tol kDefault{1e-6, 1e-3};
 /// Transcendental ops (exp/log/sin/tanh/pow/...): libm versus libtorch's vectorised SLEEF, and
 /// composites that cancel (cos via sin(pi/2 - x)). Cases that use it say so.
 inline constexpr Tol kTranscendental{1e-5, 1e-3};
+/// Equal values (the same rounding of the same exact result).
+inline constexpr Tol kExact{0, 0};
 
 struct Options {
   Tol tol = kDefault;
@@ -172,7 +175,8 @@ class EmberB : public BackendBase<EmberB, ember::Tensor, ember::ScalarType> {
   using DT = ember::ScalarType;
   static constexpr const char* name = "ember";
   DT f32 = ember::kFloat32, f64 = ember::kFloat64, i32 = ember::kInt32, i64 = ember::kInt64,
-     b8 = ember::kBool, u8 = ember::kUInt8;
+     b8 = ember::kBool, u8 = ember::kUInt8, i8 = ember::kInt8, i16 = ember::kInt16,
+     f16 = ember::kFloat16, bf16 = ember::kBFloat16;
   static constexpr std::nullopt_t none = std::nullopt;  // an absent optional argument
 
   T from_host(const std::vector<double>& v, const Shape& s, DT dt);
@@ -225,7 +229,8 @@ class TorchB : public BackendBase<TorchB, torch::Tensor, c10::ScalarType> {
   using DT = c10::ScalarType;
   static constexpr const char* name = "torch";
   DT f32 = torch::kFloat32, f64 = torch::kFloat64, i32 = torch::kInt32, i64 = torch::kInt64,
-     b8 = torch::kBool, u8 = torch::kUInt8;
+     b8 = torch::kBool, u8 = torch::kUInt8, i8 = torch::kInt8, i16 = torch::kInt16,
+     f16 = torch::kHalf, bf16 = torch::kBFloat16;  // libtorch 1.13 has no uint16/32/64
   static constexpr c10::nullopt_t none = c10::nullopt;
 
   T from_host(const std::vector<double>& v, const Shape& s, DT dt);

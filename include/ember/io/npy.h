@@ -7,10 +7,11 @@
 //     (True or False) and 'shape' (a tuple of non-negative integers; () is a 0-d array), padded
 //     with spaces and ended by '\n';
 //   - the data: the elements in C order (Fortran order when fortran_order is True), nothing after.
-// The dtypes ember reads and writes: '<f4' float32, '<f8' float64, '<i4' int32, '<i8' int64,
-// '|u1' uint8 and '|b1' bool (one byte; nonzero reads as true). '>' (big-endian) float and
-// integer types are read too; '=' means the host's order (little-endian). Other dtypes (float16,
-// int8, object arrays, structured dtypes, ...) are rejected.
+// The dtypes ember reads and writes: '<f2' float16, '<f4' float32, '<f8' float64, '|i1' int8,
+// '<i2' int16, '<i4' int32, '<i8' int64, '|u1' uint8, '<u2' uint16, '<u4' uint32, '<u8' uint64
+// and '|b1' bool (one byte; nonzero reads as true). '>' (big-endian) float and integer types are
+// read too; '=' means the host's order (little-endian). Other dtypes (complex, object arrays,
+// structured dtypes, ...) are rejected. bfloat16 has no NumPy type: writing it throws IOError.
 //
 // Writing uses version 1.0 (2.0 when the header would not fit 65535 bytes), C order and '<' types,
 // with the header padded so that the data starts at a multiple of 64 bytes, as NumPy does. It is

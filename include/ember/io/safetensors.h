@@ -11,9 +11,10 @@
 //   - the data buffer: each tensor's elements in row-major (C) order, little-endian, at
 //     [BEGIN, END) relative to the start of the buffer. The tensors must tile the buffer exactly:
 //     no overlap, no gap, nothing after the last tensor.
-//   D is one of "F32", "F64", "I32", "I64", "U8", "BOOL" (ember's dtypes; BOOL is one byte per
-//   element, any nonzero byte reads as true). Other safetensors dtypes (F16, BF16, ...) are
-//   rejected. A shape of [] is a 0-d tensor (one element).
+//   D is one of "F16", "BF16", "F32", "F64", "I8", "I16", "I32", "I64", "U8", "U16", "U32",
+//   "U64", "BOOL" (ember's dtypes; BOOL is one byte per element, any nonzero byte reads as true).
+//   Other safetensors dtypes (F8_E4M3, C64, ...) are rejected. A shape of [] is a 0-d tensor
+//   (one element).
 //
 // Errors: every function here throws ember::IOError with a one-line message that names the file
 // and the problem: the file cannot be opened, read or written; it is truncated; the header length
@@ -54,7 +55,7 @@ struct TensorFile {
   Metadata metadata;
 };
 
-/// The safetensors spelling of an ember dtype: "F32", "F64", "I32", "I64", "U8" or "BOOL".
+/// The safetensors spelling of an ember dtype: "F32", "BF16", "U64", ... (the list above).
 const char* safetensors_dtype(ScalarType t);
 
 /// Writes `tensors` (realizing them first) and `metadata` to `path` in the safetensors format.

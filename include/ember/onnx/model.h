@@ -108,6 +108,8 @@ Model load_from_bytes(const std::string& bytes, const std::string& base_dir = ".
 Tensor load_tensor(const std::string& path);
 /// Reads a file holding one serialized onnx.TensorProto, SequenceProto or OptionalProto, as
 /// `type` (ONNX's spelling, ValueInfo::type: "tensor(float)", "seq(tensor(int64))", ...) says.
+/// A "tensor(bfloat16)" stored as UINT16 words (as ONNX 1.12's test generator writes them) reads
+/// as those words' bfloat16 values.
 Value load_value(const std::string& path, const std::string& type);
 /// The ONNX element type and shape stored in such a file, whether or not ember has the dtype.
 struct TensorFileInfo {

@@ -66,6 +66,18 @@ static inline int64_t ember_ipow(int64_t b, int64_t e) {
   return (int64_t)r;
 }
 
+/* Bit casts between float and its 32-bit word. */
+static inline uint32_t ember_fbits(float v) {
+  uint32_t u;
+  __builtin_memcpy(&u, &v, 4);
+  return u;
+}
+static inline float ember_bitsf(uint32_t u) {
+  float v;
+  __builtin_memcpy(&v, &u, 4);
+  return v;
+}
+
 /* Float to integer conversion (CAST and every host-side conversion of a value: the rule that
  * Tensor::to documents in ember/tensor.h). C leaves a float outside the integer type's range, NaN
  * and the infinities undefined, and x86 gives the "integer indefinite" value where ARM saturates;
@@ -83,6 +95,58 @@ static inline int32_t ember_f2i32(double x) {
                 : (x >= 2147483647.0 ? INT32_MAX : (x <= -2147483648.0 ? INT32_MIN : (int32_t)x));
 }
 static inline uint8_t ember_f2u8(double x) { return (uint8_t)(uint64_t)ember_f2i64(x); }
+/* int8, int16, uint16 and uint32 as uint8: through int64, then modulo 2^bits (libtorch goes through
+ * the CPU's int32 conversion, which agrees within int32's range). */
+static inline int8_t ember_f2i8(double x) { return (int8_t)(uint8_t)(uint64_t)ember_f2i64(x); }
+static inline int16_t ember_f2i16(double x) { return (int16_t)(uint16_t)(uint64_t)ember_f2i64(x); }
+static inline uint16_t ember_f2u16(double x) { return (uint16_t)(uint64_t)ember_f2i64(x); }
+static inline uint32_t ember_f2u32(double x) { return (uint32_t)(uint64_t)ember_f2i64(x); }
+/* uint64: truncation within [0, 2^64), UINT64_MAX above; a negative value through int64 and then
+ * modulo 2^64 (-1.0 -> UINT64_MAX, as x86's conversion gives). */
+static inline uint64_t ember_f2u64(double x) {
+  return x >= 18446744073709551616.0
+             ? UINT64_MAX
+             : (x >= 9223372036854775808.0 ? (uint64_t)x : (uint64_t)ember_f2i64(x));
+}
+
+/* float16 (IEEE 754 binary16: 1 sign, 5 exponent bits biased by 15, 10 fraction bits) and
+ * bfloat16 (float32's top 16 bits: 8 exponent bits, 7 fraction bits), stored as their 16-bit
+ * words. To float32 is exact; from float32 rounds to nearest, ties to even (IEEE 754's default),
+ * with integer arithmetic only, so the result does not depend on the FPU's modes (flush to zero).
+ * NaN stays a quiet NaN (libtorch's words: sign | 0x7e00 and 0x7fc0). */
+static inline float ember_h2f(uint16_t h) {
+  const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0x1f) return ember_bitsf(sign | 0x7f800000u | (m << 13)); /* inf, NaN */
+  if (e == 0) { /* zero, subnormal: m * 2^-24, exact in float */
+    const float v = (float)m * 5.9604644775390625e-8f;
+    return sign ? -v : v;
+  }
+  return ember_bitsf(sign | ((e + 112) << 23) | (m << 13)); /* exponent rebiased: 127 - 15 */
+}
+static inline uint16_t ember_f2h(float f) {
+  const uint32_t x = ember_fbits(f);
+  const uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+  const uint32_t a = x & 0x7fffffffu;
+  if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);  /* NaN */
+  if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* >= 65504 + half an ulp: inf */
+  if (a >= 0x38800000u) { /* >= 2^-14: normal; round away the 13 low fraction bits */
+    const uint32_t r = a - 0x38000000u;
+    return (uint16_t)(sign | ((r + 0xfffu + ((r >> 13) & 1u)) >> 13));
+  }
+  if (a <= 0x33000000u) return sign; /* <= 2^-25 (half the smallest subnormal, a tie): zero */
+  { /* subnormal: the significand in units of 2^-24, shifted right by 14..24 bits */
+    const uint32_t m = (a & 0x7fffffu) | 0x800000u, s = 126u - (a >> 23);
+    const uint32_t q = m >> s, rem = m & ((1u << s) - 1u), half = 1u << (s - 1u);
+    return (uint16_t)(sign | (q + (rem > half || (rem == half && (q & 1u)))));
+  }
+}
+static inline float ember_bf2f(uint16_t b) { return ember_bitsf((uint32_t)b << 16); }
+static inline uint16_t ember_f2bf(float f) {
+  const uint32_t x = ember_fbits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;       /* NaN */
+  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16); /* a carry reaches inf */
+}
 #ifndef __cplusplus
 /* CAST to an integer type in generated C: the rule above for a float operand, C's conversion
  * (modulo 2^bits) for an integer one. */
@@ -93,6 +157,16 @@ static inline uint8_t ember_f2u8(double x) { return (uint8_t)(uint64_t)ember_f2i
                                           double: ember_f2i32((double)(x)), default: (int32_t)(x))
 #define ember_to_uint8_t(x) _Generic((x), float: ember_f2u8((double)(x)), \
                                           double: ember_f2u8((double)(x)), default: (uint8_t)(x))
+#define ember_to_int8_t(x) _Generic((x), float: ember_f2i8((double)(x)), \
+                                          double: ember_f2i8((double)(x)), default: (int8_t)(x))
+#define ember_to_int16_t(x) _Generic((x), float: ember_f2i16((double)(x)), \
+                                          double: ember_f2i16((double)(x)), default: (int16_t)(x))
+#define ember_to_uint16_t(x) _Generic((x), float: ember_f2u16((double)(x)), \
+                                          double: ember_f2u16((double)(x)), default: (uint16_t)(x))
+#define ember_to_uint32_t(x) _Generic((x), float: ember_f2u32((double)(x)), \
+                                          double: ember_f2u32((double)(x)), default: (uint32_t)(x))
+#define ember_to_uint64_t(x) _Generic((x), float: ember_f2u64((double)(x)), \
+                                          double: ember_f2u64((double)(x)), default: (uint64_t)(x))
 /* clang-format on */
 #endif
 
@@ -129,18 +203,6 @@ static inline double ember_dunkey(int64_t k, int64_t mag) {
   k ^= (k >> 63) & 0x7fffffffffffffffLL;
   __builtin_memcpy(&v, &k, 8);
   return mag > 0x7ff0000000000000LL ? (double)NAN : v;
-}
-
-/* Bit casts between float and its 32-bit word. */
-static inline uint32_t ember_fbits(float v) {
-  uint32_t u;
-  __builtin_memcpy(&u, &v, 4);
-  return u;
-}
-static inline float ember_bitsf(uint32_t u) {
-  float v;
-  __builtin_memcpy(&v, &u, 4);
-  return v;
 }
 
 /* tanh in float32 without branches or calls, so that a loop over it vectorises at any width; the

@@ -156,9 +156,9 @@ std::vector<Tensor> conv_transpose(OpContext& c) {
 
 Scalar lowest(ScalarType t) {
   if (is_floating_point(t)) return -std::numeric_limits<double>::infinity();
-  if (t == kInt32) return static_cast<int64_t>(std::numeric_limits<int32_t>::min());
+  if (is_unsigned(t)) return 0;
   if (t == kInt64) return std::numeric_limits<int64_t>::min();
-  return 0;
+  return -(int64_t{1} << (element_size(t) * 8 - 1));
 }
 
 std::vector<Tensor> max_pool(OpContext& c) {

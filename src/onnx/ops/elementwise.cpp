@@ -80,24 +80,21 @@ std::vector<Tensor> mod(OpContext& c) {
   return one(a - (fmod ? trunc_div(a, b) : floor_div(a, b)) * b);
 }
 
-// BitShift on uint8 (ember's only unsigned type): x << y = (x * 2^y) mod 256, x >> y = x / 2^y
-// (floor). Amounts >= 8 shift every bit out.
+// BitShift on the unsigned types: x << y = x * 2^y, wrapping modulo 2^bits in the dtype;
+// x >> y = floor(x / 2^y), computed in float64 (exact for x < 2^53). Amounts >= bits shift every
+// bit out.
 std::vector<Tensor> bit_shift(OpContext& c) {
   auto [a, b] = operands(c);
-  if (a.dtype() != kUInt8)
-    throw UnsupportedError(std::string("BitShift of ") + dtype_name(a.dtype()) +
-                           " needs an unsigned type ember lacks (it has uint8)");
+  const ScalarType t = a.dtype();
+  if (!is_unsigned(t) || t == kBool)
+    throw DTypeError(std::string("BitShift takes unsigned integers, got ") + dtype_name(t));
   const std::string dir = c.attr_string("direction");
-  Tensor x = a.to(kInt64), y = b.to(kInt64).clamp(0, 8);
-  Tensor p = full({}, 2, kInt64).pow(y);
-  Tensor r;
-  if (dir == "LEFT")
-    r = x * p - floor_div(x * p, full({}, 256, kInt64)) * 256;
-  else if (dir == "RIGHT")
-    r = floor_div(x, p);
-  else
-    throw ValueError("direction must be LEFT or RIGHT, got '" + dir + "'");
-  return one(r.to(kUInt8));
+  const auto bits = static_cast<int64_t>(element_size(t) * 8);
+  Tensor y = b.to(kInt64).clamp(0, bits);
+  Tensor p = full({}, 2, kInt64).pow(y).to(t);  // 2^bits wraps to 0
+  if (dir == "LEFT") return one(a * p);
+  if (dir == "RIGHT") return one(where(y >= bits, zeros({}, t), floor_div(a, p)));
+  throw ValueError("direction must be LEFT or RIGHT, got '" + dir + "'");
 }
 
 // Max/Min/Sum/Mean over any number of inputs (numpy broadcasting from opset 8; before, equal

@@ -1,5 +1,6 @@
 // The interp device: evaluates the same kernels element by element, straight from the kernel IR,
 // with no code generation. Slow and simple on purpose: it is the oracle for codegen tests.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
@@ -16,14 +17,39 @@ using ir::Op;
 using schedule::Expr;
 using schedule::Kernel;
 
-// A value: floats travel as double (rounded to float after every float32 op), integers as int64.
+// A value: floats travel as double (rounded to the dtype after every op), integers as int64
+// (uint64 as its bits).
 struct Val {
   double f = 0;
   int64_t i = 0;
 };
 
+// v rounded to nearest even with `bits` significant bits and exponents down to `emin` (below it
+// the subnormals' fixed step), and to infinity from `overflow` on: IEEE 754's rounding, written
+// with the C library's exact operations instead of kernel_scalar.h's bit arithmetic, so that the
+// two check each other.
+double round_binary(double v, int bits, int emin, double overflow) {
+  if (!std::isfinite(v) || v == 0) return v;
+  const double a = std::fabs(v);
+  if (a >= overflow) return std::copysign(INFINITY, v);
+  int e = 0;
+  std::frexp(a, &e);  // a = m 2^e, m in [0.5, 1)
+  const double step = std::ldexp(1.0, std::max(e - 1, emin) - (bits - 1));
+  return std::copysign(std::nearbyint(a / step) * step, v);  // the default mode: ties to even
+}
+
 double round_to(double v, ScalarType t) {
-  return t == kFloat32 ? static_cast<double>(static_cast<float>(v)) : v;
+  switch (t) {
+    case kFloat32:
+      return static_cast<double>(static_cast<float>(v));
+    // Through float32 first, as libtorch converts (c10::Half and c10::BFloat16 take a float).
+    case kFloat16:  // 11 bits, 2^-14 the least normal; 65504 + half its ulp rounds up
+      return round_binary(static_cast<float>(v), 11, -14, 65520.0);
+    case kBFloat16:  // 8 bits, float32's exponent range
+      return round_binary(static_cast<float>(v), 8, -126, std::ldexp(255.0 * 2 + 1, 127 - 8));
+    default:
+      return v;
+  }
 }
 
 int64_t wrap_int(int64_t v, ScalarType t) {
@@ -32,11 +58,26 @@ int64_t wrap_int(int64_t v, ScalarType t) {
       return static_cast<int32_t>(v);
     case kUInt8:
       return static_cast<uint8_t>(v);
+    case kInt8:
+      return static_cast<int8_t>(v);
+    case kInt16:
+      return static_cast<int16_t>(v);
+    case kUInt16:
+      return static_cast<uint16_t>(v);
+    case kUInt32:
+      return static_cast<uint32_t>(v);
     case kBool:
       return v != 0;
     default:
       return v;
   }
+}
+
+// A float16 word's value from its fields (IEEE 754 binary16).
+double half_value(uint16_t h) {
+  const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  const double a = e == 31 ? (m ? NAN : INFINITY) : std::ldexp(e ? 1024 + m : m, (e ? e : 1) - 25);
+  return (h & 0x8000) ? -a : a;
 }
 
 Val make(double f, int64_t i, ScalarType t) {
@@ -57,10 +98,29 @@ Val load(const void* p, ScalarType t, int64_t idx) {
     case kInt32:
       return {0, static_cast<const int32_t*>(p)[idx]};
     case kInt64:
+    case kUInt64:
       return {0, static_cast<const int64_t*>(p)[idx]};
-    default:
+    case kInt8:
+      return {0, static_cast<const int8_t*>(p)[idx]};
+    case kInt16:
+      return {0, static_cast<const int16_t*>(p)[idx]};
+    case kUInt16:
+      return {0, static_cast<const uint16_t*>(p)[idx]};
+    case kUInt32:
+      return {0, static_cast<const uint32_t*>(p)[idx]};
+    case kFloat16:
+      return {half_value(static_cast<const uint16_t*>(p)[idx]), 0};
+    case kBFloat16: {  // float32's top half
+      const uint32_t w = static_cast<uint32_t>(static_cast<const uint16_t*>(p)[idx]) << 16;
+      float f;
+      std::memcpy(&f, &w, 4);
+      return {f, 0};
+    }
+    case kBool:
+    case kUInt8:
       return {0, static_cast<const uint8_t*>(p)[idx]};
   }
+  return {};
 }
 
 void store(void* p, ScalarType t, int64_t idx, Val v) {
@@ -75,11 +135,82 @@ void store(void* p, ScalarType t, int64_t idx, Val v) {
       static_cast<int32_t*>(p)[idx] = static_cast<int32_t>(v.i);
       break;
     case kInt64:
+    case kUInt64:
       static_cast<int64_t*>(p)[idx] = v.i;
       break;
-    default:
+    case kInt8:
+      static_cast<int8_t*>(p)[idx] = static_cast<int8_t>(v.i);
+      break;
+    case kInt16:
+      static_cast<int16_t*>(p)[idx] = static_cast<int16_t>(v.i);
+      break;
+    case kUInt16:
+      static_cast<uint16_t*>(p)[idx] = static_cast<uint16_t>(v.i);
+      break;
+    case kUInt32:
+      static_cast<uint32_t*>(p)[idx] = static_cast<uint32_t>(v.i);
+      break;
+    case kFloat16:  // v.f is a float16 value already: the conversion is exact
+      static_cast<uint16_t*>(p)[idx] = ember_f2h(static_cast<float>(v.f));
+      break;
+    case kBFloat16:
+      static_cast<uint16_t*>(p)[idx] = ember_f2bf(static_cast<float>(v.f));
+      break;
+    case kBool:
+    case kUInt8:
       static_cast<uint8_t*>(p)[idx] = static_cast<uint8_t>(v.i);
       break;
+  }
+}
+
+// The float-to-integer rule of the generated code (kernel_scalar.h).
+int64_t float_to_int(double v, ScalarType t) {
+  switch (t) {
+    case kInt32:
+      return ember_f2i32(v);
+    case kUInt8:
+      return ember_f2u8(v);
+    case kInt8:
+      return ember_f2i8(v);
+    case kInt16:
+      return ember_f2i16(v);
+    case kUInt16:
+      return ember_f2u16(v);
+    case kUInt32:
+      return ember_f2u32(v);
+    case kUInt64:
+      return static_cast<int64_t>(ember_f2u64(v));
+    default:
+      return ember_f2i64(v);
+  }
+}
+
+// An integer value (uint64 from its bits) converted to the float dtype `to` once, as C converts
+// it: to float32 (and on to float16 or bfloat16) directly, not through a double.
+double int_to_float(int64_t i, ScalarType t, ScalarType to) {
+  const auto u = static_cast<uint64_t>(i);
+  if (to == kFloat64) return t == kUInt64 ? static_cast<double>(u) : static_cast<double>(i);
+  return t == kUInt64 ? static_cast<float>(u) : static_cast<float>(i);
+}
+
+// a < b for integer values of dtype t.
+bool int_less(int64_t a, int64_t b, ScalarType t) {
+  return t == kUInt64 ? static_cast<uint64_t>(a) < static_cast<uint64_t>(b) : a < b;
+}
+
+// The least value of an integer dtype (a max reduction's start).
+int64_t int_min(ScalarType t) {
+  switch (t) {
+    case kInt8:
+      return INT8_MIN;
+    case kInt16:
+      return INT16_MIN;
+    case kInt32:
+      return INT32_MIN;
+    case kInt64:
+      return INT64_MIN;
+    default:
+      return 0;
   }
 }
 
@@ -166,8 +297,7 @@ class Evaluator {
     else if (e.op == Op::PROD)
       acc = make(1, 1, t);
     else
-      acc =
-          fl ? Val{-INFINITY, 0} : Val{0, t == kInt32 ? INT32_MIN : (t == kInt64 ? INT64_MIN : 0)};
+      acc = fl ? Val{-INFINITY, 0} : Val{0, int_min(t)};
     auto at = [&](int64_t r) {
       int64_t lin = r;
       for (size_t j = e.axes.size(); j-- > 0;) {
@@ -190,7 +320,7 @@ class Evaluator {
       else if (fl)
         acc = (v.f > acc.f || std::isnan(v.f)) && !std::isnan(acc.f) ? v : acc;
       else
-        acc = v.i > acc.i ? v : acc;
+        acc = int_less(acc.i, v.i, t) ? v : acc;
     }
     idx_ = saved;
     return acc;
@@ -252,14 +382,9 @@ class Evaluator {
         return make(0, !a[0].i, t);
       case Op::CAST: {
         if (t == kBool) return make(0, sfl ? a[0].f != 0 : a[0].i != 0, t);
-        if (fl) return make(sfl ? a[0].f : static_cast<double>(a[0].i), 0, t);
+        if (fl) return make(sfl ? a[0].f : int_to_float(a[0].i, st, t), 0, t);
         if (!sfl) return make(0, a[0].i, t);
-        // The float-to-integer rule of the generated code (kernel_scalar.h).
-        return make(0,
-                    t == kInt64   ? ember_f2i64(a[0].f)
-                    : t == kInt32 ? ember_f2i32(a[0].f)
-                                  : ember_f2u8(a[0].f),
-                    t);
+        return make(0, float_to_int(a[0].f, t), t);
       }
       case Op::ADD:
         return make(a[0].f + a[1].f, a[0].i + a[1].i, t);
@@ -268,10 +393,12 @@ class Evaluator {
       case Op::MUL:
         return make(a[0].f * a[1].f, a[0].i * a[1].i, t);
       case Op::DIV:
+        if (t == kUInt64)
+          return make(0, a[1].i ? static_cast<int64_t>(uint64_t(a[0].i) / uint64_t(a[1].i)) : 0, t);
         return make(a[0].f / a[1].f, a[1].i ? a[0].i / a[1].i : 0, t);
       case Op::MAX:
         if (fl) return (a[0].f >= a[1].f || std::isnan(a[0].f)) ? a[0] : a[1];
-        return a[0].i > a[1].i ? a[0] : a[1];
+        return int_less(a[1].i, a[0].i, t) ? a[0] : a[1];
       case Op::POW: {
         if (fl)
           return make(t == kFloat32
@@ -281,7 +408,7 @@ class Evaluator {
         return make(0, ember_ipow(a[0].i, a[1].i), t);
       }
       case Op::CMPLT:
-        return make(0, sfl ? a[0].f < a[1].f : a[0].i < a[1].i, t);
+        return make(0, sfl ? a[0].f < a[1].f : int_less(a[0].i, a[1].i, st), t);
       case Op::CMPEQ:
         return make(0, sfl ? a[0].f == a[1].f : a[0].i == a[1].i, t);
       case Op::AND:
