@@ -31,7 +31,7 @@ inline schedule::Kernel kernel_named(const std::vector<Tensor>& ts, const std::s
   std::string names;
   for (schedule::Kernel& k : kernels_of(ts)) {
     if (k.name() == name) return k;
-    names += " " + k.name();
+    names.append(" ").append(k.name());  // not " " + k.name(): GCC 12 -Wrestrict false positive
   }
   ADD_FAILURE() << "no kernel " << name << " among" << names;
   return {};

@@ -165,8 +165,9 @@ class Checkpoint : public ::testing::Test {
   void expect_file_rejected(const fs::path& file, const std::string& reason) {
     Small m;
     const auto before = snapshot(state(m));
-    const std::string msg = io_error([&] { load(m, file.string()); });
-    EXPECT_NE(msg.find("'" + file.string() + "': "), std::string::npos) << msg;
+    const std::string path = file.string();
+    const std::string msg = io_error([&] { load(m, path); });
+    EXPECT_NE(msg.find("'" + path + "': "), std::string::npos) << msg;
     EXPECT_NE(msg.find(reason), std::string::npos) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
     EXPECT_EQ(snapshot(state(m)), before) << "a failed load changed the module";

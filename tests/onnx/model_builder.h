@@ -83,8 +83,11 @@ class ModelBuilder {
     auto* s = tt->mutable_shape();
     for (auto d : io.dims) {
       auto* dim = s->add_dim();
+      // -1: "N", -k: "dk". Appended rather than "d" + std::to_string(): GCC 12 at -O2 warns
+      // -Wrestrict on operator+(const char*, std::string&&), a known false positive.
       if (d < 0)
-        dim->set_dim_param(d == -1 ? "N" : "d" + std::to_string(-d));
+        dim->set_dim_param(d == -1 ? std::string("N")
+                                   : std::string("d").append(std::to_string(-d)));
       else
         dim->set_dim_value(d);
     }
