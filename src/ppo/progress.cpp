@@ -65,7 +65,9 @@ void Progress::draw(bool force) {
   const double elapsed = t - start_;
   std::string line = "epoch " + std::to_string(epoch_) + " | " + count_text(transitions_) + "/" +
                      count_text(max_transitions_) + " | " + phase_;
-  if (total_ > 0) line += " " + std::to_string(done_) + "/" + std::to_string(total_);
+  // Appended piece by piece: GCC 12 warns -Wrestrict (a false positive) on " " + std::string&&.
+  if (total_ > 0)
+    line.append(" ").append(std::to_string(done_)).append("/").append(std::to_string(total_));
   if (last_epoch_ >= 0) {
     char buf[128];
     std::snprintf(buf, sizeof buf, " | last epoch: collect %.1fs update %.1fs eval %.1fs (%.1fs)",
