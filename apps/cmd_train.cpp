@@ -13,7 +13,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -23,6 +22,7 @@
 #include "ember/error.h"
 #include "ember/rl/checkpoint.h"
 #include "ember/rl/trainer.h"
+#include "ember/support/clock.h"
 #include "option_rules.h"
 
 namespace ember::app {
@@ -31,22 +31,18 @@ namespace {
 // A new directory runs/<timestamp>[-N], created with mkdir (which fails when the directory
 // exists), so two runs started in the same second never share one.
 std::string unique_run_dir() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "runs/%Y%m%d-%H%M%S", &tm);
+  const std::string base = support::wall_time("runs/%Y%m%d-%H%M%S", false);
   std::error_code ec;
   if (!std::filesystem::create_directories("runs", ec) && ec)
     throw IOError("cannot create output directory 'runs' in the working directory: " +
                   ec.message());
   for (int i = 1; i < 10000; ++i) {
-    const std::string d = i == 1 ? std::string(buf) : std::string(buf) + "-" + std::to_string(i);
+    const std::string d = i == 1 ? base : base + "-" + std::to_string(i);
     if (mkdir(d.c_str(), 0755) == 0) return d;
     if (errno != EEXIST)
       throw IOError("cannot create output directory '" + d + "': " + std::strerror(errno));
   }
-  throw IOError(std::string("cannot find a free output directory next to '") + buf + "'");
+  throw IOError("cannot find a free output directory next to '" + base + "'");
 }
 
 // The first SIGINT or SIGTERM asks the trainer to stop cleanly; a second one exits at once.

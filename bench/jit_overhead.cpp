@@ -11,6 +11,7 @@
 
 #include "ember/ember.h"
 #include "ember/support/clock.h"
+#include "ppo_like_step.h"
 
 using namespace ember;
 
@@ -19,18 +20,6 @@ namespace {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
-}
-
-nn::Sequential mlp(int64_t out) {
-  nn::Sequential s;
-  s->push_back(nn::Linear(8, 128));
-  for (int i = 0; i < 3; i++) {
-    s->push_back(nn::Tanh());
-    s->push_back(nn::Linear(128, 128));
-  }
-  s->push_back(nn::Tanh());
-  s->push_back(nn::Linear(128, out));
-  return s;
 }
 
 struct Row {
@@ -86,39 +75,23 @@ void print(const char* name, const Row& r) {
 int main() {
   std::printf("threads: %d\n", get_num_threads());
   manual_seed(0);
-  auto actor = mlp(2);
+  ppo_like::Step step;
   {
     Tensor x = randn({4, 8});
     x.realize();
-    Jit j(
-        [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{actor->forward(in[0])}; });
+    Jit j([&](const std::vector<Tensor>& in) {
+      return std::vector<Tensor>{step.actor->forward(in[0])};
+    });
     auto r = measure(
-        j, [&] { return std::vector<Tensor>{actor->forward(x)}; }, [&] { return j({x}); }, 2000);
+        j, [&] { return std::vector<Tensor>{step.actor->forward(x)}; }, [&] { return j({x}); },
+        2000);
     print("actor forward, batch 4", r);
   }
   {
-    auto critic = mlp(1);
-    std::vector<Tensor> params = actor->parameters();
-    for (auto& p : critic->parameters()) params.push_back(p);
-    optim::Adam opt(params, optim::AdamOptions(1e-4));
     const int64_t B = 10000;
     Tensor obs = randn({B, 8}), act = randn({B, 2}), adv = randn({B}), ret = randn({B});
-    Tensor logstd = zeros({2});
-    realize({obs, act, adv, ret, logstd});
-    auto step = [&](const std::vector<Tensor>& in) {
-      opt.zero_grad();
-      Tensor mean = actor->forward(in[0]);
-      Tensor logp = (-((in[1] - mean) / logstd.exp()).square() * 0.5 - logstd).sum({1});
-      Tensor ratio = logp.exp();
-      Tensor pg = -(ratio * in[2]).minimum(ratio.clamp(0.8, 1.2) * in[2]).mean();
-      Tensor v = critic->forward(in[0]).squeeze(1);
-      Tensor loss = pg + (v - in[3]).square().mean() * 0.5;
-      loss.backward();
-      nn::utils::clip_grad_norm_(params, 0.5);
-      opt.step();
-      return std::vector<Tensor>{loss.detach()};
-    };
-    Jit j(step);
+    realize({obs, act, adv, ret});
+    Jit j([&](const std::vector<Tensor>& in) { return step(in); });
     auto r = measure(
         j,
         [&] {

@@ -1,4 +1,4 @@
-// The batch-10,000 PPO-style training step (the one in jit_overhead.cpp: actor and critic MLPs
+// The batch-10,000 PPO-style training step of ppo_like_step.h (actor and critic MLPs
 // 8 -> 4x128 tanh -> 2 / 1, Gaussian log-probability, clipped surrogate, value loss, backward,
 // clip_grad_norm_ 0.5, Adam) in ember (jit replay) and in libtorch, in one process, at the same
 // thread count (ember's pool size; libtorch's intra-op threads are set to match). Rounds alternate
@@ -29,6 +29,7 @@
 
 #include "ember/ember.h"
 #include "ember/support/clock.h"
+#include "ppo_like_step.h"
 
 namespace {
 
@@ -45,28 +46,8 @@ double median(std::vector<double> v) {
 
 constexpr int64_t kBatch = 10000;
 
-ember::nn::Sequential ember_mlp(int64_t out) {
-  ember::nn::Sequential s;
-  s->push_back(ember::nn::Linear(8, 128));
-  for (int i = 0; i < 3; i++) {
-    s->push_back(ember::nn::Tanh());
-    s->push_back(ember::nn::Linear(128, 128));
-  }
-  s->push_back(ember::nn::Tanh());
-  s->push_back(ember::nn::Linear(128, out));
-  return s;
-}
-
 torch::nn::Sequential torch_mlp(int64_t out) {
-  torch::nn::Sequential s;
-  s->push_back(torch::nn::Linear(8, 128));
-  for (int i = 0; i < 3; i++) {
-    s->push_back(torch::nn::Tanh());
-    s->push_back(torch::nn::Linear(128, 128));
-  }
-  s->push_back(torch::nn::Tanh());
-  s->push_back(torch::nn::Linear(128, out));
-  return s;
+  return ppo_like::mlp<torch::nn::Sequential, torch::nn::Linear, torch::nn::Tanh>(out);
 }
 
 }  // namespace
@@ -94,27 +75,11 @@ int main(int argc, char** argv) {
 
   // ember: the step captured once by ember::jit, then replayed.
   ember::manual_seed(0);
-  auto actor = ember_mlp(2), critic = ember_mlp(1);
-  std::vector<ember::Tensor> params = actor->parameters();
-  for (auto& p : critic->parameters()) params.push_back(p);
-  ember::optim::Adam opt(params, ember::optim::AdamOptions(1e-4));
+  ppo_like::Step ppo;
   ember::Tensor obs = ember::randn({kBatch, 8}), act = ember::randn({kBatch, 2}),
                 adv = ember::randn({kBatch}), ret = ember::randn({kBatch});
-  ember::Tensor logstd = ember::zeros({2});
-  ember::realize({obs, act, adv, ret, logstd});
-  ember::Jit step([&](const std::vector<ember::Tensor>& in) {
-    opt.zero_grad();
-    ember::Tensor mean = actor->forward(in[0]);
-    ember::Tensor logp = (-((in[1] - mean) / logstd.exp()).square() * 0.5 - logstd).sum({1});
-    ember::Tensor ratio = logp.exp();
-    ember::Tensor pg = -(ratio * in[2]).minimum(ratio.clamp(0.8, 1.2) * in[2]).mean();
-    ember::Tensor v = critic->forward(in[0]).squeeze(1);
-    ember::Tensor loss = pg + (v - in[3]).square().mean() * 0.5;
-    loss.backward();
-    ember::nn::utils::clip_grad_norm_(params, 0.5);
-    opt.step();
-    return std::vector<ember::Tensor>{loss.detach()};
-  });
+  ember::realize({obs, act, adv, ret});
+  ember::Jit step([&](const std::vector<ember::Tensor>& in) { return ppo(in); });
 
   // libtorch: the same step, eager (as PyTorch runs it).
   torch::manual_seed(0);

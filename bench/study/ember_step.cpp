@@ -32,18 +32,9 @@ int main(int argc, char** argv) {
     for (auto& t : m) (void)t.item<float>();
   };
   const study::StepTimes times = study::time_steps(args, one);
-  nlohmann::json r = {{"kind", "step"},
-                      {"impl", "ember"},
-                      {"target", kernel_target()},
-                      {"threads", get_num_threads()},
-                      {"batch", B},
-                      {"untimed", args.untimed},
-                      {"warmup", args.warmup},
-                      {"timed", args.timed},
-                      {"steps_ms", times.ms},
-                      {"median_ms", times.median_ms},
-                      {"first_step_ms", times.first_ms},
-                      {"jit", rl::jit_available()}};
+  nlohmann::json r = study::step_record("ember", get_num_threads(), args, times);
+  r["target"] = kernel_target();
+  r["jit"] = rl::jit_available();
   std::printf("%s\n", r.dump().c_str());
   if (args.attribution) {
     Context::get().profile = true;

@@ -1,5 +1,6 @@
-// Command line and timing of the study's step programs (ember_step.cpp, torch_step.cpp): the
-// protocol of the controlled optimizer step: `untimed` steps, `warmup` steps, then `timed` steps.
+// Command line, timing and JSON record of the study's step programs (ember_step.cpp,
+// torch_step.cpp): the protocol of the controlled optimizer step: `untimed` steps, `warmup` steps,
+// then `timed` steps.
 #pragma once
 #include <algorithm>
 #include <cstdio>
@@ -7,6 +8,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "ember/support/clock.h"
 
@@ -81,6 +84,17 @@ StepTimes time_steps(const StepArgs& args, F one) {
   const size_t n = s.size();
   t.median_ms = n == 0 ? 0 : n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
   return t;
+}
+
+/// The JSON line a step program prints (bench/study/study.py reads it): the implementation, its
+/// thread count, the protocol and the times; each program adds its own facts.
+inline nlohmann::json step_record(const char* impl, int threads, const StepArgs& args,
+                                  const StepTimes& t) {
+  return {{"kind", "step"},           {"impl", impl},
+          {"threads", threads},       {"batch", args.batch},
+          {"untimed", args.untimed},  {"warmup", args.warmup},
+          {"timed", args.timed},      {"steps_ms", t.ms},
+          {"median_ms", t.median_ms}, {"first_step_ms", t.first_ms}};
 }
 
 }  // namespace ember::study

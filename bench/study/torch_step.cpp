@@ -26,17 +26,8 @@ int main(int argc, char** argv) {
   // One step as `ember train` runs it: the step, then its metrics read on the host.
   auto one = [&] { (void)ac.step(obs, act, old_logp, adv_raw, ret); };
   const ember::study::StepTimes times = ember::study::time_steps(args, one);
-  nlohmann::json r = {{"kind", "step"},
-                      {"impl", "libtorch"},
-                      {"version", TORCH_VERSION},
-                      {"threads", torch::get_num_threads()},
-                      {"batch", B},
-                      {"untimed", args.untimed},
-                      {"warmup", args.warmup},
-                      {"timed", args.timed},
-                      {"steps_ms", times.ms},
-                      {"median_ms", times.median_ms},
-                      {"first_step_ms", times.first_ms}};
+  nlohmann::json r = ember::study::step_record("libtorch", torch::get_num_threads(), args, times);
+  r["version"] = TORCH_VERSION;
   std::printf("%s\n", r.dump().c_str());
   return 0;
 }

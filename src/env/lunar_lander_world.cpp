@@ -11,6 +11,26 @@ constexpr uint16_t kLegCategory = 0x0020;
 
 b2Vec2 vec(double x, double y) { return b2Vec2(static_cast<float>(x), static_cast<float>(y)); }
 
+// A dynamic body (the lander or a leg) with one fixture of `shape`, restitution 0, in `category`:
+// it collides with the ground only.
+b2Body* dynamic_body(b2World& world, b2Vec2 position, float angle, const b2Shape& shape,
+                     float density, float friction, uint16_t category) {
+  b2BodyDef def;
+  def.type = b2_dynamicBody;
+  def.position = position;
+  def.angle = angle;
+  b2Body* body = world.CreateBody(&def);
+  b2FixtureDef fixture;
+  fixture.shape = &shape;
+  fixture.density = density;
+  fixture.friction = friction;
+  fixture.restitution = 0.0f;
+  fixture.filter.categoryBits = category;
+  fixture.filter.maskBits = kGroundCategory;
+  body->CreateFixture(&fixture);
+  return body;
+}
+
 }  // namespace
 
 LunarLander::World::World(double gravity, const std::array<double, kChunks>& smooth_y,
@@ -40,45 +60,23 @@ LunarLander::World::World(double gravity, const std::array<double, kChunks>& smo
 
   // Lander at the top centre; its random push is a force, so it acts during one world step only.
   const double initial_y = kH_M;
-  b2BodyDef lander_def;
-  lander_def.type = b2_dynamicBody;
-  lander_def.position = vec(kW_M / 2, initial_y);
-  lander_def.angle = 0.0f;
-  lander = world.CreateBody(&lander_def);
   static constexpr double kPoly[6][2] = {{-14, 17}, {-17, 0}, {-17, -10},
                                          {17, -10}, {17, 0},  {14, 17}};
   b2Vec2 hull[6];
   for (int k = 0; k < 6; ++k) hull[k] = vec(kPoly[k][0] / kScale, kPoly[k][1] / kScale);
   b2PolygonShape lander_shape;
   lander_shape.Set(hull, 6);
-  b2FixtureDef lander_fixture;
-  lander_fixture.shape = &lander_shape;
-  lander_fixture.density = 5.0f;
-  lander_fixture.friction = 0.1f;
-  lander_fixture.restitution = 0.0f;
-  lander_fixture.filter.categoryBits = kLanderCategory;
-  lander_fixture.filter.maskBits = kGroundCategory;
-  lander->CreateFixture(&lander_fixture);
+  lander = dynamic_body(world, vec(kW_M / 2, initial_y), 0.0f, lander_shape, 5.0f, 0.1f,
+                        kLanderCategory);
   lander->ApplyForceToCenter(vec(force_x, force_y), true);
 
   // Legs i = -1 (left, index 0) then i = +1 (right, index 1), each on a motored, limited joint.
   for (int k = 0; k < 2; ++k) {
     const double i = k == 0 ? -1.0 : 1.0;
-    b2BodyDef leg_def;
-    leg_def.type = b2_dynamicBody;
-    leg_def.position = vec(kW_M / 2 - i * kLegAway / kScale, initial_y);
-    leg_def.angle = static_cast<float>(i * 0.05);
-    b2Body* leg = world.CreateBody(&leg_def);
     b2PolygonShape leg_shape;
     leg_shape.SetAsBox(static_cast<float>(kLegW / kScale), static_cast<float>(kLegH / kScale));
-    b2FixtureDef leg_fixture;
-    leg_fixture.shape = &leg_shape;
-    leg_fixture.density = 1.0f;
-    leg_fixture.restitution = 0.0f;
-    leg_fixture.friction = 0.2f;
-    leg_fixture.filter.categoryBits = kLegCategory;
-    leg_fixture.filter.maskBits = kGroundCategory;
-    leg->CreateFixture(&leg_fixture);
+    b2Body* leg = dynamic_body(world, vec(kW_M / 2 - i * kLegAway / kScale, initial_y),
+                               static_cast<float>(i * 0.05), leg_shape, 1.0f, 0.2f, kLegCategory);
     legs[k] = leg;
 
     b2RevoluteJointDef joint;

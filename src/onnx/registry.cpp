@@ -1,32 +1,20 @@
 #include "registry.h"
 
+#include <unordered_map>
+
+#include "ops/ops.h"
+
 namespace ember::onnx {
 
 namespace {
-const OpTable& table() {
-  static const OpTable t = [] {
-    OpTable t;
-    ops::add_elementwise_ops(t);
-    ops::add_math_ops(t);
-    ops::add_shape_ops(t);
-    ops::add_generator_ops(t);
-    ops::add_reduce_ops(t);
-    ops::add_linalg_ops(t);
-    ops::add_conv_pool_ops(t);
-    ops::add_normalization_ops(t);
-    ops::add_index_ops(t);
-    ops::add_resize_ops(t);
-    ops::add_control_ops(t);
-    ops::add_rnn_ops(t);
-    ops::add_quantize_ops(t);
-    ops::add_signal_ops(t);
-    ops::add_misc_ops(t);
-    ops::add_training_ops(t);
-    ops::add_grid_sample_ops(t);
-    ops::add_roi_text_ops(t);
-    ops::add_sequence_ops(t);
-    return t;
-  }();
+const std::unordered_map<std::string, OpEntry>& table() {
+  static const std::unordered_map<std::string, OpEntry> t = {
+#define ONNX_OP(key, function) {key, OpEntry(ops::function)},
+#define ONNX_VALUE_OP(key, function) {key, OpEntry(ops::function)},
+#include "ops/ops.def"
+#undef ONNX_OP
+#undef ONNX_VALUE_OP
+  };
   return t;
 }
 }  // namespace

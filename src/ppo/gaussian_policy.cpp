@@ -26,15 +26,8 @@ std::vector<Tensor> ActorCriticImpl::actor_parameters() const {
 std::vector<Tensor> ActorCriticImpl::critic_parameters() const { return critic->parameters(); }
 
 std::string policy_options_to_json(const PolicyOptions& o) {
-  nlohmann::json j = {{"obs_dim", o.obs_dim},
-                      {"act_dim", o.act_dim},
-                      {"hidden", o.hidden},
-                      {"layers", o.layers},
-                      {"log_std_init", o.log_std_init},
-                      {"hidden_gain", o.hidden_gain},
-                      {"actor_output_gain", o.actor_output_gain},
-                      {"critic_output_gain", o.critic_output_gain},
-                      {"activation", "tanh"}};
+  nlohmann::json j = {{"activation", "tanh"}};
+  visit_policy_options(o, [&](const char* key, const auto& value) { j[key] = value; });
   return j.dump();
 }
 
@@ -45,14 +38,7 @@ PolicyOptions policy_options_from_json(const std::string& text) {
     if (!j.is_object()) throw ValueError("policy options: not a JSON object: " + text);
     if (j.contains("activation") && j.at("activation") != "tanh")
       throw ValueError("policy options: unsupported activation " + j.at("activation").dump());
-    o.obs_dim = j.value("obs_dim", o.obs_dim);
-    o.act_dim = j.value("act_dim", o.act_dim);
-    o.hidden = j.value("hidden", o.hidden);
-    o.layers = j.value("layers", o.layers);
-    o.log_std_init = j.value("log_std_init", o.log_std_init);
-    o.hidden_gain = j.value("hidden_gain", o.hidden_gain);
-    o.actor_output_gain = j.value("actor_output_gain", o.actor_output_gain);
-    o.critic_output_gain = j.value("critic_output_gain", o.critic_output_gain);
+    visit_policy_options(o, [&](const char* key, auto& value) { value = j.value(key, value); });
   } catch (const nlohmann::json::exception& e) {
     throw ValueError(std::string("policy options: malformed JSON (") + e.what() + "): " + text);
   }

@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -72,14 +71,7 @@ nlohmann::json git_info() {
       {"revision", trim(rev.output)}, {"dirty", !trim(status.output).empty()}, {"source_dir", dir}};
 }
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string utc_now() { return support::wall_time("%Y-%m-%dT%H:%M:%SZ", true); }
 
 }  // namespace
 

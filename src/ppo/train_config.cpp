@@ -12,6 +12,46 @@ void require(bool ok, const std::string& what) {
   if (!ok) throw ValueError("train config: " + what);
 }
 
+// Calls v(section, key, member) for every stored field of `c` (a TrainConfig, const or not):
+// section "" for the top level of run.json's config, "policy" or "update" for the nested objects.
+// The one list that to_json writes and train_config_from_json reads.
+template <class Config, class Visit>
+void visit_fields(Config& c, Visit&& v) {
+  v("", "seed", c.seed);
+  v("", "threads", c.threads);
+  v("", "env_threads", c.env_threads);
+  v("", "out_dir", c.out_dir);
+  v("", "resume", c.resume);
+  v("", "max_transitions", c.max_transitions);
+  v("", "target", c.target);
+  v("", "checkpoint_every", c.checkpoint_every);
+  v("", "progress", c.progress);
+  v("", "jit", c.jit);
+  v("", "envs", c.envs);
+  v("", "steps_per_env", c.steps_per_env);
+  v("", "max_episode_steps", c.max_episode_steps);
+  v("", "eval_every", c.eval_every);
+  v("", "eval_envs", c.eval_envs);
+  v("", "eval_episodes_per_env", c.eval_episodes_per_env);
+  v("", "final_eval_episodes_per_env", c.final_eval_episodes_per_env);
+  v("", "gamma", c.gamma);
+  v("", "gae_lambda", c.gae_lambda);
+  v("", "reward_scaling", c.reward_scaling);
+  visit_policy_options(c.policy, [&](const char* key, auto& value) { v("policy", key, value); });
+  v("update", "lr", c.update.lr);
+  v("update", "adam_eps", c.update.adam_eps);
+  v("update", "adam_beta1", c.update.adam_beta1);
+  v("update", "adam_beta2", c.update.adam_beta2);
+  v("update", "clip", c.update.loss.clip);
+  v("update", "value_coef", c.update.loss.value_coef);
+  v("update", "entropy_coef", c.update.loss.entropy_coef);
+  v("update", "normalize_advantages", c.update.loss.normalize_advantages);
+  v("update", "max_grad_norm", c.update.max_grad_norm);
+  v("update", "separate_grad_clip", c.update.separate_grad_clip);
+  v("update", "passes", c.update.passes);
+  v("update", "minibatch", c.update.minibatch);
+}
+
 }  // namespace
 
 void TrainConfig::validate() const {
@@ -61,109 +101,27 @@ void TrainConfig::validate() const {
 }
 
 nlohmann::json to_json(const TrainConfig& c) {
-  const PolicyOptions& p = c.policy;
-  const PpoUpdateOptions& u = c.update;
-  return {
-      {"seed", c.seed},
-      {"threads", c.threads},
-      {"env_threads", c.env_threads},
-      {"out_dir", c.out_dir},
-      {"resume", c.resume},
-      {"max_transitions", c.max_transitions},
-      {"target", c.target},
-      {"checkpoint_every", c.checkpoint_every},
-      {"progress", c.progress},
-      {"jit", c.jit},
-      {"envs", c.envs},
-      {"steps_per_env", c.steps_per_env},
+  // Written for the reader of run.json, not read back: derived and fixed facts.
+  nlohmann::json j = {
       {"transitions_per_epoch", c.transitions_per_epoch()},
-      {"max_episode_steps", c.max_episode_steps},
-      {"eval_every", c.eval_every},
-      {"eval_envs", c.eval_envs},
-      {"eval_episodes_per_env", c.eval_episodes_per_env},
-      {"final_eval_episodes_per_env", c.final_eval_episodes_per_env},
-      {"gamma", c.gamma},
-      {"gae_lambda", c.gae_lambda},
-      {"reward_scaling", c.reward_scaling},
-      {"policy",
-       {{"obs_dim", p.obs_dim},
-        {"act_dim", p.act_dim},
-        {"hidden", p.hidden},
-        {"layers", p.layers},
-        {"activation", "tanh"},
-        {"log_std_init", p.log_std_init},
-        {"hidden_gain", p.hidden_gain},
-        {"actor_output_gain", p.actor_output_gain},
-        {"critic_output_gain", p.critic_output_gain},
-        {"init", "orthogonal weights, zero biases"}}},
-      {"update",
-       {{"optimizer", "adam"},
-        {"lr", u.lr},
-        {"adam_eps", u.adam_eps},
-        {"adam_beta1", u.adam_beta1},
-        {"adam_beta2", u.adam_beta2},
-        {"clip", u.loss.clip},
-        {"value_coef", u.loss.value_coef},
-        {"entropy_coef", u.loss.entropy_coef},
-        {"normalize_advantages", u.loss.normalize_advantages},
-        {"max_grad_norm", u.max_grad_norm},
-        {"separate_grad_clip", u.separate_grad_clip},
-        {"passes", u.passes},
-        {"minibatch", u.minibatch}}},
+      {"policy", {{"activation", "tanh"}, {"init", "orthogonal weights, zero biases"}}},
+      {"update", {{"optimizer", "adam"}}},
   };
+  visit_fields(c, [&](const char* section, const char* key, const auto& value) {
+    (*section ? j[section] : j)[key] = value;
+  });
+  return j;
 }
 
 TrainConfig train_config_from_json(const nlohmann::json& j) {
   TrainConfig c;
   try {
-    c.seed = j.value("seed", c.seed);
-    c.threads = j.value("threads", c.threads);
-    c.env_threads = j.value("env_threads", c.env_threads);
-    c.out_dir = j.value("out_dir", c.out_dir);
-    c.resume = j.value("resume", c.resume);
-    c.max_transitions = j.value("max_transitions", c.max_transitions);
-    c.target = j.value("target", c.target);
-    c.checkpoint_every = j.value("checkpoint_every", c.checkpoint_every);
-    c.progress = j.value("progress", c.progress);
-    c.jit = j.value("jit", c.jit);
-    c.envs = j.value("envs", c.envs);
-    c.steps_per_env = j.value("steps_per_env", c.steps_per_env);
-    c.max_episode_steps = j.value("max_episode_steps", c.max_episode_steps);
-    c.eval_every = j.value("eval_every", c.eval_every);
-    c.eval_envs = j.value("eval_envs", c.eval_envs);
-    c.eval_episodes_per_env = j.value("eval_episodes_per_env", c.eval_episodes_per_env);
-    c.final_eval_episodes_per_env =
-        j.value("final_eval_episodes_per_env", c.final_eval_episodes_per_env);
-    c.gamma = j.value("gamma", c.gamma);
-    c.gae_lambda = j.value("gae_lambda", c.gae_lambda);
-    c.reward_scaling = j.value("reward_scaling", c.reward_scaling);
-    if (j.contains("policy")) {
-      const auto& p = j.at("policy");
-      c.policy.obs_dim = p.value("obs_dim", c.policy.obs_dim);
-      c.policy.act_dim = p.value("act_dim", c.policy.act_dim);
-      c.policy.hidden = p.value("hidden", c.policy.hidden);
-      c.policy.layers = p.value("layers", c.policy.layers);
-      c.policy.log_std_init = p.value("log_std_init", c.policy.log_std_init);
-      c.policy.hidden_gain = p.value("hidden_gain", c.policy.hidden_gain);
-      c.policy.actor_output_gain = p.value("actor_output_gain", c.policy.actor_output_gain);
-      c.policy.critic_output_gain = p.value("critic_output_gain", c.policy.critic_output_gain);
-    }
-    if (j.contains("update")) {
-      const auto& u = j.at("update");
-      c.update.lr = u.value("lr", c.update.lr);
-      c.update.adam_eps = u.value("adam_eps", c.update.adam_eps);
-      c.update.adam_beta1 = u.value("adam_beta1", c.update.adam_beta1);
-      c.update.adam_beta2 = u.value("adam_beta2", c.update.adam_beta2);
-      c.update.loss.clip = u.value("clip", c.update.loss.clip);
-      c.update.loss.value_coef = u.value("value_coef", c.update.loss.value_coef);
-      c.update.loss.entropy_coef = u.value("entropy_coef", c.update.loss.entropy_coef);
-      c.update.loss.normalize_advantages =
-          u.value("normalize_advantages", c.update.loss.normalize_advantages);
-      c.update.max_grad_norm = u.value("max_grad_norm", c.update.max_grad_norm);
-      c.update.separate_grad_clip = u.value("separate_grad_clip", c.update.separate_grad_clip);
-      c.update.passes = u.value("passes", c.update.passes);
-      c.update.minibatch = u.value("minibatch", c.update.minibatch);
-    }
+    visit_fields(c, [&](const char* section, const char* key, auto& value) {
+      if (!*section)
+        value = j.value(key, value);
+      else if (j.contains(section))
+        value = j.at(section).value(key, value);
+    });
   } catch (const nlohmann::json::exception& e) {
     throw ValueError(std::string("train config: malformed JSON: ") + e.what());
   }

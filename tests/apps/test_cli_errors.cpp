@@ -2,8 +2,6 @@
 // empty working directory: each bad command line exits non-zero with a message that names the
 // option (or subcommand) and what is wrong, and leaves no run directory behind. Also the help's
 // layout, eval's run-directory form and the one closing summary of a (tiny) training run.
-#include <grp.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -15,63 +13,30 @@
 #include <utility>
 #include <vector>
 
+#include "../support/child_process.h"
+
 namespace {
 
 namespace fs = std::filesystem;
-constexpr uid_t kNobody = 65534;
+using ember_test::kNobody;
 
-struct Result {
-  int status = -1;     // exit code, or 128 + signal
-  std::string output;  // stdout and stderr
+using Result = ember_test::ChildResult;
+
+struct RunOptions : ember_test::ChildOptions {
+  std::string exe = EMBER_CLI_PATH;  // the ember binary to run
 };
 
-struct RunOptions {
-  fs::path cwd;
-  std::vector<std::pair<std::string, std::string>> env;  // set in the child
-  uid_t uid = 0;                                         // run as this user (when root)
-  std::string exe = EMBER_CLI_PATH;                      // the ember binary to run
-};
-
-// Runs `ember args...` in `o.cwd`; a hang is killed after 120 s (SIGALRM).
-Result ember(const std::vector<std::string>& args, const RunOptions& o) {
-  int fds[2];
-  if (pipe(fds) != 0) return {};
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    close(fds[0]);
-    if (chdir(o.cwd.c_str()) != 0) _exit(97);
-    for (const auto& [k, v] : o.env) setenv(k.c_str(), v.c_str(), 1);
-    if (o.uid && (setgroups(0, nullptr) != 0 || setgid(o.uid) != 0 || setuid(o.uid) != 0))
-      _exit(99);
-    alarm(120);
-    std::vector<char*> argv{const_cast<char*>(o.exe.c_str())};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(98);
-  }
-  close(fds[1]);
-  Result r;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) r.output.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  int st = 0;
-  waitpid(pid, &st, 0);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return r;
+// Runs `ember args...` in `o.cwd`; a hang is killed after 120 s.
+Result ember(const std::vector<std::string>& args, RunOptions o) {
+  std::vector<std::string> argv = {o.exe};
+  argv.insert(argv.end(), args.begin(), args.end());
+  o.timeout_s = 120;
+  return ember_test::run_child(argv, o);
 }
 
 class Cli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char templ[] = "/tmp/ember-cli-errors-XXXXXX";
-    ASSERT_NE(mkdtemp(templ), nullptr);
-    dir = templ;
-    fs::permissions(dir, fs::perms(0755));
-  }
+  void SetUp() override { dir = ember_test::shared_temp_dir("ember-cli-errors"); }
   void TearDown() override {
     std::error_code ec;
     fs::permissions(dir, fs::perms(0755), ec);
@@ -164,13 +129,8 @@ TEST_F(Cli, AnUnwritableDirectoryIsPermissionDenied) {
   fs::path bin;
   if (geteuid() == 0) {
     as.uid = kNobody;
-    char templ[] = "/tmp/ember-cli-bin-XXXXXX";
-    ASSERT_NE(mkdtemp(templ), nullptr);
-    bin = templ;
-    fs::permissions(bin, fs::perms(0755));
-    fs::copy_file(EMBER_CLI_PATH, bin / "ember");
-    fs::permissions(bin / "ember", fs::perms(0755));
-    as.exe = (bin / "ember").string();
+    bin = ember_test::shared_temp_dir("ember-cli-bin");
+    as.exe = ember_test::runnable_copy(EMBER_CLI_PATH, bin).string();
   } else {
     fs::permissions(dir, fs::perms(0555));
   }

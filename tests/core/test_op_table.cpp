@@ -53,6 +53,13 @@ Tensor operand(Op op, size_t i) {
   return t.requires_grad_(true);
 }
 
+// Every operand of op.
+std::vector<Tensor> operands(Op op) {
+  std::vector<Tensor> in;
+  for (int k = 0; k < ir::op_info(op).arity; k++) in.push_back(operand(op, static_cast<size_t>(k)));
+  return in;
+}
+
 // op applied to its operands as a bare graph node (no frontend in between).
 Tensor apply_op(Op op, const std::vector<Tensor>& in) {
   const ir::OpInfo& info = ir::op_info(op);
@@ -101,8 +108,7 @@ TEST(OpTable, EveryAluAndReduceOpRendersAndInterpretsAlike) {
     Op op = static_cast<Op>(i);
     if (!alu_or_reduce(op)) continue;
     SCOPED_TRACE(ir::op_name(op));
-    std::vector<Tensor> in;
-    for (int k = 0; k < ir::op_info(op).arity; k++) in.push_back(operand(op, k));
+    const std::vector<Tensor> in = operands(op);
     std::vector<double> cpu, interp;
     {
       DeviceGuard d("cpu");
@@ -124,8 +130,7 @@ TEST(OpTable, GradientRulesMatchTheNogradFlag) {
     Op op = static_cast<Op>(i);
     if (!alu_or_reduce(op)) continue;
     SCOPED_TRACE(ir::op_name(op));
-    std::vector<Tensor> in;
-    for (int k = 0; k < ir::op_info(op).arity; k++) in.push_back(operand(op, k));
+    const std::vector<Tensor> in = operands(op);
     Tensor y = apply_op(op, in);
     std::unordered_set<const ir::Node*> targets;
     for (auto& t : in) targets.insert(ember::detail::node_of(t).get());

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 
+#include "../support/error_message.h"
 #include "ember/ember.h"
 #include "ember/io/npy.h"
 
@@ -33,18 +34,7 @@ std::string raw(std::vector<T> v) {
   return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
 }
 
-std::string io_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const IOError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "not an IOError: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << "no exception";
-  return "";
-}
+std::string io_error(const std::function<void()>& f) { return ember_test::message_of<IOError>(f); }
 
 void expect_rejected(const std::string& bytes, const std::string& part) {
   const std::string msg = io_error([&] { parse_npy(bytes, "'f.npy'"); });

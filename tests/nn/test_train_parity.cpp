@@ -6,11 +6,12 @@
 
 #include <random>
 
+#include "../../bench/ppo_like_step.h"
 #include "ember/ember.h"
 
 namespace {
 
-constexpr int64_t kIn = 8, kHidden = 128, kOut = 2, kBatch = 64;
+constexpr int64_t kIn = 8, kOut = 2, kBatch = 64;  // kIn: the input of ppo_like::mlp
 
 std::vector<float> random_vec(size_t n, uint32_t seed, float scale = 1.0f) {
   std::mt19937 g(seed);
@@ -20,29 +21,13 @@ std::vector<float> random_vec(size_t n, uint32_t seed, float scale = 1.0f) {
   return v;
 }
 
+// The study's MLP (bench/ppo_like_step.h: 8 -> 4 x 128 tanh -> kOut) of each library.
 struct EmberMlp {
-  ember::nn::Sequential net;
-  EmberMlp() {
-    net->push_back(ember::nn::Linear(kIn, kHidden));
-    net->push_back(ember::nn::Tanh());
-    for (int i = 0; i < 3; i++) {
-      net->push_back(ember::nn::Linear(kHidden, kHidden));
-      net->push_back(ember::nn::Tanh());
-    }
-    net->push_back(ember::nn::Linear(kHidden, kOut));
-  }
+  ember::nn::Sequential net = ppo_like::mlp(kOut);
 };
 
 torch::nn::Sequential torch_mlp() {
-  torch::nn::Sequential s;
-  s->push_back(torch::nn::Linear(kIn, kHidden));
-  s->push_back(torch::nn::Tanh());
-  for (int i = 0; i < 3; i++) {
-    s->push_back(torch::nn::Linear(kHidden, kHidden));
-    s->push_back(torch::nn::Tanh());
-  }
-  s->push_back(torch::nn::Linear(kHidden, kOut));
-  return s;
+  return ppo_like::mlp<torch::nn::Sequential, torch::nn::Linear, torch::nn::Tanh>(kOut);
 }
 
 torch::Tensor to_torch(const ember::Tensor& t) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 
+#include "../support/error_message.h"
 #include "ember/ember.h"
 #include "ember/onnx/model.h"
 #include "model_builder.h"
@@ -21,19 +22,7 @@ namespace fs = std::filesystem;
 constexpr int kFloat = ::onnx::TensorProto::FLOAT;
 constexpr int kI64 = ::onnx::TensorProto::INT64;
 
-template <class E>
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << "no exception";
-  return "";
-}
+using ember_test::message_of;
 
 #define EXPECT_CONTAINS(msg, part) EXPECT_NE((msg).find(part), std::string::npos) << (msg)
 

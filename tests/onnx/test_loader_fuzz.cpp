@@ -169,11 +169,26 @@ void try_input(const std::string& bytes) {
   realize(outs);
 }
 
+// The inputs accepted and rejected; any exception other than an ember::Error fails the test.
+struct Outcomes {
+  int accepted = 0, rejected = 0;
+  void check(int i, const std::string& bytes) {
+    try {
+      try_input(bytes);
+      accepted++;
+    } catch (const Error&) {
+      rejected++;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "input " << i << " raised a non-ember exception: " << e.what();
+    }
+  }
+};
+
 TEST(OnnxLoaderFuzz, EveryMutantIsAcceptedOrRejectedWithAnEmberError) {
   Context::get().device = "interp";
   Rng rng(38);
   const std::vector<ModelBuilder> base = seeds();
-  int accepted = 0, rejected = 0;
+  Outcomes out;
   for (int i = 0; i < inputs(); i++) {
     ModelBuilder b = base[i % base.size()];
     const int rounds = 1 + static_cast<int>(rng() % 4);
@@ -186,20 +201,13 @@ TEST(OnnxLoaderFuzz, EveryMutantIsAcceptedOrRejectedWithAnEmberError) {
       for (int r = 0; r < rounds; r++) mutate_message(b.proto(), rng);
       bytes = b.bytes();
     }
-    try {
-      try_input(bytes);
-      accepted++;
-    } catch (const Error&) {
-      rejected++;
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "input " << i << " raised a non-ember exception: " << e.what();
-    }
+    out.check(i, bytes);
   }
   Context::get().device = "cpu";
-  std::printf("onnx loader fuzz: %d inputs, %d accepted, %d rejected\n", inputs(), accepted,
-              rejected);
-  EXPECT_GT(accepted, 0);
-  EXPECT_GT(rejected, 0);
+  std::printf("onnx loader fuzz: %d inputs, %d accepted, %d rejected\n", inputs(), out.accepted,
+              out.rejected);
+  EXPECT_GT(out.accepted, 0);
+  EXPECT_GT(out.rejected, 0);
 }
 
 // Byte mutations of real models from ONNX's backend tests (convolution, recurrent layers, control
@@ -219,24 +227,17 @@ TEST(OnnxLoaderFuzz, MutantsOfBackendTestModels) {
   if (seeds.empty()) GTEST_SKIP() << "libonnx-testdata is not installed";
   Context::get().device = "interp";
   Rng rng(1238);
-  int accepted = 0, rejected = 0;
+  Outcomes out;
   for (int i = 0; i < inputs() / 5; i++) {
     std::string bytes = seeds[i % seeds.size()];
     const int rounds = 1 + static_cast<int>(rng() % 3);
     for (int r = 0; r < rounds; r++) mutate_bytes(bytes, rng);
-    try {
-      try_input(bytes);
-      accepted++;
-    } catch (const Error&) {
-      rejected++;
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "input " << i << " raised a non-ember exception: " << e.what();
-    }
+    out.check(i, bytes);
   }
   Context::get().device = "cpu";
   std::printf("onnx loader fuzz, backend-test models: %d inputs, %d accepted, %d rejected\n",
-              inputs() / 5, accepted, rejected);
-  EXPECT_GT(rejected, 0);
+              inputs() / 5, out.accepted, out.rejected);
+  EXPECT_GT(out.rejected, 0);
 }
 
 // Every prefix of a valid model: each is rejected (or, for the whole file, accepted).

@@ -402,18 +402,24 @@ void check_rejected(const char* name) {
 
 }  // namespace parity
 
-/// Defines one case checked by parity::CHECKER: a struct holding the generic body written after
-/// the macro, its Options (the variadic part, e.g. `.tol = parity::kTranscendental`), and the
-/// gtest TEST that runs it.
-#define PARITY_DEFINE_CASE_(CHECKER, suite, name, ...)                            \
-  struct suite##_##name##_Case {                                                  \
-    static parity::Options options() { return parity::Options{__VA_ARGS__}; }     \
-    template <class B>                                                            \
-    auto operator()(B& b) const;                                                  \
-  };                                                                              \
-  TEST(suite, name) { parity::CHECKER<suite##_##name##_Case>(#suite "." #name); } \
-  template <class B>                                                              \
+/// The struct of one case: its Options (the variadic part, e.g. `.tol = parity::kTranscendental`)
+/// and its generic body, whose definition PARITY_CASE_BODY_ opens.
+#define PARITY_CASE_STRUCT_(suite, name, ...)                                 \
+  struct suite##_##name##_Case {                                              \
+    static parity::Options options() { return parity::Options{__VA_ARGS__}; } \
+    template <class B>                                                        \
+    auto operator()(B& b) const;                                              \
+  }
+#define PARITY_CASE_BODY_(suite, name) \
+  template <class B>                   \
   auto suite##_##name##_Case::operator()([[maybe_unused]] B& b) const
+
+/// Defines one case checked by parity::CHECKER: its struct, holding the generic body written
+/// after the macro, and the gtest TEST that runs it.
+#define PARITY_DEFINE_CASE_(CHECKER, suite, name, ...)                            \
+  PARITY_CASE_STRUCT_(suite, name, __VA_ARGS__);                                  \
+  TEST(suite, name) { parity::CHECKER<suite##_##name##_Case>(#suite "." #name); } \
+  PARITY_CASE_BODY_(suite, name)
 
 /// Defines one expected-error case: the body must throw on both backends (check_rejected).
 #define PARITY_REJECTS(suite, name, ...) \

@@ -2,14 +2,14 @@
 // 0-d tensors and scalars of every dtype), comparisons, logical ops, where and clamp.
 #include <random>
 
-#include "parity.h"
+#include "parity_grad.h"
 
 #define TR .tol = parity::kTranscendental
 
 // ---- unary ------------------------------------------------------------------------------------
 PARITY_CASE(Unary, neg) { return -b.randn({3, 4}); }
 PARITY_CASE(Unary, neg_int) { return b.randint(-9, 9, {5}, b.i32).neg(); }
-PARITY_CASE(Unary, exp, TR) { return b.randn({3, 4}).exp(); }
+PARITY_AND_BACKWARD_CASE(Unary, exp, GradUnary, exp, TR) { return b.randn({3, 4}).exp(); }
 PARITY_CASE(Unary, exp_f64, TR) { return b.randn({6}, b.f64).exp(); }
 PARITY_CASE(Unary, exp_of_int_promotes, TR) { return b.randint(-3, 4, {5}).exp(); }
 PARITY_CASE(Unary, log, TR) { return b.rand({3, 4}, 0.01, 10).log(); }
@@ -64,7 +64,9 @@ PARITY_CASE(Binary, add_broadcast_both_sides) { return b.randn({4, 1}) + b.randn
 PARITY_CASE(Binary, add_with_alpha) { return b.randn({3}).add(b.randn({2, 3}), 2.5); }
 PARITY_CASE(Binary, sub_with_alpha) { return b.randn({2, 3}).sub(b.randn({3}), 0.5); }
 PARITY_CASE(Binary, mul_broadcast) { return b.randn({2, 1, 3}) * b.randn({4, 1}); }
-PARITY_CASE(Binary, div) { return b.randn({3, 4}) / b.rand({3, 4}, 0.5, 2); }
+PARITY_AND_BACKWARD_CASE(Binary, div, GradBinary, div) {
+  return b.randn({3, 4}) / b.rand({3, 4}, 0.5, 2);
+}
 PARITY_CASE(Binary, div_by_zero) {
   return b.values({1, -1, 0}, {3}) / b.zeros({3});  // inf, -inf, nan
 }
@@ -128,6 +130,14 @@ auto promo_inputs(B& b) {
                      b.randn({3}),
                      b.randn({3}, b.f64)};
 }
+
+// One 0-d tensor of bool, int32, int64, float32 and float64.
+template <class B>
+auto zero_dim_inputs(B& b) {
+  return std::vector{b.values({1}, {}, b.b8), b.values({2}, {}, b.i32), b.values({3}, {}, b.i64),
+                     b.values({1.5}, {}), b.values({2.5}, {}, b.f64)};
+}
+
 PARITY_CASE(Promotion, add_every_dtype_pair) {
   auto xs = promo_inputs(b);
   std::vector<typename B::T> out;
@@ -145,18 +155,14 @@ PARITY_CASE(Promotion, mul_every_dtype_pair) {
 }
 PARITY_CASE(Promotion, zero_dim_tensors_lower_priority) {
   auto xs = promo_inputs(b);
-  std::vector<typename B::T> zs = {b.values({1}, {}, b.b8), b.values({2}, {}, b.i32),
-                                   b.values({3}, {}, b.i64), b.values({1.5}, {}),
-                                   b.values({2.5}, {}, b.f64)};
+  auto zs = zero_dim_inputs(b);
   std::vector<typename B::T> out;
   for (auto& x : xs)
     for (auto& z : zs) out.push_back(x * z);
   return out;
 }
 PARITY_CASE(Promotion, zero_dim_pairs) {
-  std::vector<typename B::T> zs = {b.values({1}, {}, b.b8), b.values({2}, {}, b.i32),
-                                   b.values({3}, {}, b.i64), b.values({1.5}, {}),
-                                   b.values({2.5}, {}, b.f64)};
+  auto zs = zero_dim_inputs(b);
   std::vector<typename B::T> out;
   for (auto& x : zs)
     for (auto& y : zs) out.push_back(x * y);
@@ -187,7 +193,7 @@ PARITY_CASE(Pow, fractional_exponent, TR) {
   auto x = b.rand({6}, 0.1, 4);
   return std::vector{x.pow(0.5), x.pow(2.5), x.pow(-0.5)};
 }
-PARITY_CASE(Pow, tensor_exponent_broadcast, TR) {
+PARITY_AND_BACKWARD_CASE(Pow, tensor_exponent_broadcast, GradPow, tensor_exponent_broadcast, TR) {
   return b.rand({3, 1}, 0.5, 2).pow(b.rand({4}, -2, 2));
 }
 PARITY_CASE(Pow, int_base_int_exponent) {

@@ -85,3 +85,13 @@ void check_grad(const char* name) {
 
 /// Defines one backward parity case (a generic body, as PARITY_CASE) checked by check_grad.
 #define BACKWARD_CASE(suite, name, ...) PARITY_DEFINE_CASE_(check_grad, suite, name, __VA_ARGS__)
+
+/// One generic body checked forward as suite.name (check) and backward as grad_suite.grad_name
+/// (check_grad), each with the seed of its own name; the Options serve both.
+#define PARITY_AND_BACKWARD_CASE(suite, name, grad_suite, grad_name, ...)       \
+  PARITY_CASE_STRUCT_(suite, name, __VA_ARGS__);                                \
+  TEST(suite, name) { parity::check<suite##_##name##_Case>(#suite "." #name); } \
+  TEST(grad_suite, grad_name) {                                                 \
+    parity::check_grad<suite##_##name##_Case>(#grad_suite "." #grad_name);      \
+  }                                                                             \
+  PARITY_CASE_BODY_(suite, name)

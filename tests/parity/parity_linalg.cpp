@@ -4,17 +4,27 @@
 // (they differ from libtorch's by design, so they are checked against the distributions).
 #include <random>
 
-#include "parity.h"
+#include "parity_grad.h"
 
 #define NOGRAD .grad = false
 
 // ---- matmul -----------------------------------------------------------------------------------
-PARITY_CASE(Matmul, two_d) { return b.matmul(b.randn({3, 4}), b.randn({4, 5})); }
-PARITY_CASE(Matmul, vector_vector) { return b.matmul(b.randn({7}), b.randn({7})); }
-PARITY_CASE(Matmul, vector_matrix) { return b.matmul(b.randn({4}), b.randn({4, 3})); }
-PARITY_CASE(Matmul, matrix_vector) { return b.randn({3, 4}).matmul(b.randn({4})); }
-PARITY_CASE(Matmul, batched) { return b.matmul(b.randn({2, 3, 4}), b.randn({2, 4, 5})); }
-PARITY_CASE(Matmul, batch_broadcast) {
+PARITY_AND_BACKWARD_CASE(Matmul, two_d, GradMatmul, two_d) {
+  return b.matmul(b.randn({3, 4}), b.randn({4, 5}));
+}
+PARITY_AND_BACKWARD_CASE(Matmul, vector_vector, GradMatmul, vector_vector) {
+  return b.matmul(b.randn({7}), b.randn({7}));
+}
+PARITY_AND_BACKWARD_CASE(Matmul, vector_matrix, GradMatmul, vector_matrix) {
+  return b.matmul(b.randn({4}), b.randn({4, 3}));
+}
+PARITY_AND_BACKWARD_CASE(Matmul, matrix_vector, GradMatmul, matrix_vector) {
+  return b.randn({3, 4}).matmul(b.randn({4}));
+}
+PARITY_AND_BACKWARD_CASE(Matmul, batched, GradMatmul, batched) {
+  return b.matmul(b.randn({2, 3, 4}), b.randn({2, 4, 5}));
+}
+PARITY_AND_BACKWARD_CASE(Matmul, batch_broadcast, GradMatmul, batch_broadcast) {
   return std::vector{b.matmul(b.randn({2, 1, 3, 4}), b.randn({3, 4, 2})),
                      b.matmul(b.randn({1, 3, 4}), b.randn({2, 4, 2}))};
 }
@@ -23,11 +33,11 @@ PARITY_CASE(Matmul, batched_with_2d_and_1d) {
                      b.matmul(b.randn({4}), b.randn({2, 4, 3})),
                      b.matmul(b.randn({2, 3, 4}), b.randn({4}))};
 }
-PARITY_CASE(Matmul, transposed_operands) {
+PARITY_AND_BACKWARD_CASE(Matmul, transposed_operands, GradMatmul, transposed_operands) {
   auto a = b.randn({4, 3}), c = b.randn({5, 4});
   return std::vector{b.matmul(a.t(), c.t()), b.mm(c, a), b.mm(a.t(), a)};
 }
-PARITY_CASE(Matmul, non_contiguous_operands) {
+PARITY_AND_BACKWARD_CASE(Matmul, non_contiguous_operands, GradMatmul, non_contiguous_operands) {
   auto a = b.randn({6, 8}), d = b.randn({5, 8}), c = b.randn({3, 5, 4});
   return std::vector{b.matmul(a.slice(0, 0, 6, 2), d.slice(0, 1, 5, 2).t()),
                      b.matmul(c.permute({0, 2, 1}), c.slice(2, 0, 4, 2).slice(1, 0, 5, 1))};
@@ -39,25 +49,29 @@ PARITY_CASE(Matmul, permuted_right_operand) {
   return std::vector{b.matmul(a, w.permute({1, 2, 0})), b.matmul(a, v.t()),
                      b.matmul(a, w.permute({1, 0, 2}).transpose(1, 2))};
 }
-PARITY_CASE(Matmul, expanded_operand) {
+PARITY_AND_BACKWARD_CASE(Matmul, expanded_operand, GradMatmul, expanded_operand) {
   return b.matmul(b.randn({1, 4}).expand({3, 4}), b.randn({4, 2}));
 }
 PARITY_CASE(Matmul, int_operands, NOGRAD) {
   auto a = b.randint(-5, 5, {3, 4}), c = b.randint(-5, 5, {4, 2});
   return std::vector{b.matmul(a, c), b.matmul(a.to(b.i32), c.to(b.i32))};
 }
-PARITY_CASE(Matmul, f64) { return b.matmul(b.randn({3, 5}, b.f64), b.randn({5, 2}, b.f64)); }
+PARITY_AND_BACKWARD_CASE(Matmul, f64, GradMatmul, f64) {
+  return b.matmul(b.randn({3, 5}, b.f64), b.randn({5, 2}, b.f64));
+}
 PARITY_CASE(Matmul, empty_inner_dim_gives_zeros) {
   return std::vector{b.matmul(b.randn({3, 0}), b.randn({0, 4})),
                      b.mm(b.randn({0, 3}), b.randn({3, 2})), b.matmul(b.randn({0}), b.randn({0}))};
 }
 PARITY_CASE(Matmul, square_32) { return b.mm(b.randn({32, 32}), b.randn({32, 32})); }
-PARITY_CASE(Matmul, odd_sizes) { return b.mm(b.randn({7, 13}), b.randn({13, 11})); }
-PARITY_CASE(Matmul, bmm) {
+PARITY_AND_BACKWARD_CASE(Matmul, odd_sizes, GradMatmul, odd_sizes) {
+  return b.mm(b.randn({7, 13}), b.randn({13, 11}));
+}
+PARITY_AND_BACKWARD_CASE(Matmul, bmm, GradMatmul, bmm_transposed) {
   auto a = b.randn({3, 2, 4}), c = b.randn({3, 5, 4});
   return std::vector{b.bmm(a, c.transpose(1, 2)), a.bmm(c.permute({0, 2, 1}))};
 }
-PARITY_CASE(Matmul, size1_dims) {
+PARITY_AND_BACKWARD_CASE(Matmul, size1_dims, GradMatmul, size1_dims) {
   return std::vector{b.mm(b.randn({1, 4}), b.randn({4, 1})),
                      b.matmul(b.randn({3, 1}), b.randn({1, 3}))};
 }

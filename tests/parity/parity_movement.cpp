@@ -5,22 +5,30 @@
 #include <numeric>
 #include <random>
 
-#include "parity.h"
+#include "parity_grad.h"
 
 #define NOGRAD .grad = false
 
 // ---- reshape / view ---------------------------------------------------------------------------
-PARITY_CASE(Reshape, contiguous) { return b.randn({2, 3, 4}).reshape({4, 6}); }
+PARITY_AND_BACKWARD_CASE(Reshape, contiguous, GradReshape, contiguous) {
+  return b.randn({2, 3, 4}).reshape({4, 6});
+}
 PARITY_CASE(Reshape, infer_dim) {
   auto x = b.randn({2, 3, 4});
   return std::vector{x.reshape({-1}), x.reshape({3, -1}), x.view({-1, 2, 2})};
 }
-PARITY_CASE(Reshape, of_permuted_needs_copy) {
+PARITY_AND_BACKWARD_CASE(Reshape, of_permuted_needs_copy, GradReshape, of_permuted) {
   return b.randn({2, 3, 4}).permute({2, 0, 1}).reshape({4, 6}) * 2;
 }
-PARITY_CASE(Reshape, of_strided_slice) { return b.randn({4, 6}).slice(1, 0, 6, 2).reshape({12}); }
-PARITY_CASE(Reshape, of_expanded) { return b.randn({3, 1}).expand({3, 4}).reshape({2, 6}); }
-PARITY_CASE(Reshape, of_padded) { return b.pad(b.randn({2, 3}), {1, 0}).reshape({8}); }
+PARITY_AND_BACKWARD_CASE(Reshape, of_strided_slice, GradReshape, of_strided_slice) {
+  return b.randn({4, 6}).slice(1, 0, 6, 2).reshape({12});
+}
+PARITY_AND_BACKWARD_CASE(Reshape, of_expanded, GradReshape, of_expanded) {
+  return b.randn({3, 1}).expand({3, 4}).reshape({2, 6});
+}
+PARITY_AND_BACKWARD_CASE(Reshape, of_padded, GradReshape, of_padded) {
+  return b.pad(b.randn({2, 3}), {1, 0}).reshape({8});
+}
 PARITY_CASE(Reshape, zero_d_round_trip) {
   auto x = b.values({1.5}, {});
   return std::vector{x.reshape({1, 1}), x.reshape({1}).reshape({}),
@@ -30,40 +38,50 @@ PARITY_CASE(Reshape, empty) {
   auto x = b.randn({0, 4});
   return std::vector{x.reshape({2, 0, 2}), x.reshape({-1}), x.view({4, 0})};
 }
-PARITY_CASE(Reshape, split_and_merge_size1_dims) {
+PARITY_AND_BACKWARD_CASE(Reshape, split_and_merge_size1_dims, GradReshape, size1_dims) {
   return b.randn({1, 6, 1}).reshape({2, 1, 3}).reshape({6, 1}) + 1;
 }
 
 // ---- permute / transpose / t --------------------------------------------------------------
-PARITY_CASE(Permute, three_d) { return b.randn({2, 3, 4}).permute({1, 2, 0}); }
-PARITY_CASE(Permute, negative_dims) { return b.randn({2, 3, 4}).permute({-1, 0, -2}); }
-PARITY_CASE(Permute, of_permuted) {
+PARITY_AND_BACKWARD_CASE(Permute, three_d, GradPermute, three_d) {
+  return b.randn({2, 3, 4}).permute({1, 2, 0});
+}
+PARITY_AND_BACKWARD_CASE(Permute, negative_dims, GradPermute, negative_dims) {
+  return b.randn({2, 3, 4}).permute({-1, 0, -2});
+}
+PARITY_AND_BACKWARD_CASE(Permute, of_permuted, GradPermute, of_permuted) {
   return b.randn({2, 3, 4, 5}).permute({3, 1, 0, 2}).permute({2, 0, 3, 1});
 }
-PARITY_CASE(Transpose, dims) {
+PARITY_AND_BACKWARD_CASE(Transpose, dims, GradTranspose, dims) {
   auto x = b.randn({2, 3, 4});
   return std::vector{x.transpose(0, 2), x.transpose(-1, 1), x.transpose(1, 1)};
 }
-PARITY_CASE(Transpose, t_of_2d_1d_0d) {
+PARITY_AND_BACKWARD_CASE(Transpose, t_of_2d_1d_0d, GradTranspose, t_of_2d_1d_0d) {
   return std::vector{b.randn({2, 5}).t(), b.randn({4}).t(), b.values({2.0}, {}).t()};
 }
-PARITY_CASE(Transpose, then_elementwise) {
+PARITY_AND_BACKWARD_CASE(Transpose, then_elementwise, GradTranspose, then_elementwise) {
   auto x = b.randn({3, 4});
   return x.t() * b.randn({4, 3}) + x.t().exp();
 }
 
 // ---- expand -----------------------------------------------------------------------------------
-PARITY_CASE(Expand, size1_dims) { return b.randn({3, 1}).expand({3, 4}); }
-PARITY_CASE(Expand, new_leading_and_minus1) { return b.randn({1, 4}).expand({2, 3, -1}); }
-PARITY_CASE(Expand, zero_d) { return b.values({2.5}, {}).expand({2, 3}); }
+PARITY_AND_BACKWARD_CASE(Expand, size1_dims, GradExpand, size1_dims) {
+  return b.randn({3, 1}).expand({3, 4});
+}
+PARITY_AND_BACKWARD_CASE(Expand, new_leading_and_minus1, GradExpand, new_leading_and_minus1) {
+  return b.randn({1, 4}).expand({2, 3, -1});
+}
+PARITY_AND_BACKWARD_CASE(Expand, zero_d, GradExpand, zero_d) {
+  return b.values({2.5}, {}).expand({2, 3});
+}
 PARITY_CASE(Expand, to_empty) { return b.randn({1, 3}).expand({0, 3}); }
-PARITY_CASE(Expand, expand_as_and_math) {
+PARITY_AND_BACKWARD_CASE(Expand, expand_as_and_math, GradExpand, expand_as_and_math) {
   auto x = b.randn({4, 1}), y = b.randn({4, 5});
   return x.expand_as(y) * y;
 }
 
 // ---- squeeze / unsqueeze / flatten ---------------------------------------------------------
-PARITY_CASE(Squeeze, all_and_dim) {
+PARITY_AND_BACKWARD_CASE(Squeeze, all_and_dim, GradSqueeze, all_and_dim) {
   auto x = b.randn({1, 3, 1, 2});
   return std::vector{x.squeeze(), x.squeeze(0), x.squeeze(-2), x.squeeze(1)};
 }
@@ -71,14 +89,14 @@ PARITY_CASE(Squeeze, zero_d_and_all_ones) {
   return std::vector{b.values({1.0}, {}).squeeze(), b.randn({1, 1}).squeeze(),
                      b.values({1.0}, {}).squeeze(0)};
 }
-PARITY_CASE(Unsqueeze, positions) {
+PARITY_AND_BACKWARD_CASE(Unsqueeze, positions, GradUnsqueeze, positions) {
   auto x = b.randn({2, 3});
   return std::vector{x.unsqueeze(0), x.unsqueeze(1), x.unsqueeze(-1), x.unsqueeze(2)};
 }
 PARITY_CASE(Unsqueeze, of_0d_and_view) {
   return std::vector{b.values({1.0}, {}).unsqueeze(0), b.randn({3, 4}).t().unsqueeze(1)};
 }
-PARITY_CASE(Flatten, ranges) {
+PARITY_AND_BACKWARD_CASE(Flatten, ranges, GradFlatten, ranges) {
   auto x = b.randn({2, 3, 4, 5});
   return std::vector{x.flatten(), x.flatten(1), x.flatten(1, 2), x.flatten(-2, -1)};
 }
@@ -92,7 +110,7 @@ PARITY_CASE(Slice, narrow) {
   auto x = b.randn({4, 5});
   return std::vector{x.narrow(0, 1, 2), x.narrow(1, -3, 2), x.narrow(1, 0, 0)};
 }
-PARITY_CASE(Slice, steps) {
+PARITY_AND_BACKWARD_CASE(Slice, steps, GradSlice, steps) {
   auto x = b.randn({7, 9});
   return std::vector{x.slice(1, 0, 9, 2), x.slice(0, 1, 7, 3), x.slice(1, 2, 8, 4),
                      x.slice(0, 0, 7, 7)};
@@ -102,15 +120,17 @@ PARITY_CASE(Slice, negative_and_out_of_range_bounds) {
   return std::vector{x.slice(0, -4, -1), x.slice(0, 2, 100), x.slice(0, -100, 2), x.slice(1, 3, 1),
                      x.slice(0, b.none, b.none, 2)};
 }
-PARITY_CASE(Slice, of_slice_with_steps) {
+PARITY_AND_BACKWARD_CASE(Slice, of_slice_with_steps, GradSlice, of_slice_with_steps) {
   return b.randn({10, 3}).slice(0, 1, 10, 2).slice(0, 1, 5, 2) * 3;
 }
-PARITY_CASE(Slice, step_on_padded) { return b.pad(b.randn({5}), {2, 3}).slice(0, 1, 10, 3); }
-PARITY_CASE(Select, dims_and_negative_index) {
+PARITY_AND_BACKWARD_CASE(Slice, step_on_padded, GradSlice, step_on_padded) {
+  return b.pad(b.randn({5}), {2, 3}).slice(0, 1, 10, 3);
+}
+PARITY_AND_BACKWARD_CASE(Select, dims_and_negative_index, GradSelect, dims_and_negative_index) {
   auto x = b.randn({3, 4, 5});
   return std::vector{x.select(0, 1), x.select(1, -1), x.select(-1, 2), x.select(2, 0).select(0, 2)};
 }
-PARITY_CASE(Index, mixed_entries) {
+PARITY_AND_BACKWARD_CASE(Index, mixed_entries, GradIndex, mixed_entries) {
   auto x = b.randn({4, 5, 6});
   return std::vector{x.index({b.at(1)}), x.index({b.sl(1, 3), b.at(-1)}),
                      x.index({b.sl(b.none, b.none, 2), b.sl(1, b.none), b.at(0)}),
@@ -122,19 +142,27 @@ PARITY_CASE(Index, to_0d_element) {
 }
 
 // ---- pad ----------------------------------------------------------------------------------
-PARITY_CASE(Pad, last_dim) { return b.pad(b.randn({2, 3}), {1, 2}); }
-PARITY_CASE(Pad, last_two_dims) { return b.pad(b.randn({2, 3, 4}), {1, 0, 2, 1}); }
-PARITY_CASE(Pad, all_dims_with_value) { return b.pad(b.randn({2, 3}), {1, 1, 1, 0}, -1.5); }
-PARITY_CASE(Pad, negative_crops) {
+PARITY_AND_BACKWARD_CASE(Pad, last_dim, GradPad, last_dim) {
+  return b.pad(b.randn({2, 3}), {1, 2});
+}
+PARITY_AND_BACKWARD_CASE(Pad, last_two_dims, GradPad, last_two_dims) {
+  return b.pad(b.randn({2, 3, 4}), {1, 0, 2, 1});
+}
+PARITY_AND_BACKWARD_CASE(Pad, all_dims_with_value, GradPad, all_dims_with_value) {
+  return b.pad(b.randn({2, 3}), {1, 1, 1, 0}, -1.5);
+}
+PARITY_AND_BACKWARD_CASE(Pad, negative_crops, GradPad, negative_crops) {
   auto x = b.randn({4, 5});
   return std::vector{b.pad(x, {-1, -2}), b.pad(x, {-1, 2, 1, -3}), b.pad(x, {0, 0, -4, 0})};
 }
-PARITY_CASE(Pad, negative_with_value) { return b.pad(b.randn({3, 4}), {2, -1, -1, 1}, 7); }
+PARITY_AND_BACKWARD_CASE(Pad, negative_with_value, GradPad, negative_with_value) {
+  return b.pad(b.randn({3, 4}), {2, -1, -1, 1}, 7);
+}
 PARITY_CASE(Pad, int_and_bool_with_value, NOGRAD) {
   return std::vector{b.pad(b.randint(0, 9, {2, 2}, b.i32), {1, 1}, 5),
                      b.pad(b.randbool({3}), {1, 1}, true)};
 }
-PARITY_CASE(Pad, of_views) {
+PARITY_AND_BACKWARD_CASE(Pad, of_views, GradPad, of_views) {
   auto x = b.randn({4, 6});
   return std::vector{b.pad(x.t(), {1, 1}), b.pad(x.slice(1, 0, 6, 2), {0, 2, 1, 0}, 3)};
 }
@@ -263,7 +291,7 @@ PARITY_CASE(Gather, dim1) {
   auto x = b.randn({3, 5});
   return x.gather(1, b.randint(0, 5, {3, 4}));
 }
-PARITY_CASE(Gather, dim0_and_negative) {
+PARITY_AND_BACKWARD_CASE(Gather, dim0_and_negative, GradGather, dim0_and_negative) {
   auto x = b.randn({4, 3});
   return std::vector{x.gather(0, b.randint(0, 4, {2, 3})), x.gather(-1, b.randint(0, 3, {4, 1}))};
 }

@@ -5,16 +5,20 @@
 #include <numeric>
 #include <random>
 
-#include "parity.h"
+#include "parity_grad.h"
 
 #define TR .tol = parity::kTranscendental
 #define NOGRAD .grad = false
 
 // ---- sum ------------------------------------------------------------------------------------
-PARITY_CASE(Sum, all) { return b.randn({3, 4}).sum(); }
-PARITY_CASE(Sum, dim) { return b.randn({3, 4}).sum({1}); }
-PARITY_CASE(Sum, dim_keepdim) { return b.randn({3, 4, 2}).sum({1}, true); }
-PARITY_CASE(Sum, negative_dim) { return b.randn({3, 4, 2}).sum({-1}); }
+PARITY_AND_BACKWARD_CASE(Sum, all, GradSum, all) { return b.randn({3, 4}).sum(); }
+PARITY_AND_BACKWARD_CASE(Sum, dim, GradSum, dim) { return b.randn({3, 4}).sum({1}); }
+PARITY_AND_BACKWARD_CASE(Sum, dim_keepdim, GradSum, dim_keepdim) {
+  return b.randn({3, 4, 2}).sum({1}, true);
+}
+PARITY_AND_BACKWARD_CASE(Sum, negative_dim, GradSum, negative_dim) {
+  return b.randn({3, 4, 2}).sum({-1});
+}
 PARITY_CASE(Sum, several_dims) {
   auto x = b.randn({2, 3, 4, 5});
   return std::vector{x.sum({2, 0}), x.sum({-1, 1}, true), x.sum({0, 1, 2, 3})};
@@ -39,22 +43,28 @@ PARITY_CASE(Sum, float_to_int_dtype, NOGRAD) {
   auto x = b.randn({3, 4}) * 5;
   return std::vector{x.sum(b.i64), x.sum({1}, true, b.i32)};
 }
-PARITY_CASE(Sum, of_permuted) { return b.randn({2, 3, 4}).permute({2, 0, 1}).sum({0}); }
+PARITY_AND_BACKWARD_CASE(Sum, of_permuted, GradSum, of_permuted) {
+  return b.randn({2, 3, 4}).permute({2, 0, 1}).sum({0});
+}
 PARITY_CASE(Sum, of_strided_slice) { return b.randn({6, 5}).slice(0, 1, 6, 2).sum({0}); }
 PARITY_CASE(Sum, of_expanded) { return b.randn({3, 1}).expand({3, 5}).sum({1}); }
 PARITY_CASE(Sum, of_elementwise_expression) {
   auto x = b.randn({4, 5}), y = b.randn({5});
   return (x * y + 1).sum({1});
 }
-PARITY_CASE(Sum, larger_row) { return b.randn({3, 257}).sum({1}); }
+PARITY_AND_BACKWARD_CASE(Sum, larger_row, GradSum, larger_row) {
+  return b.randn({3, 257}).sum({1});
+}
 
 // ---- mean ---------------------------------------------------------------------------------------
-PARITY_CASE(Mean, all_and_dims) {
+PARITY_AND_BACKWARD_CASE(Mean, all_and_dims, GradMean, all_and_dims) {
   auto x = b.randn({3, 4, 5});
   return std::vector{x.mean(), x.mean({1}), x.mean({2, 0}, true), x.mean({-1})};
 }
 PARITY_CASE(Mean, f64) { return b.randn({4, 6}, b.f64).mean({1}); }
-PARITY_CASE(Mean, of_view) { return b.randn({4, 6}).t().slice(0, 0, 6, 3).mean({1}, true); }
+PARITY_AND_BACKWARD_CASE(Mean, of_view, GradMean, of_view) {
+  return b.randn({4, 6}).t().slice(0, 0, 6, 3).mean({1}, true);
+}
 PARITY_CASE(Mean, of_0d) { return b.values({3.0}, {}).mean(); }
 PARITY_CASE(Mean, over_empty_dim_is_nan) {
   auto x = b.randn({0, 3});
@@ -117,7 +127,7 @@ PARITY_CASE(MaxReduce, odd_sizes) {
   }
   return out;
 }
-PARITY_CASE(MaxReduce, all) {
+PARITY_AND_BACKWARD_CASE(MaxReduce, all, GradMax, all_no_ties) {
   auto x = b.randn({3, 4});
   return std::vector{x.max(), x.min()};
 }
@@ -163,7 +173,7 @@ PARITY_CASE(MaxReduce, nan_propagates) {
   auto x = b.values({1.0, NAN, 3.0, 2.0, 5.0, -1.0}, {2, 3});
   return std::vector{x.amax({1}), x.amin({1}), x.max(), x.min()};
 }
-PARITY_CASE(MaxReduce, of_permuted_view) {
+PARITY_AND_BACKWARD_CASE(MaxReduce, of_permuted_view, GradMax, of_permuted_view) {
   auto x = b.randn({3, 4, 5}).permute({1, 2, 0});
   return std::vector{x.amax({2}), x.amin({0}, true)};
 }
@@ -194,7 +204,7 @@ PARITY_CASE(ArgMax, with_infinities, NOGRAD) {
 }
 
 // ---- prod ---------------------------------------------------------------------------------------
-PARITY_CASE(Prod, all_and_dim) {
+PARITY_AND_BACKWARD_CASE(Prod, all_and_dim, GradProd, all_and_dim) {
   auto x = b.rand({3, 4}, 0.5, 1.5);
   return std::vector{x.prod(), x.prod(1), x.prod(0, true), x.prod(-1)};
 }
@@ -208,11 +218,11 @@ PARITY_CASE(Prod, of_empty_and_0d) {
 PARITY_CASE(Prod, bool_gives_int64, NOGRAD) { return b.randbool({3, 4}).prod(1); }
 
 // ---- var / std ----------------------------------------------------------------------------------
-PARITY_CASE(Var, all) {
+PARITY_AND_BACKWARD_CASE(Var, all, GradVar, all) {
   auto x = b.randn({4, 5});
   return std::vector{x.var(), x.var(false), x.std(), x.std(false)};
 }
-PARITY_CASE(Var, dims) {
+PARITY_AND_BACKWARD_CASE(Var, dims, GradVar, dims) {
   auto x = b.randn({3, 4, 5});
   return std::vector{x.var({1}, true, false), x.var({2, 0}, false, true), x.std({-1}, true, true),
                      x.std({1, 0}, false)};
@@ -232,7 +242,7 @@ PARITY_CASE(Var, single_element_is_nan) {
 }
 
 // ---- logsumexp ----------------------------------------------------------------------------------
-PARITY_CASE(LogSumExp, dims, TR) {
+PARITY_AND_BACKWARD_CASE(LogSumExp, dims, GradLogSumExp, dims, TR) {
   auto x = b.randn({3, 4, 5}) * 3;
   return std::vector{x.logsumexp({1}), x.logsumexp({2, 0}, true), x.logsumexp({-1})};
 }
@@ -248,21 +258,28 @@ PARITY_CASE(LogSumExp, over_empty_dim_is_minus_infinity, TR) {
   return std::vector{b.randn({3, 0}).logsumexp({1}), b.randn({0, 2}).logsumexp({0}, true),
                      b.randn({0, 2}).logsumexp({1})};
 }
-PARITY_CASE(LogSumExp, of_permuted, TR) { return b.randn({3, 4}).t().logsumexp({1}, true); }
+PARITY_AND_BACKWARD_CASE(LogSumExp, of_permuted, GradLogSumExp, of_permuted, TR) {
+  return b.randn({3, 4}).t().logsumexp({1}, true);
+}
 
 // ---- softmax / log_softmax ----------------------------------------------------------------------
-PARITY_CASE(Softmax, last_dim, TR) { return b.randn({4, 6}).softmax(1); }
-PARITY_CASE(Softmax, first_and_negative_dims, TR) {
+PARITY_AND_BACKWARD_CASE(Softmax, last_dim, GradSoftmax, last_dim, TR) {
+  return b.randn({4, 6}).softmax(1);
+}
+PARITY_AND_BACKWARD_CASE(Softmax, first_and_negative_dims, GradSoftmax, first_and_negative_dims,
+                         TR) {
   auto x = b.randn({3, 4, 5}) * 2;
   return std::vector{x.softmax(0), x.softmax(-2), x.softmax(-1)};
 }
-PARITY_CASE(Softmax, large_logits_stable, TR) {
+PARITY_AND_BACKWARD_CASE(Softmax, large_logits_stable, GradSoftmax, large_logits, TR) {
   return b.values({1000, 1001, 1002, -1000, 0, 1000}, {2, 3}).softmax(1);
 }
 PARITY_CASE(Softmax, masked_with_minus_infinity, TR) {
   return b.values({0.5, -INFINITY, 1.0, -INFINITY, 2.0, 0.0}, {2, 3}).softmax(-1);
 }
-PARITY_CASE(Softmax, of_view, TR) { return b.randn({5, 4}).t().slice(1, 0, 5, 2).softmax(1); }
+PARITY_AND_BACKWARD_CASE(Softmax, of_view, GradSoftmax, of_view, TR) {
+  return b.randn({5, 4}).t().slice(1, 0, 5, 2).softmax(1);
+}
 PARITY_CASE(Softmax, of_0d_and_size1, TR) {
   return std::vector{b.values({3.0}, {}).softmax(0), b.randn({3, 1}).softmax(1)};
 }
@@ -270,14 +287,16 @@ PARITY_CASE(Softmax, empty_inputs, TR) {
   auto x = b.randn({3, 0}), y = b.randn({0, 4});
   return std::vector{x.softmax(1), x.log_softmax(1), x.softmax(0), y.softmax(1), y.log_softmax(0)};
 }
-PARITY_CASE(LogSoftmax, dims, TR) {
+PARITY_AND_BACKWARD_CASE(LogSoftmax, dims, GradLogSoftmax, dims, TR) {
   auto x = b.randn({3, 4, 5}) * 2;
   return std::vector{x.log_softmax(1), x.log_softmax(-1), x.log_softmax(0)};
 }
-PARITY_CASE(LogSoftmax, large_logits_stable, TR) {
+PARITY_AND_BACKWARD_CASE(LogSoftmax, large_logits_stable, GradLogSoftmax, large_logits, TR) {
   return b.values({1000, 1001, 1002, -1000, 0, 1000}, {2, 3}).log_softmax(1);
 }
-PARITY_CASE(LogSoftmax, f64, TR) { return b.randn({3, 7}, b.f64).log_softmax(1); }
+PARITY_AND_BACKWARD_CASE(LogSoftmax, f64, GradLogSoftmax, f64, TR) {
+  return b.randn({3, 7}, b.f64).log_softmax(1);
+}
 PARITY_CASE(LogSoftmax, free_functions, TR) {
   auto x = b.randn({2, 5});
   return std::vector{x.softmax(1).log(), x.log_softmax(1)};
@@ -290,7 +309,8 @@ PARITY_CASE(ReduceChain, normalize_rows, TR) {
   auto s = x.std({1}, false, true);
   return (x - m) / (s + 1e-5);
 }
-PARITY_CASE(ReduceChain, shared_reduce_two_outputs) {
+PARITY_AND_BACKWARD_CASE(ReduceChain, shared_reduce_two_outputs, GradLoss,
+                         shared_reduce_two_outputs) {
   auto x = b.randn({5, 3});
   auto s = x.sum({0}, true);
   return std::vector{x * s, s + 1};
@@ -299,7 +319,8 @@ PARITY_CASE(ReduceChain, reduce_of_reduce) {
   auto x = b.randn({3, 4, 5});
   return x.sum({2}).amax({1});
 }
-PARITY_CASE(ReduceChain, reduce_result_through_views) {
+PARITY_AND_BACKWARD_CASE(ReduceChain, reduce_result_through_views, GradViewChain,
+                         reduce_result_through_views) {
   auto x = b.randn({2, 3, 4}), y = b.randn({4, 2});
   auto s = x.sum({1});  // [2, 4]
   return std::vector{s.reshape({8}) + 1, s.t() * y, b.pad(s, {1, 1}, 0.5), s.flip({1}).exp(),
@@ -310,7 +331,7 @@ PARITY_CASE(ReduceChain, two_reductions_in_one_expression) {
   return std::vector{x.amax({1}) + x.sum({1}), x.sum({0}).amax({0}) * x.amin({1}),
                      x.sum({1}, true).expand({3, 5}).sum({0})};
 }
-PARITY_CASE(ReduceChain, reduce_after_broadcast_op) {
+PARITY_AND_BACKWARD_CASE(ReduceChain, reduce_after_broadcast_op, GradSum, of_broadcast_product) {
   auto x = b.randn({4, 1}), y = b.randn({1, 6});
   return (x * y).sum({0});
 }

@@ -116,6 +116,19 @@ void expect_bit_equal(const std::vector<Tensor>& a, const std::vector<Tensor>& b
   }
 }
 
+// A small policy and its update, in shapes no other test here compiles.
+rl::PolicyOptions two_layers_of(int64_t hidden) {
+  rl::PolicyOptions po;
+  po.hidden = hidden;
+  po.layers = 2;
+  return po;
+}
+rl::PpoUpdateOptions minibatch_of(int64_t minibatch) {
+  rl::PpoUpdateOptions uo;
+  uo.minibatch = minibatch;
+  return uo;
+}
+
 struct Threads {
   int before = get_num_threads();
   explicit Threads(int n) { set_num_threads(n); }
@@ -125,11 +138,8 @@ struct Threads {
 TEST(ColdStart, CompileAheadLeavesTheFirstStepsNothingToCompile) {
   EmptyCache cache;
   Threads threads(2);
-  rl::PolicyOptions po;
-  po.hidden = 24;
-  po.layers = 2;
-  rl::PpoUpdateOptions uo;
-  uo.minibatch = 64;
+  const rl::PolicyOptions po = two_layers_of(24);
+  const rl::PpoUpdateOptions uo = minibatch_of(64);
   manual_seed(11);
   rl::ActorCritic pa(po);
   rl::PpoLearner a(pa, uo);
@@ -157,11 +167,8 @@ TEST(ColdStart, CompileAheadLeavesTheFirstStepsNothingToCompile) {
 TEST(ColdStart, CompileAheadWithOneThreadRunsWhenTheStepNeedsIt) {
   EmptyCache cache;
   Threads threads(1);
-  rl::PolicyOptions po;
-  po.hidden = 20;
-  po.layers = 2;
-  rl::PpoUpdateOptions uo;
-  uo.minibatch = 48;
+  const rl::PolicyOptions po = two_layers_of(20);
+  const rl::PpoUpdateOptions uo = minibatch_of(48);
   manual_seed(12);
   rl::PpoLearner a(rl::ActorCritic(po), uo);
   const RuntimeStats s0 = runtime_stats();

@@ -2,9 +2,7 @@
 // start all its threads throws a clear error instead of hanging (injected failure, and a real
 // `ulimit -u` as the user nobody), and a policy file whose metadata disagrees with its tensors is
 // refused before the network is allocated (the 12 KB file with "hidden": 8192).
-#include <grp.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -13,11 +11,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "../support/child_process.h"
 #include "ember/error.h"
 #include "ember/rl/gaussian_policy.h"
 #include "ember/serialize.h"
@@ -35,64 +33,17 @@ namespace {
 
 using namespace ember;
 namespace fs = std::filesystem;
-constexpr uid_t kNobody = 65534;
+using ember_test::kNobody;
 
-struct Child {
-  int status = -1;  // exit code, 128 + signal, or -1 when it had to be killed (a hang)
-  std::string out;
-  double seconds = 0;
-  long max_rss_kb = 0;
-};
-
-// Runs `body` in a forked child (its exit code is the result) or argv via exec, killing it after
-// `timeout_s`. `nproc`: RLIMIT_NPROC for the child; `uid`: run as that user.
-Child run_child(const std::vector<std::string>& argv, double timeout_s, rlim_t nproc = 0,
-                uid_t uid = 0) {
-  int fds[2];
-  if (pipe(fds) != 0) return {};
-  const auto t0 = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    close(fds[0]);
-    if (nproc) {
-      const rlimit r{nproc, nproc};
-      setrlimit(RLIMIT_NPROC, &r);
-    }
-    if (uid && (setgroups(0, nullptr) != 0 || setgid(uid) != 0 || setuid(uid) != 0)) _exit(99);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(98);
-  }
-  close(fds[1]);
-  Child c;
-  std::thread reader([&] {
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(fds[0], buf, sizeof buf)) > 0) c.out.append(buf, static_cast<size_t>(n));
-  });
-  int st = 0;
-  rusage ru{};
-  bool killed = false;
-  for (;;) {
-    const pid_t w = wait4(pid, &st, WNOHANG, &ru);
-    if (w == pid) break;
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (s > timeout_s && !killed) {
-      kill(pid, SIGKILL);
-      killed = true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  reader.join();
-  close(fds[0]);
-  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  c.max_rss_kb = ru.ru_maxrss;
-  c.status = killed ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return c;
+// Runs argv, killing it after `timeout_s`; `nproc`: RLIMIT_NPROC of the child; `uid`: run as
+// that user.
+ember_test::ChildResult run_child(const std::vector<std::string>& argv, double timeout_s,
+                                  rlim_t nproc = 0, uid_t uid = 0) {
+  ember_test::ChildOptions o;
+  o.timeout_s = timeout_s;
+  o.nproc = nproc;
+  o.uid = uid;
+  return ember_test::run_child(argv, o);
 }
 
 TEST(ThreadPoolStart, InjectedFailureIsAClearErrorNotAHang) {
@@ -118,12 +69,7 @@ TEST(ThreadPoolStart, InjectedFailureIsAClearErrorNotAHang) {
   EXPECT_EQ(sum.load(), 4950);
 }
 
-fs::path temp_dir() {
-  char templ[] = "/tmp/ember-limits-test-XXXXXX";
-  EXPECT_NE(mkdtemp(templ), nullptr);
-  chmod(templ, 0755);
-  return templ;
-}
+fs::path temp_dir() { return ember_test::shared_temp_dir("ember-limits-test"); }
 
 fs::path small_policy(const fs::path& dir) {
   rl::PolicyOptions o;
@@ -139,18 +85,15 @@ TEST(ThreadPoolStart, ProcessLimitMakesEvalFailCleanly) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to run as nobody (root ignores ulimit -u)";
   const fs::path dir = temp_dir();
   const fs::path policy = small_policy(dir);
-  // nobody runs a copy: the build tree may be out of its reach (a clone under /root, 0700).
-  const fs::path ember = dir / "ember";
-  fs::copy_file(EMBER_CLI_PATH, ember);
-  chmod(ember.c_str(), 0755);
+  const fs::path ember = ember_test::runnable_copy(EMBER_CLI_PATH, dir);
   // The input: a user limited to a few processes, `ember eval --threads 1000`.
-  const Child c = run_child(
+  const ember_test::ChildResult c = run_child(
       {ember.string(), "eval", "--policy", policy.string(), "--threads", "1000", "--episodes", "1"},
       60.0, 40, kNobody);
-  EXPECT_NE(c.status, -1) << "hung (killed after 60 s): " << c.out;
-  EXPECT_EQ(c.status, 1) << c.out;
-  EXPECT_NE(c.out.find("cannot start the thread pool"), std::string::npos) << c.out;
-  EXPECT_NE(c.out.find("ulimit -u"), std::string::npos) << c.out;
+  EXPECT_NE(c.status, -1) << "hung (killed after 60 s): " << c.output;
+  EXPECT_EQ(c.status, 1) << c.output;
+  EXPECT_NE(c.output.find("cannot start the thread pool"), std::string::npos) << c.output;
+  EXPECT_NE(c.output.find("ulimit -u"), std::string::npos) << c.output;
   fs::remove_all(dir);
 }
 
@@ -187,9 +130,10 @@ TEST(PolicyMetadata, CheckedAgainstTheTensorsBeforeAnythingIsAllocated) {
       EXPECT_NE(std::string(e.what()).find(k.message), std::string::npos) << e.what();
     }
     // And through `ember eval`: a prompt clean error, no gigabytes.
-    const Child c = run_child({EMBER_CLI_PATH, "eval", "--policy", q.string()}, 60.0);
-    EXPECT_EQ(c.status, 1) << c.out;
-    EXPECT_NE(c.out.find(k.message), std::string::npos) << c.out;
+    const ember_test::ChildResult c =
+        run_child({EMBER_CLI_PATH, "eval", "--policy", q.string()}, 60.0);
+    EXPECT_EQ(c.status, 1) << c.output;
+    EXPECT_NE(c.output.find(k.message), std::string::npos) << c.output;
     EXPECT_LT(c.seconds, 10.0) << k.key;
     EXPECT_LT(c.max_rss_kb, 300 * 1024) << k.key;
   }
@@ -214,14 +158,16 @@ TEST(Allocation, FailuresNameWhatWasBeingAllocated) {
   return;
 #endif
   const fs::path dir = temp_dir();
-  const Child c = run_child({EMBER_CLI_PATH, "train", "--out", (dir / "run").string(), "--envs",
-                             "4096", "--steps-per-env", "10000000", "--minibatch", "10000",
-                             "--threads", "1", "--progress", "none"},
-                            120.0);
-  EXPECT_EQ(c.status, 1) << c.out;
-  EXPECT_NE(c.out.find("out of memory allocating the rollout buffer for 40960000000 transitions"),
-            std::string::npos)
-      << c.out;
+  const ember_test::ChildResult c =
+      run_child({EMBER_CLI_PATH, "train", "--out", (dir / "run").string(), "--envs", "4096",
+                 "--steps-per-env", "10000000", "--minibatch", "10000", "--threads", "1",
+                 "--progress", "none"},
+                120.0);
+  EXPECT_EQ(c.status, 1) << c.output;
+  EXPECT_NE(
+      c.output.find("out of memory allocating the rollout buffer for 40960000000 transitions"),
+      std::string::npos)
+      << c.output;
   fs::remove_all(dir);
 }
 

@@ -3,9 +3,7 @@
 // its own environment (and, where needed, as the user nobody), then inspects the cache directory.
 // Cases that need a second user run as root and skip with a message otherwise.
 #include <fcntl.h>
-#include <grp.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -19,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/child_process.h"
 #include "ember/ember.h"
 #include "ember/support/settings.h"
 #include "runtime/cpu/compiler.h"
@@ -28,46 +27,22 @@ namespace {
 
 namespace fs = std::filesystem;
 using ember::runtime::CacheKey;
+using ember_test::kNobody;
 
-constexpr uid_t kNobody = 65534;
 const char* const kExpected = "result 6112 ";         // sum over i < 64 of 3 i + 1
 const char* const kExpectedAlt = "result 9952 ";      // sum over i < 64 of 5 i - 2
 const char* const kExpectedBatch = "result 111520 ";  // sum over k <= 10, i < 64 of k i + 1
 
-struct Child {
-  int status = -1;  // exit code, or 128 + signal
-  std::string out;
-};
+using Child = ember_test::ChildResult;
 
 // Runs argv with `set` added to and `unset` removed from the environment, optionally as `uid`.
 Child run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& set,
           const std::vector<std::string>& unset = {}, std::optional<uid_t> uid = {}) {
-  int fds[2];
-  if (pipe(fds) != 0) return {};
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    close(fds[0]);
-    for (const auto& [k, v] : set) setenv(k.c_str(), v.c_str(), 1);
-    for (const auto& k : unset) unsetenv(k.c_str());
-    if (uid && (setgroups(0, nullptr) != 0 || setgid(*uid) != 0 || setuid(*uid) != 0)) _exit(99);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(98);
-  }
-  close(fds[1]);
-  Child c;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) c.out.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  int st = 0;
-  waitpid(pid, &st, 0);
-  c.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return c;
+  ember_test::ChildOptions o;
+  o.env.assign(set.begin(), set.end());
+  o.unset_env = unset;
+  o.uid = uid.value_or(0);
+  return ember_test::run_child(argv, o);
 }
 
 int64_t counter(const std::string& out, const std::string& name) {
@@ -102,17 +77,11 @@ void write_all(const fs::path& p, const std::string& s) {
 class KernelCache : public ::testing::Test {
  protected:
   void SetUp() override {
-    char templ[] = "/tmp/ember-kcache-test-XXXXXX";
-    ASSERT_NE(mkdtemp(templ), nullptr);
-    base_ = templ;
-    chmod(base_.c_str(), 0755);  // nobody must reach the directories below
+    base_ = ember_test::shared_temp_dir("ember-kcache-test");  // nobody reaches what is below
     tmp_ = base_ / "tmp";
     fs::create_directory(tmp_);
     chmod(tmp_.c_str(), 01777);
-    // The probe runs from here: nobody may not reach the build tree (a clone under /root, 0700).
-    probe_ = base_ / "kernel_cache_probe";
-    fs::copy_file(EMBER_PROBE_PATH, probe_);
-    chmod(probe_.c_str(), 0755);
+    probe_ = ember_test::runnable_copy(EMBER_PROBE_PATH, base_);
   }
   void TearDown() override {
     std::error_code ec;
@@ -148,9 +117,9 @@ TEST_F(KernelCache, ShellMetacharactersInEveryPathAreJustBytes) {
                                                   {"TMPDIR", (tmp_ / "t $x 'q'").string()},
                                                   {"EMBER_CC", (cc_dir / "my cc;$(id)").string()}};
   const Child a = run({EMBER_PROBE_PATH}, env);
-  ASSERT_EQ(a.status, 0) << a.out;
-  EXPECT_NE(a.out.find(kExpected), std::string::npos) << a.out;
-  EXPECT_EQ(counter(a.out, "compiler_runs"), 1) << a.out;
+  ASSERT_EQ(a.status, 0) << a.output;
+  EXPECT_NE(a.output.find(kExpected), std::string::npos) << a.output;
+  EXPECT_EQ(counter(a.output, "compiler_runs"), 1) << a.output;
   EXPECT_FALSE(fs::exists(base_ / "PWNED"));
   EXPECT_FALSE(fs::exists(base_ / "PWNED2"));
   EXPECT_FALSE(fs::exists(fs::current_path() / "PWNED"));
@@ -159,9 +128,9 @@ TEST_F(KernelCache, ShellMetacharactersInEveryPathAreJustBytes) {
   EXPECT_EQ(e.extension(), ".so");
   EXPECT_EQ(mode_of(e) & 022, 0u);
   const Child b = run({EMBER_PROBE_PATH}, env);
-  ASSERT_EQ(b.status, 0) << b.out;
-  EXPECT_EQ(counter(b.out, "compiler_runs"), 0) << b.out;
-  EXPECT_EQ(counter(b.out, "disk_hits"), 1) << b.out;
+  ASSERT_EQ(b.status, 0) << b.output;
+  EXPECT_EQ(counter(b.output, "compiler_runs"), 0) << b.output;
+  EXPECT_EQ(counter(b.output, "disk_hits"), 1) << b.output;
   EXPECT_TRUE(entries(tmp_ / "t $x 'q'").empty());
 }
 
@@ -172,34 +141,34 @@ TEST_F(KernelCache, TruncatedEntryIsRecompiledNeverRun) {
   const auto size = fs::file_size(e);
   fs::resize_file(e, size / 2);  // the issue's input: half the object (was SIGBUS in dlopen)
   const Child b = probe(dir);
-  ASSERT_EQ(b.status, 0) << b.out;
-  EXPECT_NE(b.out.find(kExpected), std::string::npos) << b.out;
-  EXPECT_NE(b.out.find("no ember trailer (truncated"), std::string::npos) << b.out;
-  EXPECT_EQ(counter(b.out, "compiler_runs"), 1) << b.out;
+  ASSERT_EQ(b.status, 0) << b.output;
+  EXPECT_NE(b.output.find(kExpected), std::string::npos) << b.output;
+  EXPECT_NE(b.output.find("no ember trailer (truncated"), std::string::npos) << b.output;
+  EXPECT_EQ(counter(b.output, "compiler_runs"), 1) << b.output;
   EXPECT_EQ(fs::file_size(e), size);
   const Child c = probe(dir);
-  EXPECT_EQ(counter(c.out, "disk_hits"), 1) << c.out;
+  EXPECT_EQ(counter(c.output, "disk_hits"), 1) << c.output;
   // One flipped byte inside the object, size unchanged.
   std::string bytes = read_all(e);
   bytes[bytes.size() / 3] ^= 0x40;
   write_all(e, bytes);
   const Child d = probe(dir);
-  ASSERT_EQ(d.status, 0) << d.out;
-  EXPECT_NE(d.out.find("checksum mismatch"), std::string::npos) << d.out;
-  EXPECT_EQ(counter(d.out, "compiler_runs"), 1) << d.out;
+  ASSERT_EQ(d.status, 0) << d.output;
+  EXPECT_NE(d.output.find("checksum mismatch"), std::string::npos) << d.output;
+  EXPECT_EQ(counter(d.output, "compiler_runs"), 1) << d.output;
   // Bytes cut from the middle of the object, trailer kept.
   bytes = read_all(e);
   write_all(e, bytes.substr(0, 1000) + bytes.substr(3000));
   const Child g = probe(dir);
-  ASSERT_EQ(g.status, 0) << g.out;
-  EXPECT_NE(g.out.find("truncated or extended"), std::string::npos) << g.out;
-  EXPECT_EQ(counter(g.out, "compiler_runs"), 1) << g.out;
+  ASSERT_EQ(g.status, 0) << g.output;
+  EXPECT_NE(g.output.find("truncated or extended"), std::string::npos) << g.output;
+  EXPECT_EQ(counter(g.output, "compiler_runs"), 1) << g.output;
   // An entry in the old format (no trailer) is rebuilt too.
   bytes = read_all(e);
   write_all(e, bytes.substr(0, bytes.size() - 56));
   const Child f = probe(dir);
-  EXPECT_NE(f.out.find("no ember trailer"), std::string::npos) << f.out;
-  EXPECT_EQ(counter(f.out, "compiler_runs"), 1) << f.out;
+  EXPECT_NE(f.output.find("no ember trailer"), std::string::npos) << f.output;
+  EXPECT_EQ(counter(f.output, "compiler_runs"), 1) << f.output;
 }
 
 TEST_F(KernelCache, ForeignEntryUnderThisKeyIsRecompiled) {
@@ -210,10 +179,10 @@ TEST_F(KernelCache, ForeignEntryUnderThisKeyIsRecompiled) {
   ASSERT_NE(mine.filename(), theirs.filename());
   fs::copy_file(theirs, mine, fs::copy_options::overwrite_existing);
   const Child b = probe(dir);
-  ASSERT_EQ(b.status, 0) << b.out;
-  EXPECT_NE(b.out.find("built for another key"), std::string::npos) << b.out;
-  EXPECT_NE(b.out.find(kExpected), std::string::npos) << b.out;
-  EXPECT_EQ(counter(b.out, "compiler_runs"), 1) << b.out;
+  ASSERT_EQ(b.status, 0) << b.output;
+  EXPECT_NE(b.output.find("built for another key"), std::string::npos) << b.output;
+  EXPECT_NE(b.output.find(kExpected), std::string::npos) << b.output;
+  EXPECT_EQ(counter(b.output, "compiler_runs"), 1) << b.output;
 }
 
 TEST_F(KernelCache, GroupOrOtherWritableEntryIsIgnored) {
@@ -222,9 +191,9 @@ TEST_F(KernelCache, GroupOrOtherWritableEntryIsIgnored) {
   const fs::path e = only_entry(dir);
   chmod(e.c_str(), 0666);
   const Child b = probe(dir);
-  ASSERT_EQ(b.status, 0) << b.out;
-  EXPECT_NE(b.out.find("writable by group or others"), std::string::npos) << b.out;
-  EXPECT_EQ(counter(b.out, "compiler_runs"), 1) << b.out;
+  ASSERT_EQ(b.status, 0) << b.output;
+  EXPECT_NE(b.output.find("writable by group or others"), std::string::npos) << b.output;
+  EXPECT_EQ(counter(b.output, "compiler_runs"), 1) << b.output;
   EXPECT_EQ(mode_of(e) & 022, 0u);  // replaced by a fresh private entry
 }
 
@@ -238,7 +207,7 @@ std::string forged_entry(const fs::path& work, const fs::path& legit, const fs::
                 marker.string() + "\", O_CREAT | O_WRONLY, 0644)); }\n");
   const char* sys_cc = access("/usr/bin/cc", X_OK) == 0 ? "/usr/bin/cc" : "/usr/bin/gcc";
   const Child r = run({sys_cc, "-shared", "-fPIC", "-o", so.string(), c.string()}, {});
-  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.status, 0) << r.output;
   const std::string bytes = read_all(legit);
   CacheKey key;
   key.name = legit.stem().string();
@@ -259,14 +228,14 @@ TEST_F(KernelCache, AnotherUsersEntriesAreNeverLoaded) {
   fs::create_directory(shared);
   ASSERT_EQ(chown(shared.c_str(), kNobody, kNobody), 0);
   const Child n = probe(shared, false, kNobody);
-  ASSERT_EQ(n.status, 0) << n.out;
+  ASSERT_EQ(n.status, 0) << n.output;
   const fs::path legit = only_entry(shared);
   write_all(legit, forged_entry(base_, legit, marker));
   ASSERT_EQ(chown(legit.c_str(), kNobody, kNobody), 0);
   const Child a = probe(shared);
-  ASSERT_EQ(a.status, 0) << a.out;
-  EXPECT_NE(a.out.find("owned by uid 65534"), std::string::npos) << a.out;
-  EXPECT_NE(a.out.find(kExpected), std::string::npos) << a.out;
+  ASSERT_EQ(a.status, 0) << a.output;
+  EXPECT_NE(a.output.find("owned by uid 65534"), std::string::npos) << a.output;
+  EXPECT_NE(a.output.find(kExpected), std::string::npos) << a.output;
   EXPECT_FALSE(fs::exists(marker));
   // 2. My own private directory, but the entry in it belongs to nobody.
   const fs::path mine = base_ / "mine";
@@ -275,8 +244,8 @@ TEST_F(KernelCache, AnotherUsersEntriesAreNeverLoaded) {
   fs::copy_file(legit, my_entry, fs::copy_options::overwrite_existing);
   ASSERT_EQ(chown(my_entry.c_str(), kNobody, kNobody), 0);
   const Child b = probe(mine);
-  ASSERT_EQ(b.status, 0) << b.out;
-  EXPECT_NE(b.out.find("not by you; never loaded"), std::string::npos) << b.out;
+  ASSERT_EQ(b.status, 0) << b.output;
+  EXPECT_NE(b.output.find("not by you; never loaded"), std::string::npos) << b.output;
   EXPECT_FALSE(fs::exists(marker));
   // 3. A directory of mine that others may write (mode 0777): ignored as a whole.
   const fs::path open_dir = base_ / "open";
@@ -285,8 +254,8 @@ TEST_F(KernelCache, AnotherUsersEntriesAreNeverLoaded) {
   fs::copy_file(legit, open_entry, fs::copy_options::overwrite_existing);
   chmod(open_dir.c_str(), 0777);
   const Child c = probe(open_dir);
-  ASSERT_EQ(c.status, 0) << c.out;
-  EXPECT_NE(c.out.find("writable by group or others"), std::string::npos) << c.out;
+  ASSERT_EQ(c.status, 0) << c.output;
+  EXPECT_NE(c.output.find("writable by group or others"), std::string::npos) << c.output;
   EXPECT_FALSE(fs::exists(marker));
   // Control: the same forged entry, mine and private, IS loaded (its constructor runs), so the
   // checks above are what kept it out.
@@ -307,8 +276,8 @@ TEST_F(KernelCache, SymlinkedEntryIsNotFollowed) {
   fs::remove(e);
   fs::create_symlink(secret, e);
   const Child b = probe(dir);
-  ASSERT_EQ(b.status, 0) << b.out;
-  EXPECT_NE(b.out.find(kExpected), std::string::npos) << b.out;
+  ASSERT_EQ(b.status, 0) << b.output;
+  EXPECT_NE(b.output.find(kExpected), std::string::npos) << b.output;
   EXPECT_EQ(read_all(secret), "root's data\n");
   EXPECT_EQ(mode_of(secret), 0600u);
   EXPECT_FALSE(fs::is_symlink(e));  // replaced by a real entry
@@ -324,13 +293,13 @@ TEST_F(KernelCache, ReadOnlyCacheLeavesNoNewDirectoryPerRun) {
   const auto before = entries(dir);
   for (int run = 0; run < 2; ++run) {
     const Child hit = probe(dir, false, kNobody);
-    ASSERT_EQ(hit.status, 0) << hit.out;
-    EXPECT_EQ(counter(hit.out, "disk_hits"), 1) << hit.out;
+    ASSERT_EQ(hit.status, 0) << hit.output;
+    EXPECT_EQ(counter(hit.output, "disk_hits"), 1) << hit.output;
     const Child miss = probe(dir, true, kNobody);
-    ASSERT_EQ(miss.status, 0) << miss.out;
-    EXPECT_NE(miss.out.find(kExpectedAlt), std::string::npos) << miss.out;
+    ASSERT_EQ(miss.status, 0) << miss.output;
+    EXPECT_NE(miss.output.find(kExpectedAlt), std::string::npos) << miss.output;
     // The first run compiles into the per-user directory; the second finds it there.
-    EXPECT_EQ(counter(miss.out, "compiler_runs"), run == 0 ? 1 : 0) << miss.out;
+    EXPECT_EQ(counter(miss.output, "compiler_runs"), run == 0 ? 1 : 0) << miss.output;
     EXPECT_EQ(entries(tmp_).size(), 1u);  // only $TMPDIR/ember-65534
   }
   EXPECT_EQ(entries(dir), before);
@@ -342,7 +311,7 @@ TEST_F(KernelCache, NoHomeUsesAPerUserDirectoryAndRefusesASquattedOne) {
   const std::vector<std::string> unset = {"HOME", "XDG_CACHE_HOME", "EMBER_CACHE_DIR"};
   const fs::path mine = tmp_ / ("ember-" + std::to_string(geteuid()));
   const Child a = run({EMBER_PROBE_PATH}, {{"TMPDIR", tmp_.string()}}, unset);
-  ASSERT_EQ(a.status, 0) << a.out;
+  ASSERT_EQ(a.status, 0) << a.output;
   EXPECT_EQ(mode_of(mine), 0700u);
   EXPECT_EQ(entries(mine).size(), 1u);
   if (!is_root()) GTEST_SKIP() << "the squatting case needs root to act as nobody";
@@ -350,9 +319,9 @@ TEST_F(KernelCache, NoHomeUsesAPerUserDirectoryAndRefusesASquattedOne) {
   fs::create_directory(mine);  // squatted by another user before we ran
   ASSERT_EQ(chown(mine.c_str(), kNobody, kNobody), 0);
   const Child b = run({EMBER_PROBE_PATH}, {{"TMPDIR", tmp_.string()}}, unset);
-  ASSERT_EQ(b.status, 0) << b.out;
-  EXPECT_NE(b.out.find("ignored: it is owned by uid 65534"), std::string::npos) << b.out;
-  EXPECT_NE(b.out.find(kExpected), std::string::npos) << b.out;
+  ASSERT_EQ(b.status, 0) << b.output;
+  EXPECT_NE(b.output.find("ignored: it is owned by uid 65534"), std::string::npos) << b.output;
+  EXPECT_NE(b.output.find(kExpected), std::string::npos) << b.output;
   EXPECT_TRUE(entries(mine).empty());
   EXPECT_EQ(entries(tmp_).size(), 1u);  // the private build directory was removed
   // A symlink there is refused too.
@@ -360,8 +329,8 @@ TEST_F(KernelCache, NoHomeUsesAPerUserDirectoryAndRefusesASquattedOne) {
   fs::create_directory(base_ / "elsewhere");
   fs::create_directory_symlink(base_ / "elsewhere", mine);
   const Child c = run({EMBER_PROBE_PATH}, {{"TMPDIR", tmp_.string()}}, unset);
-  ASSERT_EQ(c.status, 0) << c.out;
-  EXPECT_NE(c.out.find("symbolic link"), std::string::npos) << c.out;
+  ASSERT_EQ(c.status, 0) << c.output;
+  EXPECT_NE(c.output.find("symbolic link"), std::string::npos) << c.output;
   EXPECT_TRUE(entries(base_ / "elsewhere").empty());
 }
 
@@ -389,32 +358,32 @@ TEST_F(KernelCache, BatchIsOneEntryWhateverTheThreadCount) {
         {{"EMBER_CACHE_DIR", dir.string()}, {"TMPDIR", tmp_.string()}, {"EMBER_THREADS", threads}});
   };
   const Child a = batch(one, "1");
-  ASSERT_EQ(a.status, 0) << a.out;
-  EXPECT_NE(a.out.find(kExpectedBatch), std::string::npos) << a.out;
-  EXPECT_EQ(counter(a.out, "compiler_runs"), 1) << a.out;  // ten kernels, one process
-  EXPECT_EQ(counter(a.out, "kernels_from_compiler"), 10) << a.out;
+  ASSERT_EQ(a.status, 0) << a.output;
+  EXPECT_NE(a.output.find(kExpectedBatch), std::string::npos) << a.output;
+  EXPECT_EQ(counter(a.output, "compiler_runs"), 1) << a.output;  // ten kernels, one process
+  EXPECT_EQ(counter(a.output, "kernels_from_compiler"), 10) << a.output;
   const Child b = batch(two, "2");
-  ASSERT_EQ(b.status, 0) << b.out;
-  EXPECT_NE(b.out.find(kExpectedBatch), std::string::npos) << b.out;
-  EXPECT_EQ(counter(b.out, "compiler_runs"), 3) << b.out;  // two compile jobs and the link
-  EXPECT_EQ(counter(b.out, "kernels_from_compiler"), 10) << b.out;
+  ASSERT_EQ(b.status, 0) << b.output;
+  EXPECT_NE(b.output.find(kExpectedBatch), std::string::npos) << b.output;
+  EXPECT_EQ(counter(b.output, "compiler_runs"), 3) << b.output;  // two compile jobs and the link
+  EXPECT_EQ(counter(b.output, "kernels_from_compiler"), 10) << b.output;
   const fs::path e1 = only_entry(one), e2 = only_entry(two);
   EXPECT_EQ(e1.filename(), e2.filename());  // the key does not depend on the split
   EXPECT_EQ(mode_of(e2) & 022, 0u);
   // The entry built in two parts is a whole, sealed entry: another thread count loads it.
   const Child c = batch(two, "1");
-  ASSERT_EQ(c.status, 0) << c.out;
-  EXPECT_NE(c.out.find(kExpectedBatch), std::string::npos) << c.out;
-  EXPECT_EQ(counter(c.out, "compiler_runs"), 0) << c.out;
-  EXPECT_EQ(counter(c.out, "kernels_from_disk_cache"), 10) << c.out;
+  ASSERT_EQ(c.status, 0) << c.output;
+  EXPECT_NE(c.output.find(kExpectedBatch), std::string::npos) << c.output;
+  EXPECT_EQ(counter(c.output, "compiler_runs"), 0) << c.output;
+  EXPECT_EQ(counter(c.output, "kernels_from_disk_cache"), 10) << c.output;
   // A damaged batch entry is rebuilt, never run.
   std::string bytes = read_all(e2);
   bytes[bytes.size() / 2] ^= 0x10;
   write_all(e2, bytes);
   const Child d = batch(two, "2");
-  ASSERT_EQ(d.status, 0) << d.out;
-  EXPECT_NE(d.out.find("checksum mismatch"), std::string::npos) << d.out;
-  EXPECT_EQ(counter(d.out, "compiler_runs"), 3) << d.out;
+  ASSERT_EQ(d.status, 0) << d.output;
+  EXPECT_NE(d.output.find("checksum mismatch"), std::string::npos) << d.output;
+  EXPECT_EQ(counter(d.output, "compiler_runs"), 3) << d.output;
   EXPECT_TRUE(entries(tmp_).empty());
 }
 
@@ -429,7 +398,7 @@ TEST_F(KernelCache, ProcessesCompilingTheSameBatchAtOnceAllSucceed) {
   script += "wait";
   const Child sh = run({"/bin/sh", "-c", script},
                        {{"EMBER_CACHE_DIR", dir.string()}, {"TMPDIR", tmp_.string()}});
-  ASSERT_EQ(sh.status, 0) << sh.out;
+  ASSERT_EQ(sh.status, 0) << sh.output;
   for (int i = 0; i < 4; i++) {
     const std::string out = read_all(base_ / ("out" + std::to_string(i)));
     EXPECT_NE(out.find(kExpectedBatch), std::string::npos) << out;
@@ -443,9 +412,9 @@ TEST_F(KernelCache, ProcessesCompilingTheSameBatchAtOnceAllSucceed) {
     const Child c = run(
         {probe_.string(), "batch"},
         {{"EMBER_CACHE_DIR", dir.string()}, {"TMPDIR", tmp_.string()}, {"EMBER_THREADS", threads}});
-    ASSERT_EQ(c.status, 0) << c.out;
-    EXPECT_NE(c.out.find(kExpectedBatch), std::string::npos) << c.out;
-    EXPECT_EQ(counter(c.out, "compiler_runs"), 0) << c.out;
+    ASSERT_EQ(c.status, 0) << c.output;
+    EXPECT_NE(c.output.find(kExpectedBatch), std::string::npos) << c.output;
+    EXPECT_EQ(counter(c.output, "compiler_runs"), 0) << c.output;
   }
 }
 

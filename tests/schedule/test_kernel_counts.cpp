@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../../bench/ppo_like_step.h"
 #include "ember/ember.h"
 #include "engine/realize.h"
 #include "kernel_probe.h"
@@ -154,14 +155,7 @@ TEST(KernelCounts, AdamStepOverMlpIsBounded) {
   // with the two bias corrections 1 - beta^t (powf: materialised once rather than recomputed for
   // every element they are broadcast to) in one kernel, and exp_avg, exp_avg_sq and the parameter
   // of each parameter in one kernel (multi-output fusion): 1 + 10 = 11 kernels.
-  nn::Sequential net;
-  net->push_back(nn::Linear(8, 128));
-  for (int i = 0; i < 3; i++) {
-    net->push_back(nn::Tanh());
-    net->push_back(nn::Linear(128, 128));
-  }
-  net->push_back(nn::Tanh());
-  net->push_back(nn::Linear(128, 2));
+  nn::Sequential net = ppo_like::mlp(2);
   optim::Adam opt(net->parameters(), optim::AdamOptions(1e-3));
   net->forward(input({16, 8})).square().mean().backward();
   auto before = runtime_stats().kernels_launched;
@@ -169,23 +163,11 @@ TEST(KernelCounts, AdamStepOverMlpIsBounded) {
   EXPECT_EQ(runtime_stats().kernels_launched - before, 11);
 }
 
-nn::Sequential ppo_mlp(int64_t out) {
-  nn::Sequential s;
-  s->push_back(nn::Linear(8, 128));
-  for (int i = 0; i < 3; i++) {
-    s->push_back(nn::Tanh());
-    s->push_back(nn::Linear(128, 128));
-  }
-  s->push_back(nn::Tanh());
-  s->push_back(nn::Linear(128, out));
-  return s;
-}
-
 TEST(KernelCounts, JittedPpoStepIsAtMost100Launches) {
-  // bench/jit_overhead.cpp's training step (issue 11's target: at most 100 launches; tinygrad's
-  // is 150), at batch 64: the launch count does not depend on the batch. Forward, backward and
-  // the loss 36 (backward() computes the loss with the gradients, so the returned loss is not
-  // computed again after the step; each of the 10 bias gradients is a row sum in its weight
+  // The PPO-like training step of bench/ppo_like_step.h (issue 11's target: at most 100 launches;
+  // tinygrad's is 150), at batch 64: the launch count does not depend on the batch. Forward,
+  // backward and the loss 36 (backward() computes the loss with the gradients, so the returned loss
+  // is not computed again after the step; each of the 10 bias gradients is a row sum in its weight
   // gradient's kernel, not a kernel of its own); clip_grad_norm_ 2 (the norm, realized in the
   // call, its twenty squared sums nests of one kernel, not twenty kernels of their own; then the
   // clip factor, from the norm's buffer: 1 more than when the factor's kernel summed the squares
@@ -194,27 +176,10 @@ TEST(KernelCounts, JittedPpoStepIsAtMost100Launches) {
   // loss.detach() as a new buffer 1; copies of the old weights 20 (the lazy forward values, such
   // as `mean`, are alive at opt.step() and still read them).
   manual_seed(0);
-  auto actor = ppo_mlp(2), critic = ppo_mlp(1);
-  std::vector<Tensor> params = actor->parameters();
-  for (auto& p : critic->parameters()) params.push_back(p);
-  optim::Adam opt(params, optim::AdamOptions(1e-4));
+  ppo_like::Step ppo;
   const int64_t B = 64;
   Tensor obs = input({B, 8}), act = input({B, 2}), adv = input({B}), ret = input({B});
-  Tensor logstd = zeros({2});
-  logstd.realize();
-  Jit step([&](const std::vector<Tensor>& in) {
-    opt.zero_grad();
-    Tensor mean = actor->forward(in[0]);
-    Tensor logp = (-((in[1] - mean) / logstd.exp()).square() * 0.5 - logstd).sum({1});
-    Tensor ratio = logp.exp();
-    Tensor pg = -(ratio * in[2]).minimum(ratio.clamp(0.8, 1.2) * in[2]).mean();
-    Tensor v = critic->forward(in[0]).squeeze(1);
-    Tensor loss = pg + (v - in[3]).square().mean() * 0.5;
-    loss.backward();
-    nn::utils::clip_grad_norm_(params, 0.5);
-    opt.step();
-    return std::vector<Tensor>{loss.detach()};
-  });
+  Jit step([&](const std::vector<Tensor>& in) { return ppo(in); });
   for (int i = 0; i < 3; i++) step({obs, act, adv, ret});
   ASSERT_GE(step.replays(), 1);
   EXPECT_EQ(step.captured_launches(), 36 + 2 + 21 + 1 + 20);

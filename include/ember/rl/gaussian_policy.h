@@ -69,6 +69,21 @@ class ActorCritic : public nn::ModuleHolder<ActorCriticImpl> {
   using nn::ModuleHolder<ActorCriticImpl>::ModuleHolder;
 };
 
+/// Calls v(key, member) for every field of `options` (a PolicyOptions, const or not) with its
+/// JSON key: the one list that the checkpoint's metadata and run.json's "policy" are written and
+/// read from.
+template <class Options, class Visit>
+void visit_policy_options(Options& options, Visit&& v) {
+  v("obs_dim", options.obs_dim);
+  v("act_dim", options.act_dim);
+  v("hidden", options.hidden);
+  v("layers", options.layers);
+  v("log_std_init", options.log_std_init);
+  v("hidden_gain", options.hidden_gain);
+  v("actor_output_gain", options.actor_output_gain);
+  v("critic_output_gain", options.critic_output_gain);
+}
+
 /// PolicyOptions as the JSON text stored in checkpoints, and back (missing keys keep defaults;
 /// throws ValueError on malformed text).
 std::string policy_options_to_json(const PolicyOptions& options);

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "../op_context.h"
-#include "../registry.h"
+#include "ops.h"
 
 namespace ember::onnx::ops {
 

@@ -16,6 +16,8 @@ bool host_bool(const Tensor& t, const char* what) {
   return t.to_vector<int64_t>()[0] != 0;
 }
 
+}  // namespace
+
 std::vector<Value> if_op(OpContext& c) {
   const bool cond = host_bool(c.in(0), "If's condition");
   const auto& branch = c.attr_graph(cond ? "then_branch" : "else_branch");
@@ -23,11 +25,15 @@ std::vector<Value> if_op(OpContext& c) {
   return c.run_subgraph(branch, {});
 }
 
+namespace {
+
 // Scan outputs: one tensor per step, stacked along a new leading axis.
 Tensor stack_steps(const std::vector<Tensor>& steps, const std::string& what) {
   if (steps.empty()) throw UnsupportedError(what + " has no iterations: its shape is unknown");
   return stack(steps, 0);
 }
+
+}  // namespace
 
 // Loop-carried values may be sequences and optionals; scan outputs are tensors.
 std::vector<Value> loop(OpContext& c) {
@@ -51,6 +57,8 @@ std::vector<Value> loop(OpContext& c) {
   for (size_t j = 0; j < n_scan; j++) vars.push_back(stack_steps(scans[j], "a Loop scan output"));
   return vars;
 }
+
+namespace {
 
 // dim 0 of t moved to position a.
 Tensor move_first_to(const Tensor& t, int64_t a) {
@@ -105,6 +113,8 @@ std::vector<int64_t> list_attr(OpContext& c, const char* name, size_t count) {
   return v;
 }
 
+}  // namespace
+
 // Scan-9+: states, then num_scan_inputs scan inputs. Scan-8: an optional sequence_lens first and
 // a leading batch dim on every input, scanned along dim 1.
 std::vector<Tensor> scan(OpContext& c) {
@@ -139,14 +149,6 @@ std::vector<Tensor> scan(OpContext& c) {
   std::vector<Tensor> out;
   for (auto& p : per) out.push_back(stack(p, 0));
   return out;
-}
-
-}  // namespace
-
-void add_control_ops(OpTable& t) {
-  t["If"] = if_op;
-  t["Loop"] = loop;
-  t["Scan"] = scan;
 }
 
 }  // namespace ember::onnx::ops

@@ -93,6 +93,8 @@ IntList weight_kernel(OpContext& c, const Tensor& w) {
   return c.attr_ints("kernel_shape", k);
 }
 
+}  // namespace
+
 std::vector<Tensor> conv(OpContext& c) {
   const Tensor& x = c.in(0);
   const Tensor& w = c.in(1);
@@ -154,12 +156,16 @@ std::vector<Tensor> conv_transpose(OpContext& c) {
   return one(y);
 }
 
+namespace {
+
 Scalar lowest(ScalarType t) {
   if (is_floating_point(t)) return -std::numeric_limits<double>::infinity();
   if (is_unsigned(t)) return 0;
   if (t == kInt64) return std::numeric_limits<int64_t>::min();
   return -(int64_t{1} << (element_size(t) * 8 - 1));
 }
+
+}  // namespace
 
 std::vector<Tensor> max_pool(OpContext& c) {
   const Tensor& x = c.in(0);
@@ -237,11 +243,16 @@ std::vector<Tensor> lp_pool(OpContext& c) {
   return one(w.abs().pow(p).sum(window_dims(w, s.kernel.size())).pow(1.0 / p));
 }
 
+namespace {
+
 std::vector<int64_t> spatial_dims(const Tensor& x) {
   std::vector<int64_t> d;
   for (int64_t i = 2; i < x.dim(); i++) d.push_back(i);
   return d;
 }
+
+}  // namespace
+
 std::vector<Tensor> global_avg(OpContext& c) {
   return one(c.in(0).mean(spatial_dims(c.in(0)), true));
 }
@@ -251,19 +262,6 @@ std::vector<Tensor> global_max(OpContext& c) {
 std::vector<Tensor> global_lp(OpContext& c) {
   const double p = static_cast<double>(c.attr_int("p", 2));
   return one(c.in(0).abs().pow(p).sum(spatial_dims(c.in(0)), true).pow(1.0 / p));
-}
-
-}  // namespace
-
-void add_conv_pool_ops(OpTable& t) {
-  t["Conv"] = conv;
-  t["ConvTranspose"] = conv_transpose;
-  t["MaxPool"] = max_pool;
-  t["AveragePool"] = avg_pool;
-  t["LpPool"] = lp_pool;
-  t["GlobalAveragePool"] = global_avg;
-  t["GlobalMaxPool"] = global_max;
-  t["GlobalLpPool"] = global_lp;
 }
 
 }  // namespace ember::onnx::ops

@@ -37,6 +37,8 @@ Tensor floor_div(const Tensor& a, const Tensor& b) {
   return (a.to(kFloat64) / b.to(kFloat64)).floor().to(a.dtype());
 }
 
+}  // namespace
+
 std::vector<Tensor> add(OpContext& c) {
   legacy_attrs(c);
   auto [a, b] = operands(c);
@@ -97,41 +99,55 @@ std::vector<Tensor> bit_shift(OpContext& c) {
   throw ValueError("direction must be LEFT or RIGHT, got '" + dir + "'");
 }
 
+namespace {
+
 // Max/Min/Sum/Mean over any number of inputs (numpy broadcasting from opset 8; before, equal
-// shapes or legacy broadcasting did not exist for these).
-template <int Kind>
-std::vector<Tensor> variadic(OpContext& c) {
+// shapes or legacy broadcasting did not exist for these), folded left to right by `step`.
+Tensor fold_inputs(OpContext& c, Tensor (*step)(const Tensor&, const Tensor&)) {
   legacy_attrs(c);
   if (c.num_inputs() == 0) throw ValueError("needs at least one input");
   Tensor r = c.in(0);
   for (size_t i = 1; i < c.num_inputs(); i++) {
     same_dtype(r, c.in(i));
-    if constexpr (Kind == 0) r = r.maximum(c.in(i));
-    if constexpr (Kind == 1) r = r.minimum(c.in(i));
-    if constexpr (Kind >= 2) r = r + c.in(i);
+    r = step(r, c.in(i));
   }
-  if constexpr (Kind == 3) r = r / static_cast<double>(c.num_inputs());
-  return one(r);
+  return r;
 }
 
-template <int Kind>
-std::vector<Tensor> compare(OpContext& c) {
+Tensor plus(const Tensor& a, const Tensor& b) { return a + b; }
+
+}  // namespace
+
+std::vector<Tensor> max(OpContext& c) { return one(fold_inputs(c, maximum)); }
+std::vector<Tensor> min(OpContext& c) { return one(fold_inputs(c, minimum)); }
+std::vector<Tensor> sum(OpContext& c) { return one(fold_inputs(c, plus)); }
+std::vector<Tensor> mean(OpContext& c) {
+  return one(fold_inputs(c, plus) / static_cast<double>(c.num_inputs()));
+}
+
+namespace {
+
+// A comparison (Equal ... GreaterOrEqual) or, on bool operands, a logical op (And, Or, Xor).
+std::vector<Tensor> compare(OpContext& c, Tensor (Tensor::*op)(const Tensor&) const) {
   auto [a, b] = operands(c);
-  if constexpr (Kind == 0) return one(a.eq(b));
-  if constexpr (Kind == 1) return one(a.lt(b));
-  if constexpr (Kind == 2) return one(a.gt(b));
-  if constexpr (Kind == 3) return one(a.le(b));
-  return one(a.ge(b));
+  return one((a.*op)(b));
 }
-
-template <int Kind>
-std::vector<Tensor> logical(OpContext& c) {
+std::vector<Tensor> logical(OpContext& c, Tensor (Tensor::*op)(const Tensor&) const) {
   auto [a, b] = operands(c);
   if (a.dtype() != kBool) throw DTypeError("logical ops take bool tensors");
-  if constexpr (Kind == 0) return one(a.logical_and(b));
-  if constexpr (Kind == 1) return one(a.logical_or(b));
-  return one(a.logical_xor(b));
+  return one((a.*op)(b));
 }
+
+}  // namespace
+
+std::vector<Tensor> equal(OpContext& c) { return compare(c, &Tensor::eq); }
+std::vector<Tensor> less(OpContext& c) { return compare(c, &Tensor::lt); }
+std::vector<Tensor> greater(OpContext& c) { return compare(c, &Tensor::gt); }
+std::vector<Tensor> less_or_equal(OpContext& c) { return compare(c, &Tensor::le); }
+std::vector<Tensor> greater_or_equal(OpContext& c) { return compare(c, &Tensor::ge); }
+std::vector<Tensor> logical_and(OpContext& c) { return logical(c, &Tensor::logical_and); }
+std::vector<Tensor> logical_or(OpContext& c) { return logical(c, &Tensor::logical_or); }
+std::vector<Tensor> logical_xor(OpContext& c) { return logical(c, &Tensor::logical_xor); }
 
 std::vector<Tensor> logical_not(OpContext& c) {
   if (c.in(0).dtype() != kBool) throw DTypeError("Not takes a bool tensor");
@@ -151,33 +167,5 @@ std::vector<Tensor> cast(OpContext& c) {
   return one(c.in(0).to(t));
 }
 std::vector<Tensor> cast_like(OpContext& c) { return one(c.in(0).to(c.in(1).dtype())); }
-
-}  // namespace
-
-void add_elementwise_ops(OpTable& t) {
-  t["Add"] = add;
-  t["Sub"] = sub;
-  t["Mul"] = mul;
-  t["Div"] = div;
-  t["Pow"] = pow;
-  t["Mod"] = mod;
-  t["BitShift"] = bit_shift;
-  t["Max"] = variadic<0>;
-  t["Min"] = variadic<1>;
-  t["Sum"] = variadic<2>;
-  t["Mean"] = variadic<3>;
-  t["Equal"] = compare<0>;
-  t["Less"] = compare<1>;
-  t["Greater"] = compare<2>;
-  t["LessOrEqual"] = compare<3>;
-  t["GreaterOrEqual"] = compare<4>;
-  t["And"] = logical<0>;
-  t["Or"] = logical<1>;
-  t["Xor"] = logical<2>;
-  t["Not"] = logical_not;
-  t["Where"] = where_op;
-  t["Cast"] = cast;
-  t["CastLike"] = cast_like;
-}
 
 }  // namespace ember::onnx::ops

@@ -5,8 +5,6 @@
 #include "common.h"
 
 namespace ember::onnx::ops {
-namespace {
-
 std::vector<Tensor> constant(OpContext& c) {
   if (c.has_attr("value")) return one(c.attr_tensor("value"));
   if (c.has_attr("value_float")) return one(full({}, c.attr_float("value_float"), kFloat32));
@@ -59,15 +57,6 @@ std::vector<Tensor> eye_like(OpContext& c) {
   const int64_t k = c.attr_int("k", 0), rows = x.size(0), cols = x.size(1);
   Tensor on = (arange(cols) - arange(rows).unsqueeze(-1)) == k;
   return one(on.to(t));
-}
-
-}  // namespace
-
-void add_generator_ops(OpTable& t) {
-  t["Constant"] = constant;
-  t["ConstantOfShape"] = constant_of_shape;
-  t["Range"] = range;
-  t["EyeLike"] = eye_like;
 }
 
 }  // namespace ember::onnx::ops

@@ -65,6 +65,8 @@ std::vector<Tensor> cubic_weights(const Tensor& t) {
   return {far(t + 1), near(t), near(1.0 - t), far(2.0 - t)};
 }
 
+}  // namespace
+
 std::vector<Tensor> grid_sample(OpContext& c) {
   const Tensor& x = c.in(0);
   const Tensor& grid = c.in(1);
@@ -114,9 +116,5 @@ std::vector<Tensor> grid_sample(OpContext& c) {
   return one(tap(s, x0, y0) * w((x1 - ix) * (y1 - iy)) + tap(s, x1, y0) * w((ix - x0) * (y1 - iy)) +
              tap(s, x0, y1) * w((x1 - ix) * (iy - y0)) + tap(s, x1, y1) * w((ix - x0) * (iy - y0)));
 }
-
-}  // namespace
-
-void add_grid_sample_ops(OpTable& t) { t["GridSample"] = grid_sample; }
 
 }  // namespace ember::onnx::ops

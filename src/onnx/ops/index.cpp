@@ -21,6 +21,8 @@ Tensor wrap_indices(const Tensor& idx, int64_t n) {
   return where(i < 0, i + n, i);
 }
 
+}  // namespace
+
 std::vector<Tensor> gather(OpContext& c) {
   const Tensor& x = c.in(0);
   const int64_t a = axis(c.attr_int("axis", 0), x.dim());
@@ -37,6 +39,8 @@ std::vector<Tensor> gather_elements(OpContext& c) {
   return one(x.gather(a, wrap_indices(c.in(1), x.size(a))));
 }
 
+namespace {
+
 // The flat position in dims [b, b + k) of data (k = indices.size(-1)) of each index row.
 Tensor linear_index(const Tensor& data, const Tensor& idx, int64_t b) {
   const int64_t k = idx.size(-1);
@@ -49,6 +53,8 @@ Tensor linear_index(const Tensor& data, const Tensor& idx, int64_t b) {
   }
   return lin;
 }
+
+}  // namespace
 
 // GatherND with batch_dims b: out[batch, i...] = data[batch, idx[batch, i..., :], ...].
 std::vector<Tensor> gather_nd(OpContext& c) {
@@ -69,6 +75,8 @@ std::vector<Tensor> gather_nd(OpContext& c) {
   return one(picked.reshape(out));
 }
 
+namespace {
+
 Tensor scatter_with(const std::string& reduction, const Tensor& x, int64_t a, const Tensor& i,
                     const Tensor& u) {
   if (reduction == "none") return scatter(x, a, i, u);
@@ -76,6 +84,8 @@ Tensor scatter_with(const std::string& reduction, const Tensor& x, int64_t a, co
   if (reduction == "mul") return scatter_reduce(x, a, i, u, "prod");
   throw UnsupportedError("reduction '" + reduction + "' is not supported");
 }
+
+}  // namespace
 
 std::vector<Tensor> scatter_elements(OpContext& c) {
   const Tensor& x = c.in(0);
@@ -165,21 +175,6 @@ std::vector<Tensor> reverse_sequence(OpContext& c) {
   Tensor idx = from_vector(src, Shape{T, B});
   if (ta > ba) idx = idx.t();
   return one(x.gather(ta, idx.reshape(s).expand(x.sizes().vec())));
-}
-
-}  // namespace
-
-void add_index_ops(OpTable& t) {
-  t["Gather"] = gather;
-  t["GatherElements"] = gather_elements;
-  t["GatherND"] = gather_nd;
-  t["Scatter"] = scatter_elements;
-  t["ScatterElements"] = scatter_elements;
-  t["ScatterND"] = scatter_nd;
-  t["OneHot"] = one_hot;
-  t["NonZero"] = non_zero;
-  t["Compress"] = compress;
-  t["ReverseSequence"] = reverse_sequence;
 }
 
 }  // namespace ember::onnx::ops

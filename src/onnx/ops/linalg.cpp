@@ -5,8 +5,6 @@
 #include "ember/support/shape_str.h"
 
 namespace ember::onnx::ops {
-namespace {
-
 std::vector<Tensor> mat_mul(OpContext& c) {
   if (c.in(0).dtype() != c.in(1).dtype()) throw DTypeError("operands have different element types");
   return one(c.in(0).matmul(c.in(1)).to(c.in(0).dtype()));
@@ -41,6 +39,8 @@ std::vector<Tensor> einsum_op(OpContext& c) {
   return one(einsum(c.attr_string("equation"), c.tensors()));
 }
 
+namespace {
+
 // The per-element loss -input[n, target, d...] * weight[target] (0 at ignore_index) and the
 // weights, from log-probabilities [N, C, d...] and targets [N, d...].
 struct Picked {
@@ -70,6 +70,8 @@ Tensor reduced(const std::string& reduction, const Picked& p) {
   throw ValueError("reduction must be none, sum or mean, got '" + reduction + "'");
 }
 
+}  // namespace
+
 std::vector<Tensor> nll_loss(OpContext& c) {
   const Tensor w = c.has(2) ? c.in(2) : Tensor();
   const Picked p = nll_terms(c, c.in(0), c.in(1), w);
@@ -83,17 +85,6 @@ std::vector<Tensor> softmax_cross_entropy(OpContext& c) {
   std::vector<Tensor> out = {reduced(c.attr_string("reduction", "mean"), p)};
   if (c.wants_output(1)) out.push_back(log_prob);
   return out;
-}
-
-}  // namespace
-
-void add_linalg_ops(OpTable& t) {
-  t["MatMul"] = mat_mul;
-  t["MatMulInteger"] = mat_mul_integer;
-  t["Gemm"] = gemm;
-  t["Einsum"] = einsum_op;
-  t["NegativeLogLikelihoodLoss"] = nll_loss;
-  t["SoftmaxCrossEntropyLoss"] = softmax_cross_entropy;
 }
 
 }  // namespace ember::onnx::ops

@@ -12,34 +12,52 @@ namespace {
 
 void legacy(OpContext& c) { c.ignore_attr({"consumed_inputs"}); }
 
-void require_float(const Tensor& x) {
-  if (!x.is_floating_point())
-    throw DTypeError(std::string("expects a floating tensor, got ") + dtype_name(x.dtype()));
-}
-
-template <Tensor (*F)(const Tensor&)>
-std::vector<Tensor> unary(OpContext& c) {
+// The input of a unary op (whose opsets before 6 carry the ignored `consumed_inputs`).
+const Tensor& operand(OpContext& c) {
   legacy(c);
-  return one(F(c.in(0)));
+  return c.in(0);
 }
 
-Tensor abs_(const Tensor& x) { return x.abs(); }
-Tensor neg_(const Tensor& x) { return x.neg(); }
-Tensor exp_(const Tensor& x) { return x.exp(); }
-Tensor log_(const Tensor& x) { return x.log(); }
-Tensor sqrt_(const Tensor& x) { return x.sqrt(); }
-Tensor sin_(const Tensor& x) { return x.sin(); }
-Tensor cos_(const Tensor& x) { return x.cos(); }
-Tensor tanh_(const Tensor& x) { return x.tanh(); }
-Tensor sigmoid_(const Tensor& x) { return x.sigmoid(); }
-Tensor relu_(const Tensor& x) { return x.relu(); }
-Tensor floor_(const Tensor& x) { return x.floor(); }
-Tensor recip_(const Tensor& x) { return x.reciprocal(); }
-Tensor sign_(const Tensor& x) { return x.sign(); }
-Tensor isnan_(const Tensor& x) { return x != x; }
-Tensor softsign_(const Tensor& x) { return x / (x.abs() + 1); }
+}  // namespace
+
+std::vector<Tensor> abs(OpContext& c) { return one(operand(c).abs()); }
+std::vector<Tensor> neg(OpContext& c) { return one(operand(c).neg()); }
+std::vector<Tensor> exp(OpContext& c) { return one(operand(c).exp()); }
+std::vector<Tensor> log(OpContext& c) { return one(operand(c).log()); }
+std::vector<Tensor> sqrt(OpContext& c) { return one(operand(c).sqrt()); }
+std::vector<Tensor> sin(OpContext& c) { return one(operand(c).sin()); }
+std::vector<Tensor> cos(OpContext& c) { return one(operand(c).cos()); }
+std::vector<Tensor> tan(OpContext& c) { return one(ember::tan(operand(c))); }
+std::vector<Tensor> asin(OpContext& c) { return one(ember::asin(operand(c))); }
+std::vector<Tensor> acos(OpContext& c) { return one(ember::acos(operand(c))); }
+std::vector<Tensor> atan(OpContext& c) { return one(ember::atan(operand(c))); }
+std::vector<Tensor> sinh(OpContext& c) { return one(ember::sinh(operand(c))); }
+std::vector<Tensor> cosh(OpContext& c) { return one(ember::cosh(operand(c))); }
+std::vector<Tensor> asinh(OpContext& c) { return one(ember::asinh(operand(c))); }
+std::vector<Tensor> acosh(OpContext& c) { return one(ember::acosh(operand(c))); }
+std::vector<Tensor> atanh(OpContext& c) { return one(ember::atanh(operand(c))); }
+std::vector<Tensor> tanh(OpContext& c) { return one(operand(c).tanh()); }
+std::vector<Tensor> erf(OpContext& c) { return one(ember::erf(operand(c))); }
+std::vector<Tensor> sigmoid(OpContext& c) { return one(operand(c).sigmoid()); }
+std::vector<Tensor> relu(OpContext& c) { return one(operand(c).relu()); }
+std::vector<Tensor> floor(OpContext& c) { return one(operand(c).floor()); }
+std::vector<Tensor> ceil(OpContext& c) { return one(ember::ceil(operand(c))); }
+std::vector<Tensor> round(OpContext& c) { return one(ember::round(operand(c))); }
+std::vector<Tensor> reciprocal(OpContext& c) { return one(operand(c).reciprocal()); }
+std::vector<Tensor> sign(OpContext& c) { return one(operand(c).sign()); }
+std::vector<Tensor> is_nan(OpContext& c) {
+  const Tensor& x = operand(c);
+  return one(x != x);
+}
+std::vector<Tensor> softsign(OpContext& c) {
+  const Tensor& x = operand(c);
+  return one(x / (x.abs() + 1));
+}
 // softplus = log(1 + e^x), computed as max(x, 0) + log(1 + e^-|x|) so that e^x cannot overflow.
-Tensor softplus_(const Tensor& x) { return x.clamp_min(0) + ((-x.abs()).exp() + 1).log(); }
+std::vector<Tensor> softplus(OpContext& c) {
+  const Tensor& x = operand(c);
+  return one(x.clamp_min(0) + ((-x.abs()).exp() + 1).log());
+}
 
 std::vector<Tensor> is_inf(OpContext& c) {
   const Tensor& x = c.in(0);
@@ -146,51 +164,6 @@ std::vector<Tensor> dropout(OpContext& c) {
   std::vector<Tensor> out = {x};
   if (c.wants_output(1)) out.push_back(ones(x.shape(), c.opset >= 10 ? kBool : x.dtype()));
   return out;
-}
-
-}  // namespace
-
-void add_math_ops(OpTable& t) {
-  t["Abs"] = unary<abs_>;
-  t["Neg"] = unary<neg_>;
-  t["Exp"] = unary<exp_>;
-  t["Log"] = unary<log_>;
-  t["Sqrt"] = unary<sqrt_>;
-  t["Sin"] = unary<sin_>;
-  t["Cos"] = unary<cos_>;
-  t["Tan"] = unary<ember::tan>;
-  t["Asin"] = unary<ember::asin>;
-  t["Acos"] = unary<ember::acos>;
-  t["Atan"] = unary<ember::atan>;
-  t["Sinh"] = unary<ember::sinh>;
-  t["Cosh"] = unary<ember::cosh>;
-  t["Asinh"] = unary<ember::asinh>;
-  t["Acosh"] = unary<ember::acosh>;
-  t["Atanh"] = unary<ember::atanh>;
-  t["Tanh"] = unary<tanh_>;
-  t["Erf"] = unary<ember::erf>;
-  t["Sigmoid"] = unary<sigmoid_>;
-  t["Relu"] = unary<relu_>;
-  t["Floor"] = unary<floor_>;
-  t["Ceil"] = unary<ember::ceil>;
-  t["Round"] = unary<ember::round>;
-  t["Reciprocal"] = unary<recip_>;
-  t["Sign"] = unary<sign_>;
-  t["IsNaN"] = unary<isnan_>;
-  t["Softsign"] = unary<softsign_>;
-  t["Softplus"] = unary<softplus_>;
-  t["IsInf"] = is_inf;
-  t["LeakyRelu"] = leaky_relu;
-  t["Elu"] = elu;
-  t["Selu"] = selu;
-  t["Celu"] = celu;
-  t["ThresholdedRelu"] = thresholded_relu;
-  t["HardSigmoid"] = hard_sigmoid;
-  t["HardSwish"] = hard_swish;
-  t["PRelu"] = prelu;
-  t["Shrink"] = shrink;
-  t["Clip"] = clip;
-  t["Dropout"] = dropout;
 }
 
 }  // namespace ember::onnx::ops

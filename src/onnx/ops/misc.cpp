@@ -12,8 +12,6 @@
 #include "ember/support/shape_str.h"
 
 namespace ember::onnx::ops {
-namespace {
-
 // MaxUnpool: X's values written at I's flat positions (MaxPool's Indices, which index the
 // pooled input of the shape the pooling arithmetic gives), zeros elsewhere; a larger
 // output_shape pads that result at the end of each dim.
@@ -166,15 +164,6 @@ std::vector<Tensor> nms(OpContext& c) {
     }
   const int64_t rows = static_cast<int64_t>(out.size() / 3);
   return one(from_vector(out, Shape{rows, 3}));
-}
-
-}  // namespace
-
-void add_misc_ops(OpTable& t) {
-  t["MaxUnpool"] = max_unpool;
-  t["Det"] = det;
-  t["Unique"] = unique;
-  t["NonMaxSuppression"] = nms;
 }
 
 }  // namespace ember::onnx::ops

@@ -20,6 +20,8 @@ Tensor stat(const Tensor& v, const Tensor& x) {
   return v.unsqueeze(0);
 }
 
+}  // namespace
+
 std::vector<Tensor> batch_norm_op(OpContext& c) {
   c.ignore_attr({"is_test", "consumed_inputs", "spatial"});
   const Tensor& x = c.in(0);
@@ -89,17 +91,6 @@ std::vector<Tensor> lrn(OpContext& c) {
   Tensor sq = constant_pad_nd(x.square(), p);
   Tensor sum = unfold(sq, 1, size, 1).sum({-1});
   return one(x / (sum * (alpha / static_cast<double>(size)) + bias).pow(beta));
-}
-
-}  // namespace
-
-void add_normalization_ops(OpTable& t) {
-  t["BatchNormalization"] = batch_norm_op;
-  t["InstanceNormalization"] = instance_norm_op;
-  t["LayerNormalization"] = layer_norm_op;
-  t["LpNormalization"] = lp_norm;
-  t["MeanVarianceNormalization"] = mvn;
-  t["LRN"] = lrn;
 }
 
 }  // namespace ember::onnx::ops

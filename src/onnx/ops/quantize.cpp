@@ -27,6 +27,8 @@ Tensor along(const Tensor& p, int64_t axis_dim, int64_t r) {
 
 Tensor saturate_u8(const Tensor& v) { return v.clamp(0, 255).to(kUInt8); }
 
+}  // namespace
+
 std::vector<Tensor> quantize(OpContext& c) {
   const Tensor& x = c.in(0);
   const int64_t a = c.attr_int("axis", 1);
@@ -56,10 +58,14 @@ std::vector<Tensor> dynamic_quantize(OpContext& c) {
   return {y, scale, zp};
 }
 
+namespace {
+
 Tensor centred(const Tensor& v, const Tensor& zp, int64_t axis_dim) {
   require_u8(v, "a quantised input");
   return v.to(kInt32) - along(zp, axis_dim, v.dim()).to(kInt32);
 }
+
+}  // namespace
 
 // (a - a_zp)(b - b_zp) a_scale b_scale / y_scale + y_zp, rounded and saturated.
 std::vector<Tensor> qlinear_matmul(OpContext& c) {
@@ -69,6 +75,8 @@ std::vector<Tensor> qlinear_matmul(OpContext& c) {
   Tensor scale = c.in(1).reshape({}) * along(c.in(4), b.dim() - 1, b.dim()) / c.in(6).reshape({});
   return one(saturate_u8(round(acc.to(kFloat32) * scale) + c.in(7).to(kFloat32).reshape({})));
 }
+
+namespace {
 
 // The integer convolution: Conv's attributes, input and weight centred on their zero points.
 Tensor conv_int(OpContext& c, const Tensor& x, const Tensor& w) {
@@ -84,6 +92,8 @@ Tensor conv_int(OpContext& c, const Tensor& x, const Tensor& w) {
                      c.attr_int("group", 1));
 }
 
+}  // namespace
+
 std::vector<Tensor> conv_integer(OpContext& c) {
   Tensor x = centred(c.in(0), c.has(2) ? c.in(2) : zeros({}, kUInt8), 1);
   Tensor w = centred(c.in(1), c.has(3) ? c.in(3) : zeros({}, kUInt8), 0);
@@ -97,17 +107,6 @@ std::vector<Tensor> qlinear_conv(OpContext& c) {
   if (c.has(8)) acc = acc + along(c.in(8), 1, r);
   Tensor scale = c.in(1).reshape({}) * along(c.in(4), 1, r) / c.in(6).reshape({});
   return one(saturate_u8(round(acc.to(kFloat32) * scale) + c.in(7).to(kFloat32).reshape({})));
-}
-
-}  // namespace
-
-void add_quantize_ops(OpTable& t) {
-  t["QuantizeLinear"] = quantize;
-  t["DequantizeLinear"] = dequantize;
-  t["DynamicQuantizeLinear"] = dynamic_quantize;
-  t["QLinearMatMul"] = qlinear_matmul;
-  t["QLinearConv"] = qlinear_conv;
-  t["ConvInteger"] = conv_integer;
 }
 
 }  // namespace ember::onnx::ops

@@ -28,17 +28,16 @@ std::optional<std::vector<int64_t>> reduce_axes(OpContext& c, const Tensor& x, b
 
 enum class Kind { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 
-template <Kind K>
-std::vector<Tensor> reduce(OpContext& c) {
+std::vector<Tensor> reduce(OpContext& c, Kind k) {
   const Tensor& x = c.in(0);
   const bool keep = c.attr_int("keepdims", 1) != 0;
-  const auto ax = reduce_axes(c, x, K == Kind::Sum && c.opset >= 13);
+  const auto ax = reduce_axes(c, x, k == Kind::Sum && c.opset >= 13);
   if (!ax) return one(x);
   const IntList d = *ax;
   const ScalarType t = x.dtype();
   if (d.empty()) return one(x);
   Tensor r;
-  switch (K) {
+  switch (k) {
     case Kind::Sum:
       r = x.sum(d, keep, t);
       break;
@@ -82,21 +81,21 @@ std::vector<Tensor> reduce(OpContext& c) {
   return one(r);
 }
 
-template <bool Max>
-std::vector<Tensor> arg(OpContext& c) {
+std::vector<Tensor> arg(OpContext& c, bool max) {
   const Tensor& x = c.in(0);
   const int64_t a = axis(c.attr_int("axis", 0), x.dim());
   const bool keep = c.attr_int("keepdims", 1) != 0, last = c.attr_int("select_last_index", 0) != 0;
   Tensor v = last ? x.flip({a}) : x;
-  Tensor i = Max ? v.argmax(a, keep) : v.argmin(a, keep);
+  Tensor i = max ? v.argmax(a, keep) : v.argmin(a, keep);
   if (last) i = Scalar(x.size(a) - 1) - i;
   return one(i);
 }
 
 // Softmax family: before opset 13 the input is coerced to 2-d, [prod(dims < axis),
 // prod(dims >= axis)], and normalised over the second dim; from 13 over `axis` alone.
-template <int Kind>
-std::vector<Tensor> softmax_family(OpContext& c) {
+enum class Normalise { Softmax, LogSoftmax, Hardmax };
+
+std::vector<Tensor> softmax_family(OpContext& c, Normalise n) {
   const Tensor& x = c.in(0);
   const bool legacy = c.opset < 13;
   const int64_t a = axis(c.attr_int("axis", legacy ? 1 : -1), x.dim());
@@ -109,15 +108,33 @@ std::vector<Tensor> softmax_family(OpContext& c) {
     d = 1;
   }
   Tensor r;
-  if constexpr (Kind == 0) r = v.softmax(d);
-  if constexpr (Kind == 1) r = v.log_softmax(d);
-  if constexpr (Kind == 2) {
+  if (n == Normalise::Softmax) r = v.softmax(d);
+  if (n == Normalise::LogSoftmax) r = v.log_softmax(d);
+  if (n == Normalise::Hardmax) {
     Shape s(static_cast<size_t>(v.dim()), 1);
     s[d] = v.size(d);
     r = (v.argmax(d, true) == arange(v.size(d)).reshape(s)).to(v.dtype());
   }
   return one(r.reshape(x.sizes().vec()));
 }
+
+}  // namespace
+
+std::vector<Tensor> reduce_sum(OpContext& c) { return reduce(c, Kind::Sum); }
+std::vector<Tensor> reduce_mean(OpContext& c) { return reduce(c, Kind::Mean); }
+std::vector<Tensor> reduce_max(OpContext& c) { return reduce(c, Kind::Max); }
+std::vector<Tensor> reduce_min(OpContext& c) { return reduce(c, Kind::Min); }
+std::vector<Tensor> reduce_prod(OpContext& c) { return reduce(c, Kind::Prod); }
+std::vector<Tensor> reduce_l1(OpContext& c) { return reduce(c, Kind::L1); }
+std::vector<Tensor> reduce_l2(OpContext& c) { return reduce(c, Kind::L2); }
+std::vector<Tensor> reduce_log_sum(OpContext& c) { return reduce(c, Kind::LogSum); }
+std::vector<Tensor> reduce_log_sum_exp(OpContext& c) { return reduce(c, Kind::LogSumExp); }
+std::vector<Tensor> reduce_sum_square(OpContext& c) { return reduce(c, Kind::SumSquare); }
+std::vector<Tensor> arg_max(OpContext& c) { return arg(c, true); }
+std::vector<Tensor> arg_min(OpContext& c) { return arg(c, false); }
+std::vector<Tensor> softmax(OpContext& c) { return softmax_family(c, Normalise::Softmax); }
+std::vector<Tensor> log_softmax(OpContext& c) { return softmax_family(c, Normalise::LogSoftmax); }
+std::vector<Tensor> hardmax(OpContext& c) { return softmax_family(c, Normalise::Hardmax); }
 
 std::vector<Tensor> cum_sum(OpContext& c) {
   const Tensor& x = c.in(0);
@@ -142,28 +159,6 @@ std::vector<Tensor> top_k(OpContext& c) {
   c.ignore_attr({"sorted"});  // the result is always sorted, which sorted = 0 allows too
   auto [v, i] = topk(x, k, a, largest, true);
   return {v, i};
-}
-
-}  // namespace
-
-void add_reduce_ops(OpTable& t) {
-  t["ReduceSum"] = reduce<Kind::Sum>;
-  t["ReduceMean"] = reduce<Kind::Mean>;
-  t["ReduceMax"] = reduce<Kind::Max>;
-  t["ReduceMin"] = reduce<Kind::Min>;
-  t["ReduceProd"] = reduce<Kind::Prod>;
-  t["ReduceL1"] = reduce<Kind::L1>;
-  t["ReduceL2"] = reduce<Kind::L2>;
-  t["ReduceLogSum"] = reduce<Kind::LogSum>;
-  t["ReduceLogSumExp"] = reduce<Kind::LogSumExp>;
-  t["ReduceSumSquare"] = reduce<Kind::SumSquare>;
-  t["ArgMax"] = arg<true>;
-  t["ArgMin"] = arg<false>;
-  t["Softmax"] = softmax_family<0>;
-  t["LogSoftmax"] = softmax_family<1>;
-  t["Hardmax"] = softmax_family<2>;
-  t["CumSum"] = cum_sum;
-  t["TopK"] = top_k;
 }
 
 }  // namespace ember::onnx::ops

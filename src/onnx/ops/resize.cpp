@@ -155,6 +155,8 @@ Tensor resize(const Tensor& x, const Mode& md, const std::vector<double>& scales
   return y;
 }
 
+}  // namespace
+
 std::vector<Tensor> resize_op(OpContext& c) {
   const Tensor& x = c.in(0);
   Mode md;
@@ -192,13 +194,6 @@ std::vector<Tensor> upsample(OpContext& c) {
   if (static_cast<int64_t>(scales.size()) != c.in(0).dim())
     throw ShapeError("scales must have one entry per dim");
   return one(resize(c.in(0), md, scales, {}, {}));
-}
-
-}  // namespace
-
-void add_resize_ops(OpTable& t) {
-  t["Resize"] = resize_op;
-  t["Upsample"] = upsample;
 }
 
 }  // namespace ember::onnx::ops

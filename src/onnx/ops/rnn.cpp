@@ -129,8 +129,7 @@ std::vector<Tensor> run_direction(Cell cell, const Setup& s, const Act* act, Ten
   return {stack(ys, 0), h, cst};
 }
 
-template <Cell C>
-std::vector<Tensor> recurrent(OpContext& c) {
+std::vector<Tensor> recurrent(OpContext& c, Cell cell) {
   c.ignore_attr({"output_sequence"});  // opsets 1-6: Y is an optional output anyway
   Tensor x = c.in(0);
   const bool batch_first = c.attr_int("layout", 0) != 0;
@@ -142,10 +141,10 @@ std::vector<Tensor> recurrent(OpContext& c) {
   s.seq = x.size(0);
   s.batch = x.size(1);
   s.clip = c.attr_float("clip", 0.0);
-  const bool lbr = C == Cell::Gru && c.attr_int("linear_before_reset", 0) != 0;
-  if (C == Cell::Lstm && c.attr_int("input_forget", 0) != 0)
+  const bool lbr = cell == Cell::Gru && c.attr_int("linear_before_reset", 0) != 0;
+  if (cell == Cell::Lstm && c.attr_int("input_forget", 0) != 0)
     throw UnsupportedError("input_forget = 1 is not supported");
-  s.acts = activations(c, C, s.dirs);
+  s.acts = activations(c, cell, s.dirs);
   const size_t per = s.acts.size() / static_cast<size_t>(s.dirs);
   const Tensor lens = c.has(4) ? c.in(4).to(kInt64) : Tensor();
   auto init = [&](size_t i, int64_t d) {
@@ -160,10 +159,10 @@ std::vector<Tensor> recurrent(OpContext& c) {
     if (reverse && lens.defined()) {  // reverse each sequence within its length, run, undo
       throw UnsupportedError("reverse direction with sequence_lens is not supported");
     }
-    auto r = run_direction(C, s, &s.acts[static_cast<size_t>(d) * per], xd, init(5, d),
-                           C == Cell::Lstm ? init(6, d) : Tensor(), c.in(1).select(0, d),
+    auto r = run_direction(cell, s, &s.acts[static_cast<size_t>(d) * per], xd, init(5, d),
+                           cell == Cell::Lstm ? init(6, d) : Tensor(), c.in(1).select(0, d),
                            c.in(2).select(0, d), c.has(3) ? c.in(3).select(0, d) : Tensor(),
-                           C == Cell::Lstm && c.has(7) ? c.in(7).select(0, d) : Tensor(), lens,
+                           cell == Cell::Lstm && c.has(7) ? c.in(7).select(0, d) : Tensor(), lens,
                            reverse, lbr);
     ys.push_back(r[0]);
     hs.push_back(r[1]);
@@ -173,20 +172,18 @@ std::vector<Tensor> recurrent(OpContext& c) {
   std::vector<Tensor> out;
   if (batch_first) {
     out = {y.permute({2, 0, 1, 3}), yh.transpose(0, 1)};
-    if (C == Cell::Lstm) out.push_back(stack(cs, 0).transpose(0, 1));
+    if (cell == Cell::Lstm) out.push_back(stack(cs, 0).transpose(0, 1));
   } else {
     out = {y, yh};
-    if (C == Cell::Lstm) out.push_back(stack(cs, 0));
+    if (cell == Cell::Lstm) out.push_back(stack(cs, 0));
   }
   return out;
 }
 
 }  // namespace
 
-void add_rnn_ops(OpTable& t) {
-  t["RNN"] = recurrent<Cell::Rnn>;
-  t["GRU"] = recurrent<Cell::Gru>;
-  t["LSTM"] = recurrent<Cell::Lstm>;
-}
+std::vector<Tensor> rnn(OpContext& c) { return recurrent(c, Cell::Rnn); }
+std::vector<Tensor> gru(OpContext& c) { return recurrent(c, Cell::Gru); }
+std::vector<Tensor> lstm(OpContext& c) { return recurrent(c, Cell::Lstm); }
 
 }  // namespace ember::onnx::ops

@@ -7,8 +7,6 @@
 #include "common.h"
 
 namespace ember::onnx::ops {
-namespace {
-
 // RoiAlign-16 (avg mode): each output bin averages grid_h x grid_w bilinear samples of its box
 // (Mask R-CNN's RoIAlign: He et al. 2017; the torchvision and ONNX reference arithmetic).
 std::vector<Tensor> roi_align(OpContext& c) {
@@ -122,13 +120,6 @@ std::vector<Tensor> tfidf(OpContext& c) {
   }
   Shape s = x.dim() == 2 ? Shape{rows, out_size} : Shape{out_size};
   return one(from_vector(std::vector<float>(out.begin(), out.end()), s));
-}
-
-}  // namespace
-
-void add_roi_text_ops(OpTable& t) {
-  t["RoiAlign"] = roi_align;
-  t["TfIdfVectorizer"] = tfidf;
 }
 
 }  // namespace ember::onnx::ops

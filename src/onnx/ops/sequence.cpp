@@ -16,6 +16,8 @@ size_t position(OpContext& c, size_t input, int64_t n, bool insert) {
   return static_cast<size_t>(p < 0 ? p + n : p);
 }
 
+}  // namespace
+
 std::vector<Value> sequence_empty(OpContext& c) {
   c.ignore_attr({"dtype"});  // an empty sequence holds no element to have the type
   return {Value::sequence({})};
@@ -126,23 +128,5 @@ std::vector<Value> optional_get_element(OpContext& c) {
 }
 
 std::vector<Value> identity(OpContext& c) { return {c.value(0)}; }
-
-}  // namespace
-
-void add_sequence_ops(OpTable& t) {
-  t["SequenceEmpty"] = sequence_empty;
-  t["SequenceConstruct"] = sequence_construct;
-  t["SequenceInsert"] = sequence_insert;
-  t["SequenceAt"] = sequence_at;
-  t["SequenceErase"] = sequence_erase;
-  t["SequenceLength"] = sequence_length;
-  t["SplitToSequence"] = split_to_sequence;
-  t["ConcatFromSequence"] = concat_from_sequence;
-  t["SequenceMap"] = sequence_map;
-  t["Optional"] = optional;
-  t["OptionalHasElement"] = optional_has_element;
-  t["OptionalGetElement"] = optional_get_element;
-  t["Identity"] = identity;
-}
 
 }  // namespace ember::onnx::ops

@@ -24,6 +24,8 @@ std::optional<std::vector<int64_t>> ints_attr_or_input(OpContext& c, int64_t sin
   return c.ints_of(index);
 }
 
+}  // namespace
+
 std::vector<Tensor> shape(OpContext& c) {
   const Tensor& x = c.in(0);
   const int64_t r = x.dim();
@@ -145,6 +147,8 @@ std::vector<Tensor> split(OpContext& c) {
   return out;
 }
 
+namespace {
+
 // One dim of Slice with ONNX's clamping (onnx/defs/tensor/defs.cc, Slice-13): a positive step
 // clamps start and end to [0, size], a negative one to [0, size - 1] and [-1, size - 1].
 Tensor slice_dim(Tensor x, int64_t d, int64_t start, int64_t end, int64_t step) {
@@ -163,6 +167,8 @@ Tensor slice_dim(Tensor x, int64_t d, int64_t start, int64_t end, int64_t step) 
   // Reversed: element s, s + step, ... > e is element n-1-s, ... of the flipped dim.
   return x.flip({d}).slice(d, n - 1 - s, n - 1 - e, -step);
 }
+
+}  // namespace
 
 std::vector<Tensor> slice(OpContext& c) {
   Tensor x = c.in(0);
@@ -272,27 +278,6 @@ std::vector<Tensor> space_to_depth(OpContext& c) {
 std::vector<Tensor> trilu(OpContext& c) {
   const int64_t k = c.has(1) ? c.ints_of(1).at(0) : 0;
   return one(c.attr_int("upper", 1) ? triu(c.in(0), k) : tril(c.in(0), k));
-}
-
-}  // namespace
-
-void add_shape_ops(OpTable& t) {
-  t["Shape"] = shape;
-  t["Size"] = size;
-  t["Reshape"] = reshape;
-  t["Flatten"] = flatten;
-  t["Squeeze"] = squeeze;
-  t["Unsqueeze"] = unsqueeze;
-  t["Transpose"] = transpose;
-  t["Concat"] = concat;
-  t["Split"] = split;
-  t["Slice"] = slice;
-  t["Expand"] = expand;
-  t["Tile"] = tile_op;
-  t["Pad"] = pad_op;
-  t["DepthToSpace"] = depth_to_space;
-  t["SpaceToDepth"] = space_to_depth;
-  t["Trilu"] = trilu;
 }
 
 }  // namespace ember::onnx::ops

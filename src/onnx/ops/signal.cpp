@@ -17,13 +17,9 @@ ScalarType output_type(OpContext& c) {
 }
 
 // a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N), N = size (periodic) or size - 1 (symmetric).
-template <int Kind>
-std::vector<Tensor> window(OpContext& c) {
+std::vector<Tensor> window(OpContext& c, double a0, double a1, double a2) {
   const int64_t size = c.ints_of(0).at(0);
   const double N = static_cast<double>(c.attr_int("periodic", 1) ? size : size - 1);
-  const double a0 = Kind == 0 ? 0.5 : Kind == 1 ? 25.0 / 46 : 0.42;
-  const double a1 = Kind == 0 ? 0.5 : Kind == 1 ? 1 - 25.0 / 46 : 0.5;
-  const double a2 = Kind == 2 ? 0.08 : 0;
   std::vector<double> w(static_cast<size_t>(size));
   for (int64_t n = 0; n < size; n++) {
     const double t = 2 * std::numbers::pi * static_cast<double>(n) / N;
@@ -31,6 +27,14 @@ std::vector<Tensor> window(OpContext& c) {
   }
   return one(from_vector(w).to(output_type(c)));
 }
+
+}  // namespace
+
+std::vector<Tensor> hann_window(OpContext& c) { return window(c, 0.5, 0.5, 0); }
+std::vector<Tensor> hamming_window(OpContext& c) { return window(c, 25.0 / 46, 1 - 25.0 / 46, 0); }
+std::vector<Tensor> blackman_window(OpContext& c) { return window(c, 0.42, 0.5, 0.08); }
+
+namespace {
 
 // x [..., N, 1 or 2] along the dim before the last -> [..., K, 2] (K = bins), with dft_length n.
 Tensor dft_last(const Tensor& x, int64_t n, bool inverse, bool onesided) {
@@ -61,6 +65,8 @@ Tensor dft_last(const Tensor& x, int64_t n, bool inverse, bool onesided) {
   Tensor y = stack({out_re, out_im}, -1);
   return inverse ? y / static_cast<double>(n) : y;
 }
+
+}  // namespace
 
 std::vector<Tensor> dft(OpContext& c) {
   const Tensor& x = c.in(0);
@@ -116,17 +122,6 @@ std::vector<Tensor> mel_weight_matrix(OpContext& c) {
       at(j, i) = static_cast<double>(r - j) / static_cast<double>(r - m);
   }
   return one(from_vector(w, Shape{spec, bins}).to(output_type(c)));
-}
-
-}  // namespace
-
-void add_signal_ops(OpTable& t) {
-  t["HannWindow"] = window<0>;
-  t["HammingWindow"] = window<1>;
-  t["BlackmanWindow"] = window<2>;
-  t["DFT"] = dft;
-  t["STFT"] = stft;
-  t["MelWeightMatrix"] = mel_weight_matrix;
 }
 
 }  // namespace ember::onnx::ops

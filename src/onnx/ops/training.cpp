@@ -21,6 +21,8 @@ std::vector<std::vector<Tensor>> groups(OpContext& c, size_t count) {
   return g;
 }
 
+}  // namespace
+
 std::vector<Tensor> adagrad(OpContext& c) {
   const double decay = c.attr_float("decay_factor", 0.0), eps = c.attr_float("epsilon", 1e-6),
                norm = c.attr_float("norm_coefficient", 0.0);
@@ -78,6 +80,8 @@ std::vector<Tensor> adam(OpContext& c) {
   return xs;
 }
 
+namespace {
+
 std::vector<std::string> strings_attr(OpContext& c, const char* name) {
   std::vector<std::string> r;
   for (const auto& a : c.node.attribute())
@@ -86,6 +90,8 @@ std::vector<std::string> strings_attr(OpContext& c, const char* name) {
   c.ignore_attr({name});
   return r;
 }
+
+}  // namespace
 
 // Gradient: d y / d x for each named x, y recomputed from leaves that stand for the xs (and zs,
 // held constant) by the nodes before this one.
@@ -108,15 +114,6 @@ std::vector<Tensor> gradient(OpContext& c) {
   for (size_t i = 0; i < g.size(); i++)
     if (!g[i].defined()) g[i] = zeros_like(wrt[i]);  // y does not depend on this x
   return g;
-}
-
-}  // namespace
-
-void add_training_ops(OpTable& t) {
-  t["ai.onnx.preview.training:Gradient"] = gradient;
-  t["ai.onnx.preview.training:Adagrad"] = adagrad;
-  t["ai.onnx.preview.training:Momentum"] = momentum;
-  t["ai.onnx.preview.training:Adam"] = adam;
 }
 
 }  // namespace ember::onnx::ops
