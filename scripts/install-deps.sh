@@ -7,6 +7,7 @@ pkgs=(build-essential cmake ninja-build g++ python3 python3-venv file pkgconf
       libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev
       libbox2d-dev libcli11-dev nlohmann-json3-dev libpng-dev
       libdnnl-dev libopenblas-dev
+      libsqlite3-dev
       libonnx-dev libprotobuf-dev libonnx-testdata
       python3-torch python3-torchvision)
 missing=()
