@@ -163,6 +163,35 @@ TEST_F(TuneCache, SearchKeepsPlansAndTheNextRunHitsThem) {
   EXPECT_EQ(rows().size(), 2u);
 }
 
+// `ember tune --list` shows the rows, `--clear` empties the cache; exactly one of them is asked.
+TEST_F(TuneCache, TuneCommandListsAndClears) {
+  fill();
+  const std::map<std::string, std::string> env = {{"EMBER_CACHE_DIR", dir_.string()}};
+  Child list = run({EMBER_CLI_PATH, "tune", "--list"}, env);
+  EXPECT_EQ(list.status, 0) << list.out;
+  EXPECT_EQ(list.count(db_.string() + ": 2 kernels"), 1u) << list.out;
+  EXPECT_EQ(list.count("r_7_5_13 "), 1u) << list.out;
+  EXPECT_EQ(list.count("r_7_13 "), 1u) << list.out;
+  EXPECT_EQ(list.count(" 2 threads "), 2u) << list.out;
+  const Child clear = run({EMBER_CLI_PATH, "tune", "--clear"}, env);
+  EXPECT_EQ(clear.status, 0) << clear.out;
+  EXPECT_EQ(clear.count("2 rows removed"), 1u) << clear.out;
+  list = run({EMBER_CLI_PATH, "tune", "--list"}, env);
+  EXPECT_EQ(list.count(": 0 kernels"), 1u) << list.out;
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{EMBER_CLI_PATH, "tune"},
+                                              {EMBER_CLI_PATH, "tune", "--list", "--clear"}}) {
+    const Child c = run(bad, env);
+    EXPECT_NE(c.status, 0) << c.out;
+  }
+  // A corrupt cache: --list fails naming the file and the reason.
+  std::ofstream(db_)
+      << "this is not a database, but it is long enough to be read as a header........";
+  list = run({EMBER_CLI_PATH, "tune", "--list"}, env);
+  EXPECT_EQ(list.status, 1) << list.out;
+  EXPECT_EQ(list.count("ember: error: tune cache " + db_.string() + ": "), 1u) << list.out;
+  EXPECT_EQ(list.count("not an ember tune cache"), 1u) << list.out;
+}
+
 TEST_F(TuneCache, ThreadCountAndIsaKeepTheirOwnRows) {
   fill();
   const Child one = probe({{"EMBER_THREADS", "1"}});
