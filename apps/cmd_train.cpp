@@ -19,6 +19,7 @@
 #include <string>
 
 #include "commands.h"
+#include "ember/context.h"
 #include "ember/error.h"
 #include "ember/rl/checkpoint.h"
 #include "ember/rl/trainer.h"
@@ -84,6 +85,7 @@ std::string shell_word(const std::string& s) {
 struct TrainArgs {
   rl::TrainConfig config;
   bool no_jit = false, no_reward_scaling = false, no_adv_norm = false, global_clip = false;
+  bool tune = false;
 };
 
 void run_train(TrainArgs& a, const CLI::App& cmd) {
@@ -97,7 +99,8 @@ void run_train(TrainArgs& a, const CLI::App& cmd) {
     // what does not change the training (rl::resume_config).
     std::set<std::string> given;
     for (const CLI::Option* o : cmd.get_options())
-      if (o->count() > 0 && !o->get_lnames().empty()) given.insert("--" + o->get_lnames()[0]);
+      if (o->count() > 0 && !o->get_lnames().empty() && o->get_lnames()[0] != "tune")
+        given.insert("--" + o->get_lnames()[0]);  // --tune: how kernels run, not the training
     const std::string manifest = rl::find_checkpoint(c.resume);
     const rl::CheckpointManifest m = rl::read_checkpoint_manifest(manifest);
     const bool own_out = given.count("--out") > 0;
@@ -107,6 +110,7 @@ void run_train(TrainArgs& a, const CLI::App& cmd) {
   }
   rl::Trainer::check(c);  // before a directory is made: a bad run leaves none
   if (c.out_dir.empty()) c.out_dir = unique_run_dir();
+  if (a.tune && Context::get().beam < 2) Context::get().beam = 2;
   rl::Trainer trainer(c);
   install_interrupt_handlers();
   trainer.set_interrupt_flag(&g_interrupt);
@@ -185,6 +189,9 @@ void add_train_command(CLI::App& app) {
       ->check(rule::one_of({"auto", "tty", "plain", "none"}));
   cmd->add_flag("--no-jit", a->no_jit,
                 "Do not capture the actor's inference and the training step with ember::jit");
+  cmd->add_flag("--tune", a->tune,
+                "Search each kernel's plan at its first launch, as BEAM=2 does, and keep the "
+                "results in the tune cache for later runs (ember tune --list)");
   cmd->option_defaults()->group("Workload");
   cmd->add_option("--envs", c.envs, "Training environments (one vector env)")
       ->check(rule::in_range(1, 4096));

@@ -21,6 +21,8 @@ void add_env_command(CLI::App& app);  // ember env: run LunarLander episodes wit
 void add_inspect_command(CLI::App& app);
 void add_train_command(CLI::App& app);  // ember train: PPO on LunarLander (docs/training.md)
 void add_eval_command(CLI::App& app);   // ember eval: evaluate a saved policy
+// ember tune --list|--clear: the schedule search's cache
+void add_tune_command(CLI::App& app);
 // ember onnx run|test|info: ONNX models (only when the ONNX frontend is built)
 void add_onnx_command(CLI::App& app);
 

@@ -31,6 +31,9 @@ constexpr const char* kEnvironmentHelp =
     "  PROFILE=1            write a Chrome/Perfetto trace of every kernel launch and of the\n"
     "                       trainer's phases at exit, to $EMBER_PROFILE_FILE (default:\n"
     "                       ember-trace-<pid>.json)\n"
+    "  BEAM=N               search each kernel's plan (a beam of N) at its first launch and\n"
+    "                       keep it in the tune cache (ember tune --list); EMBER_BEAM_RUNS=N\n"
+    "                       timed samples per candidate (default 5)\n"
     "  GRAPH=1              write the op graph and kernel graph of each realize as Graphviz\n"
     "                       files into $EMBER_GRAPH_DIR (default: ember-graph)\n";
 
@@ -60,6 +63,7 @@ int main(int argc, char** argv) {
   ember::app::add_eval_command(app);
   ember::app::add_env_command(app);
   ember::app::add_inspect_command(app);
+  ember::app::add_tune_command(app);
 #ifdef EMBER_HAVE_ONNX
   ember::app::add_onnx_command(app);
 #endif

@@ -1,9 +1,9 @@
 # `make deb`: a Debian package of the install (cmake/install.cmake) under /usr, made by CPack:
 # ember_<version>_amd64.deb. dpkg-shlibdeps declares the shared libraries the binaries need
-# (libbox2d2, libpng16-16, libprotobuf and libonnx when the ONNX frontend is built, libstdc++6,
-# libc6); the rest is declared here: kernels are compiled at run time by a C compiler against the
-# C library's headers (README, "Using ember in your own project"), and the rl headers include
-# nlohmann/json.hpp.
+# (libbox2d2, libpng16-16, libsqlite3-0, libprotobuf and libonnx when the ONNX frontend is built,
+# libstdc++6, libc6); the rest is declared here: kernels are compiled at run time by a C compiler
+# against the C library's headers (README, "Using ember in your own project"), and the rl headers
+# include nlohmann/json.hpp.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME ember)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
@@ -12,8 +12,8 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
 set(CPACK_PACKAGE_DESCRIPTION
     "ember builds a graph of tensor operations, fuses it into kernels, generates C for them and\n"
     "compiles them at run time. The package holds the ember command (train, eval, env, inspect,\n"
-    "onnx), the shared libraries libember, libember_rl and libember_onnx, their headers, a CMake\n"
-    "package (find_package(ember)) and pkg-config files.")
+    "tune, onnx), the shared libraries libember, libember_rl and libember_onnx, their headers, a\n"
+    "CMake package (find_package(ember)) and pkg-config files.")
 string(REPLACE ";" "" CPACK_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION}")
 set(CPACK_PACKAGE_CONTACT "ember maintainers <ember@localhost>")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)

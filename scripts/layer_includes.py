@@ -2,8 +2,8 @@
 """Counts the #include lines that climb a layer (DESIGN.md, Layout) and the private headers that one
 layer reads from another.
 
-Layers, bottom to top: support, env, ir, schedule, codegen, runtime, engine, tensor (with jit),
-io/nn/optim/onnx, ppo, apps. env (the environments) depends on support only, so it sits at the bottom. A file's layer is its directory (src/<layer>/, apps/); a public header's layer is the one
+Layers, bottom to top: support, env, ir, schedule, codegen, runtime, search, engine, tensor (with
+jit), io/nn/optim/onnx, ppo, apps. env (the environments) depends on support only, so it sits at the bottom. A file's layer is its directory (src/<layer>/, apps/); a public header's layer is the one
 that implements it (the table below). An include climbs when the header's layer is above the file's.
 A private include crosses when a file reads src/<other layer>/ (tests and bench count as outsiders).
 
@@ -14,8 +14,8 @@ import os
 import re
 import sys
 
-ORDER = ["support", "env", "ir", "schedule", "codegen", "runtime", "engine", "tensor", "io", "ppo",
-         "apps", "outside"]
+ORDER = ["support", "env", "ir", "schedule", "codegen", "runtime", "search", "engine", "tensor", "io",
+         "ppo", "apps", "outside"]
 LEVEL = {name: i for i, name in enumerate(ORDER)}
 LEVEL.update({"nn": LEVEL["io"], "optim": LEVEL["io"], "onnx": LEVEL["io"], "tests": LEVEL["outside"],
               "bench": LEVEL["outside"]})
@@ -24,7 +24,8 @@ LEVEL.update({"nn": LEVEL["io"], "optim": LEVEL["io"], "onnx": LEVEL["io"], "tes
 PUBLIC = {
     "error.h": "support", "dtype.h": "ir", "tensor.h": "tensor", "autograd.h": "tensor",
     "grad_mode.h": "tensor", "jit.h": "tensor", "context.h": "engine", "profile.h": "engine",
-    "build_info.h": "engine", "nn.h": "nn", "optim.h": "optim", "serialize.h": "nn",
+    "build_info.h": "engine", "tune.h": "engine", "nn.h": "nn", "optim.h": "optim",
+    "serialize.h": "nn",
     "ember.h": "nn", "special_functions.h": "tensor", "padding.h": "tensor",
     "convolution.h": "tensor", "pooling.h": "tensor", "normalization.h": "tensor",
     "indexing.h": "tensor", "sorting.h": "tensor", "shape_ops.h": "tensor",

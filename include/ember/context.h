@@ -34,6 +34,18 @@ struct Context {
   /// Reuse a realize's schedule and programs for a later realize of the same graph on other
   /// buffers (engine/plan_cache.h). EMBER_PLAN_CACHE=0 turns it off (for comparisons).
   bool plan_cache = true;
+  /// BEAM=n: schedule search (issue 40). Each kernel a realize launches that the tune cache lacks
+  /// is timed under plans one action after another from the heuristic's, a beam of n kept per
+  /// round, and the fastest plan (never one measured slower than the heuristic's) is used and
+  /// kept in <kernel cache directory>/tune.sqlite, keyed by the kernel, CPU, ISA level, thread
+  /// count, compiler and flags, and ember's version. 0: no search; plans already in the cache
+  /// are used either way (`ember tune --list` shows them).
+  int beam = 0;
+  /// EMBER_BEAM_RUNS: timed samples per candidate (after one warm-up launch; a sample is as many
+  /// launches as take 20 us); the median is kept.
+  int beam_runs = 5;
+  /// The search's time limit per kernel, in seconds (compiles and timing together).
+  double beam_seconds = 60;
 
   /// The process-wide context (defaults from support::settings() on first use; ValueError when an
   /// environment variable is malformed).
@@ -82,6 +94,10 @@ struct RuntimeStats {
   /// cache on and GRAPH off).
   int64_t plan_cache_hits = 0;
   int64_t plan_cache_misses = 0;
+  /// Kernels whose plan a schedule search chose (BEAM), and kernels whose plan came from the tune
+  /// cache instead.
+  int64_t beam_searches = 0;
+  int64_t beam_cache_hits = 0;
 };
 RuntimeStats& runtime_stats();
 void reset_runtime_stats();

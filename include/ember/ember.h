@@ -20,3 +20,4 @@
 #include "ember/sorting.h"
 #include "ember/special_functions.h"
 #include "ember/tensor.h"
+#include "ember/tune.h"

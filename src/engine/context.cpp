@@ -41,6 +41,8 @@ Context& Context::get() {
     x.graph = s.graph;
     x.graph_dir = s.graph_dir;
     x.plan_cache = s.plan_cache;
+    x.beam = s.beam;
+    x.beam_runs = s.beam_runs;
     return x;
   }();
   static const bool registered = [] {
@@ -61,7 +63,7 @@ void reset_runtime_stats() { runtime_stats() = RuntimeStats(); }
 
 RuntimeStats runtime_stats_snapshot() {
   // Every field, read as atomically as engine/stats.h adds to it (a new field must be added here).
-  static_assert(sizeof(RuntimeStats) == 15 * 8, "runtime_stats_snapshot: a field is missing");
+  static_assert(sizeof(RuntimeStats) == 17 * 8, "runtime_stats_snapshot: a field is missing");
   RuntimeStats& s = runtime_stats();
   RuntimeStats out;
   auto get = [](auto& field) {
@@ -83,6 +85,8 @@ RuntimeStats runtime_stats_snapshot() {
   out.buffers_preserved = get(s.buffers_preserved);
   out.plan_cache_hits = get(s.plan_cache_hits);
   out.plan_cache_misses = get(s.plan_cache_misses);
+  out.beam_searches = get(s.beam_searches);
+  out.beam_cache_hits = get(s.beam_cache_hits);
   return out;
 }
 

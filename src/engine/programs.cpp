@@ -8,6 +8,7 @@
 #include "ember/support/clock.h"
 #include "engine/launch_sink.h"
 #include "engine/stats.h"
+#include "engine/tune.h"
 #include "runtime/cpu/compiler.h"
 
 namespace ember::engine {
@@ -85,6 +86,26 @@ std::vector<size_t> look_up(const std::vector<std::string>& keys, CompileOnlySta
   return missing;
 }
 
+// Unbuilt programs of `todo` (the kernels of keys[missing[j]]): on the cpu device, with the plan
+// the tune cache holds where it holds one (tune.h), else the device's own.
+std::vector<std::shared_ptr<runtime::Program>> prepare(
+    runtime::Device& dev, const std::vector<const schedule::Kernel*>& todo,
+    const std::vector<std::string>& keys, const std::vector<size_t>& missing) {
+  if (dev.name() != "cpu") return dev.prepare(todo);
+  const size_t skip = dev.name().size() + 1;  // keys are "<device>:<kernel key>"
+  std::vector<std::shared_ptr<runtime::Program>> out(todo.size());
+  std::vector<const schedule::Kernel*> rest;
+  for (size_t j = 0; j < todo.size(); j++) {
+    out[j] = prepare_tuned_program(*todo[j], keys[missing[j]].substr(skip));
+    if (!out[j]) rest.push_back(todo[j]);
+  }
+  if (rest.size() == todo.size()) return dev.prepare(todo);
+  auto heuristic = dev.prepare(rest);
+  for (size_t j = 0, r = 0; j < todo.size(); j++)
+    if (!out[j]) out[j] = std::move(heuristic[r++]);
+  return out;
+}
+
 }  // namespace
 
 CompileTally compile_tally_this_thread() { return t_tally; }
@@ -103,7 +124,7 @@ ProgramBatch get_programs(const std::vector<schedule::Kernel>& kernels, runtime:
   std::vector<const schedule::Kernel*> todo;
   for (size_t i : missing) todo.push_back(&kernels[i]);
   if (co) {  // prepared now, compiled as one batch by CompileOnly::finish
-    const auto prepared = dev.prepare(todo);
+    const auto prepared = prepare(dev, todo, keys, missing);
     co->device = &dev;
     for (size_t j = 0; j < prepared.size(); j++) {
       co->programs.push_back(prepared[j]);
@@ -117,7 +138,8 @@ ProgramBatch get_programs(const std::vector<schedule::Kernel>& kernels, runtime:
   const bool queue = sink.mode == SinkMode::Queue;
   const double c0 = now();
   const runtime::CompileCounters before = runtime::compile_counters_this_thread();
-  const auto built = queue ? dev.prepare(todo) : dev.compile(todo);
+  auto built = prepare(dev, todo, keys, missing);
+  if (!queue) dev.build(built);
   out.seconds = now() - c0;
   stat_add(runtime_stats().kernels_compiled, static_cast<int64_t>(built.size()));
   t_tally.kernels += static_cast<int64_t>(built.size());

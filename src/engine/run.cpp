@@ -14,6 +14,7 @@
 #include "engine/profiler.h"
 #include "engine/programs.h"
 #include "engine/stats.h"
+#include "engine/tune.h"
 
 namespace ember::engine {
 
@@ -79,15 +80,28 @@ void launch_on(const runtime::Program& p, size_t n, BufferAt buffer) {
 
 // The steps of `list`, now, in order; slot(s) gives the storage of slot s. The loop of every
 // launch: run()'s, and sync()'s for the runs it held back.
+// With BEAM on, a program runs as the one its search chose (tune.h), searched here at its first
+// launch, where its inputs are computed.
 template <class SlotAt>
 void execute(const LaunchList& list, SlotAt slot) {
+  const bool beam = Context::get().beam > 0;
+  SearchCount count;
+  if (beam)
+    for (const LaunchStep& s : list.steps) count.n += s.program && needs_search(*s.program);
+  std::vector<void*> ptrs;
   for (const LaunchStep& s : list.steps) {
     if (!s.program) {
       runtime::Storage& dst = *slot(s.slots[0]);
       std::memcpy(dst.data(), slot(s.slots[1])->data(), dst.nbytes());
       continue;
     }
-    launch_on(*s.program, s.slots.size(), [&](size_t i) { return slot(s.slots[i]); });
+    const runtime::Program* p = s.program.get();
+    if (beam) {
+      ptrs.clear();
+      for (int32_t b : s.slots) ptrs.push_back(slot(b)->data());
+      p = searched_program(s.program, ptrs.data(), count).get();
+    }
+    launch_on(*p, s.slots.size(), [&](size_t i) { return slot(s.slots[i]); });
   }
 }
 

@@ -49,6 +49,9 @@ Settings Settings::from_environment() {
   s.graph = integer("GRAPH", 0, 1 << 20, flag).value_or(0) > 0;
   text("EMBER_GRAPH_DIR", s.graph_dir);
   s.plan_cache = integer("EMBER_PLAN_CACHE", 0, 1 << 20, flag).value_or(1) > 0;
+  s.beam = integer("BEAM", 0, 256, "a beam width (an integer from 0, off, to 256)").value_or(0);
+  s.beam_runs =
+      integer("EMBER_BEAM_RUNS", 1, 1000, "a count of timed runs (1 to 1000)").value_or(5);
   s.fail_thread_start =
       integer("EMBER_TEST_FAIL_THREAD_START", 0, 1 << 16, "a worker index").value_or(0);
   return s;

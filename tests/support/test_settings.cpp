@@ -28,8 +28,10 @@ struct ScopedEnv {
 TEST(Settings, ReadsEachVariable) {
   ScopedEnv a("DEBUG", "2"), b("EMBER_THREADS", "3"), c("EMBER_CACHE_DIR", "/x/y"),
       d("EMBER_CC", "/usr/bin/gcc"), e("EMBER_ISA", "sse2"), f("EMBER_PLAN_CACHE", "0"),
-      g("GRAPH", "1"), h("EMBER_DEVICE", "interp");
+      g("GRAPH", "1"), h("EMBER_DEVICE", "interp"), i("BEAM", "2"), j("EMBER_BEAM_RUNS", "3");
   const Settings s = Settings::from_environment();
+  EXPECT_EQ(s.beam, 2);
+  EXPECT_EQ(s.beam_runs, 3);
   EXPECT_EQ(s.debug, 2);
   EXPECT_EQ(s.threads, 3);
   EXPECT_EQ(s.cache_dir, "/x/y");
@@ -69,6 +71,9 @@ TEST(Settings, MalformedNumbersAreValueErrorsNamingTheVariable) {
   expect_value_error("PROFILE", "on");
   expect_value_error("GRAPH", "true");
   expect_value_error("EMBER_PLAN_CACHE", "off");
+  expect_value_error("BEAM", "-1");
+  expect_value_error("BEAM", "two");
+  expect_value_error("EMBER_BEAM_RUNS", "0");
 }
 
 }  // namespace

@@ -18,6 +18,8 @@ struct Settings {
   bool graph = false;          // GRAPH=0|1
   std::string graph_dir = "ember-graph";  // EMBER_GRAPH_DIR
   bool plan_cache = true;                 // EMBER_PLAN_CACHE=0|1
+  int beam = 0;                           // BEAM=n: schedule search with a beam of n plans (0: off)
+  int beam_runs = 5;  // EMBER_BEAM_RUNS: timed samples per candidate plan (the median is kept)
   int fail_thread_start = 0;  // EMBER_TEST_FAIL_THREAD_START=i: worker i fails to start (tests)
 
   /// Reads the variables now. An unset or empty variable keeps the default. Throws ValueError

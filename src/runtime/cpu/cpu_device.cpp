@@ -186,4 +186,10 @@ std::shared_ptr<Program> prepare_cpu_program(const schedule::Kernel& k,
   return make_program(k, plan);
 }
 
+bool is_cpu_program(const Program& p) { return dynamic_cast<const CpuProgram*>(&p) != nullptr; }
+
+const codegen::KernelPlan& cpu_program_plan(const Program& p) {
+  return dynamic_cast<const CpuProgram&>(p).plan;
+}
+
 }  // namespace ember::runtime

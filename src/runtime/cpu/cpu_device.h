@@ -16,4 +16,10 @@ Device& cpu_device();
 std::shared_ptr<Program> prepare_cpu_program(const schedule::Kernel& k,
                                              const codegen::KernelPlan& plan);
 
+/// Whether `p` is a cpu device program (one that a schedule search may replace).
+bool is_cpu_program(const Program& p);
+
+/// The plan `p` (a cpu device program) was rendered with.
+const codegen::KernelPlan& cpu_program_plan(const Program& p);
+
 }  // namespace ember::runtime
