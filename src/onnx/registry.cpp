@@ -25,6 +25,7 @@ const OpTable& table() {
     ops::add_grid_sample_ops(t);
     ops::add_roi_text_ops(t);
     ops::add_sequence_ops(t);
+    ops::add_string_ops(t);
     return t;
   }();
   return t;

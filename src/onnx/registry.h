@@ -43,6 +43,7 @@ void add_training_ops(OpTable& t);
 void add_grid_sample_ops(OpTable& t);
 void add_roi_text_ops(OpTable& t);
 void add_sequence_ops(OpTable& t);
+void add_string_ops(OpTable& t);
 }  // namespace ops
 
 }  // namespace ember::onnx
