@@ -64,7 +64,7 @@ eo::Value run1(const eo::Model& m, const eo::Value& x) {
 }
 
 TEST(OnnxStrings, CastFloatToStringPrintsAsNumpyStr) {
-  Tensor x = from_vector<float>({1.0f, 0.1f, -2.5f, 1e-5f, 100000.0f, 1.5e16f, NAN, -INFINITY},
+  Tensor x = from_vector<float>({1.0f, 0.1f, -2.5f, 1e-5f, 100000.0f, 1.5e16f, -NAN, -INFINITY},
                                 Shape{2, 4});
   eo::Value y = run1(cast_to(kFloat, kStr, {2, 4}), x);
   ASSERT_TRUE(y.is_strings());
@@ -85,8 +85,8 @@ TEST(OnnxStrings, CastFloat16AndIntegersToString) {
 }
 
 TEST(OnnxStrings, CastStringToNumbers) {
-  eo::Value s = strings({" 1.5", "+INF", "-inf", "NaN", "1E3", "-2.5e-1"}, {6});
-  Tensor f = run1(cast_to(kStr, kFloat, {6}), s).tensor();
+  eo::Value s = strings({" 1.5", "+INF", "-inf", "NaN", "1E3", "-2.5e-1", "1e50"}, {7});
+  Tensor f = run1(cast_to(kStr, kFloat, {7}), s).tensor();
   ASSERT_EQ(f.dtype(), kFloat32);
   std::vector<float> v = f.to_vector<float>();
   EXPECT_EQ(v[0], 1.5f);
@@ -95,6 +95,7 @@ TEST(OnnxStrings, CastStringToNumbers) {
   EXPECT_TRUE(std::isnan(v[3]));
   EXPECT_EQ(v[4], 1000.0f);
   EXPECT_EQ(v[5], -0.25f);
+  EXPECT_EQ(v[6], INFINITY);  // beyond float's range
   // "0.47892547" is the float nearest to it, read directly (not through double).
   EXPECT_EQ(run1(cast_to(kStr, kFloat, {1}), strings({"0.47892547"}, {1})).tensor().item<float>(),
             0.47892547f);

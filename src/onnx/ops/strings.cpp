@@ -5,9 +5,9 @@
 #include <onnx/onnx_pb.h>
 
 #include <charconv>
-#include <cstring>
-#include <limits>
 #include <set>
+#include <string_view>
+#include <type_traits>
 
 #include "../tensor_proto.h"
 #include "common.h"
@@ -22,15 +22,17 @@ using ::onnx::TensorProto;
 
 // The shortest digits that read back as v (std::to_chars's round-trip guarantee), laid out as
 // numpy's str() does (ONNX's test generator prints with it): positional for 1e-4 <= |v| < 1e16
-// with at least one fractional digit ("0.1", "100.0"), scientific otherwise ("1e-05", "1.5e+16").
+// with at least one fractional digit ("0.1", "100.0"), scientific otherwise ("1e-05", "1.5e+16");
+// NaN of either sign is "nan".
 template <typename T>
 std::string shortest(T v) {
+  if (v != v) return "nan";
   char b[400];
   const T a = v < 0 ? -v : v;
-  if (v != v || a - a != 0 || a == 0 || (a >= T(1e-4) && a < T(1e16))) {
+  if (a - a != 0 || a == 0 || (a >= T(1e-4) && a < T(1e16))) {
     auto r = std::to_chars(b, b + sizeof b, v, std::chars_format::fixed);
     std::string text(b, r.ptr);
-    if (v == v && a - a == 0 && text.find('.') == std::string::npos) text += ".0";
+    if (a - a == 0 && text.find('.') == std::string::npos) text += ".0";
     return text;
   }
   auto r = std::to_chars(b, b + sizeof b, v, std::chars_format::scientific);
@@ -113,14 +115,19 @@ bool read_all(std::string_view v, T& out) {
 
 [[noreturn]] void not_a_number(const StringTensor& s, size_t i, ScalarType t) {
   throw ValueError("Cast: the string \"" + s.data[i] + "\" at flat index " + std::to_string(i) +
-                   " is not a number (casting to " + dtype_name(t) + ")");
+                   " is not a number within double's range (casting to " + dtype_name(t) + ")");
 }
 
 template <typename T>
 Tensor parse_all(const StringTensor& s, ScalarType t) {
   std::vector<T> v(s.data.size());
-  for (size_t i = 0; i < v.size(); i++)
-    if (!read_all(number_text(s.data[i]), v[i])) not_a_number(s, i, t);
+  for (size_t i = 0; i < v.size(); i++) {
+    const std::string_view text = number_text(s.data[i]);
+    if (read_all(text, v[i])) continue;
+    double d = 0;  // beyond float's range ("1e50"): through double, to inf or 0
+    if (!std::is_same_v<T, float> || !read_all(text, d)) not_a_number(s, i, t);
+    v[i] = static_cast<T>(d);
+  }
   return from_blob(v.data(), s.shape,
                    std::is_same_v<T, float>      ? kFloat32
                    : std::is_same_v<T, double>   ? kFloat64
