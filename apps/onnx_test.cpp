@@ -1,6 +1,6 @@
 // `ember onnx test DIR`. The comparison is ONNX's backend test's (onnx/backend/test/runner):
-// dtypes and shapes equal, and numpy.testing.assert_allclose's |got - expected| <= atol + rtol *
-// |expected| for every element, NaN matching NaN.
+// dtypes and shapes equal, strings equal, and numpy.testing.assert_allclose's |got - expected| <=
+// atol + rtol * |expected| for every element, NaN matching NaN.
 #include "onnx_test.h"
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 
 #include "ember/context.h"
 #include "ember/onnx/model.h"
+#include "ember/support/shape_str.h"
 
 namespace ember::app {
 namespace {
@@ -88,12 +89,27 @@ std::string compare(const Tensor& got, const Tensor& want, double rtol, double a
          number(atol + rtol * std::abs(w[worst])) + ")";
 }
 
+// "" when the string tensors match: the same shape and equal strings.
+std::string compare_strings(const onnx::StringTensor& got, const onnx::StringTensor& want) {
+  if (got.shape != want.shape)
+    return "shape " + support::shape_str(got.shape) + ", expected " +
+           support::shape_str(want.shape);
+  int64_t bad = 0, first = -1;
+  for (size_t i = 0; i < got.data.size(); i++)
+    if (got.data[i] != want.data[i] && bad++ == 0) first = static_cast<int64_t>(i);
+  if (!bad) return "";
+  return std::to_string(bad) + " of " + std::to_string(got.data.size()) +
+         " strings differ; first at " + index_text(first, want.shape) + ": got \"" +
+         got.data[first] + "\", expected \"" + want.data[first] + "\"";
+}
+
 // "" when the values match: the same kind, sequences item by item, optionals both empty or
 // holding matching values.
 std::string compare_values(const onnx::Value& got, const onnx::Value& want, double rtol,
                            double atol) {
   if (got.kind() != want.kind()) return "a " + got.kind_name() + ", expected a " + want.kind_name();
   if (got.is_tensor()) return compare(got.tensor(), want.tensor(), rtol, atol);
+  if (got.is_strings()) return compare_strings(got.strings(), want.strings());
   if (got.kind() == onnx::Value::Kind::Optional) {
     if (got.has_element() != want.has_element())
       return got.has_element() ? "a value, expected an empty optional" : "empty, expected a value";

@@ -119,7 +119,7 @@ std::shared_ptr<Model::Impl> build(std::string bytes, const std::string& base_di
 Initializer make_initializer(const ::onnx::TensorProto& p, const std::string& base_dir) {
   Initializer r;
   try {
-    r.tensor = to_tensor(p, base_dir, "initializer '" + p.name() + "'");
+    r.value = to_value(p, base_dir, "initializer '" + p.name() + "'");
   } catch (const UnsupportedError& e) {
     r.error = e.what();
   }
@@ -196,6 +196,12 @@ Value load_value(const std::string& path, const std::string& type) {
     if (t.dtype() != kUInt16) return t;
     t = t.contiguous().realize();
     return from_blob(t.data_ptr(), t.sizes(), kBFloat16);
+  }
+  if (type == "tensor(string)") {
+    ::onnx::TensorProto p;
+    if (!p.ParseFromString(read_file(path)))
+      throw IOError(what + ": not a valid onnx.TensorProto (truncated or malformed)");
+    return to_value(p, dir, what);
   }
   if (type.rfind("tensor(", 0) == 0) return load_tensor(path);
   const std::string bytes = read_file(path);

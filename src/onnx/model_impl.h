@@ -12,10 +12,11 @@
 
 namespace ember::onnx {
 
-/// An initializer as a tensor, or the reason it cannot be one (an element type ember lacks): the
-/// error is raised when a node reads it, so that `ember onnx info` still describes the model.
+/// An initializer as a value (a tensor or a string tensor), or the reason it cannot be one (an
+/// element type ember lacks): the error is raised when a node reads it, so that `ember onnx info`
+/// still describes the model.
 struct Initializer {
-  Tensor tensor;
+  Value value;
   std::string error;
 };
 

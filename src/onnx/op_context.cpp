@@ -84,6 +84,13 @@ std::string OpContext::attr_string(const std::string& name, std::optional<std::s
   return get(name, AttributeProto::STRING).s();
 }
 
+std::vector<std::string> OpContext::attr_strings(const std::string& name,
+                                                 std::optional<std::vector<std::string>> def) {
+  if (!find(name)) return def ? *def : (missing(name), std::vector<std::string>{});
+  const auto& a = get(name, AttributeProto::STRINGS);
+  return std::vector<std::string>(a.strings().begin(), a.strings().end());
+}
+
 std::vector<int64_t> OpContext::attr_ints(const std::string& name,
                                           std::optional<std::vector<int64_t>> def) {
   if (!find(name)) return def ? *def : (missing(name), std::vector<int64_t>{});

@@ -60,6 +60,8 @@ class OpContext {
                                  std::optional<std::vector<int64_t>> def = std::nullopt);
   std::vector<double> attr_floats(const std::string& name,
                                   std::optional<std::vector<double>> def = std::nullopt);
+  std::vector<std::string> attr_strings(const std::string& name,
+                                        std::optional<std::vector<std::string>> def = std::nullopt);
   Tensor attr_tensor(const std::string& name);
   const ::onnx::GraphProto& attr_graph(const std::string& name);
   /// Marks attributes as read without using them (they do not change the result).

@@ -148,11 +148,11 @@ std::vector<Value> run_graph(const Model::Impl& m, const ::onnx::GraphProto& g,
     if (given.count(p.name())) continue;
     if (main) {
       const Initializer& init = m.initializers.at(p.name());
-      if (init.error.empty()) scope.values[p.name()] = init.tensor;
+      if (init.error.empty()) scope.values[p.name()] = init.value;
     } else {
       Initializer init = make_initializer(p, m.base_dir);
       if (!init.error.empty()) throw UnsupportedError(init.error);
-      scope.values[p.name()] = init.tensor;
+      scope.values[p.name()] = init.value;
     }
   }
   for (const auto& [name, t] : given) scope.values[name] = t;
@@ -169,14 +169,11 @@ std::vector<Value> run_graph(const Model::Impl& m, const ::onnx::GraphProto& g,
 
 namespace {
 
-// The given tensor against the input's declaration: dtype, rank, fixed dims, and symbolic dims
+// A given tensor's shape against the input's declaration: rank, fixed dims, and symbolic dims
 // consistent across inputs (`N` is one size).
-void check_tensor_input(const ValueInfo& info, const Tensor& t,
-                        std::map<std::string, int64_t>& symbols) {
+void check_shape(const ValueInfo& info, const Shape& sizes,
+                 std::map<std::string, int64_t>& symbols) {
   const std::string what = "input '" + info.name + "'";
-  const ScalarType want = require_dtype(info.elem_type, what);
-  if (t.dtype() != want)
-    throw DTypeError(what + ": expected " + info.type + ", got " + dtype_name(t.dtype()));
   if (!info.shape) return;
   const auto& dims = *info.shape;
   std::string declared = "[";
@@ -186,12 +183,11 @@ void check_tensor_input(const ValueInfo& info, const Tensor& t,
                                                            : dims[i].param);
   declared += "]";
   auto fail = [&] {
-    throw ShapeError(what + ": expected shape " + declared + ", got " +
-                     support::shape_str(t.sizes()));
+    throw ShapeError(what + ": expected shape " + declared + ", got " + support::shape_str(sizes));
   };
-  if (static_cast<int64_t>(dims.size()) != t.dim()) fail();
+  if (dims.size() != sizes.size()) fail();
   for (size_t i = 0; i < dims.size(); i++) {
-    const int64_t got = t.sizes()[i];
+    const int64_t got = sizes[i];
     if (dims[i].value && *dims[i].value != got) fail();
     if (!dims[i].value && !dims[i].param.empty()) {
       auto [it, fresh] = symbols.emplace(dims[i].param, got);
@@ -202,8 +198,8 @@ void check_tensor_input(const ValueInfo& info, const Tensor& t,
   }
 }
 
-// A value against its declaration: its kind (tensor, sequence, optional), then a tensor's dtype
-// and shape.
+// A value against its declaration: its kind (tensor, sequence, optional), then a tensor's or a
+// string tensor's element type and shape.
 void check_input(const ValueInfo& info, const Value& v, std::map<std::string, int64_t>& symbols) {
   const std::string what = "input '" + info.name + "'";
   const char* kind = info.type.rfind("tensor(", 0) == 0     ? "tensor"
@@ -211,9 +207,21 @@ void check_input(const ValueInfo& info, const Value& v, std::map<std::string, in
                      : info.type.rfind("optional(", 0) == 0 ? "optional"
                                                             : nullptr;
   if (!kind) throw UnsupportedError(what + " is a " + info.type + " value, which ember lacks");
-  if (v.kind_name() != kind)
+  if ((v.is_strings() ? "tensor" : v.kind_name()) != kind)
     throw ValueError(what + ": expected a " + info.type + " value, got a " + v.kind_name());
-  if (v.is_tensor()) check_tensor_input(info, v.tensor(), symbols);
+  if (v.is_strings()) {
+    if (info.elem_type != ::onnx::TensorProto::STRING)
+      throw DTypeError(what + ": expected " + info.type + ", got a string tensor");
+    check_shape(info, v.strings().shape, symbols);
+  } else if (v.is_tensor()) {
+    const Tensor& t = v.tensor();
+    if (info.elem_type == ::onnx::TensorProto::STRING)
+      throw DTypeError(what + ": expected tensor(string), got " + dtype_name(t.dtype()));
+    const ScalarType want = require_dtype(info.elem_type, what);
+    if (t.dtype() != want)
+      throw DTypeError(what + ": expected " + info.type + ", got " + dtype_name(t.dtype()));
+    check_shape(info, t.shape(), symbols);
+  }
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // fields: raw_data holds the elements little-endian in row-major order; otherwise the typed field
 // of the element type does (float_data, int32_data for int32/int16/int8/uint16/uint8/bool/float16,
 // int64_data, double_data, uint64_data for uint32/uint64); data_location EXTERNAL puts raw bytes
-// in a file named by external_data's "location", at "offset" for "length" bytes.
+// in a file named by external_data's "location", at "offset" for "length" bytes. STRING tensors
+// keep one byte string per element in string_data.
 #include "tensor_proto.h"
 
 #include "ember/support/shape_str.h"
@@ -296,6 +297,27 @@ Tensor to_tensor(const TensorProto& p, const std::string& base_dir, const std::s
     }
   }
   bad(what, "unknown element type");
+}
+
+}  // namespace ember::onnx
+
+namespace ember::onnx {
+
+StringTensor to_strings(const TensorProto& p, const std::string& what) {
+  if (p.has_segment()) throw UnsupportedError(what + ": segmented tensors are not supported");
+  if (p.data_location() == TensorProto::EXTERNAL)
+    throw UnsupportedError(what + ": string tensors cannot have external data");
+  const int64_t n = checked_numel(p, what);
+  if (p.string_data_size() != n)
+    bad(what, "string_data holds " + std::to_string(p.string_data_size()) +
+                  " strings, the shape needs " + std::to_string(n));
+  return StringTensor{Shape(p.dims().begin(), p.dims().end()),
+                      std::vector<std::string>(p.string_data().begin(), p.string_data().end())};
+}
+
+Value to_value(const TensorProto& p, const std::string& base_dir, const std::string& what) {
+  if (p.data_type() == TensorProto::STRING) return Value::strings(to_strings(p, what));
+  return to_tensor(p, base_dir, what);
 }
 
 }  // namespace ember::onnx

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ember/onnx/model.h"
+#include "ember/onnx/value.h"
 #include "ember/tensor.h"
 
 namespace ember::onnx {
@@ -23,6 +24,13 @@ int32_t to_elem_type(ScalarType t);
 /// errors. Throws IOError (malformed) or UnsupportedError (element type, segments).
 Tensor to_tensor(const ::onnx::TensorProto& p, const std::string& base_dir,
                  const std::string& what);
+
+/// The strings of a STRING TensorProto (its string_data, one per element; the count is checked
+/// against the shape). IOError when malformed, UnsupportedError for external or segmented data.
+StringTensor to_strings(const ::onnx::TensorProto& p, const std::string& what);
+
+/// The value a TensorProto holds: a string tensor for element type STRING, else to_tensor's.
+Value to_value(const ::onnx::TensorProto& p, const std::string& base_dir, const std::string& what);
 
 /// Reads the external data of `p` (data_location EXTERNAL, located relative to `base_dir`) into its
 /// raw_data, so that the message holds its data inline. IOError naming `model` and the tensor.

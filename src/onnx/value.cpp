@@ -1,8 +1,21 @@
 #include "ember/onnx/value.h"
 
 #include "ember/error.h"
+#include "ember/support/shape_str.h"
 
 namespace ember::onnx {
+
+Value Value::strings(StringTensor s) {
+  int64_t n = 1;
+  for (int64_t d : s.shape) n *= d;
+  if (static_cast<int64_t>(s.data.size()) != n)
+    throw ValueError("a string tensor of shape " + support::shape_str(s.shape) + " holds " +
+                     std::to_string(s.data.size()) + " strings, not " + std::to_string(n));
+  Value v;
+  v.kind_ = Kind::Strings;
+  v.strings_ = std::make_shared<const StringTensor>(std::move(s));
+  return v;
+}
 
 Value Value::sequence(std::vector<Tensor> items) {
   Value v;
@@ -30,6 +43,11 @@ const Tensor& Value::tensor() const {
   return tensor_;
 }
 
+const StringTensor& Value::strings() const {
+  if (kind_ != Kind::Strings) throw ValueError("expected a string tensor, got a " + kind_name());
+  return *strings_;
+}
+
 const std::vector<Tensor>& Value::items() const {
   if (kind_ != Kind::Sequence) throw ValueError("expected a sequence, got a " + kind_name());
   return items_;
@@ -49,6 +67,8 @@ std::string Value::kind_name() const {
   switch (kind_) {
     case Kind::Tensor:
       return "tensor";
+    case Kind::Strings:
+      return "string tensor";
     case Kind::Sequence:
       return "sequence";
     case Kind::Optional:

@@ -11,10 +11,11 @@
 // BatchNormalization-1..6's `spatial`/`is_test`, Upsample, ...). Ops ember lacks are reported by
 // `Model::unsupported_ops` and raise UnsupportedError when the graph is run.
 //
-// Values: tensors of ember's dtypes (bool, uint8, int32, int64, float32, float64), sequences of
-// them and optionals (ember/onnx/value.h; Model::run_values). ONNX's other element types (int8,
-// int16, uint16, uint32, uint64, float16, bfloat16, string, complex), maps and sequences of
-// sequences raise UnsupportedError.
+// Values: tensors of ember's dtypes (bool, the integers of 8 to 64 bits, float16, bfloat16,
+// float32, float64), string tensors (held on the host; Identity, Cast, CastLike and
+// StringNormalizer take them), sequences of tensors and optionals (ember/onnx/value.h;
+// Model::run_values). complex tensors, maps and sequences of sequences or strings raise
+// UnsupportedError.
 //
 // Errors: a file that cannot be read, is truncated or is not a valid ModelProto, fails the checker
 // or shape inference, or names external data that cannot be read: IOError naming the file and the
@@ -107,7 +108,8 @@ Model load_from_bytes(const std::string& bytes, const std::string& base_dir = ".
 /// lacks or a file that holds a Sequence or Optional value.
 Tensor load_tensor(const std::string& path);
 /// Reads a file holding one serialized onnx.TensorProto, SequenceProto or OptionalProto, as
-/// `type` (ONNX's spelling, ValueInfo::type: "tensor(float)", "seq(tensor(int64))", ...) says.
+/// `type` (ONNX's spelling, ValueInfo::type: "tensor(float)", "seq(tensor(int64))", ...) says;
+/// "tensor(string)" reads as a string tensor.
 /// A "tensor(bfloat16)" stored as UINT16 words (as ONNX 1.12's test generator writes them) reads
 /// as those words' bfloat16 values.
 Value load_value(const std::string& path, const std::string& type);

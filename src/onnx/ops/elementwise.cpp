@@ -4,6 +4,7 @@
 // semantics), where ember's own promotion would widen integers to float for division.
 #include "../tensor_proto.h"
 #include "common.h"
+#include "strings.h"
 
 namespace ember::onnx::ops {
 namespace {
@@ -161,11 +162,17 @@ std::vector<Tensor> where_op(OpContext& c) {
 }
 
 // Cast: C conversion semantics (floats truncate toward zero, nonzero -> true), as numpy's
-// astype for in-range values.
-std::vector<Tensor> cast(OpContext& c) {
-  const ScalarType t = require_dtype(static_cast<int32_t>(c.attr_int("to")), "Cast's 'to'");
-  return one(c.in(0).to(t));
+// astype for in-range values; to and from strings in strings.cpp.
+std::vector<Value> cast(OpContext& c) {
+  const auto to = static_cast<int32_t>(c.attr_int("to"));
+  if (to == ::onnx::TensorProto::STRING || c.value(0).is_strings())
+    return {cast_strings(c.value(0), to)};
+  return {c.in(0).to(require_dtype(to, "Cast's 'to'"))};
 }
-std::vector<Tensor> cast_like(OpContext& c) { return one(c.in(0).to(c.in(1).dtype())); }
+std::vector<Value> cast_like(OpContext& c) {
+  if (c.value(1).is_strings()) return {cast_strings(c.value(0), ::onnx::TensorProto::STRING)};
+  if (c.value(0).is_strings()) return {cast_strings(c.value(0), to_elem_type(c.in(1).dtype()))};
+  return {c.in(0).to(c.in(1).dtype())};
+}
 
 }  // namespace ember::onnx::ops
