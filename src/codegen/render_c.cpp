@@ -520,8 +520,8 @@ class Renderer {
 
 std::string render_c(const Kernel& k, const KernelPlan& plan, const std::string& fn_name) {
   if (const std::string why = plan.illegal(k); !why.empty())
-    throw Error("internal error: kernel " + k.name() + " cannot be rendered as '" +
-                plan.str() + "': " + why);
+    throw Error("internal error: kernel " + k.name() + " cannot be rendered as '" + plan.str() +
+                "': " + why);
   if (const auto* t = std::get_if<TilePlan>(&plan.layout))
     return render_tile(k, *t, *tile_operands(k), fn_name);  // legal: the kernel is a product
   if (const auto* d = std::get_if<DotPlan>(&plan.layout))
