@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 
+#include "../support/error_message.h"
 #include "ember/ember.h"
 #include "ember/onnx/model.h"
 #include "model_builder.h"
@@ -15,26 +16,13 @@ namespace {
 
 using namespace ember;
 namespace eo = ember::onnx;
+using ember_test::message_of;
 using onnx_test::ModelBuilder;
 constexpr int kFloat = ::onnx::TensorProto::FLOAT;
 constexpr int kF16 = ::onnx::TensorProto::FLOAT16;
 constexpr int kI64 = ::onnx::TensorProto::INT64;
 constexpr int kU8 = ::onnx::TensorProto::UINT8;
 constexpr int kStr = ::onnx::TensorProto::STRING;
-
-template <class E>
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << "no exception";
-  return "";
-}
 
 #define EXPECT_CONTAINS(msg, part) EXPECT_NE((msg).find(part), std::string::npos) << (msg)
 
