@@ -6,8 +6,8 @@ Runs one measuring process at a time and writes, into --out:
   report.md   the tables, the study's anchors next to them, and the provenance
 
 Sections: peak probe; the controlled optimizer step (ember at each ISA level and libtorch, five
-process pairs alternating who goes first); the three matrix-product shapes (ember, oneDNN,
-OpenBLAS, libtorch); kernel attribution of one ember step; third-epoch phase times of
+process pairs alternating who goes first); BEAM=2's plans against the heuristic's (beam_rows.py);
+the three matrix-product shapes (ember, oneDNN, OpenBLAS, libtorch); kernel attribution of one ember step; third-epoch phase times of
 `ember train`; cold start (first epoch on an empty kernel cache against a warm one); with --full,
 time to the target over 5 seeds. --short shrinks every section to seconds (CI). A reference that
 is not built (no libtorch, no oneDNN/OpenBLAS) is skipped and the report says so.
@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 
+from beam_rows import BeamRows
 from python_refs import PythonRefs
 
 ANCHORS = {
@@ -199,6 +200,7 @@ class Study:
         pairs = 1 if s.short else 5
         proto = ["--untimed", "1", "--warmup", "1", "--timed", "3"] if s.short else []
         common = ["--batch", str(batch), "--threads", str(self.threads)] + proto
+        self.step_common = common
         ember, torch = self.exe("study_ember_step"), self.exe("study_torch_step")
         levels = self.levels[:1] if s.short else self.levels
         result = {"batch": batch, "pairs": pairs, "levels": {}, "torch": None, "python": {}}
@@ -246,6 +248,14 @@ class Study:
         if self.py.has("tinygrad"):
             rows += self.run("matmul", self.py.cmd("tinygrad_matmul.py", timed))
         return rows
+
+    def beam(self):
+        """BEAM=2's plans against the heuristic's (beam_rows.py), on the step and the products."""
+        mm = self.exe("study_matmul")
+        timed = "5" if self.args.short else "30"
+        return BeamRows(self).measure([self.exe("study_ember_step")] + self.step_common,
+                                      [mm, "ember", str(self.threads), timed] if mm else None,
+                                      1 if self.args.short else 5)
 
     def direct(self):
         exe = self.exe("study_direct_kernel")
@@ -355,7 +365,7 @@ class Study:
         return rows
 
     # --- report --------------------------------------------------------------------------------
-    def report(self, prov, peaks, step, mm, direct, attr, ph, ph_torch, ph_py, cold, warm, full):
+    def report(self, prov, peaks, step, beam, mm, direct, attr, ph, ph_torch, ph_py, cold, warm, full):
         L = []
         w = L.append
         w("# The PPO study, reproduced side by side\n")
@@ -411,6 +421,8 @@ class Study:
         py_ratio = (step["python"].get("pytorch") or {}).get("ratio_median")
         if py_ratio:
             w(f"Against PyTorch from Python: ember ({self.top}) takes {py_ratio:.2f}x its step time.\n")
+        if beam:
+            BeamRows.report(beam, tm, w)
 
         if mm:
             w("## Matrix products (10 warm-up, then " + ("5" if self.args.short else "30") + " timed calls; median)\n")
@@ -426,7 +438,7 @@ class Study:
                     kern = f" ({r['kernel_ms']:.4f})" if "kernel_ms" in r else ""
                     w(f"| {shape} | {name} | {r['median_ms']:.4f}{kern} | {r['gflops']:.1f} | {frac} | {anchor[0]} / {anchor[1]} |")
                 em = [r["median_ms"] for r in rows if r["impl"] == "ember"]
-                ref = [r for r in rows if r["impl"] != "ember"]
+                ref = [r for r in rows if not r["impl"].startswith("ember")]
                 if em and ref:
                     fastest = min(ref, key=lambda r: r["median_ms"])
                     w(f"| {shape} | **gap** | best ember / fastest ({fastest['impl']}) = {min(em) / fastest['median_ms']:.2f}x | | | |")
@@ -515,26 +527,30 @@ class Study:
             sys.exit(f"study: build {self.build} first (needs apps/ember and bench/study_ember_step)")
         peaks = self.peak()
         step = self.step()
-        mm = self.matmul()
+        beam = self.beam()
+        mm = self.matmul() + beam["matmul"]
         direct = self.direct()
         attr = self.attribution()
         ph, ph_torch, ph_py = self.phases()
         cold, warm = self.cold_start()
         full = self.full() if self.args.full else []
         self.raw.append({"kind": "step_summary", **step})
+        self.raw.append({"kind": "beam_summary", **{k: v for k, v in beam.items() if k != "matmul"}})
         self.write_atomically("raw.jsonl", "".join(json.dumps(r) + "\n" for r in self.raw))
-        text = self.report(prov, peaks, step, mm, direct, attr, ph, ph_torch, ph_py, cold, warm, full)
+        text = self.report(prov, peaks, step, beam, mm, direct, attr, ph, ph_torch, ph_py, cold, warm, full)
         self.write_atomically("report.md", text)
         print(f"[study] wrote {self.out}/report.md and raw.jsonl", file=sys.stderr)
-        self.check(step, attr, ph, cold, warm)
+        self.check(step, beam, attr, ph, cold, warm)
         for e in self.errors:
             print(f"[study] FAILED: {e}", file=sys.stderr)
         return 1 if self.errors else 0
 
-    def check(self, step, attr, ph, cold, warm):
+    def check(self, step, beam, attr, ph, cold, warm):
         """What every run must have produced (the CI test of the short mode relies on this)."""
         if not any(r["median_ms"] for r in step["levels"].values()):
             self.errors.append("no ember step was measured")
+        if beam["step"]["ratio_median"] is None or not beam["kernels"]:
+            self.errors.append("no BEAM rows (no searched kernels or no paired step)")
         if attr is None:
             self.errors.append("no kernel attribution")
         else:

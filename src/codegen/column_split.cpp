@@ -1,5 +1,6 @@
 #include "codegen/column_split.h"
 
+#include "codegen/kernel_plan.h"
 #include "codegen/render_tile.h"
 
 namespace ember::codegen {
@@ -14,9 +15,6 @@ int count_reduces(const Expr& e) {
   for (auto& x : e.src) n += count_reduces(*x);
   return n;
 }
-
-// The runtime fans a kernel out only above this much work (cpu_device.cpp's kMinParallelWork).
-constexpr int64_t kMinSplitWork = int64_t{1} << 18;
 
 }  // namespace
 
@@ -35,7 +33,7 @@ int64_t column_split_rows(const schedule::Kernel& k) {
       !column_split_renderable(k, {k.full_shape[0], 1}, 1))
     return 0;
   const int64_t rows = k.full_shape[1];
-  if (rows < 8 * kSumBlock || k.full_shape[0] * rows < kMinSplitWork) return 0;
+  if (rows < 8 * kSumBlock || k.full_shape[0] * rows < kMinParallelWork) return 0;
   // At least 4 blocks a slice; larger while 8 slices remain (both threads' shares stay even).
   const int64_t blocks = (rows + kSumBlock - 1) / kSumBlock;
   int64_t b = 4;

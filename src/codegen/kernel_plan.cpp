@@ -22,7 +22,7 @@ constexpr int64_t kMaxTileRows = 8;
 
 const char* const kActionNames[] = {"UPCAST",       "UNROLL",      "VECTORIZE",  "PACK",
                                     "BLOCK_REDUCE", "BLOCK_OUTER", "COLS_OUTER", "SPLIT_REDUCE",
-                                    "HOLD",         "BLOCK_COLS",  "KIND"};
+                                    "HOLD",         "BLOCK_COLS",  "THREADS",    "KIND"};
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -220,6 +220,7 @@ std::vector<Action> KernelPlan::actions() const {
     out.push_back({ActionKind::Upcast, 0, c.cols});
     out.push_back({ActionKind::SplitReduce, 1, c.slice_rows});
   }
+  if (threads) out.push_back({ActionKind::Threads, 0, threads});
   return out;
 }
 
@@ -241,6 +242,7 @@ std::string KernelPlan::str() const {
 }
 
 std::string KernelPlan::illegal(const Kernel& k) const {
+  if (threads != 0 && threads != 1) return "THREADS(0," + std::to_string(threads) + ")";
   switch (kind()) {
     case PlanKind::Loop:
       return loop_illegal(k, std::get<LoopPlan>(layout));
@@ -291,6 +293,10 @@ int64_t KernelPlan::grain(const Kernel& k) const {
   const bool vector_outer =
       k.reduce_axes.empty() && (nglob == 1 || (nglob == 2 && short_last_axis(k, l->upcast)));
   return vector_outer ? 256 : 1;
+}
+
+bool KernelPlan::splits(const Kernel& k) const {
+  return threads != 1 && units(k) > 1 && ir::shape_numel(k.full_shape) >= kMinParallelWork;
 }
 
 Scratch KernelPlan::scratch(const Kernel& k) const {

@@ -27,6 +27,7 @@ enum class ActionKind {
   SplitReduce,
   Hold,
   BlockCols,
+  Threads,
   Kind
 };
 
@@ -123,8 +124,19 @@ struct Scratch {
 
 struct Move;
 
+/// A launch is split across the thread pool only above this much work (loop-space elements: a
+/// matrix product's multiply-adds). Waking a worker costs ~10 us on an idle machine and a
+/// scheduler time slice on a busy one; 2^18 multiply-adds take ~10 us on one core, so a batch-4
+/// product (4x128x128 = 2^16) stays on the caller's thread.
+constexpr int64_t kMinParallelWork = int64_t{1} << 18;
+
 struct KernelPlan {
   std::variant<LoopPlan, TilePlan, DotPlan, ColumnSplitPlan> layout;
+  /// THREADS(0,1): every launch runs on the caller's thread alone, though its work is above
+  /// kMinParallelWork (where waking a worker costs more than it saves: small kernels, a second
+  /// hardware thread of one core). 0: the launcher's rule. Values do not depend on it: the units
+  /// of work and their order are the same.
+  int64_t threads = 0;
 
   PlanKind kind() const { return static_cast<PlanKind>(layout.index()); }
   /// The plan as actions, in the order DEBUG=3 prints them.
@@ -144,7 +156,8 @@ struct KernelPlan {
   /// The legal plans one action away (plan_neighbours.cpp): a register tile one row or one vector
   /// larger or smaller, upcasts and unrolls doubled or halved, reduce blocks, split-K, row and
   /// column blocks (one unit of work among them), packing on and off, the loop order, held
-  /// vectors, and the default plan of every other kind that fits the kernel.
+  /// vectors, one thread or the launcher's split, and the default plan of every other kind that
+  /// fits the kernel.
   std::vector<Move> neighbours(const schedule::Kernel& k, const Target& t) const;
 
   /// Units of work: the iterations of the generated function's outer loop, what its `start` and
@@ -155,6 +168,9 @@ struct KernelPlan {
   /// iterations run in the scalar epilogue, and libm's scalar and vector functions may differ in
   /// the last bits, so cuts that follow the thread count would make results depend on it.
   int64_t grain(const schedule::Kernel& k) const;
+  /// Whether a launch may split its units across threads: more than one unit, at least
+  /// kMinParallelWork of work, and no THREADS(0,1).
+  bool splits(const schedule::Kernel& k) const;
   Scratch scratch(const schedule::Kernel& k) const;
   /// The row count a launch passes after the kernel's buffers (one more `bufs` slot, a pointer to
   /// an int64_t holding it), or -1 when the kernel has none: a tiled product over row blocks (no

@@ -2,8 +2,10 @@
 // what its renderer reads: the loops their upcasts and unrolls (by the next divisor up or down),
 // the tiled reduce every field of its TilePlan, the dot kernel its tile, row blocks and held
 // vectors, the column split its slices and columns; and every plan may become the heuristic's
-// plan of another kind that fits the kernel. Only legal plans are kept, each once. An action's
-// amount 0 turns it off (PACK, BLOCK_REDUCE, BLOCK_COLS, SPLIT_REDUCE, COLS_OUTER, HOLD).
+// plan of another kind that fits the kernel, and a launch split across threads may run on one.
+// Only legal plans are kept, each once; a move keeps the plan's THREADS unless it is the move.
+// An action's amount 0 turns it off (PACK, BLOCK_REDUCE, BLOCK_COLS, SPLIT_REDUCE, COLS_OUTER,
+// HOLD, THREADS).
 #include <functional>
 #include <set>
 
@@ -35,10 +37,12 @@ int64_t divisor_below(int64_t n, int64_t u) {
 // Collects the moves: legal, not the plan itself, each plan once.
 class Moves {
  public:
-  Moves(const Kernel& k, const Target& t, const KernelPlan& from) : k_(k), t_(t) {
+  Moves(const Kernel& k, const Target& t, const KernelPlan& from)
+      : k_(k), t_(t), threads_(from.threads) {
     seen_.insert(from.str());
   }
   void add(const Action& a, KernelPlan p) {
+    if (a.kind != ActionKind::Threads) p.threads = threads_;
     if (!p.legal(k_, t_) || !seen_.insert(p.str()).second) return;
     out_.push_back({a, std::move(p)});
   }
@@ -47,6 +51,7 @@ class Moves {
  private:
   const Kernel& k_;
   const Target& t_;
+  int64_t threads_;
   std::set<std::string> seen_;
   std::vector<Move> out_;
 };
@@ -217,6 +222,11 @@ std::vector<Move> KernelPlan::neighbours(const Kernel& k, const Target& t) const
     column_split_moves(k, std::get<ColumnSplitPlan>(layout), out);
   }
   kind_moves(k, t, kind(), out);
+  // One thread where the launcher would split (whether a second thread pays is the search's to
+  // time), and back.
+  KernelPlan other = *this;
+  other.threads = threads ? 0 : 1;
+  if (threads || splits(k)) out.add({ActionKind::Threads, 0, other.threads}, std::move(other));
   return out.take();
 }
 

@@ -1,5 +1,6 @@
 // KernelPlan as text (plan_text.h): the kind's name, then the layout's fields as integers, a loop
-// plan's nests recursively (each preceded by its upcast count, the nest count before them).
+// plan's nests recursively (each preceded by its upcast count, the nest count before them), then
+// the plan's THREADS amount.
 #include "codegen/plan_text.h"
 
 #include <charconv>
@@ -98,6 +99,7 @@ std::string plan_text(const KernelPlan& plan) {
     put(s, c.cols);
     put(s, c.slice_rows);
   }
+  put(s, plan.threads);
   return s;
 }
 
@@ -145,6 +147,7 @@ std::optional<KernelPlan> plan_from_text(std::string_view text) {
   } else {
     return std::nullopt;
   }
+  p.threads = r.count(1);
   if (!r.done()) return std::nullopt;
   return p;
 }

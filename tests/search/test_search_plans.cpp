@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "codegen/plan_text.h"
@@ -130,6 +131,52 @@ TEST(SearchPlans, PlanTextRefusesWhatItDidNotWrite) {
        {"", "tile", "tile 0 1 2", "dot 0 1 2 16 1 1 4 2", "loop 2 1 1 1 0 x", "loop 999999 1",
         "column_split 4 256 7", "tiles 0 1 2 16 1 1 0 0 0 8 0 0 0 0"})
     EXPECT_FALSE(codegen::plan_from_text(bad)) << bad;
+}
+
+// THREADS(0,1): a kernel the launcher splits across threads (300,000 elements, above
+// kMinParallelWork) has the one-thread plan as a neighbour; it launches on one thread with the
+// same units, so its values are the split launch's bit for bit; it reads back from text, and its
+// own neighbours keep it (but one, which turns it off).
+TEST(SearchPlans, OneThreadIsAMoveWithTheSameValues) {
+  const codegen::Target& t = runtime::host_target();
+  manual_seed(41);
+  Tensor x = randn({600, 500}), y = randn({600, 500});
+  x.realize();
+  y.realize();
+  const std::vector<Kernel> ks = test::kernels_of({x.tanh() * y + x});
+  ASSERT_EQ(ks.size(), 1u);
+  const Kernel& k = ks[0];
+  const KernelPlan h = codegen::plan(k, t);
+  ASSERT_TRUE(h.splits(k)) << k.name();
+  std::optional<KernelPlan> one;
+  for (const codegen::Move& m : h.neighbours(k, t))
+    if (m.action.kind == codegen::ActionKind::Threads) one = m.plan;
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->threads, 1);
+  EXPECT_FALSE(one->splits(k));
+  EXPECT_NE(one->str().find("THREADS(0,1)"), std::string::npos) << one->str();
+  const std::optional<KernelPlan> back = codegen::plan_from_text(codegen::plan_text(*one));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->threads, 1);
+  int offs = 0;
+  for (const codegen::Move& m : one->neighbours(k, t)) {
+    if (m.action.kind == codegen::ActionKind::Threads) {
+      offs++;
+      EXPECT_EQ(m.plan.threads, 0);
+    } else {
+      EXPECT_EQ(m.plan.threads, 1) << m.action.str();
+    }
+  }
+  EXPECT_EQ(offs, 1);
+  auto split = runtime::prepare_cpu_program(k, h), alone = runtime::prepare_cpu_program(k, *one);
+  runtime::cpu_device().build({split, alone});
+  std::mt19937 g(12);
+  const Buffers in = random_buffers(k, g);
+  EXPECT_EQ(run(*alone, in), run(*split, in));
+  // A kernel the launcher keeps on one thread anyway has no such move.
+  for (const Kernel& small : kernels_under_test())
+    for (const codegen::Move& m : codegen::plan(small, t).neighbours(small, t))
+      EXPECT_NE(m.action.kind, codegen::ActionKind::Threads) << small.name();
 }
 
 // The timer writes copies: the kernel's buffers hold what they held, also where the output buffer

@@ -21,19 +21,13 @@ namespace {
 
 using KernelFn = void (*)(void* const*, int64_t, int64_t);
 
-// Splitting a kernel across threads pays only above this much work (loop-space elements: a
-// matrix product's multiply-adds). Waking a worker costs ~10 us on an idle machine and a scheduler
-// time slice on a busy one; 2^18 multiply-adds take ~10 us on one core, so a batch-4 product
-// (4x128x128 = 2^16) stays on the caller's thread.
-constexpr int64_t kMinParallelWork = 1 << 18;
-
 struct CpuProgram : Program {
   KernelFn fn = nullptr;  // null until built
   codegen::KernelPlan plan;
   int64_t outer = 1;  // units of work (KernelPlan::units)
   // A split across threads cuts the outer range only at multiples of this (KernelPlan::grain).
   int64_t grain = 1;
-  int64_t work = 0;
+  bool splits = false;  // KernelPlan::splits
   codegen::Scratch scratch;
   int64_t rows = -1;  // passed after the buffers when the kernel reads it (runtime_rows)
   void launch(void* const* bufs) const override {
@@ -45,7 +39,7 @@ struct CpuProgram : Program {
   void run(void* const* bufs) const {
     support::ThreadPool& pool = support::thread_pool();
     const int64_t pieces = (outer + grain - 1) / grain;
-    if (pool.threads() > 1 && work >= kMinParallelWork && pieces > 1) {
+    if (splits && pieces > 1 && pool.threads() > 1) {
       pool.parallel_for(
           pieces, [&](int64_t b, int64_t e) { fn(bufs, b * grain, std::min(e * grain, outer)); });
     } else {
@@ -89,7 +83,7 @@ std::shared_ptr<CpuProgram> make_program(const schedule::Kernel& k, codegen::Ker
   p->name = p->kernel.name();
   p->outer = p->plan.units(p->kernel);
   p->grain = p->plan.grain(p->kernel);
-  p->work = ir::shape_numel(p->kernel.full_shape);
+  p->splits = p->plan.splits(p->kernel);
   p->scratch = p->plan.scratch(p->kernel);
   p->rows = p->plan.runtime_rows(p->kernel);
   if (p->rows >= 0 && p->scratch.bytes > 0)
