@@ -147,7 +147,9 @@ TEST(Dtypes, ReducedFloatConversionsAgreeAcrossDevices) {
       rounded.push_back(from_vector(sweep).to(t).to(kFloat64).to_vector<double>());
     }
     for (size_t i = 0; i < words.size(); i++) {
-      if (!std::isnan(back[0][i])) ASSERT_EQ(back[0][i], back[1][i]) << "word " << i;
+      if (!std::isnan(back[0][i])) {
+        ASSERT_EQ(back[0][i], back[1][i]) << "word " << i;
+      }
     }
     for (size_t i = 0; i < sweep.size(); i++) {
       const double c = rounded[0][i], r = rounded[1][i];
