@@ -4,6 +4,9 @@
 #include "codegen/plan_text.h"
 
 #include <charconv>
+#include <concepts>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 namespace ember::codegen {
@@ -78,27 +81,57 @@ LoopPlan read_loop(Reader& r, int depth) {
   return l;
 }
 
+// The flat layouts' fields in text order, listed once for both directions: `f` (a Writer or a
+// Fields reader) takes them all.
+template <class P, class F>
+requires std::same_as<std::remove_const_t<P>, TilePlan>
+void fields(P& t, F&& f) {
+  f(t.row, t.col, t.red, t.lanes, t.tile_rows, t.tile_cols, t.pack_cols, t.row_panel, t.block_k,
+    t.block_rows, t.block_cols, t.split_k, t.cols_outer, t.hold);
+}
+template <class P, class F>
+requires std::same_as<std::remove_const_t<P>, DotPlan>
+void fields(P& d, F&& f) {
+  f(d.row, d.col, d.red, d.lanes, d.tile_rows, d.tile_cols, d.block_rows, d.hold);
+}
+template <class P, class F>
+requires std::same_as<std::remove_const_t<P>, ColumnSplitPlan>
+void fields(P& c, F&& f) { f(c.cols, c.slice_rows); }
+
+// Writes each field as an integer.
+struct Writer {
+  std::string& s;
+  template <class... T>
+  void operator()(const T&... v) const {
+    (put(s, static_cast<int64_t>(v)), ...);
+  }
+};
+
+// Reads each field, checked by its type: ints are axes, bools flags, the row panel a RowPanel.
+struct Fields {
+  Reader& r;
+  template <class... T>
+  void operator()(T&... v) const {
+    (read(v), ...);  // a fold over the comma: left to right
+  }
+  void read(int& v) const { v = r.axis(); }
+  void read(int64_t& v) const { v = r.next(); }
+  void read(bool& v) const { v = r.flag(); }
+  void read(RowPanel& v) const { v = static_cast<RowPanel>(r.count(2)); }
+};
+
 }  // namespace
 
 std::string plan_text(const KernelPlan& plan) {
   std::string s = plan_kind_name(plan.kind());
-  if (const auto* l = std::get_if<LoopPlan>(&plan.layout)) {
-    put_loop(s, *l);
-  } else if (const auto* t = std::get_if<TilePlan>(&plan.layout)) {
-    for (int64_t v :
-         {int64_t{t->row}, int64_t{t->col}, int64_t{t->red}, t->lanes, t->tile_rows, t->tile_cols,
-          int64_t{t->pack_cols}, static_cast<int64_t>(t->row_panel), t->block_k, t->block_rows,
-          t->block_cols, t->split_k, int64_t{t->cols_outer}, int64_t{t->hold}})
-      put(s, v);
-  } else if (const auto* d = std::get_if<DotPlan>(&plan.layout)) {
-    for (int64_t v : {int64_t{d->row}, int64_t{d->col}, int64_t{d->red}, d->lanes, d->tile_rows,
-                      d->tile_cols, d->block_rows, int64_t{d->hold}})
-      put(s, v);
-  } else {
-    const auto& c = std::get<ColumnSplitPlan>(plan.layout);
-    put(s, c.cols);
-    put(s, c.slice_rows);
-  }
+  std::visit(
+      [&s](const auto& layout) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(layout)>, LoopPlan>)
+          put_loop(s, layout);
+        else
+          fields(layout, Writer{s});
+      },
+      plan.layout);
   put(s, plan.threads);
   return s;
 }
@@ -111,42 +144,20 @@ std::optional<KernelPlan> plan_from_text(std::string_view text) {
   if (kind == plan_kind_name(PlanKind::Loop)) {
     p.layout = read_loop(r, 0);
   } else if (kind == plan_kind_name(PlanKind::Tile)) {
-    TilePlan t;
-    t.row = r.axis();
-    t.col = r.axis();
-    t.red = r.axis();
-    t.lanes = r.next();
-    t.tile_rows = r.next();
-    t.tile_cols = r.next();
-    t.pack_cols = r.flag();
-    const int64_t panel = r.count(2);
-    t.row_panel = static_cast<RowPanel>(panel);
-    t.block_k = r.next();
-    t.block_rows = r.next();
-    t.block_cols = r.next();
-    t.split_k = r.next();
-    t.cols_outer = r.flag();
-    t.hold = r.flag();
-    p.layout = t;
+    p.layout = TilePlan{};
   } else if (kind == plan_kind_name(PlanKind::Dot)) {
-    DotPlan d;
-    d.row = r.axis();
-    d.col = r.axis();
-    d.red = r.axis();
-    d.lanes = r.next();
-    d.tile_rows = r.next();
-    d.tile_cols = r.next();
-    d.block_rows = r.next();
-    d.hold = r.flag();
-    p.layout = d;
+    p.layout = DotPlan{};
   } else if (kind == plan_kind_name(PlanKind::ColumnSplit)) {
-    ColumnSplitPlan c;
-    c.cols = r.next();
-    c.slice_rows = r.next();
-    p.layout = c;
+    p.layout = ColumnSplitPlan{};
   } else {
     return std::nullopt;
   }
+  std::visit(
+      [&r](auto& layout) {
+        if constexpr (!std::is_same_v<std::decay_t<decltype(layout)>, LoopPlan>)
+          fields(layout, Fields{r});
+      },
+      p.layout);
   p.threads = r.count(1);
   if (!r.done()) return std::nullopt;
   return p;

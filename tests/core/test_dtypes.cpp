@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "ember/ember.h"
@@ -35,19 +36,20 @@ TEST(Dtypes, NamesSizesAndCategories) {
 
 // c10's promoteTypes (libtorch 2.x for uint16, uint32, uint64).
 TEST(Dtypes, Promotion) {
-  EXPECT_EQ(promote_types(kInt8, kUInt8), kInt16);
-  EXPECT_EQ(promote_types(kUInt8, kInt16), kInt16);
-  EXPECT_EQ(promote_types(kInt8, kInt64), kInt64);
-  EXPECT_EQ(promote_types(kBool, kInt8), kInt8);
-  EXPECT_EQ(promote_types(kInt64, kFloat16), kFloat16);
-  EXPECT_EQ(promote_types(kFloat16, kBFloat16), kFloat32);
-  EXPECT_EQ(promote_types(kBFloat16, kFloat64), kFloat64);
-  EXPECT_EQ(promote_types(kUInt32, kUInt32), kUInt32);
-  EXPECT_EQ(promote_types(kUInt64, kFloat16), kFloat16);
-  EXPECT_EQ(promote_types(kBFloat16, kUInt16), kBFloat16);
-  EXPECT_THROW(promote_types(kUInt32, kInt64), DTypeError);
-  EXPECT_THROW(promote_types(kUInt16, kUInt8), DTypeError);
-  EXPECT_THROW(promote_types(kBool, kUInt64), DTypeError);
+  struct Case {
+    ScalarType a, b, out;
+  };
+  for (const Case& c : {Case{kInt8, kUInt8, kInt16}, Case{kUInt8, kInt16, kInt16},
+                        Case{kInt8, kInt64, kInt64}, Case{kBool, kInt8, kInt8},
+                        Case{kInt64, kFloat16, kFloat16}, Case{kFloat16, kBFloat16, kFloat32},
+                        Case{kBFloat16, kFloat64, kFloat64}, Case{kUInt32, kUInt32, kUInt32},
+                        Case{kUInt64, kFloat16, kFloat16}, Case{kBFloat16, kUInt16, kBFloat16}}) {
+    EXPECT_EQ(promote_types(c.a, c.b), c.out) << dtype_name(c.a) << " " << dtype_name(c.b);
+  }
+  for (auto [a, b] :
+       {std::pair{kUInt32, kInt64}, std::pair{kUInt16, kUInt8}, std::pair{kBool, kUInt64}}) {
+    EXPECT_THROW(promote_types(a, b), DTypeError) << dtype_name(a) << " " << dtype_name(b);
+  }
   // Tensors: the same; a scalar of the same category keeps the tensor's type.
   const Tensor u = from_vector<uint32_t>({1, 2});
   EXPECT_EQ((u + 1).dtype(), kUInt32);
@@ -145,7 +147,9 @@ TEST(Dtypes, ReducedFloatConversionsAgreeAcrossDevices) {
       rounded.push_back(from_vector(sweep).to(t).to(kFloat64).to_vector<double>());
     }
     for (size_t i = 0; i < words.size(); i++) {
-      if (!std::isnan(back[0][i])) ASSERT_EQ(back[0][i], back[1][i]) << "word " << i;
+      if (!std::isnan(back[0][i])) {
+        ASSERT_EQ(back[0][i], back[1][i]) << "word " << i;
+      }
     }
     for (size_t i = 0; i < sweep.size(); i++) {
       const double c = rounded[0][i], r = rounded[1][i];

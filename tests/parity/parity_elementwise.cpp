@@ -138,6 +138,15 @@ auto zero_dim_inputs(B& b) {
                      b.values({1.5}, {}), b.values({2.5}, {}, b.f64)};
 }
 
+// x * y for every x of xs and y of ys, in order.
+template <class T>
+std::vector<T> products(const std::vector<T>& xs, const std::vector<T>& ys) {
+  std::vector<T> out;
+  for (auto& x : xs)
+    for (auto& y : ys) out.push_back(x * y);
+  return out;
+}
+
 PARITY_CASE(Promotion, add_every_dtype_pair) {
   auto xs = promo_inputs(b);
   std::vector<typename B::T> out;
@@ -148,25 +157,15 @@ PARITY_CASE(Promotion, add_every_dtype_pair) {
 }
 PARITY_CASE(Promotion, mul_every_dtype_pair) {
   auto xs = promo_inputs(b);
-  std::vector<typename B::T> out;
-  for (auto& x : xs)
-    for (auto& y : xs) out.push_back(x * y);
-  return out;
+  return products(xs, xs);
 }
 PARITY_CASE(Promotion, zero_dim_tensors_lower_priority) {
   auto xs = promo_inputs(b);
-  auto zs = zero_dim_inputs(b);
-  std::vector<typename B::T> out;
-  for (auto& x : xs)
-    for (auto& z : zs) out.push_back(x * z);
-  return out;
+  return products(xs, zero_dim_inputs(b));
 }
 PARITY_CASE(Promotion, zero_dim_pairs) {
   auto zs = zero_dim_inputs(b);
-  std::vector<typename B::T> out;
-  for (auto& x : zs)
-    for (auto& y : zs) out.push_back(x * y);
-  return out;
+  return products(zs, zs);
 }
 PARITY_CASE(Promotion, scalars_never_widen_within_category) {
   auto xs = promo_inputs(b);

@@ -4,10 +4,8 @@
 // rows for another thread count or ISA level stay apart; read-only, locked, old-schema and corrupt
 // caches fall back to the heuristic's plans, right values and a warning said once. Cases that need
 // a read-only file run the probe as nobody when root (root writes read-only files).
-#include <grp.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -19,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/child_process.h"
 #include "ember/ember.h"
 #include "ember/support/settings.h"
 #include "search/tune_cache.h"
@@ -26,7 +25,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-constexpr uid_t kNobody = 65534;
+using ember_test::kNobody;
 
 struct Child {
   int status = -1;
@@ -46,32 +45,11 @@ struct Child {
 
 Child run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
           std::optional<uid_t> uid = {}) {
-  int fds[2];
-  if (pipe(fds) != 0) return {};
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    close(fds[0]);
-    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    if (uid && (setgroups(0, nullptr) != 0 || setgid(*uid) != 0 || setuid(*uid) != 0)) _exit(99);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(98);
-  }
-  close(fds[1]);
-  Child c;
-  c.out = "\n";  // counters are found after a newline
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) c.out.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  int st = 0;
-  waitpid(pid, &st, 0);
-  c.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return c;
+  ember_test::ChildOptions o;
+  o.env.assign(env.begin(), env.end());
+  if (uid) o.uid = *uid;
+  const ember_test::ChildResult r = ember_test::run_child(argv, o);
+  return {r.status, "\n" + r.output};  // counters are found after a newline
 }
 
 void sql(const fs::path& db, const char* text) {
