@@ -13,6 +13,7 @@
 #include "ember/context.h"
 #include "ember/io/npy.h"
 #include "ember/onnx/model.h"
+#include "onnx_run.h"
 #include "onnx_test.h"
 #include "option_rules.h"
 
@@ -63,36 +64,6 @@ void run_info(const std::string& path) {
   }
 }
 
-struct RunOptions {
-  std::string model, output_dir = ".", device;
-  std::vector<std::string> inputs;  // NAME=FILE.npy
-};
-
-void run_model(const RunOptions& o) {
-  if (!o.device.empty()) Context::get().device = o.device;
-  const onnx::Model m = onnx::load(o.model);
-  NamedTensors given;
-  for (const auto& spec : o.inputs) {
-    const size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-      throw ValueError("--input expects NAME=FILE.npy, got '" + spec + "'");
-    given.emplace_back(spec.substr(0, eq), load_npy(spec.substr(eq + 1)));
-  }
-  NamedTensors out = m.run(given);
-  std::vector<Tensor> all;
-  for (auto& [name, t] : out) all.push_back(t);
-  realize(all);
-  std::filesystem::create_directories(o.output_dir);
-  for (auto& [name, t] : out) {
-    if (name.find('/') != std::string::npos || name == "." || name == ".." || name.empty())
-      throw ValueError("output name '" + name + "' cannot be a file name");
-    const std::string file = (std::filesystem::path(o.output_dir) / (name + ".npy")).string();
-    save_npy(t, file);
-    std::printf("%s: %s %s -> %s\n", name.c_str(), dtype_name(t.dtype()), support_shape(t).c_str(),
-                file.c_str());
-  }
-}
-
 }  // namespace
 
 std::string support_shape(const Tensor& t) {
@@ -105,15 +76,29 @@ void add_onnx_command(CLI::App& app) {
   CLI::App* onnx = app.add_subcommand("onnx", "Run, test and describe ONNX models");
   onnx->require_subcommand(1);
 
-  auto ro = std::make_shared<RunOptions>();
+  auto ro = std::make_shared<OnnxRunOptions>();
   CLI::App* run = onnx->add_subcommand(
-      "run", "Run a model on .npy inputs and write each output as DIR/NAME.npy");
+      "run",
+      "Run a model on .npy inputs and write each output as DIR/NAME.npy; with --repeat N, time N "
+      "runs after a warm-up (median and minimum latency)");
   run->add_option("model", ro->model, "The .onnx file")->required();
   run->add_option("--input", ro->inputs, "An input as NAME=FILE.npy (repeatable)");
-  run->add_option("--output-dir", ro->output_dir, "Where the outputs are written (default: .)");
+  run->add_option("--output-dir", ro->output_dir,
+                  "Where the outputs are written (default: . without --repeat; with it, none)");
   run->add_option("--device", ro->device, "cpu or interp (default: EMBER_DEVICE, else cpu)")
       ->check(rule::one_of({"cpu", "interp"}));
-  run->callback([ro] { run_model(*ro); });
+  run->add_option("--repeat", ro->repeat,
+                  "Timed runs after one warm-up and one ember::jit capture; inputs not given are "
+                  "zeros of their declared shape")
+      ->check(rule::positive());
+  run->add_option("--dim", ro->dims,
+                  "A symbolic dimension's size for the zero inputs of --repeat, as NAME=SIZE "
+                  "(repeatable; default 1)");
+  run->add_option("--threads", ro->threads,
+                  "Threads of the kernel pool (default: EMBER_THREADS, "
+                  "else all cores)")
+      ->check(rule::positive());
+  run->callback([ro] { run_onnx_model(*ro); });
 
   auto to = std::make_shared<OnnxTestOptions>();
   CLI::App* test = onnx->add_subcommand(

@@ -110,6 +110,56 @@ TEST_F(OnnxCli, RunWritesEachOutputAsNpy) {
   EXPECT_NE(r.output.find("not an .npy file"), std::string::npos) << r.output;
 }
 
+// --repeat: inputs not given are zeros of the declared shape (symbolic dimensions from --dim,
+// else 1), said on stderr; the runs are jit replays; the last run's outputs are the model's.
+TEST_F(OnnxCli, RunRepeatTimesTheModel) {
+  auto r = ember_cli({"onnx", "run", (dir / "model.onnx").string(), "--repeat", "3"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("input 'x' not given: zeros of float32 [2, 2]"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("3 runs (ember::jit replays, "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("median "), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "z.npy"));  // --repeat writes outputs only when asked
+  save_npy(from_vector<float>({1, 2, 3, 4}, Shape{2, 2}), (dir / "x.npy").string());
+  save_npy(full({2, 2}, 3.0), (dir / "y.npy").string());
+  r = ember_cli({"onnx", "run", (dir / "model.onnx").string(), "--repeat", "2", "--threads", "1",
+                 "--input", "x=" + (dir / "x.npy").string(), "--input",
+                 "y=" + (dir / "y.npy").string(), "--output-dir", (dir / "out").string()});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("1 threads"), std::string::npos) << r.output;
+  EXPECT_EQ(load_npy((dir / "out" / "z.npy").string()).to_vector<float>(),
+            (std::vector<float>{3, 6, 9, 12}));
+
+  ModelBuilder b;  // x: [N, 3], y: [N, 3] -> z = x + y
+  b.input({"x", kFloat, {-1, 3}}).input({"y", kFloat, {-1, 3}}).output({"z", kFloat, {-1, 3}});
+  b.node("Add", {"x", "y"}, {"z"});
+  write(dir / "dyn.onnx", b.bytes());
+  r = ember_cli({"onnx", "run", (dir / "dyn.onnx").string(), "--repeat", "2", "--dim", "N=5",
+                 "--output-dir", (dir / "dyn").string()});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("zeros of float32 [5, 3]"), std::string::npos) << r.output;
+  EXPECT_EQ(load_npy((dir / "dyn" / "z.npy").string()).to_vector<float>(),
+            std::vector<float>(15, 0.0f));
+  r = ember_cli({"onnx", "run", (dir / "dyn.onnx").string(), "--repeat", "1"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("zeros of float32 [1, 3] (N = 1)"), std::string::npos) << r.output;
+
+  for (const auto& [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--repeat", "2", "--dim", "M=2"}, "the model has no dimension named 'M'"},
+           {{"--repeat", "2", "--dim", "N=x"}, "the size must be a non-negative integer"},
+           {{"--repeat", "2", "--dim", "N"}, "--dim expects NAME=SIZE, got 'N'"},
+           {{"--dim", "N=2"}, "--dim sizes the zero inputs of --repeat"},
+           {{"--repeat", "0"}, "--repeat"},
+           {{"--repeat", "2", "--input", "w=" + (dir / "x.npy").string()},
+            "the model has no input 'w'"}}) {
+    std::vector<std::string> a = {"onnx", "run", (dir / "dyn.onnx").string()};
+    a.insert(a.end(), args.begin(), args.end());
+    r = ember_cli(a);
+    EXPECT_NE(r.status, 0) << args[0];
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  }
+}
+
 TEST_F(OnnxCli, InfoListsTheModel) {
   auto r = ember_cli({"onnx", "info", (dir / "model.onnx").string()});
   ASSERT_EQ(r.status, 0) << r.output;

@@ -1,0 +1,26 @@
+// `ember onnx run` (apps/onnx_run.cpp): a model on .npy inputs, its outputs written as .npy, and
+// with --repeat a latency measurement as onnxruntime_perf_test gives one.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace ember::app {
+
+struct OnnxRunOptions {
+  std::string model, output_dir, device;
+  std::vector<std::string> inputs;  // NAME=FILE.npy
+  std::vector<std::string> dims;    // NAME=V: a symbolic dimension's size for zero inputs
+  int repeat = 0;                   // timed runs; 0: run once and write the outputs
+  int threads = 0;                  // 0: EMBER_THREADS or all cores
+};
+
+/// Runs the model. Without --repeat every input must be given (ValueError otherwise) and the
+/// outputs go to output_dir (default "."). With --repeat N: inputs not given are zeros of their
+/// declared shape (a symbolic dimension takes its --dim value, else 1; said on stderr), one warm-up
+/// call and one capture under ember::jit (or plain calls when the model reads tensor data while
+/// it runs, which a replay cannot), then N timed calls; prints their median and minimum latency.
+/// Outputs are written only when output_dir is given. A --input or --dim name the model does not
+/// have, a bad NAME=VALUE, or an input with no declared shape left to zeros: ValueError.
+void run_onnx_model(const OnnxRunOptions& o);
+
+}  // namespace ember::app
