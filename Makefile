@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 BUILD := build/$(PRESET)
 
 .PHONY: deps configure ember build test test-dev train install deb bench bench-build study \
-        onnx-conformance onnx-networks format clean fresh-check
+        onnx-conformance onnx-networks bench-onnx format clean fresh-check
 
 # Debian packages by set (scripts/install-deps.sh): run for the ember command and the libraries,
 # test and bench beside it. `make deps` installs every set (a developer's machine).
@@ -90,6 +90,13 @@ onnx-networks: ember
 
 # The README's two commands in a fresh Debian 12 root (mmdebstrap + chroot; as root; ~20-30 min).
 # REV=<commit> checks another committed revision (default HEAD).
+# Real networks timed against ONNX Runtime (scripts/onnx_bench.py): 1 and 2 threads, batch 1 and
+# 8, paired processes; writes $(BUILD)/onnx-bench/report.md. ARGS="--only resnet50 --pairs 1".
+bench-onnx: ember
+	@bash scripts/install-deps.sh test
+	@bash scripts/python-venv.sh
+	@python3 scripts/onnx_bench.py --build $(BUILD) --out $(BUILD)/onnx-bench $(ARGS)
+
 fresh-check:
 	@bash scripts/fresh-check.sh $(REV)
 

@@ -10,6 +10,8 @@ scripts/onnx_networks_reference.py adds ONNX Runtime's outputs.
 
   --set small   the networks `make test` runs (small inputs; a few seconds each on ember)
   --set all     those and larger ones (standard input sizes, deeper encoders)
+  --set bench   make bench-onnx's networks (scripts/onnx_bench.py), at standard input sizes
+  --batch-axis  dimension 0 symbolic ('batch'), for make bench-onnx
 """
 import argparse
 import json
@@ -181,7 +183,18 @@ LARGE = {
 }
 
 
-def export(name, net, out):
+# make bench-onnx's set (scripts/onnx_bench.py): the standard input sizes, batch symbolic.
+BENCH = {
+    "resnet18_224": Net(vision("resnet18", 224), IMAGE, 13, DEEP),
+    "resnet50": LARGE["resnet50"],
+    "mobilenet_v2_224": LARGE["mobilenet_v2_224"],
+    "mobilenet_v3_small": LARGE["mobilenet_v3_small"],
+    "squeezenet1_1_224": Net(vision("squeezenet1_1", 224), IMAGE, 13),
+    "bert_mini": LARGE["bert_mini"],
+}
+
+
+def export(name, net, out, batch_axis=False):
     torch.manual_seed(0)  # the weights
     model, args = net.make()
     model.eval()
@@ -192,6 +205,8 @@ def export(name, net, out):
     d = os.path.join(out, name)
     os.makedirs(d, exist_ok=True)
     dynamic = {n: {0: "batch", 1: "sequence"} for n in net.inputs} if net.dynamic else None
+    if batch_axis and not dynamic:  # the benchmark's: one file for every batch size
+        dynamic = {n: {0: "batch"} for n in net.inputs + output_names}
     torch.onnx.export(model, args, os.path.join(d, "model.onnx"), opset_version=net.opset,
                       input_names=net.inputs, output_names=output_names, dynamic_axes=dynamic,
                       keep_initializers_as_inputs=net.weights_as_inputs, do_constant_folding=True)
@@ -208,14 +223,17 @@ def export(name, net, out):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True, help="the folder that receives one folder per network")
-    p.add_argument("--set", choices=["small", "all"], default="small")
+    p.add_argument("--set", choices=["small", "all", "bench"], default="small")
     p.add_argument("--only", nargs="*", help="export only these networks")
+    p.add_argument("--batch-axis", action="store_true",
+                   help="dimension 0 of every input and output symbolic, named 'batch' "
+                        "(make bench-onnx runs one file at several batch sizes)")
     a = p.parse_args()
-    nets = dict(SMALL, **(LARGE if a.set == "all" else {}))
+    nets = BENCH if a.set == "bench" else dict(SMALL, **(LARGE if a.set == "all" else {}))
     for name, spec in nets.items():
         if a.only and name not in a.only:
             continue
-        export(name, spec, a.out)
+        export(name, spec, a.out, a.batch_axis)
         print(f"exported {name}", flush=True)
 
 

@@ -42,9 +42,11 @@
 //    captured as <sig>; call reset() to capture again (or use one jit per signature)".
 //  - device change (Context::device): equal to eager (the call captures again).
 //  - reading tensor data inside the function (item, to_vector, printing): Error "jit: reading
-//    tensor data ... inside a jitted function is not allowed ...".
+//    tensor data ... inside a jitted function is not allowed ...", unless the data is static
+//    (StaticData below: computed only from sizes and constants a replay would see again).
 //  - host data into a tensor inside the function (from_blob, from_vector, tensor()): Error
-//    "jit: from_blob / from_vector / tensor() inside a jitted function copy host data once ...".
+//    "jit: from_blob / from_vector / tensor() inside a jitted function copy host data once ...",
+//    unless within a StaticData scope.
 //  - host-side writes inside the function (Optimizer::set_lr, ember::load): Error "jit: a
 //    host-side write ... inside a jitted function would run only at capture ...".
 //  - manual_seed inside the function: Error "jit: manual_seed inside a jitted function ...".
@@ -99,5 +101,24 @@ inline Jit jit(Jit::Fn fn) { return Jit(std::move(fn)); }
 /// check data, such as gather's index check, defer to in-graph checks). A capture records the
 /// kernels of its own thread only: other threads run as usual meanwhile.
 bool jit_capturing();
+
+/// Host data that a capture already fixes: sizes that only the input shapes and dtypes decide (an
+/// ONNX Shape node) and values that never change (a model's constants). While a StaticData lives
+/// on the calling thread, from_blob / from_vector / tensor() are allowed inside a capture, and
+/// the tensors they make are static. Inside a capture, the data of a tensor computed only from
+/// static tensors and constants may be read (item, to_vector): a replay, which runs with the
+/// same input shapes and dtypes, would read the same values. Use it for such data only: a
+/// replay reuses what the capture saw. An in-place write gives a tensor a new, non-static value.
+class StaticData {
+ public:
+  StaticData();
+  ~StaticData();
+  StaticData(const StaticData&) = delete;
+  StaticData& operator=(const StaticData&) = delete;
+};
+
+/// Makes t (realized first) static, as a StaticData scope makes host data: for constants made
+/// before a capture (a model's initializers).
+void mark_static(const Tensor& t);
 
 }  // namespace ember

@@ -15,6 +15,7 @@ namespace {
 struct Entry {
   StorageRef storage;
   ir::NodeRef origin;
+  bool static_data = false;  // set_static
 };
 
 // The maps' element blocks, recycled per thread: an eager call adds and removes an entry or two,
@@ -150,6 +151,18 @@ void set_origin(const ir::Node& buffer, ir::NodeRef origin) {
                 " is not a buffer of the engine's buffer table");
   old = std::exchange(it->second.origin, std::move(origin));
 }
+
+void set_static(const ir::Node& buffer) {
+  Shard& sh = shard_of(&buffer);
+  std::lock_guard<support::SpinLock> l(sh.mu);
+  auto it = sh.map.find(&buffer);
+  if (it == sh.map.end())
+    throw Error("internal error: " + buffer.str() +
+                " is not a buffer of the engine's buffer table");
+  it->second.static_data = true;
+}
+
+bool is_static(const ir::Node& buffer) { return entry_of(buffer).static_data; }
 
 void redirect(const ir::Node& buffer, StorageRef copy) {
   Shard& sh = shard_of(&buffer);

@@ -37,6 +37,12 @@ void check_current(const ir::Node& buffer);
 ir::NodeRef origin_of(const ir::Node& buffer);
 void set_origin(const ir::Node& buffer, ir::NodeRef origin);
 
+/// Marks the data `buffer` reads as static for ember::jit (ember/jit.h, StaticData): it depends
+/// only on what a capture fixes, so a capture may read it. An in-place write makes a new
+/// version, a new node, which is not static.
+void set_static(const ir::Node& buffer);
+bool is_static(const ir::Node& buffer);
+
 /// From now on `buffer` reads `copy` (which holds the data of the version it reads).
 void redirect(const ir::Node& buffer, StorageRef copy);
 

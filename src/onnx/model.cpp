@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "ember/jit.h"
 #include "model_impl.h"
 #include "registry.h"
 #include "tensor_proto.h"
@@ -120,6 +121,8 @@ Initializer make_initializer(const ::onnx::TensorProto& p, const std::string& ba
   Initializer r;
   try {
     r.value = to_value(p, base_dir, "initializer '" + p.name() + "'");
+    // The model's constants: a jit capture may read them (a Reshape's shape, a Clip's bounds).
+    if (r.value.is_tensor()) mark_static(r.value.tensor());
   } catch (const UnsupportedError& e) {
     r.error = e.what();
   }

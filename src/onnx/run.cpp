@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_set>
 
+#include "ember/jit.h"
 #include "ember/support/shape_str.h"
 #include "model_impl.h"
 #include "registry.h"
@@ -248,6 +249,9 @@ NamedValues Model::run_values(const NamedValues& inputs) const {
       throw ValueError("input '" + info.name + "' (" + info.type + ") is required");
     }
   }
+  // The graph's host data (Constant nodes, Shape's sizes, the values of sizes read from static
+  // tensors) is what the input signature and the model fix: an ember::jit capture may take it in.
+  StaticData fixed;
   std::vector<Value> out = run_graph(m, m.proto.graph(), given, nullptr);
   NamedValues r;
   for (size_t i = 0; i < out.size(); i++) r.emplace_back(m.outputs[i].name, out[i]);

@@ -12,6 +12,7 @@
 #include "ember/support/kernel_scalar.h"
 #include "engine/buffer_table.h"
 #include "tensor/host_element.h"
+#include "tensor/jit_static.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
@@ -50,6 +51,14 @@ void fill_int_range(void* dst, int64_t start, int64_t step, int64_t n) {
         static_cast<uint64_t>(start) + static_cast<uint64_t>(i) * static_cast<uint64_t>(step)));
 }
 
+// A buffer filled on the host from sizes and scalars only (arange, eye, a constant made
+// concrete): static for ember::jit (a replay with the same input signature makes the same).
+Tensor constant_tensor(const engine::StorageRef& storage, IntList shape) {
+  ir::NodeRef n = engine::make_buffer(storage, shape);
+  engine::set_static(*n);
+  return make_tensor(std::move(n));
+}
+
 void fill_from_doubles(void* dst, ScalarType t, const std::vector<double>& v) {
   // Integers by the float-to-integer rule (Tensor::to).
   for (size_t i = 0; i < v.size(); i++) detail::store_double(dst, t, static_cast<int64_t>(i), v[i]);
@@ -74,10 +83,13 @@ Generator& generator() {
 
 Tensor from_blob(const void* data, IntList shape, ScalarType dtype) {
   check_shape(shape, "from_blob");
-  if (auto* o = detail::access_observer()) o->host_data();
+  const bool fixed = detail::in_static_scope();  // ember::StaticData: a capture may take it in
+  if (auto* o = detail::access_observer(); o && !fixed) o->host_data();
   auto st = std::make_shared<runtime::Storage>(dtype, ir::shape_numel(shape));
   if (st->nbytes()) std::memcpy(st->data(), data, st->nbytes());
-  return make_tensor(engine::make_buffer(st, shape));
+  Tensor t = make_tensor(engine::make_buffer(st, shape));
+  if (fixed) detail::set_static_buffer(t);
+  return t;
 }
 
 template <typename T>
@@ -176,7 +188,7 @@ Tensor int_arange(const Scalar& start, const Scalar& end, const Scalar& step, Sc
                                  static_cast<uint64_t>(i) * static_cast<uint64_t>(st)));
       break;
   }
-  return make_tensor(engine::make_buffer(storage, {n}));
+  return constant_tensor(storage, {n});
 }
 
 }  // namespace
@@ -198,7 +210,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
     fill_range<double>(p, s, st, n);
   else  // float16, bfloat16: computed in double, rounded once
     for (int64_t i = 0; i < n; i++) detail::store_double(p, t, i, s + st * static_cast<double>(i));
-  return with_grad(make_tensor(engine::make_buffer(storage, {n})), o);
+  return with_grad(constant_tensor(storage, {n}), o);
 }
 
 Tensor eye(int64_t n, TensorOptions o) { return eye(n, n, o); }
@@ -209,7 +221,7 @@ Tensor eye(int64_t n, int64_t m, TensorOptions o) {
   for (int64_t i = 0; i < std::min(n, m); i++) v[i * m + i] = 1;
   auto storage = std::make_shared<runtime::Storage>(t, n * m);
   fill_from_doubles(storage->data(), t, v);
-  return with_grad(make_tensor(engine::make_buffer(storage, {n, m})), o);
+  return with_grad(constant_tensor(storage, {n, m}), o);
 }
 
 namespace detail {
@@ -347,7 +359,7 @@ Tensor realized_clone(const Tensor& t) {
         break;
     }
   }
-  return make_tensor(engine::make_buffer(storage, t.sizes()));
+  return constant_tensor(storage, t.sizes());
 }
 
 Tensor randn(IntList shape, TensorOptions o) {

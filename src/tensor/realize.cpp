@@ -9,9 +9,11 @@
 #include "ember/jit.h"
 #include "ember/support/kernel_scalar.h"
 #include "ember/support/thread_spare.h"
+#include "engine/buffer_table.h"
 #include "engine/launch_list.h"
 #include "engine/realize.h"
 #include "tensor/host_element.h"
+#include "tensor/jit_static.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
@@ -85,7 +87,10 @@ void bind_results(const Roots& rs, const std::vector<engine::StorageRef>& result
     TensorImpl* impl = t->impl();
     const bool in_place = static_cast<bool>(impl->assign_target);
     ir::NodeRef value = std::move(impl->node);
+    // A static value realized in a capture stays static (ember/jit.h, StaticData).
+    const bool fixed = jit_capturing() && value->op != Op::BUFFER && detail::static_node(*value);
     impl->node = engine::make_buffer(results[r], value->shape);
+    if (fixed) engine::set_static(*impl->node);
     impl->assign_target.reset();
     // A realized value that requires grad keeps its graph for autograd (tensor/backward.cpp).
     if (impl->requires_grad && !in_place && value->op != Op::BUFFER &&
@@ -106,7 +111,7 @@ void realize_tensors(std::span<const Tensor> ts) {
 // A realized, contiguous storage holding t's elements in row-major order, with every kernel that
 // writes it run.
 engine::StorageRef contiguous_storage(const Tensor& t) {
-  if (jit_capturing())
+  if (jit_capturing() && !detail::static_value(t))
     throw Error(
         "jit: reading tensor data (item, to_vector, printing) inside a jitted function is not "
         "allowed: the value would be frozen into the replay; keep the computation in tensors "

@@ -239,6 +239,44 @@ TEST(JitSemantics, ShapeDtypeAndDeviceChanges) {
   EXPECT_EQ(f({ones({2})})[0].to_vector<float>(), V(2, 2));
 }
 
+// StaticData: sizes made on the host inside the function (as an ONNX Shape node makes them) and
+// values computed only from them and constants may be read in a capture; replays with new input
+// values give what eager gives. Data that depends on an input still cannot be read, and host
+// data outside a StaticData scope is still refused.
+TEST(JitSemantics, StaticDataMayBeReadInACapture) {
+  auto f = jit([](const std::vector<Tensor>& in) {
+    StaticData fixed;
+    const Tensor& x = in[0];
+    Tensor sizes = from_vector<int64_t>({x.size(0), x.size(1)});
+    const auto v = (sizes * 2).to_vector<int64_t>();  // static: sizes and a constant
+    return one(x.reshape({v[0] * v[1] / 4}) * (sizes.sum().item<int64_t>() + 0.5));
+  });
+  for (int n = 0; n < 4; n++) {
+    Tensor x = full({2, 3}, double(n));
+    EXPECT_EQ(f({x})[0].to_vector<float>(), V(6, float(n) * 5.5f)) << n;
+  }
+  EXPECT_EQ(f.replays(), 2);
+  Tensor c = from_vector<float>({3.0f});
+  mark_static(c);
+  auto g = jit([&](const std::vector<Tensor>& in) { return one(in[0] * c.item<float>()); });
+  for (int n = 0; n < 3; n++)
+    EXPECT_EQ(g({full({2}, double(n))})[0].to_vector<float>(), V(2, 3.0f * n));
+  EXPECT_EQ(g.replays(), 1);
+  auto mixed = jit([](const std::vector<Tensor>& in) {
+    StaticData fixed;
+    Tensor sizes = from_vector<int64_t>({in[0].size(0)});
+    return one(in[0] * (sizes.to(kFloat32) + in[0].sum()).item<float>());
+  });
+  mixed({ones({2})});
+  expect_error([&] { mixed({ones({2})}); }, "reading tensor data");
+  auto random = jit([](const std::vector<Tensor>& in) {
+    StaticData fixed;
+    return one(in[0] * rand({1}).item<float>());
+  });
+  random({ones({2})});
+  expect_error([&] { random({ones({2})}); }, "reading tensor data");
+}
+
 TEST(JitSemantics, ReadsOfDataAndHostStateInsideTheCaptureRaise) {
   auto item =
       jit([](const std::vector<Tensor>& in) { return one(in[0] * in[0].sum().item<float>()); });

@@ -3,6 +3,7 @@
 // ReverseSequence. ONNX indices may be negative (counted from the end) and int32 or int64.
 #include "common.h"
 #include "ember/indexing.h"
+#include "ember/jit.h"
 #include "ember/support/shape_str.h"
 
 namespace ember::onnx::ops {
@@ -13,7 +14,8 @@ Tensor wrap_indices(const Tensor& idx, int64_t n) {
   if (idx.is_floating_point() || idx.dtype() == kBool)
     throw DTypeError(std::string("indices must be integers, got ") + dtype_name(idx.dtype()));
   Tensor i = idx.to(kInt64);
-  if (i.numel())
+  // Read eagerly, except inside an ember::jit capture, where index_select and gather defer too.
+  if (i.numel() && !jit_capturing())
     for (int64_t v : i.to_vector<int64_t>())
       if (v < -n || v >= n)
         throw IndexError("index " + std::to_string(v) + " is out of range for a dim of size " +
