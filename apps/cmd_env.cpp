@@ -162,42 +162,32 @@ void run_stats(const EnvArgs& args) {
 void add_env_command(CLI::App& app) {
   auto args = std::make_shared<EnvArgs>();
   CLI::App* cmd = app.add_subcommand("env", "Play LunarLander episodes with a fixed policy");
+  cmd->option_defaults()->always_capture_default();
   cmd->add_option("--policy", args->policy,
                   "Policy: heuristic (the reference controller) or random")
-      ->check(rule::one_of({"heuristic", "random"}))
-      ->capture_default_str();
-  cmd->add_option("--episodes", args->episodes, "Episodes to play")
-      ->check(rule::in_range(1, 1e9))
-      ->capture_default_str();
-  cmd->add_option("--seed", args->seed, "Seed; sub-env i is seeded seed+i")->capture_default_str();
+      ->check(rule::one_of({"heuristic", "random"}));
+  cmd->add_option("--episodes", args->episodes, "Episodes to play")->check(rule::in_range(1, 1e9));
+  cmd->add_option("--seed", args->seed, "Seed; sub-env i is seeded seed+i");
   cmd->add_option("--envs", args->envs, "Environments in the vector env")
-      ->check(rule::in_range(1, 65536))
-      ->capture_default_str();
+      ->check(rule::in_range(1, 65536));
   cmd->add_option("--threads", args->threads, "Threads stepping the envs (the caller included)")
-      ->check(rule::in_range(1, 1024))
-      ->capture_default_str();
+      ->check(rule::in_range(1, 1024));
   cmd->add_flag("--discrete", args->discrete, "Discrete actions (4) instead of continuous");
   cmd->add_flag("--wind", args->wind, "Enable wind and turbulence");
   cmd->add_option("--gravity", args->gravity, "Gravity in m/s^2")
-      ->check(rule::in_range(-12, 0, "()"))
-      ->capture_default_str();
-  cmd->add_option("--wind-power", args->wind_power, "Wind power")
-      ->check(rule::in_range(0, 20))
-      ->capture_default_str();
+      ->check(rule::in_range(-12, 0, "()"));
+  cmd->add_option("--wind-power", args->wind_power, "Wind power")->check(rule::in_range(0, 20));
   cmd->add_option("--turbulence-power", args->turbulence_power, "Turbulence power")
-      ->check(rule::in_range(0, 2))
-      ->capture_default_str();
+      ->check(rule::in_range(0, 2));
   cmd->add_option("--render", args->render_dir,
                   "Instead of statistics, write the episode of --seed as PNG frames into this "
                   "directory");
   cmd->add_option("--render-every", args->render_every, "With --render: keep every Nth frame")
-      ->check(rule::in_range(1, 1000000))
-      ->capture_default_str();
+      ->check(rule::in_range(1, 1000000));
   cmd->add_option("--action-noise", args->action_noise,
                   "Std of Gaussian noise added to every continuous action before clipping to "
                   "[-1, 1]")
-      ->check(rule::non_negative())
-      ->capture_default_str();
+      ->check(rule::non_negative());
   cmd->callback([args] {
     if (args->discrete && args->action_noise > 0)
       throw CLI::ValidationError("--action-noise", "applies to continuous actions only");

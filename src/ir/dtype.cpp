@@ -1,65 +1,52 @@
 #include "ember/dtype.h"
 
+#include <iterator>
 #include <ostream>
 #include <string>
 
+#include "element_type.h"
 #include "ember/error.h"
+#include "ember/support/kernel_scalar.h"
 
 namespace ember {
 
+namespace {
+
+struct DtypeRow {
+  ScalarType type;
+  size_t size;
+  const char* name;
+};
+
+// dtypes.def's rows, indexed by the enum's value.
+constexpr DtypeRow kDtypes[] = {
+#define EMBER_DTYPE(name, ctype, text) {ScalarType::name, sizeof(ctype), text},
+#include "dtypes.def"
+#undef EMBER_DTYPE
+};
+
+constexpr bool rows_in_enum_order() {
+  for (size_t i = 0; i < std::size(kDtypes); i++)
+    if (static_cast<size_t>(kDtypes[i].type) != i) return false;
+  return std::size(kDtypes) == static_cast<size_t>(ScalarType::BFloat16) + 1;
+}
+static_assert(rows_in_enum_order(), "dtypes.def lists every ScalarType, in the enum's order");
+
+const DtypeRow* row(ScalarType t) {
+  const auto i = static_cast<size_t>(t);
+  return i < std::size(kDtypes) ? &kDtypes[i] : nullptr;
+}
+
+}  // namespace
+
 size_t element_size(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-    case ScalarType::UInt8:
-    case ScalarType::Int8:
-      return 1;
-    case ScalarType::Int16:
-    case ScalarType::UInt16:
-    case ScalarType::Float16:
-    case ScalarType::BFloat16:
-      return 2;
-    case ScalarType::Int32:
-    case ScalarType::UInt32:
-    case ScalarType::Float32:
-      return 4;
-    case ScalarType::Int64:
-    case ScalarType::UInt64:
-    case ScalarType::Float64:
-      return 8;
-  }
-  return 0;
+  const DtypeRow* r = row(t);
+  return r ? r->size : 0;
 }
 
 const char* dtype_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return "bool";
-    case ScalarType::UInt8:
-      return "uint8";
-    case ScalarType::Int8:
-      return "int8";
-    case ScalarType::Int16:
-      return "int16";
-    case ScalarType::UInt16:
-      return "uint16";
-    case ScalarType::Int32:
-      return "int32";
-    case ScalarType::UInt32:
-      return "uint32";
-    case ScalarType::Int64:
-      return "int64";
-    case ScalarType::UInt64:
-      return "uint64";
-    case ScalarType::Float16:
-      return "float16";
-    case ScalarType::BFloat16:
-      return "bfloat16";
-    case ScalarType::Float32:
-      return "float32";
-    case ScalarType::Float64:
-      return "float64";
-  }
-  return "?";
+  const DtypeRow* r = row(t);
+  return r ? r->name : "?";
 }
 
 std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << dtype_name(t); }
@@ -107,4 +94,26 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   return element_size(a) >= element_size(b) ? a : b;
 }
 
+namespace ir {
+
+int64_t wrap_int(int64_t v, ScalarType t) {
+  if (t == kBool) return v != 0;
+  return visit_element_type(
+      t, [v]<class T>(std::type_identity<T>) { return static_cast<int64_t>(static_cast<T>(v)); });
+}
+
+int64_t float_to_int(double v, ScalarType t) {
+  switch (t) {
+    case kBool:
+      return v != 0;
+    case kInt32:  // saturates to int32's range
+      return ember_f2i32(v);
+    case kUInt64:
+      return static_cast<int64_t>(ember_f2u64(v));
+    default:  // int64 saturates; the narrower types take its result modulo 2^bits
+      return wrap_int(ember_f2i64(v), t);
+  }
+}
+
+}  // namespace ir
 }  // namespace ember

@@ -12,6 +12,7 @@
 #include "ember/support/kernel_scalar.h"
 #include "ember/support/spin_lock.h"
 #include "ember/support/splitmix64.h"
+#include "ir/element_type.h"
 
 namespace ember::ir {
 
@@ -348,71 +349,26 @@ NodeRef const_node(ScalarType dtype, double f, std::initializer_list<int64_t> in
 
 NodeRef make_const(double v, ScalarType dtype) {
   switch (dtype) {
-    case ScalarType::Bool:
-      return make_const_int(v != 0, dtype);
-    case ScalarType::UInt8:
-      return make_const_int(ember_f2u8(v), dtype);
-    case ScalarType::Int32:
-      return make_const_int(ember_f2i32(v), dtype);
-    case ScalarType::Int64:
-      return make_const_int(ember_f2i64(v), dtype);
-    case ScalarType::Int8:
-      return make_const_int(ember_f2i8(v), dtype);
-    case ScalarType::Int16:
-      return make_const_int(ember_f2i16(v), dtype);
-    case ScalarType::UInt16:
-      return make_const_int(ember_f2u16(v), dtype);
-    case ScalarType::UInt32:
-      return make_const_int(ember_f2u32(v), dtype);
-    case ScalarType::UInt64:
-      return make_const_int(static_cast<int64_t>(ember_f2u64(v)), dtype);
     case ScalarType::Float32:
       return const_node(dtype, static_cast<double>(static_cast<float>(v)), {});
     case ScalarType::Float16:
     case ScalarType::BFloat16:
       return const_node(dtype, round_reduced_float(v, dtype), {});
     case ScalarType::Float64:
-      break;
+      return const_node(dtype, v, {});
+    default:
+      return make_const_int(float_to_int(v, dtype), dtype);
   }
-  return const_node(dtype, v, {});
 }
 
 NodeRef make_const_int(int64_t v, ScalarType dtype) {
-  switch (dtype) {
-    case ScalarType::Float32:
-      return const_node(dtype, static_cast<double>(static_cast<float>(v)), {});
-    case ScalarType::Float16:
-    case ScalarType::BFloat16:
-      return const_node(dtype, round_reduced_float(static_cast<double>(v), dtype), {});
-    case ScalarType::Float64:
-      return const_node(dtype, static_cast<double>(v), {});
-    case ScalarType::Bool:
-      v = v != 0;
-      break;
-    case ScalarType::UInt8:
-      v = static_cast<uint8_t>(v);
-      break;
-    case ScalarType::Int32:
-      v = static_cast<int32_t>(v);
-      break;
-    case ScalarType::Int8:
-      v = static_cast<int8_t>(v);
-      break;
-    case ScalarType::Int16:
-      v = static_cast<int16_t>(v);
-      break;
-    case ScalarType::UInt16:
-      v = static_cast<uint16_t>(v);
-      break;
-    case ScalarType::UInt32:
-      v = static_cast<uint32_t>(v);
-      break;
-    case ScalarType::UInt64:  // arg.ints[0] holds the bits; the double is the unsigned value
-      return const_node(dtype, static_cast<double>(static_cast<uint64_t>(v)), {v});
-    case ScalarType::Int64:
-      break;
-  }
-  return const_node(dtype, static_cast<double>(v), {v});
+  // A float: int64 rounds once to the float's precision (float32 first for 16 bits).
+  if (is_floating_point(dtype))
+    return make_const(dtype == kFloat64 ? static_cast<double>(v) : static_cast<float>(v), dtype);
+  v = wrap_int(v, dtype);  // arg.ints[0] holds the bits; the double is the value (uint64 unsigned)
+  const double f =
+      dtype == kUInt64 ? static_cast<double>(static_cast<uint64_t>(v)) : static_cast<double>(v);
+  return const_node(dtype, f, {v});
 }
 
 std::vector<const Node*> toposort(const std::vector<const Node*>& roots) {

@@ -27,26 +27,22 @@ struct Scope {
 
 namespace {
 
+// Throws `message` as the first of the types that e is (list a derived type before its base),
+// else as Error.
+template <class First, class... Rest>
+[[noreturn]] void throw_as(const std::exception& e, const std::string& message) {
+  if (dynamic_cast<const First*>(&e)) throw First(message);
+  if constexpr (sizeof...(Rest) > 0) throw_as<Rest...>(e, message);
+  throw Error(message);
+}
+
 // Re-raises the active exception with `prefix` in front of its message, keeping its type.
 [[noreturn]] void rethrow_with(const std::string& prefix) {
   try {
     throw;
-  } catch (const UnsupportedError& e) {
-    throw UnsupportedError(prefix + e.what());
-  } catch (const ShapeError& e) {
-    throw ShapeError(prefix + e.what());
-  } catch (const DTypeError& e) {
-    throw DTypeError(prefix + e.what());
-  } catch (const IndexError& e) {
-    throw IndexError(prefix + e.what());
-  } catch (const ValueError& e) {
-    throw ValueError(prefix + e.what());
-  } catch (const IOError& e) {
-    throw IOError(prefix + e.what());
-  } catch (const CompileError& e) {
-    throw CompileError(prefix + e.what());
   } catch (const std::exception& e) {
-    throw Error(prefix + e.what());
+    throw_as<UnsupportedError, ShapeError, DTypeError, IndexError, ValueError, IOError,
+             CompileError>(e, prefix + e.what());
   }
 }
 

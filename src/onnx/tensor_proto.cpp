@@ -8,11 +8,13 @@
 
 #include "ember/support/shape_str.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace ember::onnx {
@@ -91,43 +93,58 @@ std::string read_external(const TensorProto& p, const std::string& base_dir,
   return bytes;
 }
 
-// The typed field's values converted to the element type's storage (T).
-template <typename T, typename Field>
+// The typed field's values as a tensor of dtype t: the low element_size(t) bytes of each, which
+// (little-endian) are the whole value in the field of t's own type (float_data for float32, ...),
+// the value modulo 2^bits for a narrower integer, and float16's or bfloat16's 16-bit word.
+template <typename Field>
 Tensor from_field(const Field& field, int64_t n, const Shape& shape, ScalarType t,
                   const std::string& what, const char* field_name) {
   if (field.size() != n)
     bad(what, std::string(field_name) + " holds " + std::to_string(field.size()) +
                   " values, the shape needs " + std::to_string(n));
-  std::vector<T> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; i++) v[i] = static_cast<T>(field.Get(static_cast<int>(i)));
-  return from_blob(v.data(), shape, t);
+  const size_t es = element_size(t);
+  std::vector<char> bytes(static_cast<size_t>(n) * es);
+  for (int64_t i = 0; i < n; i++) {
+    const auto v = field.Get(static_cast<int>(i));
+    std::memcpy(bytes.data() + static_cast<size_t>(i) * es, &v, std::min(es, sizeof v));
+  }
+  return from_blob(bytes.data(), shape, t);
 }
+
+// ONNX's element type of each ember dtype (onnx.proto, TensorProto::DataType).
+constexpr std::pair<ScalarType, int32_t> kElemTypes[] = {
+    {kFloat32, TensorProto::FLOAT},    {kFloat64, TensorProto::DOUBLE},
+    {kInt32, TensorProto::INT32},      {kInt64, TensorProto::INT64},
+    {kUInt8, TensorProto::UINT8},      {kBool, TensorProto::BOOL},
+    {kInt8, TensorProto::INT8},        {kInt16, TensorProto::INT16},
+    {kUInt16, TensorProto::UINT16},    {kUInt32, TensorProto::UINT32},
+    {kUInt64, TensorProto::UINT64},    {kFloat16, TensorProto::FLOAT16},
+    {kBFloat16, TensorProto::BFLOAT16}};
 
 // Bytes per element of every ONNX element type with a fixed size (0: string or unknown).
 int64_t onnx_element_size(int32_t e) {
-  switch (e) {
-    case TensorProto::UINT8:
-    case TensorProto::INT8:
-    case TensorProto::BOOL:
-      return 1;
-    case TensorProto::UINT16:
-    case TensorProto::INT16:
-    case TensorProto::FLOAT16:
-    case TensorProto::BFLOAT16:
-      return 2;
-    case TensorProto::FLOAT:
-    case TensorProto::INT32:
-    case TensorProto::UINT32:
-      return 4;
-    case TensorProto::DOUBLE:
-    case TensorProto::INT64:
-    case TensorProto::UINT64:
-    case TensorProto::COMPLEX64:
-      return 8;
-    case TensorProto::COMPLEX128:
-      return 16;
+  if (auto t = to_dtype(e)) return static_cast<int64_t>(element_size(*t));
+  if (e == TensorProto::COMPLEX64) return 8;
+  return e == TensorProto::COMPLEX128 ? 16 : 0;
+}
+
+// The values of the typed field that holds dtype t's elements. ONNX keeps the 8- and 16-bit types
+// and bool in int32_data (float16 and bfloat16 as their 16-bit words, in the low half) and uint32
+// and uint64 in uint64_data (onnx.proto, TensorProto).
+Tensor from_typed_field(const TensorProto& p, int64_t n, const Shape& shape, ScalarType t,
+                        const std::string& what) {
+  switch (t) {
+    case kFloat32:
+      return from_field(p.float_data(), n, shape, t, what, "float_data");
+    case kFloat64:
+      return from_field(p.double_data(), n, shape, t, what, "double_data");
+    case kInt64:
+      return from_field(p.int64_data(), n, shape, t, what, "int64_data");
+    case kUInt32:
+    case kUInt64:
+      return from_field(p.uint64_data(), n, shape, t, what, "uint64_data");
     default:
-      return 0;
+      return from_field(p.int32_data(), n, shape, t, what, "int32_data");
   }
 }
 
@@ -147,36 +164,9 @@ void inline_external_data(TensorProto& p, const std::string& base_dir, const std
 }
 
 std::optional<ScalarType> to_dtype(int32_t e) {
-  switch (e) {
-    case TensorProto::FLOAT:
-      return kFloat32;
-    case TensorProto::DOUBLE:
-      return kFloat64;
-    case TensorProto::INT32:
-      return kInt32;
-    case TensorProto::INT64:
-      return kInt64;
-    case TensorProto::UINT8:
-      return kUInt8;
-    case TensorProto::BOOL:
-      return kBool;
-    case TensorProto::INT8:
-      return kInt8;
-    case TensorProto::INT16:
-      return kInt16;
-    case TensorProto::UINT16:
-      return kUInt16;
-    case TensorProto::UINT32:
-      return kUInt32;
-    case TensorProto::UINT64:
-      return kUInt64;
-    case TensorProto::FLOAT16:
-      return kFloat16;
-    case TensorProto::BFLOAT16:
-      return kBFloat16;
-    default:
-      return std::nullopt;
-  }
+  for (const auto& [t, elem_type] : kElemTypes)
+    if (elem_type == e) return t;
+  return std::nullopt;
 }
 
 ScalarType require_dtype(int32_t e, const std::string& what) {
@@ -188,34 +178,8 @@ ScalarType require_dtype(int32_t e, const std::string& what) {
 }
 
 int32_t to_elem_type(ScalarType t) {
-  switch (t) {
-    case kFloat32:
-      return TensorProto::FLOAT;
-    case kFloat64:
-      return TensorProto::DOUBLE;
-    case kInt32:
-      return TensorProto::INT32;
-    case kInt64:
-      return TensorProto::INT64;
-    case kUInt8:
-      return TensorProto::UINT8;
-    case kBool:
-      return TensorProto::BOOL;
-    case kInt8:
-      return TensorProto::INT8;
-    case kInt16:
-      return TensorProto::INT16;
-    case kUInt16:
-      return TensorProto::UINT16;
-    case kUInt32:
-      return TensorProto::UINT32;
-    case kUInt64:
-      return TensorProto::UINT64;
-    case kFloat16:
-      return TensorProto::FLOAT16;
-    case kBFloat16:
-      return TensorProto::BFLOAT16;
-  }
+  for (const auto& [dtype, elem_type] : kElemTypes)
+    if (dtype == t) return elem_type;
   return TensorProto::UNDEFINED;
 }
 
@@ -266,37 +230,11 @@ Tensor to_tensor(const TensorProto& p, const std::string& base_dir, const std::s
     for (auto& x : b) x = x != 0;
     return from_blob(b.data(), shape, t);
   }
-  switch (t) {
-    case kFloat32:
-      return from_field<float>(p.float_data(), n, shape, t, what, "float_data");
-    case kFloat64:
-      return from_field<double>(p.double_data(), n, shape, t, what, "double_data");
-    case kInt64:
-      return from_field<int64_t>(p.int64_data(), n, shape, t, what, "int64_data");
-    case kInt32:
-      return from_field<int32_t>(p.int32_data(), n, shape, t, what, "int32_data");
-    // ONNX keeps the 8- and 16-bit types in int32_data (float16 and bfloat16 as their 16-bit
-    // words, in the low half) and uint32 and uint64 in uint64_data (onnx.proto, TensorProto).
-    case kUInt8:
-      return from_field<uint8_t>(p.int32_data(), n, shape, t, what, "int32_data");
-    case kInt8:
-      return from_field<int8_t>(p.int32_data(), n, shape, t, what, "int32_data");
-    case kInt16:
-      return from_field<int16_t>(p.int32_data(), n, shape, t, what, "int32_data");
-    case kUInt16:
-    case kFloat16:
-    case kBFloat16:
-      return from_field<uint16_t>(p.int32_data(), n, shape, t, what, "int32_data");
-    case kUInt32:
-      return from_field<uint32_t>(p.uint64_data(), n, shape, t, what, "uint64_data");
-    case kUInt64:
-      return from_field<uint64_t>(p.uint64_data(), n, shape, t, what, "uint64_data");
-    case kBool: {
-      Tensor b = from_field<uint8_t>(p.int32_data(), n, shape, kUInt8, what, "int32_data");
-      return b.ne(0).contiguous().realize();
-    }
+  if (t == kBool) {  // int32_data's values, any nonzero one true
+    Tensor b = from_field(p.int32_data(), n, shape, kInt32, what, "int32_data");
+    return b.ne(0).contiguous().realize();
   }
-  bad(what, "unknown element type");
+  return from_typed_field(p, n, shape, t, what);
 }
 
 }  // namespace ember::onnx

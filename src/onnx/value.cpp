@@ -5,6 +5,24 @@
 
 namespace ember::onnx {
 
+namespace {
+
+// Each kind's name, in Value::Kind's order.
+constexpr const char* kKindNames[] = {"tensor", "string tensor", "sequence", "optional"};
+
+const char* name_of(Value::Kind k) { return kKindNames[static_cast<size_t>(k)]; }
+
+std::string with_article(Value::Kind k) {
+  return (k == Value::Kind::Optional ? "an " : "a ") + std::string(name_of(k));
+}
+
+void expect_kind(Value::Kind want, Value::Kind got) {
+  if (want != got)
+    throw ValueError("expected " + with_article(want) + ", got " + with_article(got));
+}
+
+}  // namespace
+
 Value Value::strings(StringTensor s) {
   int64_t n = 1;
   for (int64_t d : s.shape) n *= d;
@@ -39,22 +57,22 @@ Value Value::some(const Value& e) {
 }
 
 const Tensor& Value::tensor() const {
-  if (kind_ != Kind::Tensor) throw ValueError("expected a tensor, got a " + kind_name());
+  expect_kind(Kind::Tensor, kind_);
   return tensor_;
 }
 
 const StringTensor& Value::strings() const {
-  if (kind_ != Kind::Strings) throw ValueError("expected a string tensor, got a " + kind_name());
+  expect_kind(Kind::Strings, kind_);
   return *strings_;
 }
 
 const std::vector<Tensor>& Value::items() const {
-  if (kind_ != Kind::Sequence) throw ValueError("expected a sequence, got a " + kind_name());
+  expect_kind(Kind::Sequence, kind_);
   return items_;
 }
 
 bool Value::has_element() const {
-  if (kind_ != Kind::Optional) throw ValueError("expected an optional, got a " + kind_name());
+  expect_kind(Kind::Optional, kind_);
   return element_ != nullptr;
 }
 
@@ -63,18 +81,6 @@ const Value& Value::element() const {
   return *element_;
 }
 
-std::string Value::kind_name() const {
-  switch (kind_) {
-    case Kind::Tensor:
-      return "tensor";
-    case Kind::Strings:
-      return "string tensor";
-    case Kind::Sequence:
-      return "sequence";
-    case Kind::Optional:
-      return "optional";
-  }
-  return "value";
-}
+std::string Value::kind_name() const { return name_of(kind_); }
 
 }  // namespace ember::onnx

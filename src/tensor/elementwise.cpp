@@ -263,20 +263,22 @@ Tensor Tensor::div(const Scalar& o) const {
 // The six comparisons, each for a tensor and a scalar operand, from two primitives (CMPLT, CMPEQ):
 // a > b is b < a, a != b is !(a == b), and a >= b, a <= b are "not a < b", "not b < a"
 // (compare_nodes makes those (b < a) | (a == b) for floats, so NaN compares false).
-// Columns: name, primitive, swap the operands, negate.
-#define EMBER_COMPARISON(NAME, OP, SWAP, NEGATE)             \
-  Tensor Tensor::NAME(const Tensor& o) const {               \
-    return compare(*this, o, Op::OP, SWAP, NEGATE, #NAME);   \
-  }                                                          \
-  Tensor Tensor::NAME(const Scalar& o) const {               \
-    return compare_s(*this, o, Op::OP, SWAP, NEGATE, #NAME); \
-  }
-EMBER_COMPARISON(eq, CMPEQ, false, false)
-EMBER_COMPARISON(ne, CMPEQ, false, true)
-EMBER_COMPARISON(lt, CMPLT, false, false)
-EMBER_COMPARISON(gt, CMPLT, true, false)
-EMBER_COMPARISON(le, CMPLT, true, true)
-EMBER_COMPARISON(ge, CMPLT, false, true)
+// Columns: name, primitive, swap the operands, negate, the C++ operator that calls it.
+#define EMBER_COMPARISON(NAME, OP, SWAP, NEGATE, SYMBOL)                         \
+  Tensor Tensor::NAME(const Tensor& o) const {                                   \
+    return compare(*this, o, Op::OP, SWAP, NEGATE, #NAME);                       \
+  }                                                                              \
+  Tensor Tensor::NAME(const Scalar& o) const {                                   \
+    return compare_s(*this, o, Op::OP, SWAP, NEGATE, #NAME);                     \
+  }                                                                              \
+  Tensor operator SYMBOL(const Tensor& a, const Tensor& b) { return a.NAME(b); } \
+  Tensor operator SYMBOL(const Tensor& a, const Scalar& b) { return a.NAME(b); }
+EMBER_COMPARISON(eq, CMPEQ, false, false, ==)
+EMBER_COMPARISON(ne, CMPEQ, false, true, !=)
+EMBER_COMPARISON(lt, CMPLT, false, false, <)
+EMBER_COMPARISON(gt, CMPLT, true, false, >)
+EMBER_COMPARISON(le, CMPLT, true, true, <=)
+EMBER_COMPARISON(ge, CMPLT, false, true, >=)
 #undef EMBER_COMPARISON
 
 Tensor Tensor::logical_not() const { return make_tensor(un(Op::NOT, cast(node_of(*this), kBool))); }
@@ -343,18 +345,6 @@ Tensor operator+(const Scalar& a, const Tensor& b) { return b.add(a); }
 Tensor operator-(const Scalar& a, const Tensor& b) { return arith_s(b, a, Op::SUB, "sub", true); }
 Tensor operator*(const Scalar& a, const Tensor& b) { return b.mul(a); }
 Tensor operator/(const Scalar& a, const Tensor& b) { return scalar_tensor_like(a, b).div(b); }
-Tensor operator<(const Tensor& a, const Tensor& b) { return a.lt(b); }
-Tensor operator<=(const Tensor& a, const Tensor& b) { return a.le(b); }
-Tensor operator>(const Tensor& a, const Tensor& b) { return a.gt(b); }
-Tensor operator>=(const Tensor& a, const Tensor& b) { return a.ge(b); }
-Tensor operator==(const Tensor& a, const Tensor& b) { return a.eq(b); }
-Tensor operator!=(const Tensor& a, const Tensor& b) { return a.ne(b); }
-Tensor operator<(const Tensor& a, const Scalar& b) { return a.lt(b); }
-Tensor operator<=(const Tensor& a, const Scalar& b) { return a.le(b); }
-Tensor operator>(const Tensor& a, const Scalar& b) { return a.gt(b); }
-Tensor operator>=(const Tensor& a, const Scalar& b) { return a.ge(b); }
-Tensor operator==(const Tensor& a, const Scalar& b) { return a.eq(b); }
-Tensor operator!=(const Tensor& a, const Scalar& b) { return a.ne(b); }
 namespace {
 void require_bool(const char* op, const Tensor& a, const Tensor* b = nullptr) {
   if (a.dtype() == kBool && (!b || b->dtype() == kBool)) return;

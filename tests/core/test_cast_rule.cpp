@@ -27,13 +27,13 @@ int64_t saturate(double x) {
   if (x >= hi) return std::numeric_limits<T>::max();
   return static_cast<int64_t>(std::trunc(x));
 }
-// uint8, int8, int16, uint16, uint32: the int64 result, modulo 2^bits.
-int64_t to_u8(double x) {
-  return static_cast<uint8_t>(static_cast<uint64_t>(saturate<int64_t>(x)));
-}
-template <typename T>
-int64_t wrapped(double x) {
-  return static_cast<T>(static_cast<uint64_t>(saturate<int64_t>(x)));
+// uint8, int8, int16, uint16, uint32: the int64 result, modulo 2^bits (its low bits, negative
+// where a signed type's top bit is set).
+int64_t wrapped(double x, ScalarType t) {
+  const auto bits = static_cast<int>(8 * element_size(t));
+  const uint64_t low = static_cast<uint64_t>(saturate<int64_t>(x)) & ((uint64_t{1} << bits) - 1);
+  const bool negative = !is_unsigned(t) && (low >> (bits - 1)) != 0;
+  return static_cast<int64_t>(low) - (negative ? int64_t{1} << bits : 0);
 }
 // uint64: truncated in [0, 2^64), the maximum above, negatives through int64 modulo 2^64 (its bits
 // as an int64 here).
@@ -49,20 +49,12 @@ int64_t expected(double x, ScalarType t) {
       return saturate<int64_t>(x);
     case kInt32:
       return saturate<int32_t>(x);
-    case kUInt8:
-      return to_u8(x);
-    case kInt8:
-      return wrapped<int8_t>(x);
-    case kInt16:
-      return wrapped<int16_t>(x);
-    case kUInt16:
-      return wrapped<uint16_t>(x);
-    case kUInt32:
-      return wrapped<uint32_t>(x);
     case kUInt64:
       return to_u64(x);
+    case kBool:
+      return x != 0;  // NaN -> true
     default:
-      return x != 0;  // bool (NaN -> true)
+      return wrapped(x, t);
   }
 }
 

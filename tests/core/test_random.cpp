@@ -7,6 +7,7 @@
 // zero. Each of those fails a test below by hundreds of standard deviations.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -77,6 +78,15 @@ void expect_uniform(const std::vector<int64_t>& counts, const std::string& what)
   EXPECT_LT(chi2_uniform(counts), chi2_critical(df)) << what;
 }
 
+// The draws counted in `classes` classes by class_of, expected equally often.
+template <class ClassOf>
+void expect_uniform_classes(const std::vector<uint64_t>& draws, size_t classes, ClassOf class_of,
+                            const std::string& what) {
+  std::vector<int64_t> counts(classes);
+  for (auto x : draws) counts[class_of(x)]++;
+  expect_uniform(counts, what);
+}
+
 TEST(RandomDraws, RandintOverPowerOfTwoRangesHasFairBits) {
   for (const char* device : {"cpu", "interp"}) {
     SCOPED_TRACE(device);
@@ -96,34 +106,24 @@ TEST(RandomDraws, RandintIsUniformOverWideRanges) {
     // range 3 * 2^62: a modulo reduction gives the first third of the range twice the others'
     // weight, a multiply-shift without rejection gives every value = 0 mod 3 twice the weight.
     auto o = offsets(INT64_MIN, int64_t{1} << 62, kDraws);
-    std::vector<int64_t> thirds(3), mod3(3);
-    for (auto x : o) {
-      thirds[x >> 62]++;
-      mod3[x % 3]++;
-    }
-    expect_uniform(thirds, "thirds of [INT64_MIN, 2^62)");
-    expect_uniform(mod3, "[INT64_MIN, 2^62) mod 3");
+    expect_uniform_classes(
+        o, 3, [](uint64_t x) { return x >> 62; }, "thirds of [INT64_MIN, 2^62)");
+    expect_uniform_classes(
+        o, 3, [](uint64_t x) { return x % 3; }, "[INT64_MIN, 2^62) mod 3");
     // range 2^64 - 1 (low INT64_MIN, high INT64_MAX): 16 equal slices and residues mod 7.
     o = offsets(INT64_MIN, INT64_MAX, kDraws);
-    std::vector<int64_t> slices(16), mod7(7);
-    for (auto x : o) {
-      slices[x >> 60]++;
-      mod7[x % 7]++;
-    }
-    expect_uniform(slices, "sixteenths of the int64 range");
-    expect_uniform(mod7, "the int64 range mod 7");
+    expect_uniform_classes(
+        o, 16, [](uint64_t x) { return x >> 60; }, "sixteenths of the int64 range");
+    expect_uniform_classes(
+        o, 7, [](uint64_t x) { return x % 7; }, "the int64 range mod 7");
     // A range just above 2^32 (64-bit draws needed) and a small one: every value counted.
     o = offsets(5, 5 + (int64_t{1} << 32) + 3, kDraws);
-    std::vector<int64_t> top(4), mod5(5);
-    for (auto x : o) {
-      top[std::min<uint64_t>(x >> 30, 3)]++;
-      mod5[x % 5]++;
-    }
-    expect_uniform(top, "quarters of [5, 5 + 2^32 + 3)");
-    expect_uniform(mod5, "[5, 5 + 2^32 + 3) mod 5");
-    std::vector<int64_t> values(7);
-    for (auto x : offsets(-3, 4, kDraws)) values[x]++;
-    expect_uniform(values, "[-3, 4)");
+    auto quarter = [](uint64_t x) { return std::min<uint64_t>(x >> 30, 3); };
+    expect_uniform_classes(o, 4, quarter, "quarters of [5, 5 + 2^32 + 3)");
+    expect_uniform_classes(
+        o, 5, [](uint64_t x) { return x % 5; }, "[5, 5 + 2^32 + 3) mod 5");
+    expect_uniform_classes(
+        offsets(-3, 4, kDraws), 7, [](uint64_t x) { return x; }, "[-3, 4)");
   }
 }
 

@@ -12,6 +12,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -194,31 +196,18 @@ TEST_F(TuneCache, EveryKeyFieldSeparatesRows) {
   const ember::search::TuneKey key{"K7,5,13", "cpu", "avx2 (...)", 2, "cc (12)", "-O3", "0.1.0"};
   ASSERT_TRUE(c.store({key, "r_7_5_13", "loop 3 1 1 1 1 0", 2, 1, 3, 0.5, ""}));
   EXPECT_EQ(c.find(key), "loop 3 1 1 1 1 0");
-  for (int field = 0; field < 7; field++) {
-    ember::search::TuneKey k = key;
-    switch (field) {
-      case 0:
-        k.kernel += "x";
-        break;
-      case 1:
-        k.cpu += "x";
-        break;
-      case 2:
-        k.target = "avx512 (...)";
-        break;
-      case 3:
-        k.threads = 1;
-        break;
-      case 4:
-        k.compiler += "x";
-        break;
-      case 5:
-        k.flags += " -g";
-        break;
-      case 6:
-        k.ember += "x";
-        break;
-    }
+  using Key = ember::search::TuneKey;
+  // One change of each of the key's seven fields.
+  const std::function<void(Key&)> changes[] = {[](Key& k) { k.kernel += "x"; },
+                                               [](Key& k) { k.cpu += "x"; },
+                                               [](Key& k) { k.target = "avx512 (...)"; },
+                                               [](Key& k) { k.threads = 1; },
+                                               [](Key& k) { k.compiler += "x"; },
+                                               [](Key& k) { k.flags += " -g"; },
+                                               [](Key& k) { k.ember += "x"; }};
+  for (size_t field = 0; field < std::size(changes); field++) {
+    Key k = key;
+    changes[field](k);
     EXPECT_FALSE(c.find(k)) << "field " << field;
   }
 }

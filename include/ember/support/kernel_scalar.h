@@ -151,22 +151,16 @@ static inline uint16_t ember_f2bf(float f) {
 /* CAST to an integer type in generated C: the rule above for a float operand, C's conversion
  * (modulo 2^bits) for an integer one. */
 /* clang-format off */
-#define ember_to_int64_t(x) _Generic((x), float: ember_f2i64((double)(x)), \
-                                          double: ember_f2i64((double)(x)), default: (int64_t)(x))
-#define ember_to_int32_t(x) _Generic((x), float: ember_f2i32((double)(x)), \
-                                          double: ember_f2i32((double)(x)), default: (int32_t)(x))
-#define ember_to_uint8_t(x) _Generic((x), float: ember_f2u8((double)(x)), \
-                                          double: ember_f2u8((double)(x)), default: (uint8_t)(x))
-#define ember_to_int8_t(x) _Generic((x), float: ember_f2i8((double)(x)), \
-                                          double: ember_f2i8((double)(x)), default: (int8_t)(x))
-#define ember_to_int16_t(x) _Generic((x), float: ember_f2i16((double)(x)), \
-                                          double: ember_f2i16((double)(x)), default: (int16_t)(x))
-#define ember_to_uint16_t(x) _Generic((x), float: ember_f2u16((double)(x)), \
-                                          double: ember_f2u16((double)(x)), default: (uint16_t)(x))
-#define ember_to_uint32_t(x) _Generic((x), float: ember_f2u32((double)(x)), \
-                                          double: ember_f2u32((double)(x)), default: (uint32_t)(x))
-#define ember_to_uint64_t(x) _Generic((x), float: ember_f2u64((double)(x)), \
-                                          double: ember_f2u64((double)(x)), default: (uint64_t)(x))
+#define EMBER_CAST_RULE(x, T, f2) _Generic((x), float: f2((double)(x)), double: f2((double)(x)), \
+                                            default: (T)(x))
+#define ember_to_int64_t(x) EMBER_CAST_RULE(x, int64_t, ember_f2i64)
+#define ember_to_int32_t(x) EMBER_CAST_RULE(x, int32_t, ember_f2i32)
+#define ember_to_uint8_t(x) EMBER_CAST_RULE(x, uint8_t, ember_f2u8)
+#define ember_to_int8_t(x) EMBER_CAST_RULE(x, int8_t, ember_f2i8)
+#define ember_to_int16_t(x) EMBER_CAST_RULE(x, int16_t, ember_f2i16)
+#define ember_to_uint16_t(x) EMBER_CAST_RULE(x, uint16_t, ember_f2u16)
+#define ember_to_uint32_t(x) EMBER_CAST_RULE(x, uint32_t, ember_f2u32)
+#define ember_to_uint64_t(x) EMBER_CAST_RULE(x, uint64_t, ember_f2u64)
 /* clang-format on */
 #endif
 

@@ -118,35 +118,23 @@ bool read_all(std::string_view v, T& out) {
                    " is not a number within double's range (casting to " + dtype_name(t) + ")");
 }
 
+// Each string read as a T: exactly, else through double. A float beyond float's range ("1e50")
+// goes to inf or 0; for an integer type, a decimal integer is read exactly and anything else is a
+// float truncated by Tensor::to's rule.
 template <typename T>
 Tensor parse_all(const StringTensor& s, ScalarType t) {
   std::vector<T> v(s.data.size());
   for (size_t i = 0; i < v.size(); i++) {
     const std::string_view text = number_text(s.data[i]);
     if (read_all(text, v[i])) continue;
-    double d = 0;  // beyond float's range ("1e50"): through double, to inf or 0
-    if (!std::is_same_v<T, float> || !read_all(text, d)) not_a_number(s, i, t);
-    v[i] = static_cast<T>(d);
-  }
-  return from_blob(v.data(), s.shape,
-                   std::is_same_v<T, float>      ? kFloat32
-                   : std::is_same_v<T, double>   ? kFloat64
-                   : std::is_same_v<T, uint64_t> ? kUInt64
-                                                 : kInt64);
-}
-
-// Integers: decimal integers exactly, anything else as a float truncated by Tensor::to's rule.
-template <typename I>
-Tensor parse_integers(const StringTensor& s, ScalarType t) {
-  std::vector<I> v(s.data.size());
-  for (size_t i = 0; i < v.size(); i++) {
-    const std::string_view text = number_text(s.data[i]);
-    if (read_all(text, v[i])) continue;
     double d = 0;
     if (!read_all(text, d)) not_a_number(s, i, t);
-    v[i] = from_vector<double>({d}).to(std::is_signed_v<I> ? kInt64 : kUInt64).template item<I>();
+    if constexpr (std::is_floating_point_v<T>)
+      v[i] = static_cast<T>(d);
+    else
+      v[i] = from_vector<double>({d}).to(dtype_of<T>()).template item<T>();
   }
-  return from_blob(v.data(), s.shape, std::is_signed_v<I> ? kInt64 : kUInt64);
+  return from_blob(v.data(), s.shape, dtype_of<T>());
 }
 
 Tensor from_text(const StringTensor& s, ScalarType t) {
@@ -165,9 +153,9 @@ Tensor from_text(const StringTensor& s, ScalarType t) {
     case kUInt32:
     case kUInt16:
     case kUInt8:
-      return parse_integers<uint64_t>(s, t).to(t);
+      return parse_all<uint64_t>(s, t).to(t);
     default:
-      return parse_integers<int64_t>(s, t).to(t);
+      return parse_all<int64_t>(s, t).to(t);
   }
 }
 
