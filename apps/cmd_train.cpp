@@ -16,10 +16,12 @@
 #include <filesystem>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 
 #include "commands.h"
 #include "ember/context.h"
+#include "ember/dist.h"
 #include "ember/error.h"
 #include "ember/rl/checkpoint.h"
 #include "ember/rl/trainer.h"
@@ -72,6 +74,41 @@ void install_interrupt_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
+// In a data-parallel job (mpirun -np N), a rank cannot stop cleanly on its own: the others would
+// wait for it in a collective. mpirun itself ends the job (SIGTERM to every rank) when a rank dies,
+// exits early or mpirun is interrupted, so a signal ends the rank at once, saying so; the last
+// checkpoint resumes the run.
+char g_dist_stop[2][400];  // the messages for SIGINT and SIGTERM, written before any signal
+
+extern "C" void on_dist_signal(int sig) {
+  const char* m = g_dist_stop[sig == SIGINT ? 0 : 1];
+  [[maybe_unused]] ssize_t n = write(2, m, std::strlen(m));
+  _exit(128 + sig);
+}
+
+void install_dist_signal_handlers() {
+  for (int i = 0; i < 2; ++i)
+    std::snprintf(g_dist_stop[i], sizeof g_dist_stop[i],
+                  "\nember train: rank %d of %d: stopped by %s: mpirun ends the whole job when a "
+                  "rank fails, dies or is interrupted (mpirun's message names it); resume from "
+                  "the last checkpoint with the same number of ranks\n",
+                  dist::rank(), dist::world_size(), i == 0 ? "SIGINT" : "SIGTERM");
+  struct sigaction sa {};
+  sa.sa_handler = on_dist_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+// Rank 0's string on every rank.
+std::string broadcast_string(std::string s) {
+  uint64_t n = s.size();
+  dist::broadcast(std::as_writable_bytes(std::span<uint64_t>(&n, 1)), 0);
+  s.resize(n);
+  dist::broadcast(std::as_writable_bytes(std::span<char>(s.data(), s.size())), 0);
+  return s;
+}
+
 // `s` as one shell word, for the printed resume command.
 std::string shell_word(const std::string& s) {
   if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -89,6 +126,8 @@ struct TrainArgs {
 };
 
 void run_train(TrainArgs& a, const CLI::App& cmd) {
+  dist::init();  // started by mpirun -np N: one rank of N, else a job of one
+  const bool parallel = dist::world_size() > 1;
   rl::TrainConfig c = a.config;
   c.jit = !a.no_jit;
   c.reward_scaling = !a.no_reward_scaling;
@@ -109,12 +148,19 @@ void run_train(TrainArgs& a, const CLI::App& cmd) {
     if (!own_out) c.out_dir = m.run_dir;  // continue in the run's own directory
   }
   rl::Trainer::check(c);  // before a directory is made: a bad run leaves none
-  if (c.out_dir.empty()) c.out_dir = unique_run_dir();
+  if (c.out_dir.empty()) c.out_dir = dist::rank() == 0 ? unique_run_dir() : std::string();
+  if (parallel) c.out_dir = broadcast_string(c.out_dir);  // rank 0's, which writes the records
   if (a.tune && Context::get().beam < 2) Context::get().beam = 2;
   rl::Trainer trainer(c);
-  install_interrupt_handlers();
-  trainer.set_interrupt_flag(&g_interrupt);
+  if (parallel) {
+    install_dist_signal_handlers();
+  } else {
+    install_interrupt_handlers();
+    trainer.set_interrupt_flag(&g_interrupt);
+  }
   const rl::TrainResult r = trainer.run();
+  dist::finalize();
+  if (dist::rank() != 0) return;  // rank 0 reports for the job
   if (r.interrupted_by) {
     std::printf("\nInterrupted by %s after %lld epochs (%lld transitions). Saved:\n",
                 r.interrupted_by == SIGINT ? "SIGINT" : "SIGTERM", static_cast<long long>(r.epochs),
@@ -156,7 +202,11 @@ void add_train_command(CLI::App& app) {
       "(epoch 0 included); stops at a scheduled evaluation mean >= --target or at "
       "--max-transitions, then saves the policy, reloads it and evaluates it on fresh episodes. "
       "Records: run.json (provenance, configuration), epochs.jsonl (one line per epoch), "
-      "summary.json, learning_curve.svg, policy.safetensors and checkpoints/ under --out.\n");
+      "summary.json, learning_curve.svg, policy.safetensors and checkpoints/ under --out.\n"
+      "Data-parallel: mpirun -np N ember train ... runs N ranks, each with its own --envs envs "
+      "seeded --seed + rank; gradients are averaged over the ranks at every minibatch step "
+      "(minibatches of N x --minibatch rows), transitions count every rank's, and rank 0 "
+      "evaluates and writes the records.\n");
   cmd->option_defaults()->always_capture_default();
   // --help lists the options in these groups (each group() applies to the options added after it).
   cmd->option_defaults()->group("Run");
@@ -189,6 +239,9 @@ void add_train_command(CLI::App& app) {
       ->check(rule::one_of({"auto", "tty", "plain", "none"}));
   cmd->add_flag("--no-jit", a->no_jit,
                 "Do not capture the actor's inference and the training step with ember::jit");
+  cmd->add_flag("--check-replicas", c.check_replicas,
+                "Under mpirun -np N: compare a hash of every rank's parameters and Adam state "
+                "after each epoch, and stop with an error at the first difference");
   cmd->add_flag("--tune", a->tune,
                 "Search each kernel's plan at its first launch, as BEAM=2 does, and keep the "
                 "results in the tune cache for later runs (ember tune --list)");

@@ -9,6 +9,7 @@
 #include "build_info.h"
 #include "commands.h"
 #include "ember/context.h"
+#include "ember/dist.h"
 #include "ember/support/settings.h"
 #include "option_rules.h"
 #include "parse_errors.h"
@@ -84,6 +85,13 @@ int main(int argc, char** argv) {
   } catch (const ember::app::ExitStatus& e) {
     return e.code;
   } catch (const std::exception& e) {
+    if (ember::dist::initialized() && ember::dist::world_size() > 1) {
+      // One rank of a data-parallel job: the others may wait for it in a collective, so the
+      // whole job ends here (MPI_Abort; mpirun stops them).
+      std::cerr << "ember: error (rank " << ember::dist::rank() << " of "
+                << ember::dist::world_size() << "): " << e.what() << "\n";
+      ember::dist::abort_job(1);
+    }
     std::cerr << "ember: error: " << e.what() << "\n";
     return 1;
   }

@@ -1,7 +1,7 @@
 # The libraries a program that uses ember links: shared, versioned (libember.so.0 with its SONAME)
 # and made of the layers' own objects, so the layer targets (static, one per layer, the arrows the
 # build checks) stay what the ember command and the tests link.
-#   ember::ember  libember.so      tensors, autograd, jit, nn, optim, io
+#   ember::ember  libember.so      tensors, autograd, jit, nn, optim, io, dist (MPI when built)
 #   ember::rl     libember_rl.so   the env layer (LunarLander on Box2D) and PPO; needs ember::ember
 #   ember::onnx   libember_onnx.so the ONNX frontend, when it is built (its own component: it brings
 #                                  libonnx and libprotobuf, which the rest does not need)
@@ -31,8 +31,12 @@ function(ember_shared_library target export_name output_name)
 endfunction()
 
 ember_shared_library(ember_library ember ember ember_support ember_ir ember_schedule ember_codegen
-                     ember_runtime ember_search ember_engine ember_tensor ember_io ember_nn ember_optim)
+                     ember_runtime ember_search ember_engine ember_tensor ember_io ember_nn ember_optim
+                     ember_dist)
 target_link_libraries(ember_library PUBLIC Threads::Threads PRIVATE ${CMAKE_DL_LIBS} SQLite::SQLite3)
+if(EMBER_HAVE_MPI)
+  target_link_libraries(ember_library PRIVATE MPI::MPI_C)
+endif()
 
 ember_shared_library(ember_rl_library rl ember_rl ember_rl_env ember_rl)
 target_link_libraries(ember_rl_library PUBLIC ember_library nlohmann_json::nlohmann_json

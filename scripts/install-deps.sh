@@ -8,10 +8,11 @@
 # machines are root).
 set -euo pipefail
 # file and dpkg-dev (in build-essential): `make deb`. libonnx-dev and libprotobuf-dev: `ember onnx`.
-# libsqlite3-dev: the schedule search's plan cache.
+# libsqlite3-dev: the schedule search's plan cache. libopenmpi-dev and openmpi-bin (mpirun):
+# data-parallel training, `mpirun -np N ember train` (src/dist); the tests run it on 2 ranks.
 run=(build-essential cmake ninja-build g++ file
      libbox2d-dev libcli11-dev nlohmann-json3-dev libpng-dev
-     libonnx-dev libprotobuf-dev libsqlite3-dev)
+     libonnx-dev libprotobuf-dev libsqlite3-dev libopenmpi-dev openmpi-bin)
 # GoogleTest (GTest's CMake package needs GMock's libraries too); libtorch: the parity, training
 # parity and PPO-loss references; OpenBLAS and oneDNN: the speed guard's and the study's
 # references (study.short, study.direct_kernel); libonnx-testdata: onnx.conformance_subset;

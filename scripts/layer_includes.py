@@ -3,7 +3,7 @@
 layer reads from another.
 
 Layers, bottom to top: support, env, ir, schedule, codegen, runtime, search, engine, tensor (with
-jit), io/nn/optim/onnx, ppo, apps. env (the environments) depends on support only, so it sits at the bottom. A file's layer is its directory (src/<layer>/, apps/); a public header's layer is the one
+jit), io/nn/optim/onnx/dist, ppo, apps. env (the environments) depends on support only, so it sits at the bottom. A file's layer is its directory (src/<layer>/, apps/); a public header's layer is the one
 that implements it (the table below). An include climbs when the header's layer is above the file's.
 A private include crosses when a file reads src/<other layer>/ (tests and bench count as outsiders).
 
@@ -17,7 +17,7 @@ import sys
 ORDER = ["support", "env", "ir", "schedule", "codegen", "runtime", "search", "engine", "tensor", "io",
          "ppo", "apps", "outside"]
 LEVEL = {name: i for i, name in enumerate(ORDER)}
-LEVEL.update({"nn": LEVEL["io"], "optim": LEVEL["io"], "onnx": LEVEL["io"], "tests": LEVEL["outside"],
+LEVEL.update({"nn": LEVEL["io"], "optim": LEVEL["io"], "onnx": LEVEL["io"], "dist": LEVEL["io"], "tests": LEVEL["outside"],
               "bench": LEVEL["outside"]})
 
 # Public headers (include/ember/...) by the layer that implements them; the rest go by directory.
@@ -26,7 +26,7 @@ PUBLIC = {
     "grad_mode.h": "tensor", "jit.h": "tensor", "context.h": "engine", "profile.h": "engine",
     "build_info.h": "engine", "tune.h": "engine", "nn.h": "nn", "optim.h": "optim",
     "serialize.h": "nn",
-    "ember.h": "nn", "special_functions.h": "tensor", "padding.h": "tensor",
+    "ember.h": "nn", "dist.h": "dist", "special_functions.h": "tensor", "padding.h": "tensor",
     "convolution.h": "tensor", "pooling.h": "tensor", "normalization.h": "tensor",
     "indexing.h": "tensor", "sorting.h": "tensor", "shape_ops.h": "tensor",
 }

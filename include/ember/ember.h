@@ -4,6 +4,7 @@
 #include "ember/compile_ahead.h"
 #include "ember/context.h"
 #include "ember/convolution.h"
+#include "ember/dist.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
 #include "ember/grad_mode.h"

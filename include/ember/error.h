@@ -34,5 +34,10 @@ struct CompileError : Error {
 struct IOError : Error {
   using Error::Error;
 };
+/// A collective of a data-parallel job failed (ember/dist.h): MPI reported an error, or the ranks
+/// disagree (replicas that diverged).
+struct DistributedError : Error {
+  using Error::Error;
+};
 
 }  // namespace ember

@@ -64,6 +64,7 @@ const std::map<std::string, std::string>& option_pointers() {
       {"--checkpoint-every", "/checkpoint_every"},
       {"--progress", "/progress"},
       {"--no-jit", "/jit"},
+      {"--check-replicas", "/check_replicas"},
       {"--envs", "/envs"},
       {"--steps-per-env", "/steps_per_env"},
       {"--max-episode-steps", "/max_episode_steps"},
@@ -147,7 +148,21 @@ const std::set<std::string> kResumeOverridable = {
     "--checkpoint-every", "--progress",
     "--threads",          "--env-threads",
     "--no-jit",           "--out",
-    "--resume",           "--final-eval-episodes-per-env"};
+    "--resume",           "--final-eval-episodes-per-env",
+    "--check-replicas"};
+
+namespace {
+
+CheckpointManifest::ScalerStatistics scaler_statistics(const json& j, const std::string& where) {
+  CheckpointManifest::ScalerStatistics s;
+  s.mean = finite(j, "mean", where);
+  s.var = finite(j, "var", where);
+  s.count = finite(j, "count", where);
+  if (s.var < 0 || s.count <= 0) throw IOError(where + ": var must be >= 0 and count > 0");
+  return s;
+}
+
+}  // namespace
 
 CheckpointManifest parse_checkpoint_manifest(std::string_view text, const std::string& path) {
   const std::string where = "checkpoint '" + path + "'";
@@ -165,12 +180,20 @@ CheckpointManifest parse_checkpoint_manifest(std::string_view text, const std::s
     const std::string base = dir.empty() ? "" : dir.string() + "/";
     m.policy_file = base + plain_file_name(j, "policy", where);
     m.optimizer_file = base + plain_file_name(j, "optimizer", where);
-    const json& rs = j.at("reward_scaler");
-    m.scaler_mean = finite(rs, "mean", where + " reward_scaler");
-    m.scaler_var = finite(rs, "var", where + " reward_scaler");
-    m.scaler_count = finite(rs, "count", where + " reward_scaler");
-    if (m.scaler_var < 0 || m.scaler_count <= 0)
-      throw IOError(where + ": reward_scaler var must be >= 0 and count > 0");
+    const CheckpointManifest::ScalerStatistics rank0 =
+        scaler_statistics(j.at("reward_scaler"), where + " reward_scaler");
+    m.scaler_mean = rank0.mean;
+    m.scaler_var = rank0.var;
+    m.scaler_count = rank0.count;
+    m.world_size = j.contains("world_size") ? int_in(j, "world_size", 1, 1 << 20, where) : 1;
+    if (m.world_size > 1) {
+      const json& all = j.at("rank_reward_scalers");
+      if (!all.is_array() || static_cast<int64_t>(all.size()) != m.world_size)
+        throw IOError(where + ": \"rank_reward_scalers\" must hold one entry per rank (" +
+                      std::to_string(m.world_size) + ")");
+      for (const json& r : all)
+        m.rank_scalers.push_back(scaler_statistics(r, where + " rank_reward_scalers"));
+    }
     const json& curve = j.at("curve");
     if (!curve.is_array() || static_cast<int64_t>(curve.size()) > m.epoch)
       throw IOError(where + ": \"curve\" must be an array of at most \"epoch\" points");
@@ -258,8 +281,16 @@ std::string write_checkpoint_manifest(const std::string& dir, const std::string&
       {"curve", curve},
       {"config", m.config},
       {"record", m.record}};
+  json out = manifest;
+  if (m.world_size > 1) {
+    out["world_size"] = m.world_size;
+    json all = json::array();
+    for (const auto& r : m.rank_scalers)
+      all.push_back({{"mean", r.mean}, {"var", r.var}, {"count", r.count}});
+    out["rank_reward_scalers"] = all;
+  }
   const std::string path = dir + "/" + stem + ".json";
-  support::write_file_atomic(path, manifest.dump(2) + "\n");
+  support::write_file_atomic(path, out.dump(2) + "\n");
   return path;
 }
 

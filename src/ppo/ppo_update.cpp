@@ -27,14 +27,23 @@ PpoLearner::PpoLearner(ActorCritic policy, const PpoUpdateOptions& options)
   if (!(options.loss.clip > 0)) throw ValueError("PpoLearner: clip must be > 0");
   actor_params_ = policy_->actor_parameters();
   critic_params_ = policy_->critic_parameters();
-  std::vector<Tensor> all = actor_params_;
-  all.insert(all.end(), critic_params_.begin(), critic_params_.end());
+  params_ = actor_params_;
+  params_.insert(params_.end(), critic_params_.begin(), critic_params_.end());
+  for (const Tensor& p : params_) param_elements_ += p.numel();
   optim::AdamOptions ao(options.lr);
   ao.eps = options.adam_eps;
   ao.betas(options.adam_beta1, options.adam_beta2);
-  optimizer_ = std::make_unique<optim::Adam>(all, ao);
-  step_fn_ =
-      maybe_jit([this](const std::vector<Tensor>& in) { return train_step(in); }, options.jit);
+  optimizer_ = std::make_unique<optim::Adam>(params_, ao);
+  if (options.data_parallel) {
+    gradient_fn_ =
+        maybe_jit([this](const std::vector<Tensor>& in) { return gradient_step(in); }, options.jit);
+    apply_fn_ =
+        maybe_jit([this](const std::vector<Tensor>& in) { return apply_step(in); }, options.jit);
+    step_fn_ = [this](const std::vector<Tensor>& in) { return data_parallel_step(in); };
+  } else {
+    step_fn_ =
+        maybe_jit([this](const std::vector<Tensor>& in) { return train_step(in); }, options.jit);
+  }
 }
 
 PpoLearner::~PpoLearner() {
@@ -60,7 +69,10 @@ void PpoLearner::compile_ahead(const std::function<void(const ActorCritic&)>& be
             from_blob(zeros.data(), {mb, o}, kFloat32), from_blob(zeros.data(), {mb, na}, kFloat32),
             from_blob(zeros.data(), {mb}, kFloat32), from_blob(zeros.data(), {mb}, kFloat32),
             from_blob(zeros.data(), {mb}, kFloat32)};
-        realize(learner.train_step(in));  // as the jit's first call does
+        if (opts.data_parallel)  // the two functions that the collectives separate
+          realize(learner.apply_step(learner.gradient_step(in)));
+        else
+          realize(learner.train_step(in));  // as the jit's first call does
       });
     } catch (const std::exception& e) {
       if (Context::get().debug >= 1)
@@ -82,12 +94,16 @@ double PpoLearner::wait_compile_ahead() {
   return now_seconds() - t0;
 }
 
-std::vector<Tensor> PpoLearner::train_step(const std::vector<Tensor>& in) {
+void PpoLearner::check_inputs(const std::vector<Tensor>& in) const {
   if (in.size() != 5)
     throw ValueError(
         "PpoLearner::train_step: expected 5 inputs (obs, actions, old_log_probs, "
         "advantages, returns), got " +
         std::to_string(in.size()));
+}
+
+std::vector<Tensor> PpoLearner::train_step(const std::vector<Tensor>& in) {
+  check_inputs(in);
   const Tensor &obs = in[0], &actions = in[1], &old_logp = in[2], &adv = in[3], &ret = in[4];
   optimizer_->zero_grad();
   const std::vector<Tensor>& ap = actor_params_;
@@ -111,7 +127,14 @@ std::vector<Tensor> PpoLearner::train_step(const std::vector<Tensor>& in) {
     for (size_t i = 0; i < ap.size(); ++i) Tensor(ap[i]).set_grad(grads[i]);
     for (size_t i = 0; i < cp.size(); ++i) Tensor(cp[i]).set_grad(grads[ap.size() + i]);
   }
+  const std::vector<Tensor> norms = clip_and_step();
+  out.insert(out.end(), norms.begin(), norms.end());
+  return out;
+}
 
+std::vector<Tensor> PpoLearner::clip_and_step() {
+  const std::vector<Tensor>& ap = actor_params_;
+  const std::vector<Tensor>& cp = critic_params_;
   const double max_norm = options_.max_grad_norm > 0 ? options_.max_grad_norm : 1e30;
   Tensor actor_norm, critic_norm;
   if (options_.separate_grad_clip) {
@@ -125,9 +148,7 @@ std::vector<Tensor> PpoLearner::train_step(const std::vector<Tensor>& in) {
   // Realized with the gradients still unclipped, so the step need not keep a copy of them.
   realize({actor_norm, critic_norm});
   optimizer_->step();
-  out.push_back(actor_norm);
-  out.push_back(critic_norm);
-  return out;
+  return {actor_norm, critic_norm};
 }
 
 UpdateStats PpoLearner::update(const RolloutBuffer& buffer, uint64_t shuffle_seed,
@@ -138,6 +159,7 @@ UpdateStats PpoLearner::update(const RolloutBuffer& buffer, uint64_t shuffle_see
                      " does not divide the " + std::to_string(n) + " transitions of an epoch");
   UpdateStats st;
   st.compile_ahead_wait_seconds = wait_compile_ahead();
+  const double allreduce0 = allreduce_seconds_, moments0 = advantage_moments_seconds_;
   Xoshiro256 rng(shuffle_seed);
   std::vector<int64_t> perm(static_cast<size_t>(n));
   MiniBatch batch;
@@ -177,6 +199,8 @@ UpdateStats PpoLearner::update(const RolloutBuffer& buffer, uint64_t shuffle_see
       if (on_step) on_step(st.optimizer_steps, options_.passes * (n / mb));
     }
   }
+  st.allreduce_seconds = allreduce_seconds_ - allreduce0;
+  st.advantage_moments_seconds = advantage_moments_seconds_ - moments0;
   const double k = static_cast<double>(std::max<int64_t>(st.optimizer_steps, 1));
   for (double* f : {&st.loss, &st.policy_loss, &st.value_loss, &st.entropy, &st.approx_kl,
                     &st.clip_fraction, &st.actor_grad_norm, &st.critic_grad_norm})

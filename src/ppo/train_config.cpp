@@ -27,6 +27,7 @@ void visit_fields(Config& c, Visit&& v) {
   v("", "checkpoint_every", c.checkpoint_every);
   v("", "progress", c.progress);
   v("", "jit", c.jit);
+  v("", "check_replicas", c.check_replicas);
   v("", "envs", c.envs);
   v("", "steps_per_env", c.steps_per_env);
   v("", "max_episode_steps", c.max_episode_steps);

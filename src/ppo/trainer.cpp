@@ -8,14 +8,19 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <span>
+
+#include <unistd.h>
 
 #include "ember/context.h"
+#include "ember/dist.h"
 #include "ember/profile.h"
 #include "ember/rl/actor_inference.h"
 #include "ember/rl/checkpoint.h"
 #include "ember/rl/collector.h"
 #include "ember/rl/ppo_update.h"
 #include "ember/rl/progress.h"
+#include "ember/rl/rank_exchange.h"
 #include "ember/rl/rollout_buffer.h"
 #include "ember/rl/vector_env.h"
 #include "ember/serialize.h"
@@ -65,6 +70,7 @@ std::string write_checkpoint(const std::string& dir, const std::string& stem,
                              const ActorCritic& policy, optim::Adam& opt,
                              const RewardScaler& scaler, int64_t next_epoch, int64_t transitions,
                              const std::vector<CurvePoint>& curve, const TrainConfig& config,
+                             const std::vector<CheckpointManifest::ScalerStatistics>& ranks,
                              const json& record = nullptr) {
   fs::create_directories(dir);
   CheckpointManifest m;
@@ -78,6 +84,10 @@ std::string write_checkpoint(const std::string& dir, const std::string& stem,
   m.scaler_count = scaler.count();
   m.curve = curve;
   m.config = to_json(config);
+  if (ranks.size() > 1) {
+    m.world_size = int64_t(ranks.size());
+    m.rank_scalers = ranks;
+  }
   save_policy(policy, dir + "/" + m.policy_file, {{"epoch", std::to_string(next_epoch)}});
   ember::save(opt, dir + "/" + m.optimizer_file);
   return write_checkpoint_manifest(dir, stem, m);
@@ -116,7 +126,11 @@ namespace {
 class TrainingRun {
  public:
   TrainingRun(const TrainConfig& c, const std::atomic<int>* interrupt)
-      : c_(c), interrupt_(interrupt), progress_(c.progress, c.max_transitions) {}
+      : c_(c),
+        interrupt_(interrupt),
+        rank_(dist::rank()),
+        world_(dist::world_size()),
+        progress_(rank_ == 0 ? c.progress : "none", c.max_transitions) {}
 
   TrainResult run() {
     setup();
@@ -132,13 +146,15 @@ class TrainingRun {
         break;
       }
       const std::optional<EvalResult> ev = evaluate_epoch(epoch, r);
-      const bool stop_target = ev && ev->mean >= c_.target;
+      const bool stop_target = rank0_decides(ev && ev->mean >= c_.target);
       if (stop_target) {
         result_.seconds_to_stop = seconds_since_process_start();
         result_.reached_target = true;
         result_.stop_reason = "target";
       }
       const double update_s = update(epoch, r, !stop_target);
+      record_ranks(r, cs.seconds, update_s);
+      if (c_.check_replicas && !stop_target) check_replicas(epoch, r);
       record_compilation(r, stats0);
       // An interrupt that arrived during the evaluation or the update stops here, after the
       // whole epoch.
@@ -164,16 +180,62 @@ class TrainingRun {
     return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed) != 0;
   }
 
+  // Rank 0's value of a decision that every rank must take alike (one broadcast).
+  bool rank0_decides(bool value) const {
+    if (world_ == 1) return value;
+    std::byte b{static_cast<unsigned char>(value)};
+    dist::broadcast(std::span<std::byte>(&b, 1), 0);
+    return b != std::byte{0};
+  }
+
+  // What must be equal on every rank: the parameters and Adam's state.
+  std::vector<Tensor> replica_tensors() const {
+    std::vector<Tensor> ts = learner_->optimizer().params();
+    for (const auto& [name, t] : learner_->optimizer().state()) ts.push_back(t);
+    return ts;
+  }
+
+  // Stops the job (DistributedError on every rank) when the replicas differ; records the hashes.
+  void check_replicas(int64_t epoch, json& r) const {
+    json a = json::array();
+    for (uint64_t h : dist::check_replicas(replica_tensors(),
+                                           "the parameters and Adam state "
+                                           "after epoch " +
+                                               std::to_string(epoch)))
+      a.push_back(hash_hex(h));
+    r["replica_hashes"] = a;
+  }
+
+  // Every rank's timings (for the records) and reward-scaling statistics (for checkpoints).
+  void record_ranks(json& r, double collect_s, double update_s) {
+    const RewardScaler& sc = collector_->reward_scaler();
+    ranks_ = exchange_rank_epochs(
+        {collect_s, update_s, last_allreduce_s_, last_steps_s_, {sc.mean(), sc.var(), sc.count()}});
+    r["world_size"] = world_;
+    r["ranks"] = rank_times_json(ranks_);
+  }
+  std::vector<CheckpointManifest::ScalerStatistics> rank_scalers() const {
+    return world_ > 1 ? rl::rank_scalers(ranks_)
+                      : std::vector<CheckpointManifest::ScalerStatistics>{};
+  }
+
   // A resume reads the manifest and checks the policy file against the configuration before the
   // networks are built (a wrong shape fails here, allocating nothing of the network's size).
   void read_resume() {
     if (c_.resume.empty()) return;
     resume_ = read_checkpoint_manifest(find_checkpoint(c_.resume));
-    if (resume_->transitions != resume_->epoch * c_.transitions_per_epoch())
+    if (resume_->world_size != world_)
+      throw ValueError("checkpoint '" + resume_->path + "' was written by a job of " +
+                       std::to_string(resume_->world_size) + " rank(s); resume it with as many (" +
+                       (resume_->world_size > 1
+                            ? "mpirun -np " + std::to_string(resume_->world_size)
+                            : std::string("without mpirun")) +
+                       "), not " + std::to_string(world_));
+    if (resume_->transitions != resume_->epoch * world_ * c_.transitions_per_epoch())
       throw IOError("checkpoint '" + resume_->path + "': " + std::to_string(resume_->transitions) +
                     " transitions after " + std::to_string(resume_->epoch) +
-                    " epochs do not match " + std::to_string(c_.transitions_per_epoch()) +
-                    " transitions per epoch");
+                    " epochs do not match " + std::to_string(world_ * c_.transitions_per_epoch()) +
+                    " transitions per epoch (" + std::to_string(world_) + " rank(s))");
     if (resume_->transitions >= c_.max_transitions)
       throw ValueError(
           "checkpoint '" + resume_->path + "' is at " + std::to_string(resume_->transitions) +
@@ -186,7 +248,9 @@ class TrainingRun {
     read_resume();
     manual_seed(derive_seed(c_.seed, kInit));
     policy_ = ActorCritic(c_.policy);
-    learner_ = std::make_unique<PpoLearner>(policy_, c_.update);
+    PpoUpdateOptions uo = c_.update;
+    uo.data_parallel = world_ > 1;
+    learner_ = std::make_unique<PpoLearner>(policy_, uo);
 
     env_options_.max_episode_steps = c_.max_episode_steps;
     venv_ = make_lunar_lander_vector(c_.envs, env_options_, c_.env_threads);
@@ -197,14 +261,20 @@ class TrainingRun {
       ember::load(*policy_, resume_->policy_file);
       ember::load(learner_->optimizer(), resume_->optimizer_file);
     }
-    // The training envs' seed depends on the resumed epoch.
-    const uint64_t env_seed = !resume_
-                                  ? derive_seed(c_.seed, kTrainEnvs)
-                                  : derive_seed(c_.seed, kResumeEnvs, uint64_t(resume_->epoch));
+    // Every rank starts from rank 0's parameters and Adam state.
+    dist::broadcast(replica_tensors(), 0);
+    // The training envs' seed depends on the resumed epoch; rank k's envs use seed + k.
+    const uint64_t seed = c_.seed + uint64_t(rank_);
+    const uint64_t env_seed = !resume_ ? derive_seed(seed, kTrainEnvs)
+                                       : derive_seed(seed, kResumeEnvs, uint64_t(resume_->epoch));
     collector_ = std::make_unique<Collector>(*venv_, env_seed, c_.gamma, c_.reward_scaling);
-    if (resume_)
-      collector_->reward_scaler().set_statistics(resume_->scaler_mean, resume_->scaler_var,
-                                                 resume_->scaler_count);
+    if (resume_) {  // this rank's statistics
+      const CheckpointManifest::ScalerStatistics s =
+          world_ > 1 ? resume_->rank_scalers[size_t(rank_)]
+                     : CheckpointManifest::ScalerStatistics{
+                           resume_->scaler_mean, resume_->scaler_var, resume_->scaler_count};
+      collector_->reward_scaler().set_statistics(s.mean, s.var, s.count);
+    }
     open_records();
     curve_ = resume_ ? resume_->curve : std::vector<CurvePoint>{};
     buffer_ = make_buffer();
@@ -227,9 +297,14 @@ class TrainingRun {
   }
 
   void open_records() {
-    if (!c_.out_dir.empty()) {
+    // Each rank's process id (a job's ranks may share a host).
+    const uint64_t pid = uint64_t(getpid());
+    const std::vector<uint64_t> pids = dist::all_gather(std::span<const uint64_t>(&pid, 1));
+    if (!c_.out_dir.empty() && rank_ == 0) {
       json extra = {{"jit", {{"requested", c_.jit}, {"available", jit_available()}}},
                     {"resumed_from", !resume_ ? json(nullptr) : json(resume_->path)}};
+      extra["world_size"] = world_;
+      extra["rank_pids"] = pids;
       extra["provenance_threads"] = {{"kernel", get_num_threads()}, {"env", venv_->threads()}};
       RunResume rr;
       if (resume_) rr = {resume_->epoch, resume_->run_dir, resume_->path, resume_->record};
@@ -277,7 +352,7 @@ class TrainingRun {
                                                  scaler_at_start.count());
       return false;
     }
-    transitions_ += c_.transitions_per_epoch();
+    transitions_ += world_ * c_.transitions_per_epoch();  // every rank's
     r["transitions"] = transitions_;
     r["collect_s"] = cs.seconds;
     r["collect_inference_s"] = cs.inference_seconds;
@@ -298,7 +373,7 @@ class TrainingRun {
   // 2. Scheduled evaluation.
   std::optional<EvalResult> evaluate_epoch(int64_t epoch, json& r) {
     std::optional<EvalResult> ev;
-    if (epoch % c_.eval_every == 0) {
+    if (epoch % c_.eval_every == 0 && rank_ == 0) {  // rank 0 evaluates for the job
       progress_.phase(epoch, transitions_, "evaluate", 0, 0);
       ProfilePhase phase("evaluate");
       eval_opts_.seed = derive_seed(c_.seed, kEval, uint64_t(epoch));
@@ -330,7 +405,7 @@ class TrainingRun {
       buffer_->compute_advantages(c_.gamma, c_.gae_lambda);
       const double u2 = now_seconds();
       const UpdateStats us = learner_->update(
-          *buffer_, derive_seed(c_.seed, kShuffle, uint64_t(epoch)),
+          *buffer_, derive_seed(c_.seed + uint64_t(rank_), kShuffle, uint64_t(epoch)),
           [&](int64_t d, int64_t t) { progress_.phase(epoch, transitions_, "update", d, t); });
       update_s = now_seconds() - u0;
       r["compile_ahead_wait_s"] = uw - u0 + us.compile_ahead_wait_seconds;
@@ -338,6 +413,10 @@ class TrainingRun {
       r["update_gae_s"] = u2 - u1;
       r["update_gather_s"] = us.gather_seconds;
       r["update_steps_s"] = us.step_seconds;
+      r["update_allreduce_s"] = us.allreduce_seconds;
+      r["update_advantage_moments_s"] = us.advantage_moments_seconds;
+      last_allreduce_s_ = us.allreduce_seconds;
+      last_steps_s_ = us.step_seconds;
       r["optimizer_steps"] = us.optimizer_steps;
       r["loss"] = us.loss;
       r["policy_loss"] = us.policy_loss;
@@ -351,6 +430,7 @@ class TrainingRun {
       r["explained_variance"] = std::isfinite(expl) ? json(expl) : json(nullptr);
     } else {
       r["compile_ahead_wait_s"] = 0.0;
+      last_allreduce_s_ = last_steps_s_ = 0;
       for (const char* k :
            {"loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction",
             "actor_grad_norm", "critic_grad_norm", "explained_variance"})
@@ -393,7 +473,8 @@ class TrainingRun {
       closing["epoch_s"] = now_seconds() - e0;
       closing["elapsed_s"] = seconds_since_process_start();
       write_checkpoint(rec_->path("checkpoints"), stem, policy_, learner_->optimizer(),
-                       collector_->reward_scaler(), epoch + 1, transitions_, curve_, c_, closing);
+                       collector_->reward_scaler(), epoch + 1, transitions_, curve_, c_,
+                       rank_scalers(), closing);
       ck = now_seconds() - k0;
     }
     r["checkpoint_s"] = ck;
@@ -425,12 +506,15 @@ class TrainingRun {
       save_policy(
           policy_, result_.policy_path,
           {{"transitions", std::to_string(transitions_)}, {"seed", std::to_string(c_.seed)}});
-      result_.checkpoint_path =
-          write_checkpoint(rec_->path("checkpoints"), "final", policy_, learner_->optimizer(),
-                           collector_->reward_scaler(), next_epoch, transitions_, curve_, c_);
+      result_.checkpoint_path = write_checkpoint(
+          rec_->path("checkpoints"), "final", policy_, learner_->optimizer(),
+          collector_->reward_scaler(), next_epoch, transitions_, curve_, c_, rank_scalers());
     }
     // The saved-policy evaluation is skipped after an interrupt (the user asked to stop).
-    const bool final_eval = !result_.interrupted_by && !interrupted();
+    // In a data-parallel job rank 0 evaluates for the job (the other ranks hold the same
+    // policy).
+    const bool signalled = result_.interrupted_by || interrupted();
+    const bool final_eval = !signalled && rank_ == 0;
     if (final_eval) {
       progress_.phase(epoch, transitions_, "saved-policy evaluation", 0, 0);
       const ActorCritic fresh = rec_ ? load_policy(result_.policy_path) : policy_;
@@ -439,7 +523,7 @@ class TrainingRun {
       final_opts.seed = derive_seed(c_.seed, kFinalEval);
       result_.saved_policy_eval =
           evaluate(make_means_fn(fresh, c_.jit), fresh->log_std_values(), final_opts);
-    } else if (!result_.interrupted_by) {
+    } else if (signalled && !result_.interrupted_by) {
       result_.interrupted_by = interrupt_->load();
     }
     if (rec_) write_summary(epoch, final_eval);
@@ -470,6 +554,7 @@ class TrainingRun {
 
   const TrainConfig& c_;
   const std::atomic<int>* interrupt_;
+  int rank_, world_;  // this process in the dist job (ember/dist.h)
   Progress progress_;
   TrainResult result_;
   std::optional<CheckpointManifest> resume_;
@@ -484,7 +569,9 @@ class TrainingRun {
   MeansFn actor_, eval_actor_;
   EvalOptions eval_opts_;
   std::vector<float> log_std_;  // the policy's log-std at the start of this epoch's collection
-  int64_t transitions_ = 0;
+  int64_t transitions_ = 0;     // every rank's
+  double last_allreduce_s_ = 0, last_steps_s_ = 0;  // this epoch's update
+  std::vector<RankEpoch> ranks_;                    // record_ranks: this epoch's
 };
 
 }  // namespace

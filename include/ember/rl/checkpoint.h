@@ -9,8 +9,8 @@
 // Resuming restores the configuration from the manifest. Of the command-line options only those
 // that do not change what is being trained may differ (kResumeOverridable: --max-transitions,
 // --target, --checkpoint-every, --progress, --threads, --env-threads, --no-jit, --out,
-// --final-eval-episodes-per-env); any other option given with a value different from the
-// checkpoint's is a ValueError naming both values.
+// --final-eval-episodes-per-env, --check-replicas); any other option given with a value different
+// from the checkpoint's is a ValueError naming both values.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +30,15 @@ struct CheckpointManifest {
   int64_t epoch = 0;  // the next epoch to run (epochs 0 .. epoch-1 are done)
   int64_t transitions = 0;
   std::string policy_file, optimizer_file;  // paths (the manifest's directory prepended)
-  double scaler_mean = 0, scaler_var = 1, scaler_count = 1e-4;
+  double scaler_mean = 0, scaler_var = 1, scaler_count = 1e-4;  // rank 0's
+  // A data-parallel job's ranks (trainer.h): "world_size" (absent: 1) and, for more than one rank,
+  // "rank_reward_scalers", every rank's reward-scaling statistics in rank order (each rank's envs
+  // keep their own); a resume needs the same number of ranks.
+  int64_t world_size = 1;
+  struct ScalerStatistics {
+    double mean = 0, var = 1, count = 1e-4;
+  };
+  std::vector<ScalerStatistics> rank_scalers;
   std::vector<CurvePoint> curve;
   nlohmann::json config;  // to_json(TrainConfig) of the run
   // The epochs.jsonl record of epoch `epoch - 1` (null when absent): the resume restores it when a
@@ -41,7 +49,8 @@ struct CheckpointManifest {
 };
 
 /// Parses a manifest's text. Range checks: epoch in [0, 1e9]; transitions in [0, 1e15]; the
-/// reward-scaling mean finite, var finite and >= 0, count finite and > 0; at most `epoch` curve
+/// reward-scaling mean finite, var finite and >= 0, count finite and > 0 (every rank's too, one
+/// set per rank, world_size in [1, 2^20]); at most `epoch` curve
 /// points, each with 0 <= epoch < the manifest's epoch, transitions in range, finite mean and a
 /// finite std >= 0; file names without '/' and not "." or "..". Throws IOError naming `path`.
 CheckpointManifest parse_checkpoint_manifest(std::string_view text, const std::string& path);

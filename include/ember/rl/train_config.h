@@ -33,6 +33,9 @@ struct TrainConfig {
   int64_t checkpoint_every = 5;   // epochs (0: only the final checkpoint)
   std::string progress = "auto";  // auto | tty | plain | none
   bool jit = true;
+  // Data-parallel jobs (mpirun -np N): compare a hash of every rank's parameters and Adam state
+  // after each epoch's update and stop with a DistributedError at the first difference.
+  bool check_replicas = false;
 
   // ---- workload (docs/training.md "The workload")
   // ---------------------------------------------------------

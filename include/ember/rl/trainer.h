@@ -46,6 +46,20 @@
 // checkpoint) continues training from it (the training envs start fresh episodes). The policy file
 // is checked against config.policy before the networks are built.
 //
+// Data-parallel (a job of N > 1 ranks, ember/dist.h; `mpirun -np N ember train`): every rank
+// builds the networks, then takes rank 0's parameters and Adam state (one broadcast); rank k's
+// training envs, action noise and minibatch shuffles derive from seed + k, so each rank collects
+// its own T * N_envs transitions and the epoch's batch grows with N (`transitions` counts every
+// rank's); the learner runs PpoUpdateOptions::data_parallel (ppo_update.h: advantages normalised
+// over every rank's minibatch, gradients averaged at every step). Rank 0 alone evaluates (its
+// decision to stop is broadcast), writes records, checkpoints and the policy. Records add, per
+// epoch: world_size; ranks = {collect_s, update_s, allreduce_s, update_steps_s}, each a list
+// indexed by rank (one all_gather per epoch); update_allreduce_s (rank 0's seconds in the
+// gradient all_reduce, over optimizer_steps calls) and update_advantage_moments_s (its all_gather
+// of the advantage moments); run.json adds world_size and rank_pids. config.check_replicas:
+// after each epoch's update, dist::check_replicas over the parameters and Adam's state (the
+// record's replica_hashes: every rank's hash, "0x" and 16 hex digits).
+//
 // Interrupts (set_interrupt_flag): when the flag becomes nonzero (the signal number), a collection
 // in progress is abandoned (that epoch is redone after a resume) and an evaluation or update in
 // progress is finished; then the run stops as at --max-transitions, with stop_reason
