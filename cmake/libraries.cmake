@@ -33,6 +33,9 @@ endfunction()
 ember_shared_library(ember_library ember ember ember_support ember_ir ember_schedule ember_codegen
                      ember_runtime ember_search ember_engine ember_tensor ember_io ember_nn ember_optim)
 target_link_libraries(ember_library PUBLIC Threads::Threads PRIVATE ${CMAKE_DL_LIBS} SQLite::SQLite3)
+if(EMBER_HAVE_OPENCL)
+  target_link_libraries(ember_library PRIVATE OpenCL::OpenCL)
+endif()
 
 ember_shared_library(ember_rl_library rl ember_rl ember_rl_env ember_rl)
 target_link_libraries(ember_rl_library PUBLIC ember_library nlohmann_json::nlohmann_json
