@@ -4,8 +4,8 @@ PRESET ?= release
 JOBS ?= $(shell nproc)
 BUILD := build/$(PRESET)
 
-.PHONY: deps configure ember build test test-dev train install deb bench bench-build study \
-        onnx-conformance onnx-networks bench-onnx format clean fresh-check
+.PHONY: deps configure ember build test test-dev test-opencl train install deb bench bench-build \
+        study onnx-conformance onnx-networks bench-onnx format clean fresh-check
 
 # Debian packages by set (scripts/install-deps.sh): run for the ember command and the libraries,
 # test and bench beside it. `make deps` installs every set (a developer's machine).
@@ -33,6 +33,15 @@ test:
 	@cmake --build --preset $(PRESET) -j $(JOBS)
 	@bash scripts/python-venv.sh
 	@ctest --preset $(PRESET) -j $(JOBS)
+
+# The opencl device (on PoCL: OpenCL on the CPU) under the whole parity suite and 200 fuzz graphs;
+# `make test` runs a subset (tests/parity/CMakeLists.txt, tests/codegen/test_fuzz.cpp).
+test-opencl:
+	@bash scripts/install-deps.sh run test
+	@cmake --preset $(PRESET) -DEMBER_BUILD_TESTS=ON >/dev/null
+	@cmake --build --preset $(PRESET) -j $(JOBS) --target parity_tests codegen_fuzz_tests
+	@EMBER_PARITY_DEVICES=opencl $(BUILD)/tests/parity/parity_tests
+	@EMBER_FUZZ_OPENCL_GRAPHS=200 $(BUILD)/tests/codegen/codegen_fuzz_tests --gtest_filter='*Opencl*'
 
 # Sanitizer build (ASan + UBSan) of the whole test suite.
 test-dev:

@@ -85,9 +85,7 @@ void add_onnx_command(CLI::App& app) {
   run->add_option("--input", ro->inputs, "An input as NAME=FILE.npy (repeatable)");
   run->add_option("--output-dir", ro->output_dir,
                   "Where the outputs are written (default: . without --repeat; with it, none)");
-  run->add_option("--device", ro->device, "cpu or interp (default: EMBER_DEVICE, else cpu)")
-      ->check(rule::one_of({"cpu", "interp"}));
-  run->add_option("--repeat", ro->repeat,
+XX, ro->repeat,
                   "Timed runs after one warm-up and one ember::jit capture; inputs not given are "
                   "zeros of their declared shape")
       ->check(rule::positive());
@@ -107,8 +105,9 @@ void add_onnx_command(CLI::App& app) {
       "and compare with rtol 1e-3, atol 1e-7. Exit status: 0 match, 1 mismatch, 2 the model "
       "needs something ember lacks, 3 another error");
   test->add_option("dir", to->dir, "The test folder")->required();
-  test->add_option("--device", to->device, "cpu or interp (default: EMBER_DEVICE, else cpu)")
-      ->check(rule::one_of({"cpu", "interp"}));
+  test->add_option("--device", to->device,
+                   "cpu, interp or opencl (default: EMBER_DEVICE, else cpu)")
+      ->check(rule::one_of({"cpu", "interp", "opencl"}));
   test->add_option("--rtol", to->rtol, "Relative tolerance (default 1e-3)")
       ->check(rule::non_negative());
   test->add_option("--atol", to->atol, "Absolute tolerance (default 1e-7)")

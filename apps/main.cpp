@@ -8,6 +8,7 @@
 
 #include "build_info.h"
 #include "commands.h"
+#include "ember/build_info.h"
 #include "ember/context.h"
 #include "ember/dist.h"
 #include "ember/support/settings.h"
@@ -23,7 +24,8 @@ constexpr const char* kEnvironmentHelp =
     "                       2: one line per kernel (time, GFLOPS, GB/s); 3: optimisations;\n"
     "                       4: generated C source\n"
     "  EMBER_THREADS=N      thread-pool size, kernels and env steps (default: all cores)\n"
-    "  EMBER_DEVICE=interp  run kernels on the reference interpreter (default: cpu)\n"
+    "  EMBER_DEVICE=interp  run kernels on the reference interpreter, or on OpenCL with\n"
+    "                       EMBER_DEVICE=opencl (default: cpu)\n"
     "  EMBER_CACHE_DIR=DIR  compiled-kernel cache (default: $XDG_CACHE_HOME/ember or\n"
     "                       ~/.cache/ember)\n"
     "  EMBER_CC=PATH        C compiler for kernels (default: cc, gcc or clang on PATH)\n"
@@ -38,6 +40,19 @@ constexpr const char* kEnvironmentHelp =
     "  GRAPH=1              write the op graph and kernel graph of each realize as Graphviz\n"
     "                       files into $EMBER_GRAPH_DIR (default: ember-graph)\n";
 
+// The OpenCL platforms (the opencl device's), one line each.
+std::string opencl_text() {
+  try {
+    const std::vector<std::string> ps = ember::opencl_platforms();
+    if (ps.empty()) return "opencl platforms: none found (no OpenCL driver installed)";
+    std::string t = "opencl platforms:";
+    for (const std::string& p : ps) t += "\n  " + p;
+    return t;
+  } catch (const std::exception& e) {
+    return std::string("opencl platforms: unavailable: ") + e.what();
+  }
+}
+
 std::string version_text() {
   std::string t;
   try {
@@ -46,7 +61,7 @@ std::string version_text() {
     t = std::string("unavailable: ") + e.what();
   }
   return std::string("ember ") + EMBER_VERSION + " (revision " + EMBER_BUILD_REVISION +
-         ")\nkernel target: " + t;
+         ")\nkernel target: " + t + "\n" + opencl_text();
 }
 
 }  // namespace

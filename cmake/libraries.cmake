@@ -37,6 +37,9 @@ target_link_libraries(ember_library PUBLIC Threads::Threads PRIVATE ${CMAKE_DL_L
 if(EMBER_HAVE_MPI)
   target_link_libraries(ember_library PRIVATE MPI::MPI_C)
 endif()
+if(EMBER_HAVE_OPENCL)
+  target_link_libraries(ember_library PRIVATE OpenCL::OpenCL)
+endif()
 
 ember_shared_library(ember_rl_library rl ember_rl ember_rl_env ember_rl)
 target_link_libraries(ember_rl_library PUBLIC ember_library nlohmann_json::nlohmann_json

@@ -1,7 +1,7 @@
 # `make deb`: a Debian package of the install (cmake/install.cmake) under /usr, made by CPack:
 # ember_<version>_amd64.deb. dpkg-shlibdeps declares the shared libraries the binaries need
 # (libbox2d2, libpng16-16, libsqlite3-0, libprotobuf and libonnx when the ONNX frontend is built,
-# libstdc++6, libc6); the rest is declared here: kernels are compiled at run time by a C compiler
+# ocl-icd-libopencl1 when the opencl device is, libstdc++6, libc6); the rest is declared here: kernels are compiled at run time by a C compiler
 # against the C library's headers (README, "Using ember in your own project"), and the rl headers
 # include nlohmann/json.hpp.
 set(CPACK_GENERATOR DEB)

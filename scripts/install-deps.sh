@@ -10,17 +10,21 @@ set -euo pipefail
 # file and dpkg-dev (in build-essential): `make deb`. libonnx-dev and libprotobuf-dev: `ember onnx`.
 # libsqlite3-dev: the schedule search's plan cache. libopenmpi-dev and openmpi-bin (mpirun):
 # data-parallel training, `mpirun -np N ember train` (src/dist); the tests run it on 2 ranks.
+# ocl-icd-opencl-dev and opencl-c-headers: the opencl device (the ICD loader and the headers; the
+# driver is the machine's own).
 run=(build-essential cmake ninja-build g++ file
      libbox2d-dev libcli11-dev nlohmann-json3-dev libpng-dev
-     libonnx-dev libprotobuf-dev libsqlite3-dev libopenmpi-dev openmpi-bin)
+     libonnx-dev libprotobuf-dev libsqlite3-dev libopenmpi-dev openmpi-bin
+     ocl-icd-opencl-dev opencl-c-headers)
 # GoogleTest (GTest's CMake package needs GMock's libraries too); libtorch: the parity, training
 # parity and PPO-loss references; OpenBLAS and oneDNN: the speed guard's and the study's
 # references (study.short, study.direct_kernel); libonnx-testdata: onnx.conformance_subset;
 # Debian's torch and torchvision: the real networks' export (onnx.networks); python3-venv: the
-# project venv (scripts/python-venv.sh); pkgconf: the install tests (pkg-config's flags).
+# project venv (scripts/python-venv.sh); pkgconf: the install tests (pkg-config's flags);
+# pocl-opencl-icd: an OpenCL driver on the CPU, which the opencl device's tests run on.
 test=(libgtest-dev libgmock-dev libtorch-dev
       libopenblas-dev libdnnl-dev libonnx-testdata
-      python3 python3-venv python3-torch python3-torchvision pkgconf)
+      python3 python3-venv python3-torch python3-torchvision pkgconf pocl-opencl-icd)
 # Google Benchmark; oneDNN, OpenBLAS and libtorch: the references the benchmarks and the study
 # compare against; python3-venv: the study's Python references (scripts/study-venv.sh).
 bench=(libbenchmark-dev libdnnl-dev libopenblas-dev libtorch-dev python3 python3-venv)

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ember {
 
@@ -21,5 +22,10 @@ BuildInfo build_info();
 
 /// The CPU's model name (/proc/cpuinfo), "unknown" when it cannot be read.
 std::string cpu_model();
+
+/// The OpenCL platforms that the ICD loader finds (the `opencl` device runs on the first GPU among
+/// their devices, else on the first device), one line each: "name (version): device, ...";
+/// empty when none is installed. Throws ValueError when ember was built without OpenCL.
+std::vector<std::string> opencl_platforms();
 
 }  // namespace ember

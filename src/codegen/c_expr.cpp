@@ -41,7 +41,7 @@ const char* ctype(ScalarType t) {
   return "?";
 }
 
-std::string literal(double v, ScalarType t) {
+std::string literal(double v, ScalarType t, const Dialect& d) {
   char buf[64];
   if (is_reduced_floating_point(t)) {
     const auto f = static_cast<float>(v);
@@ -60,27 +60,28 @@ std::string literal(double v, ScalarType t) {
       s.insert(s.size() - (t == kFloat32 ? 1 : 0), ".0");
     return s;
   }
-  std::snprintf(buf, sizeof buf, "((%s)%lldLL)", ctype(t), static_cast<long long>(v));
+  std::snprintf(buf, sizeof buf, "((%s)%lld%s)", ctype(t), static_cast<long long>(v),
+                d.int64_suffix());
   return buf;
 }
 
-std::string int_literal(int64_t v, ScalarType t) {
+std::string int_literal(int64_t v, ScalarType t, const Dialect& d) {
   // INT64_MIN has no literal of its own in C (its magnitude overflows long long).
   if (v == INT64_MIN) return std::string("((") + ctype(t) + ")INT64_MIN)";
-  return std::string("((") + ctype(t) + ")" + std::to_string(v) + "LL)";
+  return std::string("((") + ctype(t) + ")" + std::to_string(v) + d.int64_suffix() + ")";
 }
 
-std::string reduce_init(Op op, ScalarType t) {
+std::string reduce_init(Op op, ScalarType t, const Dialect& d) {
   switch (op) {
     case Op::SUM:
-      return literal(0, t);
+      return literal(0, t, d);
     case Op::PROD:
-      return literal(1, t);
+      return literal(1, t, d);
     default:
       switch (t) {
         case kFloat32:
         case kFloat64:
-          return literal(-INFINITY, t);
+          return literal(-INFINITY, t, d);
         case kInt32:
           return "INT32_MIN";
         case kInt64:
@@ -90,7 +91,7 @@ std::string reduce_init(Op op, ScalarType t) {
         case kInt16:
           return "INT16_MIN";
         default:
-          return literal(0, t);
+          return literal(0, t, d);
       }
   }
 }
@@ -99,7 +100,8 @@ std::string reduce_update(Op op, ScalarType t, const std::string& acc, const std
   return render_op(op, t, {acc, v});
 }
 
-std::string render_template(const char* tmpl, ScalarType t, const std::vector<std::string>& a) {
+std::string render_template(const char* tmpl, ScalarType t, const std::vector<std::string>& a,
+                            const Dialect& d) {
   std::string r;
   for (const char* p = tmpl; *p; p++) {
     if (*p != '$') {
@@ -110,28 +112,28 @@ std::string render_template(const char* tmpl, ScalarType t, const std::vector<st
     if (k >= '0' && k <= '2')
       r += a.at(static_cast<size_t>(k - '0'));
     else if (k == 'f')
-      r += t == kFloat32 ? "f" : "";
+      r += t == kFloat32 ? d.float_suffix() : "";
     else if (k == 'T')
       r += ctype(t);
     else if (k == 'I')
-      r += literal(1, t);
+      r += literal(1, t, d);
     else
       throw Error(std::string("render: bad C template ") + tmpl);
   }
   return r;
 }
 
-std::string render_op(Op op, ScalarType t, const std::vector<std::string>& a) {
+std::string render_op(Op op, ScalarType t, const std::vector<std::string>& a, const Dialect& d) {
   const ir::OpInfo& info = ir::op_info(op);
   if (is_reduced_floating_point(t) && op != Op::WHERE)
     throw Error(std::string("render: ") + info.name + " on " + dtype_name(t) +
                 " (make_node computes it in float32)");
   const char* tmpl = is_floating_point(t) ? info.c_float : t == kBool ? info.c_bool : info.c_int;
   if (!*tmpl) throw Error(std::string("render: no C rule for ") + info.name);
-  return render_template(tmpl, t, a);
+  return render_template(tmpl, t, a, d);
 }
 
-std::string render_cast(ScalarType from, ScalarType to, const std::string& x) {
+std::string render_cast(ScalarType from, ScalarType to, const std::string& x, const Dialect& d) {
   if (from == to) return x;
   std::string v = x;
   if (is_reduced_floating_point(from)) {  // exact in float32, which converts on as a float does
@@ -140,7 +142,7 @@ std::string render_cast(ScalarType from, ScalarType to, const std::string& x) {
   }
   if (is_reduced_floating_point(to))
     return std::string(to == kFloat16 ? "ember_f2h((float)(" : "ember_f2bf((float)(") + v + "))";
-  return render_op(Op::CAST, to, {v});
+  return render_op(Op::CAST, to, {v}, d);
 }
 
 namespace {
@@ -187,14 +189,15 @@ std::string ExprEmitter::emit(const Expr& e, std::ostringstream& s, const std::s
     case Expr::Kind::Load: {
       std::string load = cat({"b", std::to_string(e.buf), "[", index(e.view, idx), "]"});
       std::string m = e.view.has_mask() ? valid(e.view, idx) : "";
-      x = m.empty() ? load : cat({"((", m, ") ? ", load, " : ", literal(0, e.dtype), ")"});
+      x = m.empty() ? load : cat({"((", m, ") ? ", load, " : ", literal(0, e.dtype, *d_), ")"});
       break;
     }
     case Expr::Kind::Const: {
       // An integer constant's exact value (int64 beyond 2^53 does not survive a double).
-      x = is_floating_point(e.dtype) ? literal(e.value, e.dtype) : int_literal(e.ivalue, e.dtype);
+      x = is_floating_point(e.dtype) ? literal(e.value, e.dtype, *d_)
+                                     : int_literal(e.ivalue, e.dtype, *d_);
       std::string m = e.view.has_mask() ? valid(e.view, idx) : "";
-      if (!m.empty()) x = cat({"((", m, ") ? ", x, " : ", literal(0, e.dtype), ")"});
+      if (!m.empty()) x = cat({"((", m, ") ? ", x, " : ", literal(0, e.dtype, *d_), ")"});
       break;
     }
     case Expr::Kind::Rand: {
@@ -208,17 +211,17 @@ std::string ExprEmitter::emit(const Expr& e, std::ostringstream& s, const std::s
       else
         x = cat({e.dtype == kFloat64 ? "ember_rand53(" : "ember_rand(", key, ")"});
       std::string m = e.view.has_mask() ? valid(e.view, idx) : "";
-      if (!m.empty()) x = cat({"((", m, ") ? ", x, " : ", literal(0, e.dtype), ")"});
+      if (!m.empty()) x = cat({"((", m, ") ? ", x, " : ", literal(0, e.dtype, *d_), ")"});
       break;
     }
     case Expr::Kind::Reduce:
       // simplify() drops size-1 reduce axes: a reduce over one element is one update of init.
       if (!e.axes.empty()) throw Error("render: nested reduce");
-      x = reduce_update(e.op, e.dtype, reduce_init(e.op, e.dtype), a[0]);
+      x = reduce_update(e.op, e.dtype, reduce_init(e.op, e.dtype, *d_), a[0]);
       break;
     case Expr::Kind::Alu:
-      x = e.op == Op::CAST ? render_cast(e.src[0]->dtype, e.dtype, a[0])
-                           : render_op(e.op, e.dtype, a);
+      x = e.op == Op::CAST ? render_cast(e.src[0]->dtype, e.dtype, a[0], *d_)
+                           : render_op(e.op, e.dtype, a, *d_);
       break;
   }
   std::string name = cat({"v", std::to_string(next_++)});

@@ -1,28 +1,33 @@
 // Scalar C for kernel expressions, shared by the loop renderer (render_c.cpp) and the
-// register-tiled reduce renderer (render_tile.cpp). Internal to codegen.
+// register-tiled reduce renderer (render_tile.cpp). Internal to codegen. Where a dialect spells
+// something its own way (dialect.h), the functions take it; C is the default.
 #pragma once
 #include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "codegen/dialect.h"
 #include "schedule/kernel.h"
 
 namespace ember::codegen {
 
 const char* ctype(ScalarType t);
 /// A C literal of type t (NaN and infinities included).
-std::string literal(double v, ScalarType t);
+std::string literal(double v, ScalarType t, const Dialect& d = c_dialect());
 /// A C literal of integer (or bool) type t holding v exactly.
-std::string int_literal(int64_t v, ScalarType t);
-std::string reduce_init(ir::Op op, ScalarType t);
+std::string int_literal(int64_t v, ScalarType t, const Dialect& d = c_dialect());
+std::string reduce_init(ir::Op op, ScalarType t, const Dialect& d = c_dialect());
 /// An ALU op's C expression from its template in ops.def (the float, integer or bool column by
 /// t, the result's dtype) with operands `a`. Throws ember::Error for an op without a template.
-std::string render_op(ir::Op op, ScalarType t, const std::vector<std::string>& a);
+std::string render_op(ir::Op op, ScalarType t, const std::vector<std::string>& a,
+                      const Dialect& d = c_dialect());
 /// A CAST of x from one dtype to another (float16 and bfloat16 through float32).
-std::string render_cast(ScalarType from, ScalarType to, const std::string& x);
+std::string render_cast(ScalarType from, ScalarType to, const std::string& x,
+                        const Dialect& d = c_dialect());
 /// A C template of ops.def ($0..$2 operands, $f float32 suffix, $T C type, $I one) expanded.
-std::string render_template(const char* tmpl, ScalarType t, const std::vector<std::string>& a);
+std::string render_template(const char* tmpl, ScalarType t, const std::vector<std::string>& a,
+                            const Dialect& d = c_dialect());
 /// The reduce step `acc (op) v` as a C expression (NaN-propagating max, bool or/and).
 std::string reduce_update(ir::Op op, ScalarType t, const std::string& acc, const std::string& v);
 
@@ -31,6 +36,7 @@ std::string reduce_update(ir::Op op, ScalarType t, const std::string& acc, const
 class ExprEmitter {
  public:
   using Memo = std::unordered_map<const schedule::Expr*, std::string>;
+  explicit ExprEmitter(const Dialect& d = c_dialect()) : d_(&d) {}
   /// Returns the C variable (or memoised name) holding e's value.
   std::string emit(const schedule::Expr& e, std::ostringstream& s, const std::string& ind,
                    Memo& memo, const std::vector<std::string>& idx);
@@ -40,6 +46,7 @@ class ExprEmitter {
   static std::string valid(const ir::View& v, const std::vector<std::string>& idx);
 
  private:
+  const Dialect* d_;
   int next_ = 0;
 };
 

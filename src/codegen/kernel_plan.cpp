@@ -284,6 +284,13 @@ int64_t KernelPlan::units(const Kernel& k) const {
   return k.full_shape[0] / l.upcast[0];
 }
 
+LoopPlan plain_loop_plan(const Kernel& k) {
+  LoopPlan l{std::vector<int64_t>(k.full_shape.size(), 1), 1, {}};
+  for (const schedule::Expr* n : schedule::kernel_nests(k))
+    l.nests.push_back(plain_loop_plan(schedule::nest_kernel(k, *n)));
+  return l;
+}
+
 int64_t KernelPlan::grain(const Kernel& k) const {
   const auto* l = std::get_if<LoopPlan>(&layout);
   if (!l) return 1;

@@ -185,6 +185,9 @@ struct Move {
   KernelPlan plan;
 };
 
+/// The kernel's plain loops (no upcast, no unroll), and its nests' likewise.
+LoopPlan plain_loop_plan(const schedule::Kernel& k);
+
 /// The heuristic's plan for a (simplified) kernel on `target` (plan_heuristic.cpp): its vector
 /// width, register count and cache sizes decide the tiles. Always legal.
 KernelPlan plan(const schedule::Kernel& k, const Target& target);

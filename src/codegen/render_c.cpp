@@ -119,13 +119,6 @@ bool short_last_axis(const Kernel& k, const std::vector<int64_t>& up) {
          k.full_shape[n - 1] <= kShortAxis && k.full_shape[n - 2] > kShortAxis;
 }
 
-void render_signature(std::ostringstream& s, const std::string& fn, const Kernel& k) {
-  s << "void " << fn << "(void* const* restrict bufs, int64_t start, int64_t end) {\n";
-  for (size_t i = 0; i < k.buffers.size(); i++)
-    s << "  " << (i >= k.num_outputs() ? "const " : "") << ctype(k.buffers[i].dtype)
-      << "* restrict b" << i << " = (" << ctype(k.buffers[i].dtype) << "*)bufs[" << i << "];\n";
-}
-
 bool short_reduce(const Kernel& k) {
   const size_t rank = k.full_shape.size();
   if (k.reduce_axes.size() != 1 || k.reduce_axes[0] != static_cast<int64_t>(rank - 1) || rank < 3 ||
@@ -153,7 +146,7 @@ struct Accumulators {
   std::string fx, init;
   std::vector<std::string> arrays;  // "acc", and "nan" for a keyed max
 
-  Accumulators(const Expr& r, int64_t slots) : red(r), n(slots) {
+  Accumulators(const Expr& r, int64_t slots, const Dialect& d) : red(r), n(slots) {
     // 1-byte (bool/uint8) accumulators are widened: GCC 12's SLP vectoriser (AVX2/AVX-512)
     // miscompiles a uint8 max over comparison results (it keeps the -1 mask instead of 1).
     T = element_size(red.dtype) == 1 ? "int32_t" : ctype(red.dtype);
@@ -163,8 +156,8 @@ struct Accumulators {
     keyed = red.op == Op::RMAX && is_floating_point(red.dtype);
     fx = red.dtype == kFloat32 ? "ember_f" : "ember_d";
     if (keyed) T = red.dtype == kFloat32 ? "int32_t" : "int64_t";
-    init =
-        keyed ? fx + "key(" + literal(-INFINITY, red.dtype) + ")" : reduce_init(red.op, red.dtype);
+    init = keyed ? fx + "key(" + literal(-INFINITY, red.dtype, d) + ")"
+                 : reduce_init(red.op, red.dtype, d);
     arrays = {"acc"};
     if (keyed) arrays.push_back("nan");
   }
@@ -192,18 +185,21 @@ struct Accumulators {
 class Renderer {
  public:
   // `split`: a column split's slice (rows), 0 without.
-  Renderer(const Kernel& k, const LoopPlan& p, int64_t split)
+  Renderer(const Kernel& k, const LoopPlan& p, int64_t split, const Dialect& d)
       : k_(k),
         rank_(k.full_shape.size()),
         nglob_(rank_ - k.reduce_axes.size()),
         up_(p.upcast),
         unroll_(p.unroll),
         split_(split),
-        nest_plans_(p.nests) {}
+        nest_plans_(p.nests),
+        d_(d),
+        em_(d) {}
 
   std::string render(const std::string& fn) {
     std::ostringstream s;
-    render_signature(s, fn, k_);
+    d_.signature(s, fn, k_);
+    if (const std::string id = d_.work_item(); !id.empty()) return render_work_item(s, id);
     std::string ind = "  ";
     if (split_) render_split_scratch(s);
     if (nglob_ == 0) {
@@ -219,8 +215,8 @@ class Renderer {
     const size_t vec_axis = short_last ? nglob_ - 2 : nglob_ - 1;
     for (size_t d = 0; d < nglob_; d++) {
       int64_t n = k_.full_shape[d] / up_[d];
-      if (elementwise && d == vec_axis && up_[d] == 1) s << ind << "#pragma GCC ivdep\n";
-      if (short_last && d + 1 == nglob_) s << ind << "#pragma GCC unroll " << n << "\n";
+      if (elementwise && d == vec_axis && up_[d] == 1) pragma(s, ind, d_.ivdep());
+      if (short_last && d + 1 == nglob_) pragma(s, ind, d_.unroll(n));
       if (d == 0 && split_) {
         // A unit of work is one row slice of one column unit (column_split.h).
         const int64_t S = column_split_slices(k_, split_);
@@ -244,6 +240,33 @@ class Renderer {
   }
 
  private:
+  // One work-item per output element (render_work_item in render_c.h): its output index decoded
+  // from the work-item's id, then the loops' work at that index.
+  std::string render_work_item(std::ostringstream& s, const std::string& id) {
+    if (split_ || unroll_ != 1 ||
+        std::any_of(up_.begin(), up_.end(), [](int64_t u) { return u != 1; }))
+      throw Error("internal error: kernel " + k_.name() + ": a " + d_.name() +
+                  " work-item renders plain loops only");
+    s << "  const int64_t w_ = " << id << ";\n";
+    s << "  if (w_ >= " << work_items(k_) << ") return;\n";
+    int64_t inner = 1;  // the output elements per step of axis d
+    for (size_t d = nglob_; d-- > 0;) {
+      s << "  const int64_t o" << d << " = "
+        << (inner > 1 ? "w_ / " + std::to_string(inner) : "w_");
+      if (d > 0) s << " % " << k_.full_shape[d];
+      s << ";\n";
+      inner *= k_.full_shape[d];
+    }
+    std::string ind = "  ";
+    body(s, ind);
+    s << "}\n";
+    return s.str();
+  }
+
+  void pragma(std::ostringstream& s, const std::string& ind, const std::string& line) {
+    if (!line.empty()) s << ind << line << "\n";
+  }
+
   // The loops' work at one output index: the nests (computed once: their kernels have one output
   // element), then the value and its stores.
   void body(std::ostringstream& s, std::string& ind) {
@@ -275,7 +298,7 @@ class Renderer {
       std::string var = "n" + std::to_string(i) + "_";
       s << ind << ctype(nests[i]->dtype) << " " << var << ";\n";
       s << ind << "{\n";
-      Renderer r(sub, nest_plans_[i], 0);
+      Renderer r(sub, nest_plans_[i], 0, d_);
       r.result_ = var;
       std::string in = ind + "  ";
       r.body(s, in);
@@ -289,7 +312,7 @@ class Renderer {
     if (!red) throw Error("render: reduce kernel without a reduce");
     int64_t tile = 1;
     for (size_t d = 0; d < nglob_; d++) tile *= up_[d];
-    const Accumulators acc(*red, tile * unroll_);
+    const Accumulators acc(*red, tile * unroll_, d_);
     acc.declare(s, ind);
     // Floating sums over more than kSumBlock terms per accumulator are blocked and pairwise
     // (BlockedSum above): `acc` holds the current block's partial only.
@@ -334,13 +357,13 @@ class Renderer {
         continue;
       }
       if (d + 1 == rank_ && bs.on) bs.flush_depth = rind.size();
-      if (short_red_) s << rind << "#pragma GCC unroll " << n << "\n";
+      if (short_red_) pragma(s, rind, d_.unroll(n));
       s << rind << "for (int64_t r" << d << " = 0; r" << d << " < " << n << "; r" << d << "++) {\n";
       rind += "  ";
     }
     if (unroll_ > 1) {
       // Kept as a loop (not unrolled): GCC vectorises it across q, calls to libmvec included.
-      s << rind << "#pragma GCC unroll 1\n";
+      pragma(s, rind, d_.unroll(1));
       s << rind << "for (int q = 0; q < " << unroll_ << "; q++) {\n";
       rind += "  ";
     }
@@ -455,7 +478,7 @@ class Renderer {
       // contiguous lanes) instead of unrolling it and vectorising the reduce loop with gathers.
       // Not where the unrolled reduce is the vector loop (q): there it unrolls inside it.
       const bool vec = d + 1 == nglob_ && unroll_ == 1;
-      s << ind << "#pragma GCC unroll " << (vec ? 1 : up_[d]) << "\n";
+      pragma(s, ind, d_.unroll(vec ? 1 : up_[d]));
       s << ind << "for (int64_t j" << d << " = 0; j" << d << " < " << up_[d] << "; j" << d
         << "++) {\n";
       ind += "  ";
@@ -513,6 +536,7 @@ class Renderer {
   std::vector<LoopPlan> nest_plans_;
   std::string result_;  // a nest's renderer: its value goes to this variable, not to b0
   std::unordered_map<const Expr*, std::string> nest_vars_;
+  const Dialect& d_;
   ExprEmitter em_;
 };
 
@@ -527,8 +551,20 @@ std::string render_c(const Kernel& k, const KernelPlan& plan, const std::string&
   if (const auto* d = std::get_if<DotPlan>(&plan.layout))
     return render_dot(k, *d, *tile_operands(k), fn_name);
   if (const auto* c = std::get_if<ColumnSplitPlan>(&plan.layout))
-    return Renderer(k, LoopPlan{{c->cols, 1}, 1, {}}, c->slice_rows).render(fn_name);
-  return Renderer(k, std::get<LoopPlan>(plan.layout), 0).render(fn_name);
+    return Renderer(k, LoopPlan{{c->cols, 1}, 1, {}}, c->slice_rows, c_dialect()).render(fn_name);
+  return Renderer(k, std::get<LoopPlan>(plan.layout), 0, c_dialect()).render(fn_name);
+}
+
+int64_t work_items(const Kernel& k) {
+  int64_t n = 1;
+  for (size_t d = 0; d < k.full_shape.size() - k.reduce_axes.size(); d++) n *= k.full_shape[d];
+  return n;
+}
+
+std::string render_work_item(const Kernel& k, const std::string& fn_name, const Dialect& d) {
+  if (d.work_item().empty())
+    throw Error(std::string("internal error: the ") + d.name() + " dialect has no work-items");
+  return Renderer(k, plain_loop_plan(k), 0, d).render(fn_name);
 }
 
 }  // namespace ember::codegen

@@ -2,12 +2,14 @@
 //   void NAME(void* const* bufs, int64_t start, int64_t end)
 // which computes units of work [start, end) (KernelPlan::units; the thread pool splits that
 // range). Buffers are passed in kernel slot order (slot 0 = output), then the scratch or the row
-// count where the plan has one.
+// count where the plan has one. The same loop renderer writes the GPU-style dialects' kernels
+// (dialect.h), one work-item per output element.
 #pragma once
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "codegen/dialect.h"
 #include "codegen/kernel_plan.h"
 #include "codegen/target.h"
 #include "schedule/kernel.h"
@@ -20,9 +22,13 @@ std::string c_prelude(const Target& target);
 /// The kernel's function. Throws ember::Error (an internal error) when the plan does not fit the
 /// kernel (KernelPlan::illegal).
 std::string render_c(const schedule::Kernel& k, const KernelPlan& plan, const std::string& fn_name);
-/// The generated function's signature line and its typed buffer pointers b0, b1, ... (slot
-/// order; the outputs writable).
-void render_signature(std::ostringstream& s, const std::string& fn, const schedule::Kernel& k);
+/// The kernel in a dialect with work-items (dialect.h; not C): work_items(k) of them, one per
+/// output element (the output axes flattened, the last fastest; one for a full reduction), each
+/// running the kernel's plain loops over its reduce axes and nests (plain_loop_plan). A first
+/// step (issue 41): no local memory, no register tiles; a full reduction is one work-item's loop.
+std::string render_work_item(const schedule::Kernel& k, const std::string& fn_name,
+                             const Dialect& d);
+int64_t work_items(const schedule::Kernel& k);
 /// A sum over one short axis (at most 4 terms) whose operands are contiguous or constant along
 /// the last output axis, with at least two output axes: e.g. the policy head's input gradient
 /// (dz @ W, K = 2, times 1 - h^2). Without upcasts it renders as an elementwise kernel, the reduce

@@ -23,7 +23,7 @@ ProductRenderer::ProductRenderer(const Kernel& k, const TileOperands& p)
 
 void render_kernel_head(std::ostringstream& s, const std::string& fn, const Kernel& k,
                         const char* vector_type, int64_t vector_bytes, const char* what) {
-  render_signature(s, fn, k);
+  c_dialect().signature(s, fn, k);
   // The lanes were chosen for the prelude's target: a mismatch is a compile error, not wrong data.
   s << "  _Static_assert(sizeof(" << vector_type << ") == " << vector_bytes << ", \"" << what
     << " lanes differ from the prelude's vector width\");\n";

@@ -1,6 +1,9 @@
 // The device interface (docs/design.md principle 6): a device turns kernels into programs and
-// launches them on buffers. Memory is host memory for both devices here (runtime::Storage).
+// launches them on buffers, and owns the memory of its buffers. The engine's buffers
+// (runtime::Storage) are host memory still: a program of a device with memory of its own (opencl)
+// copies its buffers in and its outputs out around each launch (a first step of issue 41).
 #pragma once
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,9 +23,25 @@ struct Program {
   virtual void launch(void* const* bufs) const = 0;
 };
 
+/// A buffer in a device's memory: the device's handle (host memory for cpu and interp, a cl_mem
+/// for opencl) and its size in bytes.
+struct DeviceBuffer {
+  void* handle = nullptr;
+  size_t bytes = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
+  /// Device memory. The defaults are host memory (cpu, interp: zero-copy, 64-byte aligned, freed
+  /// blocks reused: host_blocks.h); copies are of `bytes` from the buffers' starts, which must fit
+  /// in both. allocate() throws ember::Error when the memory is exhausted.
+  virtual DeviceBuffer allocate(size_t bytes);
+  virtual void free(DeviceBuffer b);
+  virtual void copy_in(DeviceBuffer dst, const void* src, size_t bytes);  // host -> device
+  virtual void copy_out(void* dst, DeviceBuffer src, size_t bytes);       // device -> host
+  virtual void copy(DeviceBuffer dst, DeviceBuffer src, size_t bytes);    // device -> device
+
   virtual std::string name() const = 0;
   /// Builds programs for kernels (already simplified); one batch (compiler.h) for all of them.
   virtual std::vector<std::shared_ptr<Program>> compile(
@@ -38,7 +57,13 @@ class Device {
   virtual void build(const std::vector<std::shared_ptr<Program>>& programs) { (void)programs; }
 };
 
-/// "cpu" (generated C, compiled and dlopen'ed) or "interp" (reference evaluator).
+/// "cpu" (generated C, compiled and dlopen'ed), "interp" (reference evaluator) or "opencl" (OpenCL
+/// C on the first OpenCL GPU, else the first OpenCL device; runtime/opencl/). Throws ValueError
+/// for an unknown name, or for opencl when ember was built without it or no platform is found.
 Device& get_device(const std::string& name);
+
+/// The OpenCL platforms the ICD loader finds, one line each: "name (version): device, ...". Throws
+/// ValueError when ember was built without OpenCL.
+std::vector<std::string> opencl_platforms();
 
 }  // namespace ember::runtime

@@ -1,5 +1,6 @@
-// Codegen fuzz: random op graphs must give the same values on the `cpu` device (generated C) and
-// the `interp` device (the reference evaluator). Each graph is built twice from its seed, once per
+// Codegen fuzz: random op graphs must give the same values on the `cpu` device (generated C), and
+// on the `opencl` device (OpenCL C; PoCL in CI) where it is available, as on the `interp` device
+// (the reference evaluator). Each graph is built twice from its seed, once per
 // device; many graphs share one realize, so one compiler run covers a batch of kernels.
 //
 // Tolerances: values that fuzz_graph.h proves exact (small dyadics, integers, bools, comparisons)
@@ -7,14 +8,17 @@
 // may differ by summation order and FMA contraction: |cpu - ref| <= 1e-4 * |ref| + 1e-5 * scale,
 // scale = max(1, largest finite |ref| of that output); NaN and +-inf must match exactly.
 //
-// EMBER_FUZZ_GRAPHS (default 200) and EMBER_FUZZ_SEED (default 1) change the run.
+// EMBER_FUZZ_GRAPHS (default 200), EMBER_FUZZ_OPENCL_GRAPHS (default 40: PoCL compiles each
+// kernel with LLVM, slowly) and EMBER_FUZZ_SEED (default 1) change the run.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
 
+#include "ember/error.h"
 #include "ember/support/shape_str.h"
 #include "fuzz_graph.h"
+#include "runtime/device.h"
 
 namespace {
 
@@ -78,8 +82,10 @@ bool same_value(double a, double b, bool exact, double scale) {
   return std::fabs(a - b) <= 1e-4 * std::fabs(b) + 1e-5 * scale;
 }
 
-// Compares one graph's outputs; returns the number of mismatching outputs.
-int compare(uint64_t seed, const std::vector<Result>& cpu, const std::vector<Result>& ref) {
+// Compares one graph's outputs on `device` with the interpreter's; returns the number of
+// mismatching outputs.
+int compare(const std::string& device, uint64_t seed, const std::vector<Result>& cpu,
+            const std::vector<Result>& ref) {
   int bad = 0;
   for (size_t o = 0; o < ref.size() && o < cpu.size(); o++) {
     const Result &c = cpu[o], &r = ref[o];
@@ -95,8 +101,8 @@ int compare(uint64_t seed, const std::vector<Result>& cpu, const std::vector<Res
       if (same_value(c.data[i], r.data[i], r.exact, scale)) continue;
       ADD_FAILURE() << "seed " << seed << " output " << o << " (shape "
                     << ember::support::shape_str(r.shape) << " " << ember::dtype_name(r.dtype)
-                    << (r.exact ? ", exact" : "") << ") element " << i << ": cpu " << c.data[i]
-                    << " vs interp " << r.data[i];
+                    << (r.exact ? ", exact" : "") << ") element " << i << ": " << device << " "
+                    << c.data[i] << " vs interp " << r.data[i];
       bad++;
       break;
     }
@@ -104,23 +110,24 @@ int compare(uint64_t seed, const std::vector<Result>& cpu, const std::vector<Res
   return bad;
 }
 
-void fuzz_run(uint64_t first_seed, int64_t count, int64_t batch, bool matmul) {
+void fuzz_run(uint64_t first_seed, int64_t count, int64_t batch, bool matmul,
+              const std::string& device = "cpu") {
   auto t0 = std::chrono::steady_clock::now();
   int64_t outputs = 0, failed = 0;
   for (int64_t b = 0; b < count; b += batch) {
     std::vector<uint64_t> seeds;
     for (int64_t i = b; i < std::min(count, b + batch); i++) seeds.push_back(first_seed + i);
-    auto cpu = run_batch("cpu", seeds, matmul);
+    auto cpu = run_batch(device, seeds, matmul);
     auto ref = run_batch("interp", seeds, matmul);
     ASSERT_EQ(cpu.size(), ref.size());
     for (size_t i = 0; i < seeds.size(); i++) {
       outputs += static_cast<int64_t>(ref[i].size());
-      failed += compare(seeds[i], cpu[i], ref[i]) > 0;
+      failed += compare(device, seeds[i], cpu[i], ref[i]) > 0;
     }
   }
   double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("fuzz (%s): %lld graphs, %lld outputs, %lld failed, %.1f s\n",
-              matmul ? "matmul" : "graphs", static_cast<long long>(count),
+  std::printf("fuzz (%s on %s): %lld graphs, %lld outputs, %lld failed, %.1f s\n",
+              matmul ? "matmul" : "graphs", device.c_str(), static_cast<long long>(count),
               static_cast<long long>(outputs), static_cast<long long>(failed), dt);
 }
 
@@ -140,6 +147,29 @@ TEST(CodegenFuzz, MatmulsCpuMatchesInterp) {
   int64_t n = env_int("EMBER_FUZZ_GRAPHS", 200) / 4;
   uint64_t seed = static_cast<uint64_t>(env_int("EMBER_FUZZ_SEED", 1));
   fuzz_run(seed * 7919 + 1, n, 25, true);
+}
+
+// The opencl device, where it is built and finds a driver: the cpu test's first graphs and
+// products, with the same tolerances.
+std::string opencl_unavailable() {
+  try {
+    ember::runtime::get_device("opencl");
+    return "";
+  } catch (const ember::ValueError& e) {
+    return e.what();
+  }
+}
+
+TEST(CodegenFuzz, RandomGraphsOpenclMatchesInterp) {
+  if (std::string why = opencl_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  uint64_t seed = static_cast<uint64_t>(env_int("EMBER_FUZZ_SEED", 1));
+  fuzz_run(seed * 100003, env_int("EMBER_FUZZ_OPENCL_GRAPHS", 40), 40, false, "opencl");
+}
+
+TEST(CodegenFuzz, MatmulsOpenclMatchesInterp) {
+  if (std::string why = opencl_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  uint64_t seed = static_cast<uint64_t>(env_int("EMBER_FUZZ_SEED", 1));
+  fuzz_run(seed * 7919 + 1, env_int("EMBER_FUZZ_OPENCL_GRAPHS", 40) / 4, 25, true, "opencl");
 }
 
 }  // namespace

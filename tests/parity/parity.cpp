@@ -18,6 +18,24 @@ namespace {
   return true;
 }();
 
+}  // namespace
+
+std::vector<std::string> parity_devices() {
+  const char* e = std::getenv("EMBER_PARITY_DEVICES");
+  if (!e || !*e) return {"cpu", "interp"};
+  std::vector<std::string> out;
+  std::string s = e;
+  for (size_t at = 0; at <= s.size();) {
+    size_t end = s.find(',', at);
+    if (end == std::string::npos) end = s.size();
+    if (end > at) out.push_back(s.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+namespace {
+
 template <class T>
 std::vector<uint8_t> encode_as(const std::vector<double>& v) {
   std::vector<uint8_t> out(v.size() * sizeof(T));

@@ -350,13 +350,17 @@ bool ember_runs(F run) {
   }
 }
 
-/// Calls `f` once on each ember device the case runs on (cpu; interp unless Options::interp is
-/// false), with the device set and named in failures.
+/// The ember devices the cases run on: $EMBER_PARITY_DEVICES (comma-separated, e.g. "opencl"),
+/// else cpu and interp.
+std::vector<std::string> parity_devices();
+
+/// Calls `f` once on each ember device the case runs on (parity_devices(); interp unless
+/// Options::interp is false), with the device set and named in failures.
 template <class F>
 void for_each_device(const Options& o, F f) {
-  for (const char* dev : {"cpu", "interp"}) {
-    if (std::string(dev) == "interp" && !o.interp) continue;
-    SCOPED_TRACE(std::string("ember device ") + dev);
+  for (const std::string& dev : parity_devices()) {
+    if (dev == "interp" && !o.interp) continue;
+    SCOPED_TRACE("ember device " + dev);
     DeviceGuard g(dev);
     f();
   }

@@ -5,19 +5,26 @@
  *
  * Rules for this file: C99 and C++20 alike (no namespaces, no references), static inline only,
  * include guards rather than `#pragma once` (it is the main file of the kernels' translation
- * unit), and no '@' character (the build substitutes @VAR@ patterns in the text). */
+ * unit), and no '@' character (the build substitutes @VAR@ patterns in the text). The OpenCL
+ * kernels' prelude (src/codegen/dialect_opencl.cpp) includes it too, after typedefs of the
+ * stdint names: OpenCL C has no headers, and where it differs from C, __OPENCL_C_VERSION__
+ * picks its branch. So no names that OpenCL C reserves (half, kernel, global, local, constant,
+ * private, bool), and no LL suffixes (OpenCL C's long long is 128 bits wide): a hexadecimal
+ * constant without a suffix takes the first of int, unsigned, long, ... that holds it, in both. */
 #ifndef EMBER_SUPPORT_KERNEL_SCALAR_H
 #define EMBER_SUPPORT_KERNEL_SCALAR_H
+#ifndef __OPENCL_C_VERSION__
 #include <math.h>
 #include <stdint.h>
+#endif
 
 /* splitmix64's output function (Steele, Lea and Flood, "Fast splittable pseudorandom number
  * generators", OOPSLA 2014; the constants of Vigna's splitmix64.c): a bijection of 64-bit words
  * whose every output bit depends on every input bit. The one 64-bit mix of the project
  * (ember/support/splitmix64.h wraps it for C++). */
 static inline uint64_t ember_splitmix64_mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EB;
   return z ^ (z >> 31);
 }
 
@@ -25,8 +32,8 @@ static inline uint64_t ember_splitmix64_mix(uint64_t z) {
  * each spread by an odd constant (the first is splitmix64's increment, 2^64 / the golden ratio).
  * Attempt 0 is the element's draw; randint's rejections take attempts 1, 2, ... */
 static inline uint64_t ember_rand_bits(uint64_t seed, uint64_t ctr, uint64_t attempt) {
-  return ember_splitmix64_mix(seed * 0x9E3779B97F4A7C15ULL + ctr * 0xD1B54A32D192ED03ULL +
-                              attempt * 0xAEF17502108EF2D9ULL + 0x632BE59BD9B4E019ULL);
+  return ember_splitmix64_mix(seed * 0x9E3779B97F4A7C15 + ctr * 0xD1B54A32D192ED03 +
+                              attempt * 0xAEF17502108EF2D9 + 0x632BE59BD9B4E019);
 }
 /* Uniform [0, 1) float32: the top 24 bits become the mantissa, so every value is exact. */
 static inline float ember_rand(uint64_t seed, uint64_t ctr) {
@@ -41,15 +48,23 @@ static inline double ember_rand53(uint64_t seed, uint64_t ctr) {
  * 2019). The high word of x * range is the value; the draws whose low word is below
  * 2^64 mod range are redrawn, which leaves exactly floor(2^64 / range) words for every value (no
  * modulo bias). A redraw happens with probability below range / 2^64 <= 1/2. */
+#ifdef __OPENCL_C_VERSION__
+static inline uint64_t ember_mul_hi64(uint64_t a, uint64_t b) { return mul_hi(a, b); }
+#else
 __extension__ typedef unsigned __int128 ember_u128;
+/* The high word of the 128-bit product a * b. */
+static inline uint64_t ember_mul_hi64(uint64_t a, uint64_t b) {
+  return (uint64_t)(((ember_u128)a * b) >> 64);
+}
+#endif
 static inline int64_t ember_randint(uint64_t seed, uint64_t ctr, int64_t low, uint64_t range) {
-  ember_u128 m = (ember_u128)ember_rand_bits(seed, ctr, 0) * range;
-  if ((uint64_t)m < range) {
+  uint64_t x = ember_rand_bits(seed, ctr, 0);
+  if (x * range < range) {                       /* the low word, modulo 2^64 */
     const uint64_t reject = (0 - range) % range; /* 2^64 mod range */
-    for (uint64_t attempt = 1; (uint64_t)m < reject; attempt++)
-      m = (ember_u128)ember_rand_bits(seed, ctr, attempt) * range;
+    for (uint64_t attempt = 1; x * range < reject; attempt++)
+      x = ember_rand_bits(seed, ctr, attempt);
   }
-  return (int64_t)((uint64_t)low + (uint64_t)(m >> 64));
+  return (int64_t)((uint64_t)low + ember_mul_hi64(x, range));
 }
 
 /* Integer POW by squaring. A negative exponent gives the integer part of b^e: 1 for b = 1,
@@ -137,8 +152,8 @@ static inline uint16_t ember_f2h(float f) {
   if (a <= 0x33000000u) return sign; /* <= 2^-25 (half the smallest subnormal, a tie): zero */
   { /* subnormal: the significand in units of 2^-24, shifted right by 14..24 bits */
     const uint32_t m = (a & 0x7fffffu) | 0x800000u, s = 126u - (a >> 23);
-    const uint32_t q = m >> s, rem = m & ((1u << s) - 1u), half = 1u << (s - 1u);
-    return (uint16_t)(sign | (q + (rem > half || (rem == half && (q & 1u)))));
+    const uint32_t q = m >> s, rem = m & ((1u << s) - 1u), tie = 1u << (s - 1u);
+    return (uint16_t)(sign | (q + (rem > tie || (rem == tie && (q & 1u)))));
   }
 }
 static inline float ember_bf2f(uint16_t b) { return ember_bitsf((uint32_t)b << 16); }
@@ -185,18 +200,18 @@ static inline float ember_funkey(int32_t k, int32_t mag) {
 static inline int64_t ember_dkey(double v) {
   int64_t i;
   __builtin_memcpy(&i, &v, 8);
-  return i ^ ((i >> 63) & 0x7fffffffffffffffLL);
+  return i ^ ((i >> 63) & 0x7fffffffffffffff);
 }
 static inline int64_t ember_dmag(double v) {
   int64_t i;
   __builtin_memcpy(&i, &v, 8);
-  return i & 0x7fffffffffffffffLL;
+  return i & 0x7fffffffffffffff;
 }
 static inline double ember_dunkey(int64_t k, int64_t mag) {
   double v;
-  k ^= (k >> 63) & 0x7fffffffffffffffLL;
+  k ^= (k >> 63) & 0x7fffffffffffffff;
   __builtin_memcpy(&v, &k, 8);
-  return mag > 0x7ff0000000000000LL ? (double)NAN : v;
+  return mag > 0x7ff0000000000000 ? (double)NAN : v;
 }
 
 /* tanh in float32 without branches or calls, so that a loop over it vectorises at any width; the

@@ -1,0 +1,315 @@
+// The opencl device: renders a batch of kernels into one OpenCL C program (the OpenCL dialect's
+// prelude, then each kernel as codegen::render_work_item writes it), builds it once (programs are
+// cached by their source on this device: the same batch is never built twice in a process), and
+// launches each kernel as one work-item per output element on an in-order queue.
+//
+// Memory: the device allocates cl_mem buffers through a cache of freed buffers (by size rounded
+// to 256 bytes, up to kCacheCapBytes), and copies between them and host memory. The engine's
+// buffers are host memory still (runtime/storage.h), so a launch copies every buffer of the
+// kernel in (an output too: a store may cover only part of it), runs, and copies the outputs
+// out. Slots bound to one host buffer (an in-place update) share one device buffer.
+#include "runtime/opencl/opencl_device.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/dialect.h"
+#include "codegen/render_c.h"
+#include "ember/error.h"
+#include "runtime/opencl/cl_api.h"
+
+namespace ember::runtime {
+
+namespace {
+
+constexpr size_t kCacheCapBytes = size_t{512} << 20;
+std::atomic<int64_t> g_builds{0};
+
+size_t rounded(size_t bytes) { return (std::max<size_t>(bytes, 1) + 255) / 256 * 256; }
+
+class OpenCLDevice;
+
+struct OpenCLProgram : Program {
+  OpenCLDevice* device = nullptr;
+  cl_kernel fn = nullptr;  // null until built; kept for the process, as the cpu's objects are
+  size_t items = 0;        // work-items (codegen::work_items)
+  void launch(void* const* bufs) const override;
+};
+
+// The source with numbered lines, for build errors.
+std::string numbered(const std::string& src) {
+  std::string out;
+  int line = 1;
+  size_t at = 0;
+  while (at < src.size()) {
+    size_t end = src.find('\n', at);
+    if (end == std::string::npos) end = src.size();
+    out += std::to_string(line++) + ": " + src.substr(at, end - at) + "\n";
+    at = end + 1;
+  }
+  return out;
+}
+
+class OpenCLDevice : public Device {
+ public:
+  OpenCLDevice() : dev_(cl::pick_device()) {
+    cl_int err = CL_SUCCESS;
+    ctx_ = clCreateContext(nullptr, 1, &dev_, nullptr, nullptr, &err);
+    cl::check(err, "clCreateContext");
+    queue_ = clCreateCommandQueue(ctx_, dev_, 0, &err);
+    cl::check(err, "clCreateCommandQueue");
+    dev_name_ = cl::device_info(dev_, CL_DEVICE_NAME);
+    // Division and sqrt correctly rounded, as in C, where the device can (OpenCL allows 2.5 ulp).
+    cl_device_fp_config fp = 0;
+    cl::check(clGetDeviceInfo(dev_, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, nullptr),
+              "clGetDeviceInfo");
+    options_ = "-cl-std=CL1.2";
+    if (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
+      options_ += " -cl-fp32-correctly-rounded-divide-sqrt";
+  }
+
+  std::string name() const override { return "opencl"; }
+
+  std::vector<std::shared_ptr<Program>> compile(
+      const std::vector<const schedule::Kernel*>& kernels) override {
+    auto out = prepare(kernels);
+    build(out);
+    return out;
+  }
+
+  std::vector<std::shared_ptr<Program>> prepare(
+      const std::vector<const schedule::Kernel*>& kernels) override {
+    std::vector<std::shared_ptr<Program>> out;
+    for (const schedule::Kernel* k : kernels) {
+      auto p = std::make_shared<OpenCLProgram>();
+      p->kernel = *k;
+      p->name = k->name();
+      p->device = this;
+      p->items = static_cast<size_t>(codegen::work_items(*k));
+      out.push_back(std::move(p));
+    }
+    return out;
+  }
+
+  // One program for the batch's unbuilt kernels; their functions are numbered within the batch,
+  // so its text, and its cache entry, depend only on its kernels.
+  void build(const std::vector<std::shared_ptr<Program>>& programs) override {
+    std::vector<OpenCLProgram*> todo;
+    for (auto& p : programs)
+      if (auto* c = static_cast<OpenCLProgram*>(p.get()); !c->fn) todo.push_back(c);
+    if (todo.empty()) return;
+    std::vector<std::string> symbols;
+    std::string source = codegen::opencl_dialect().prelude(codegen::Target{});
+    for (size_t i = 0; i < todo.size(); i++) {
+      std::string symbol = "k";  // appended piece by piece (GCC 12's false -Wrestrict on +)
+      symbol += std::to_string(i);
+      symbol += '_';
+      symbol += todo[i]->name;
+      symbols.push_back(std::move(symbol));
+      todo[i]->source =
+          codegen::render_work_item(todo[i]->kernel, symbols[i], codegen::opencl_dialect());
+      source += "\n" + todo[i]->source;
+    }
+    cl_program prog = program(source, todo.size());
+    for (size_t i = 0; i < todo.size(); i++) {
+      cl_int err = CL_SUCCESS;
+      todo[i]->fn = clCreateKernel(prog, symbols[i].c_str(), &err);
+      cl::check(err, "clCreateKernel");
+    }
+  }
+
+  DeviceBuffer allocate(size_t bytes) override {
+    const size_t size = rounded(bytes);
+    {
+      std::lock_guard<std::mutex> lock(mem_mu_);
+      auto it = free_.find(size);
+      if (it != free_.end() && !it->second.empty()) {
+        cl_mem m = it->second.back();
+        it->second.pop_back();
+        cached_ -= size;
+        return {m, bytes};
+      }
+    }
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, size, nullptr, &err);
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+        err == CL_OUT_OF_HOST_MEMORY) {
+      release_cached();  // the cache's buffers may be what the allocation lacks
+      m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, size, nullptr, &err);
+    }
+    if (err != CL_SUCCESS)
+      throw Error("out of memory: the opencl device cannot allocate " + std::to_string(bytes) +
+                  " bytes on " + dev_name_ + " (" + cl::error_name(err) + ")");
+    return {m, bytes};
+  }
+
+  void free(DeviceBuffer b) override {
+    if (!b.handle) return;
+    const size_t size = rounded(b.bytes);
+    {
+      std::lock_guard<std::mutex> lock(mem_mu_);
+      if (cached_ + size <= kCacheCapBytes) {
+        free_[size].push_back(static_cast<cl_mem>(b.handle));
+        cached_ += size;
+        return;
+      }
+    }
+    clReleaseMemObject(static_cast<cl_mem>(b.handle));
+  }
+
+  void copy_in(DeviceBuffer dst, const void* src, size_t bytes) override {
+    if (!bytes) return;
+    cl::check(
+        clEnqueueWriteBuffer(queue_, mem(dst, bytes), CL_TRUE, 0, bytes, src, 0, nullptr, nullptr),
+        "clEnqueueWriteBuffer");
+  }
+  void copy_out(void* dst, DeviceBuffer src, size_t bytes) override {
+    if (!bytes) return;
+    cl::check(
+        clEnqueueReadBuffer(queue_, mem(src, bytes), CL_TRUE, 0, bytes, dst, 0, nullptr, nullptr),
+        "clEnqueueReadBuffer");
+  }
+  // Ordered before every later command of the in-order queue (reads included).
+  void copy(DeviceBuffer dst, DeviceBuffer src, size_t bytes) override {
+    if (!bytes) return;
+    cl::check(clEnqueueCopyBuffer(queue_, mem(src, bytes), mem(dst, bytes), 0, 0, bytes, 0, nullptr,
+                                  nullptr),
+              "clEnqueueCopyBuffer");
+  }
+
+  void launch(const OpenCLProgram& p, void* const* bufs);
+  void build_source(const std::string& source) { program(source, 0); }
+
+  size_t cached_bytes() {
+    std::lock_guard<std::mutex> lock(mem_mu_);
+    return cached_;
+  }
+
+ private:
+  cl_mem mem(DeviceBuffer b, size_t bytes) const {
+    if (bytes > b.bytes)
+      throw Error("internal error: a copy of " + std::to_string(bytes) +
+                  " bytes past the end of a device buffer of " + std::to_string(b.bytes));
+    return static_cast<cl_mem>(b.handle);
+  }
+
+  void release_cached() {
+    std::lock_guard<std::mutex> lock(mem_mu_);
+    for (auto& [size, ms] : free_)
+      for (cl_mem m : ms) clReleaseMemObject(m);
+    free_.clear();
+    cached_ = 0;
+  }
+
+  // The built program of `source`: from the cache, else built now (a failure shows the log and
+  // the numbered source).
+  cl_program program(const std::string& source, size_t kernels) {
+    std::lock_guard<std::mutex> lock(build_mu_);
+    if (auto it = programs_.find(source); it != programs_.end()) return it->second;
+    const char* text = source.c_str();
+    cl_int err = CL_SUCCESS;
+    cl_program prog = clCreateProgramWithSource(ctx_, 1, &text, nullptr, &err);
+    cl::check(err, "clCreateProgramWithSource");
+    g_builds++;
+    err = clBuildProgram(prog, 1, &dev_, options_.c_str(), nullptr, nullptr);
+    if (err != CL_SUCCESS) {
+      size_t n = 0;
+      clGetProgramBuildInfo(prog, dev_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+      std::string log(n, '\0');
+      clGetProgramBuildInfo(prog, dev_, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+      clReleaseProgram(prog);
+      throw CompileError("opencl: building a program of " + std::to_string(kernels) +
+                         " kernel(s) on " + dev_name_ + " failed (" + cl::error_name(err) + "):\n" +
+                         log.c_str() + "\nsource (" + options_ + "):\n" + numbered(source));
+    }
+    programs_.emplace(source, prog);
+    return prog;
+  }
+
+  cl_device_id dev_;
+  cl_context ctx_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  std::string dev_name_, options_;
+  std::mutex build_mu_;  // programs_
+  std::unordered_map<std::string, cl_program> programs_;
+  std::mutex mem_mu_;  // free_, cached_
+  std::unordered_map<size_t, std::vector<cl_mem>> free_;
+  size_t cached_ = 0;
+  std::mutex launch_mu_;  // a kernel's arguments are set and enqueued by one thread at a time
+};
+
+// The device buffers of one launch, freed (after the queue has finished with them) however the
+// launch ends.
+struct LaunchBuffers {
+  Device& dev;
+  cl_command_queue queue;
+  std::vector<DeviceBuffer> owned;
+  ~LaunchBuffers() {
+    clFinish(queue);
+    for (const DeviceBuffer& b : owned) dev.free(b);
+  }
+};
+
+void OpenCLDevice::launch(const OpenCLProgram& p, void* const* bufs) {
+  if (!p.fn) throw Error("internal error: kernel " + p.name + " launched before it was built");
+  const schedule::Kernel& k = p.kernel;
+  const size_t n = k.buffers.size();
+  // Slot i's device buffer is that of the first slot bound to the same host buffer.
+  std::vector<size_t> first(n), bytes(n, 0);
+  for (size_t i = 0; i < n; i++) {
+    first[i] = static_cast<size_t>(std::find(bufs, bufs + i, bufs[i]) - bufs);
+    const size_t b = static_cast<size_t>(k.buffers[i].numel) * element_size(k.buffers[i].dtype);
+    bytes[first[i]] = std::max(bytes[first[i]], b);
+  }
+  std::lock_guard<std::mutex> lock(launch_mu_);
+  LaunchBuffers held{*this, queue_, {}};
+  std::vector<cl_mem> mems(n);
+  for (size_t i = 0; i < n; i++) {
+    if (first[i] == i) {
+      held.owned.push_back(allocate(bytes[i]));
+      mems[i] = static_cast<cl_mem>(held.owned.back().handle);
+      if (bytes[i])
+        cl::check(clEnqueueWriteBuffer(queue_, mems[i], CL_FALSE, 0, bytes[i], bufs[i], 0, nullptr,
+                                       nullptr),
+                  "clEnqueueWriteBuffer");
+    } else {
+      mems[i] = mems[first[i]];
+    }
+    cl::check(clSetKernelArg(p.fn, static_cast<cl_uint>(i), sizeof(cl_mem), &mems[i]),
+              "clSetKernelArg");
+  }
+  if (p.items > 0)
+    cl::check(
+        clEnqueueNDRangeKernel(queue_, p.fn, 1, nullptr, &p.items, nullptr, 0, nullptr, nullptr),
+        "clEnqueueNDRangeKernel");
+  for (size_t i = 0; i < k.num_outputs(); i++)
+    if (first[i] == i && bytes[i])
+      cl::check(
+          clEnqueueReadBuffer(queue_, mems[i], CL_FALSE, 0, bytes[i], bufs[i], 0, nullptr, nullptr),
+          "clEnqueueReadBuffer");
+  cl::check(clFinish(queue_), "clFinish");
+}
+
+void OpenCLProgram::launch(void* const* bufs) const { device->launch(*this, bufs); }
+
+OpenCLDevice& the_device() {
+  // Created on first use (a failure is retried by the next use) and never destroyed: OpenCL
+  // objects released after the driver's own teardown at exit may crash.
+  static OpenCLDevice* d = new OpenCLDevice();
+  return *d;
+}
+
+}  // namespace
+
+Device& opencl_device() { return the_device(); }
+
+void opencl_build(const std::string& source) { the_device().build_source(source); }
+
+int64_t opencl_program_builds() { return g_builds.load(); }
+
+size_t opencl_cached_bytes() { return the_device().cached_bytes(); }
+
+}  // namespace ember::runtime
