@@ -85,7 +85,9 @@ void add_onnx_command(CLI::App& app) {
   run->add_option("--input", ro->inputs, "An input as NAME=FILE.npy (repeatable)");
   run->add_option("--output-dir", ro->output_dir,
                   "Where the outputs are written (default: . without --repeat; with it, none)");
-XX, ro->repeat,
+  run->add_option("--device", ro->device, "cpu, interp or opencl (default: EMBER_DEVICE, else cpu)")
+      ->check(rule::one_of({"cpu", "interp", "opencl"}));
+  run->add_option("--repeat", ro->repeat,
                   "Timed runs after one warm-up and one ember::jit capture; inputs not given are "
                   "zeros of their declared shape")
       ->check(rule::positive());
