@@ -1,10 +1,13 @@
 // ember/ember.h — the whole public API.
 #pragma once
+#include "ember/activations.h"
+#include "ember/attention.h"
 #include "ember/autograd.h"
 #include "ember/compile_ahead.h"
 #include "ember/context.h"
 #include "ember/convolution.h"
 #include "ember/dist.h"
+#include "ember/dropout.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
 #include "ember/grad_mode.h"
@@ -14,6 +17,7 @@
 #include "ember/normalization.h"
 #include "ember/optim.h"
 #include "ember/padding.h"
+#include "ember/pending_writes.h"
 #include "ember/pooling.h"
 #include "ember/profile.h"
 #include "ember/serialize.h"

@@ -1,6 +1,6 @@
 // ember/indexing.h — selecting and scattering along a dim by int64 indices (libtorch's
-// torch::index_select, Tensor::scatter, scatter_add, scatter_reduce: names, argument orders,
-// semantics). Tensor::gather is in ember/tensor.h.
+// torch::index_select, Tensor::scatter, scatter_add, scatter_reduce, torch::embedding,
+// torch::one_hot: names, argument orders, semantics). Tensor::gather is in ember/tensor.h.
 //
 // Compositions: an index is compared with arange(size) (a one-hot mask over the dim) and the mask
 // selects or sums; no new primitive. Cost: index elements x dim size per selected row, so
@@ -28,5 +28,15 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 /// reduce: "sum", "prod", "amax" or "amin" (ValueError otherwise).
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                       const std::string& reduce);
+
+/// The rows of weight [num_embeddings, embedding_dim] at indices (int64 or int32, any shape):
+/// [*indices.shape, embedding_dim] (index_select along dim 0). The row at padding_idx gets no
+/// gradient (a negative padding_idx names none, as aten's). IndexError for an index outside
+/// [0, num_embeddings); ShapeError for a weight that is not 2-d; DTypeError for other index types.
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);
+/// int64 [*self.shape, num_classes] with 1 at each value of self (int64) and 0 elsewhere;
+/// num_classes = -1 takes max(self) + 1 (read from the data). ValueError for a negative value, a
+/// value >= num_classes, or an empty self without num_classes; DTypeError for a non-int64 self.
+Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
 
 }  // namespace ember

@@ -1,5 +1,6 @@
-// ember/pooling.h — max and average pooling (libtorch's torch::max_pool1d/2d/3d,
-// max_pool2d_with_indices, torch::avg_pool1d/2d/3d: names, argument orders and semantics).
+// ember/pooling.h — max, average and adaptive average pooling (libtorch's torch::max_pool1d/2d/3d,
+// max_pool2d_with_indices, torch::avg_pool1d/2d/3d, torch::adaptive_avg_pool1d/2d: names,
+// argument orders and semantics).
 //
 // Compositions: the windows of the padded input (ember/convolution.h's unfold: views and one copy
 // per pooled dim) reduced by amax or sum. Max pooling pads with -inf (the lowest value for integer
@@ -37,5 +38,15 @@ Tensor avg_pool2d(const Tensor& input, IntList kernel_size, IntList stride = {},
                   IntList padding = {0}, bool ceil_mode = false, bool count_include_pad = true);
 Tensor avg_pool3d(const Tensor& input, IntList kernel_size, IntList stride = {},
                   IntList padding = {0}, bool ceil_mode = false, bool count_include_pad = true);
+
+/// Adaptive average pooling: output_size (one value or one per pooled dim, each >= 1) is the
+/// output's spatial shape, and output i of a dim of size S averages input elements
+/// [floor(i S / O), ceil((i + 1) S / O)) (PyTorch's windows, which overlap when S is not a
+/// multiple of O). Computed per dim as masked sums over the windows' mask [S, O] (S * O terms
+/// per row) divided by the window sizes. Input [N, C, *spatial] or [C, *spatial], floating
+/// (DTypeError otherwise); ShapeError for a wrong rank or an empty spatial dim, ValueError for an
+/// output size below 1.
+Tensor adaptive_avg_pool1d(const Tensor& input, IntList output_size);
+Tensor adaptive_avg_pool2d(const Tensor& input, IntList output_size);
 
 }  // namespace ember

@@ -1,4 +1,8 @@
+// Losses as compositions (include/ember/nn/functional.h has the formulas and their sources).
 #include "ember/nn/functional.h"
+
+#include "ember/jit.h"
+#include "ember/support/shape_str.h"
 
 namespace ember::nn::functional {
 
@@ -9,6 +13,60 @@ Tensor reduce(const Tensor& l, const std::string& reduction) {
   if (reduction == "none") return l;
   throw ValueError("unknown reduction '" + reduction + "' (expected mean, sum or none)");
 }
+
+// The class dim's one-hot mask of the targets and each term's weight (0 where ignored), for
+// input [N, C, d...] and target [N, d...] (an unbatched [C] and [] are made [1, C] and [1]).
+struct Targets {
+  Tensor hit;     // [N, C, d...] bool
+  Tensor weight;  // [N, d...], input's dtype
+  Tensor valid;   // [N, d...] bool: target != ignore_index
+};
+
+Targets targets(const Tensor& input, const Tensor& target, const Tensor& class_weight,
+                int64_t ignore_index, const char* name) {
+  const bool paired =
+      input.dim() >= 2 ? target.dim() == input.dim() - 1 : input.dim() == 1 && target.dim() == 0;
+  bool sizes = paired;
+  for (int64_t d = 0; paired && d < target.dim(); d++)
+    sizes = sizes && target.size(d) == input.size(d == 0 ? 0 : d + 1);
+  if (!sizes)
+    throw ShapeError(std::string(name) + ": input " + support::shape_str(input.sizes()) +
+                     " and target " + support::shape_str(target.sizes()) +
+                     " do not pair as [N, C, d...] and [N, d...]");
+  if (target.dtype() != kInt64)
+    throw DTypeError(std::string(name) + ": target must be int64 class indices, got " +
+                     dtype_name(target.dtype()));
+  const int64_t C = input.size(input.dim() >= 2 ? 1 : 0);
+  if (class_weight.defined() && (class_weight.dim() != 1 || class_weight.size(0) != C))
+    throw ShapeError(std::string(name) + ": weight must have shape [" + std::to_string(C) +
+                     "], got " + support::shape_str(class_weight.sizes()));
+  if (!jit_capturing())
+    for (int64_t t : target.to_vector<int64_t>())
+      if (t != ignore_index && (t < 0 || t >= C))
+        throw IndexError(std::string(name) + ": target " + std::to_string(t) +
+                         " is out of bounds for " + std::to_string(C) + " classes");
+  Tensor t = input.dim() >= 2 ? target : target.unsqueeze(0);
+  const int64_t rank = t.dim() + 1;
+  Shape cls(static_cast<size_t>(rank), 1);
+  cls[1] = C;
+  Targets r;
+  r.valid = t != ignore_index;
+  r.hit = (t.unsqueeze(1) == arange(C).reshape(cls)).logical_and(r.valid.unsqueeze(1));
+  r.weight = class_weight.defined()
+                 ? where(r.hit, class_weight.to(input.dtype()).reshape(cls), Scalar(0)).sum({1})
+                 : r.valid.to(input.dtype());
+  return r;
+}
+
+// The per-term losses reduced; "mean" divides by the weight sum.
+Tensor reduced(const Tensor& terms, const Tensor& weight, const std::string& reduction,
+               bool unbatched) {
+  if (reduction == "none") return unbatched ? terms.squeeze(0) : terms;
+  if (reduction == "sum") return terms.sum();
+  if (reduction == "mean") return terms.sum() / weight.sum();
+  throw ValueError("unknown reduction '" + reduction + "' (expected mean, sum or none)");
+}
+
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
@@ -22,15 +80,39 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::stri
   return reduce(l, reduction);
 }
 
-Tensor cross_entropy(const Tensor& logits, const Tensor& target, const std::string& reduction) {
-  if (logits.dim() != 2 || target.dim() != 1 || target.size(0) != logits.size(0))
-    throw ShapeError("cross_entropy: expected logits [N, C] and target [N], got " +
-                     std::to_string(logits.dim()) + "-d logits and " +
-                     std::to_string(target.dim()) + "-d target");
-  if (target.dtype() != kInt64)
-    throw DTypeError("cross_entropy: target must be int64 class indices");
-  Tensor picked = logits.log_softmax(1).gather(1, target.unsqueeze(1)).squeeze(1);
-  return reduce(-picked, reduction);
+Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& o) {
+  Targets t = targets(input, target, o.weight_, o.ignore_index_, "nll_loss");
+  Tensor x = input.dim() >= 2 ? input : input.unsqueeze(0);
+  Tensor terms = -where(t.hit, x, Scalar(0)).sum({1}) * t.weight;
+  return reduced(terms, t.weight, o.reduction_, input.dim() < 2);
+}
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& o) {
+  const double e = o.label_smoothing_;
+  if (!(e >= 0 && e <= 1))
+    throw ValueError("cross_entropy: label_smoothing must be in [0, 1], got " + std::to_string(e));
+  if (input.dim() == 0)
+    throw ShapeError("cross_entropy: input must have a class dim, got a 0-d tensor");
+  const int64_t class_dim = input.dim() >= 2 ? 1 : 0;
+  Tensor logp = input.log_softmax(class_dim);
+  Tensor nll = nll_loss(
+      logp, target,
+      NLLLossFuncOptions().weight(o.weight_).ignore_index(o.ignore_index_).reduction(o.reduction_));
+  if (e == 0) return nll;
+  Targets t = targets(input, target, o.weight_, o.ignore_index_, "cross_entropy");
+  Tensor lp = input.dim() >= 2 ? logp : logp.unsqueeze(0);
+  if (o.weight_.defined()) {
+    Shape cls(static_cast<size_t>(lp.dim()), 1);
+    cls[1] = lp.size(1);
+    lp = lp * o.weight_.to(lp.dtype()).reshape(cls);
+  }
+  Tensor smooth = where(t.valid, -lp.sum({1}), Scalar(0));
+  const double C = static_cast<double>(lp.size(1));
+  return nll * (1 - e) + reduced(smooth, t.weight, o.reduction_, input.dim() < 2) * (e / C);
+}
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  return cross_entropy(input, target, CrossEntropyFuncOptions().reduction(reduction));
 }
 
 }  // namespace ember::nn::functional

@@ -51,6 +51,15 @@ Tensor& Module::register_buffer(std::string name, Tensor t) {
   return buffers_.back().second;
 }
 
+void Module::replace_module(const std::string& name, std::shared_ptr<Module> m) {
+  for (auto& [n, c] : children_)
+    if (n == name) {
+      c = std::move(m);
+      return;
+    }
+  throw ValueError("replace_module: no child module named '" + name + "'");
+}
+
 void Module::train(bool on) {
   training_ = on;
   for (auto& [n, c] : children_) c->train(on);

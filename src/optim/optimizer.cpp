@@ -5,6 +5,7 @@
 
 #include "ember/grad_mode.h"
 #include "ember/host_values.h"
+#include "ember/pending_writes.h"
 
 namespace ember::optim {
 
@@ -77,7 +78,9 @@ void Optimizer::step() {
     out.push_back(grads[i]);  // pending in-place changes (e.g. clipping) land in the same schedule
     update(i, grads[i], out);
   }
-  realize(out);
+  // With the step, pending in-place updates (BatchNorm's running statistics, computed from the
+  // forward pass this step's gradients come from) land in the same schedule.
+  realize_with_pending_writes(out);
   end_step();
 }
 

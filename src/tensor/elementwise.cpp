@@ -154,9 +154,11 @@ Tensor Tensor::floor() const {
 Tensor Tensor::sigmoid() const {
   Tensor x = is_floating_point() ? *this : to(kDefaultFloat);
   // exp(-|x|) never overflows: 1/(1+exp(-x)) would make exp(-x) = inf for x << 0, and its
-  // gradient 0 * inf = NaN where libtorch's sigmoid'(x) = s(1-s) is finite.
-  Tensor e = (-x.abs()).exp(), r = (e + 1).reciprocal();
-  return where(x >= 0, r, e * r);
+  // gradient 0 * inf = NaN where libtorch's sigmoid'(x) = s(1-s) is finite. Each branch reads x
+  // clamped to its side rather than |x|, whose gradient at 0 is 0 (it made sigmoid'(0) 0, not
+  // 1/4).
+  Tensor p = (-x.clamp_min(0)).exp(), n = x.clamp_max(0).exp();
+  return where(x >= 0, (p + 1).reciprocal(), n * (n + 1).reciprocal());
 }
 Tensor Tensor::relu() const {
   require_not_bool(*this, "relu");

@@ -1,6 +1,8 @@
-// index_select and the scatters as one-hot masks over the indexed dim (include/ember/indexing.h).
+// index_select, the scatters, embedding and one_hot as one-hot masks over the indexed dim
+// (include/ember/indexing.h).
 #include "ember/indexing.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -123,6 +125,48 @@ Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, cons
   r = constant_pad_nd(r, s.grow);
   Tensor combined = mx ? s.self_t.maximum(r) : s.self_t.minimum(r);
   return finish(s, where(any, combined, s.self_t));
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx) {
+  if (weight.dim() != 2)
+    throw ShapeError("embedding: weight must be 2-d [num_embeddings, embedding_dim], got " +
+                     str(weight.sizes()));
+  if (indices.dtype() != kInt64 && indices.dtype() != kInt32)
+    throw DTypeError(std::string("embedding: indices must be int64 or int32, got ") +
+                     dtype_name(indices.dtype()));
+  Tensor w = weight;
+  if (padding_idx >= 0 && padding_idx < weight.size(0))  // its row, detached: no gradient
+    w = where(arange(weight.size(0)).unsqueeze(1) == padding_idx, weight.detach(), weight);
+  Shape out = indices.shape();
+  out.push_back(weight.size(1));
+  return index_select(w, 0, indices.to(kInt64).reshape({-1})).reshape(out);
+}
+
+Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  if (self.dtype() != kInt64)
+    throw DTypeError(std::string("one_hot: expected an int64 tensor, got ") +
+                     dtype_name(self.dtype()));
+  if (num_classes < -1)
+    throw ValueError("one_hot: num_classes must be -1 or non-negative, got " +
+                     std::to_string(num_classes));
+  if (!jit_capturing()) {
+    const auto v = self.to_vector<int64_t>();
+    if (v.empty() && num_classes == -1)
+      throw ValueError("one_hot: cannot infer the number of classes from an empty tensor");
+    int64_t top = -1;
+    for (int64_t x : v) {
+      if (x < 0)
+        throw ValueError("one_hot: class values must be non-negative, got " + std::to_string(x));
+      top = std::max(top, x);
+    }
+    if (num_classes == -1) num_classes = top + 1;
+    if (top >= num_classes)
+      throw ValueError("one_hot: class value " + std::to_string(top) + " is not below " +
+                       std::to_string(num_classes) + " classes");
+  } else if (num_classes == -1) {
+    throw ValueError("one_hot: num_classes must be given inside a jit capture");
+  }
+  return (self.unsqueeze(-1) == arange(num_classes)).to(kInt64);
 }
 
 }  // namespace ember

@@ -1,4 +1,5 @@
-// Pooling as reductions over the windows of the padded input (include/ember/pooling.h).
+// Pooling as reductions over the windows of the padded input, adaptive pooling as products with
+// window matrices (include/ember/pooling.h).
 #include "ember/pooling.h"
 
 #include <limits>
@@ -135,6 +136,56 @@ Tensor avg_pool2d(const Tensor& x, IntList k, IntList s, IntList p, bool c, bool
 }
 Tensor avg_pool3d(const Tensor& x, IntList k, IntList s, IntList p, bool c, bool inc) {
   return avg_pool(x, 3, k, s, p, c, inc, "avg_pool3d");
+}
+
+namespace {
+
+// The mask [S, O] whose column i marks PyTorch's adaptive window i, and the window sizes [O].
+std::pair<Tensor, Tensor> adaptive_windows(int64_t S, int64_t O, ScalarType t) {
+  std::vector<int64_t> m(static_cast<size_t>(S * O), 0);
+  std::vector<double> count(static_cast<size_t>(O));
+  for (int64_t i = 0; i < O; i++) {
+    const int64_t lo = i * S / O, hi = ((i + 1) * S + O - 1) / O;
+    for (int64_t j = lo; j < hi; j++) m[static_cast<size_t>(j * O + i)] = 1;
+    count[static_cast<size_t>(i)] = static_cast<double>(hi - lo);
+  }
+  return {from_vector(m, Shape{S, O}) != 0, from_vector(count, Shape{O}).to(t)};
+}
+
+Tensor adaptive_avg_pool(const Tensor& x, int64_t n, IntList output_size, const char* name) {
+  if (x.dim() != n + 1 && x.dim() != n + 2)
+    throw ShapeError(std::string(name) + ": expected a " + std::to_string(n + 1) + "-d or " +
+                     std::to_string(n + 2) + "-d input, got " + support::shape_str(x.sizes()));
+  if (!x.is_floating_point())
+    throw DTypeError(std::string(name) + ": expected a floating input, got " +
+                     dtype_name(x.dtype()));
+  const IntList out = detail::per_dim(output_size, static_cast<size_t>(n), name, 1);
+  Tensor y = x;
+  // Pool the last dim, then rotate it to the front of the pooled dims; n rotations restore order.
+  for (int64_t i = n - 1; i >= 0; i--) {
+    const int64_t S = y.size(-1), O = out[static_cast<size_t>(i)];
+    if (S == 0)
+      throw ShapeError(std::string(name) + ": empty spatial dim in input " +
+                       support::shape_str(x.sizes()));
+    auto [mask, count] = adaptive_windows(S, O, x.dtype());
+    // A select, not a product with the 0/1 matrix: an inf or NaN stays in its own windows.
+    y = where(mask, y.unsqueeze(-1), Scalar(0)).sum({-2}) / count;
+    std::vector<int64_t> order;
+    for (int64_t d = 0; d < y.dim() - n; d++) order.push_back(d);
+    order.push_back(y.dim() - 1);
+    for (int64_t d = y.dim() - n; d < y.dim() - 1; d++) order.push_back(d);
+    y = y.permute(order);
+  }
+  return y;
+}
+
+}  // namespace
+
+Tensor adaptive_avg_pool1d(const Tensor& x, IntList o) {
+  return adaptive_avg_pool(x, 1, o, "adaptive_avg_pool1d");
+}
+Tensor adaptive_avg_pool2d(const Tensor& x, IntList o) {
+  return adaptive_avg_pool(x, 2, o, "adaptive_avg_pool2d");
 }
 
 }  // namespace ember

@@ -7,6 +7,8 @@
 #include <unordered_set>
 
 #include "ember/jit.h"
+#include "ember/pending_writes.h"
+#include "ember/pending_writes.h"
 #include "ember/support/kernel_scalar.h"
 #include "ember/support/thread_spare.h"
 #include "engine/buffer_table.h"
@@ -157,6 +159,12 @@ const Tensor& Tensor::realize() const {
 }
 
 void realize(const std::vector<Tensor>& ts) { realize_tensors(ts); }
+
+void realize_with_pending_writes(const std::vector<Tensor>& ts) {
+  std::vector<Tensor> all = ts;
+  for (Tensor& t : detail::pending_writes()) all.push_back(std::move(t));
+  realize_tensors(all);
+}
 
 template <typename T>
 std::vector<T> Tensor::to_vector() const {

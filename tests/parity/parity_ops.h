@@ -1,11 +1,16 @@
 // The free functions of ember's composite op headers (convolution, pooling, normalization,
-// indexing, sorting, padding, shape_ops, special_functions) under one name for both backends of a
+// indexing, sorting, padding, shape_ops, special_functions, activations, attention) and of its
+// losses (nn/functional.h) under one name for both backends of a
 // parity case: `parity::ops::conv2d(b, x, w, ...)` calls ember::conv2d or torch::conv2d. Where
 // libtorch spells an op differently (a method, an options struct), the wrapper says how.
 #pragma once
 #include <torch/nn/functional.h>
 #include <torch/torch.h>
 
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
 #include <type_traits>
 
 #include "ember/ember.h"
@@ -65,6 +70,14 @@ PARITY_FREE_FN(erf)
 PARITY_FREE_FN(ceil)
 PARITY_FREE_FN(trunc)
 PARITY_FREE_FN(round)
+PARITY_FREE_FN(gelu)
+PARITY_FREE_FN(silu)
+PARITY_FREE_FN(softplus)
+PARITY_FREE_FN(leaky_relu)
+PARITY_FREE_FN(embedding)
+PARITY_FREE_FN(one_hot)
+PARITY_FREE_FN(adaptive_avg_pool1d)
+PARITY_FREE_FN(adaptive_avg_pool2d)
 #undef PARITY_FREE_FN
 
 // torch: a Tensor method.
@@ -107,6 +120,78 @@ T pad(B&, const T& x, Shape p, ember::PadMode mode) {
     if (mode == ember::PadMode::Replicate) o.mode(torch::kReplicate);
     if (mode == ember::PadMode::Circular) o.mode(torch::kCircular);
     return F::pad(x, o);
+  }
+}
+
+// torch 1.13 has no scaled_dot_product_attention: its composition softmax(Q K^T scale + M) V,
+// with M from a bool mask (true: attend), a float mask (added) or the causal lower triangle.
+template <class B, class T>
+T scaled_dot_product_attention(B&, const T& q, const T& k, const T& v, const T& mask,
+                               bool is_causal, std::optional<double> scale = std::nullopt) {
+  if constexpr (is_ember<B>) {
+    return ember::scaled_dot_product_attention(q, k, v, mask, 0.0, is_causal, scale);
+  } else {
+    const double inf = std::numeric_limits<double>::infinity();
+    auto s = torch::matmul(q, k.transpose(-1, -2)) *
+             scale.value_or(1 / std::sqrt(static_cast<double>(q.size(-1))));
+    if (is_causal)
+      s = s.masked_fill(torch::ones({q.size(-2), k.size(-2)}, torch::kBool).tril().logical_not(),
+                        -inf);
+    else if (mask.defined())
+      s = mask.scalar_type() == torch::kBool ? s.masked_fill(mask.logical_not(), -inf) : s + mask;
+    return torch::matmul(s.softmax(-1), v);
+  }
+}
+
+// The losses' options: ember's strings, libtorch's reduction enums.
+struct LossArgs {
+  std::string reduction = "mean";
+  int64_t ignore_index = -100;
+  double label_smoothing = 0.0;
+};
+
+inline torch::nn::functional::CrossEntropyFuncOptions::reduction_t torch_reduction(
+    const std::string& r) {
+  if (r == "none") return torch::kNone;
+  if (r == "sum") return torch::kSum;
+  return torch::kMean;
+}
+
+template <class B, class T>
+T cross_entropy(B&, const T& x, const T& target, const T& weight, const LossArgs& a) {
+  if constexpr (is_ember<B>) {
+    return ember::nn::functional::cross_entropy(x, target,
+                                                ember::nn::functional::CrossEntropyFuncOptions()
+                                                    .weight(weight)
+                                                    .ignore_index(a.ignore_index)
+                                                    .reduction(a.reduction)
+                                                    .label_smoothing(a.label_smoothing));
+  } else {
+    namespace F = torch::nn::functional;
+    auto o = F::CrossEntropyFuncOptions()
+                 .ignore_index(a.ignore_index)
+                 .reduction(torch_reduction(a.reduction))
+                 .label_smoothing(a.label_smoothing);
+    if (weight.defined()) o.weight(weight);
+    return F::cross_entropy(x, target, o);
+  }
+}
+
+template <class B, class T>
+T nll_loss(B&, const T& x, const T& target, const T& weight, const LossArgs& a) {
+  if constexpr (is_ember<B>) {
+    return ember::nn::functional::nll_loss(x, target,
+                                           ember::nn::functional::NLLLossFuncOptions()
+                                               .weight(weight)
+                                               .ignore_index(a.ignore_index)
+                                               .reduction(a.reduction));
+  } else {
+    namespace F = torch::nn::functional;
+    auto o = F::NLLLossFuncOptions().ignore_index(a.ignore_index);
+    if (a.reduction == "none") o.reduction(torch::kNone);
+    if (a.reduction == "sum") o.reduction(torch::kSum);
+    if (weight.defined()) o.weight(weight);
+    return F::nll_loss(x, target, o);
   }
 }
 

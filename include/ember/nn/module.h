@@ -4,6 +4,8 @@
 // the module's lifetime (optimizer steps and checkpoint loads write into them in place), which is
 // what lets jit replays bind them by buffer identity.
 #pragma once
+#include <concepts>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <utility>
@@ -44,6 +46,9 @@ class Module {
     register_module(std::move(name), holder.ptr());
     return holder;
   }
+  /// Puts `m` in the place of the child named `name` (its name and position kept); ValueError
+  /// when there is none (libtorch's replace_module).
+  void replace_module(const std::string& name, std::shared_ptr<Module> m);
 
   virtual void train(bool on = true);
   void eval() { train(false); }
@@ -57,13 +62,19 @@ class Module {
   bool training_ = true;
 };
 
-/// A shared handle to a module implementation: `Linear l(8, 128); l->forward(x)`.
+/// A shared handle to a module implementation: `Linear l(8, 128); l->forward(x)`. As libtorch's,
+/// a default-constructed handle holds a default-constructed module when the module has a default
+/// constructor, and `nullptr` makes an empty handle.
 template <typename Impl>
 class ModuleHolder {
  public:
-  ModuleHolder() = default;
+  ModuleHolder() {
+    if constexpr (std::default_initializable<Impl>) impl_ = std::make_shared<Impl>();
+  }
+  ModuleHolder(std::nullptr_t) {}
   explicit ModuleHolder(std::shared_ptr<Impl> p) : impl_(std::move(p)) {}
   template <typename... Args>
+  requires std::constructible_from<Impl, Args...>
   explicit ModuleHolder(Args&&... args)
       : impl_(std::make_shared<Impl>(std::forward<Args>(args)...)) {}
   Impl* operator->() const { return impl_.get(); }
@@ -78,5 +89,12 @@ class ModuleHolder {
  private:
   std::shared_ptr<Impl> impl_;
 };
+
+/// Declares the handle `Name` of the module implementation `NameImpl` (libtorch's TORCH_MODULE).
+#define EMBER_MODULE(Name)                                     \
+  class Name : public ::ember::nn::ModuleHolder<Name##Impl> {  \
+   public:                                                     \
+    using ::ember::nn::ModuleHolder<Name##Impl>::ModuleHolder; \
+  }
 
 }  // namespace ember::nn

@@ -1,7 +1,8 @@
 // ember/optim/optimizer.h — optimizers (torch::optim names) and gradient clipping.
 //
 // A step realizes every updated parameter and state tensor in ONE schedule and writes them in place
-// (parameters keep their buffers). Hyper-parameters that change between steps (learning rate, the
+// (parameters keep their buffers); in-place updates still pending elsewhere (BatchNorm's running
+// statistics) land in the same schedule (realize_with_pending_writes). Hyper-parameters that change between steps (learning rate, the
 // step counts in Adam's bias corrections) live in small buffers, not in generated code, so changing
 // them never recompiles and a jit replay of a step reads the current values.
 //

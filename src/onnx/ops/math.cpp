@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common.h"
+#include "ember/activations.h"
 #include "ember/special_functions.h"
 
 namespace ember::onnx::ops {
@@ -53,11 +54,9 @@ std::vector<Tensor> softsign(OpContext& c) {
   const Tensor& x = operand(c);
   return one(x / (x.abs() + 1));
 }
-// softplus = log(1 + e^x), computed as max(x, 0) + log(1 + e^-|x|) so that e^x cannot overflow.
-std::vector<Tensor> softplus(OpContext& c) {
-  const Tensor& x = operand(c);
-  return one(x.clamp_min(0) + ((-x.abs()).exp() + 1).log());
-}
+// softplus = log(1 + e^x): ember::softplus, whose threshold (x itself beyond 20) changes the
+// result by less than e^-20.
+std::vector<Tensor> softplus(OpContext& c) { return one(ember::softplus(operand(c))); }
 
 std::vector<Tensor> is_inf(OpContext& c) {
   const Tensor& x = c.in(0);
@@ -72,9 +71,7 @@ std::vector<Tensor> is_inf(OpContext& c) {
 
 std::vector<Tensor> leaky_relu(OpContext& c) {
   legacy(c);
-  const Tensor& x = c.in(0);
-  const double a = c.attr_float("alpha", 0.01);
-  return one(where(x < 0, x * a, x));
+  return one(ember::leaky_relu(c.in(0), c.attr_float("alpha", 0.01)));
 }
 
 std::vector<Tensor> elu(OpContext& c) {

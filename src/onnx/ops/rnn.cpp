@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "common.h"
+#include "ember/activations.h"
 
 namespace ember::onnx::ops {
 namespace {
@@ -16,7 +17,7 @@ Act activation(const std::string& name, double alpha, double beta) {
   if (name == "Tanh") return [](const Tensor& x) { return x.tanh(); };
   if (name == "Relu") return [](const Tensor& x) { return x.relu(); };
   if (name == "HardSigmoid") return [=](const Tensor& x) { return (x * alpha + beta).clamp(0, 1); };
-  if (name == "LeakyRelu") return [=](const Tensor& x) { return where(x < 0, x * alpha, x); };
+  if (name == "LeakyRelu") return [=](const Tensor& x) { return ember::leaky_relu(x, alpha); };
   if (name == "ThresholdedRelu")
     return [=](const Tensor& x) { return where(x > alpha, x, Scalar(0)); };
   if (name == "ScaledTanh") return [=](const Tensor& x) { return (x * beta).tanh() * alpha; };
@@ -24,8 +25,7 @@ Act activation(const std::string& name, double alpha, double beta) {
   if (name == "Elu")
     return [=](const Tensor& x) { return where(x < 0, (x.clamp_max(0).exp() - 1) * alpha, x); };
   if (name == "Softsign") return [](const Tensor& x) { return x / (x.abs() + 1); };
-  if (name == "Softplus")
-    return [](const Tensor& x) { return x.clamp_min(0) + ((-x.abs()).exp() + 1).log(); };
+  if (name == "Softplus") return [](const Tensor& x) { return ember::softplus(x); };
   throw UnsupportedError("activation '" + name + "' is not supported");
 }
 
