@@ -22,11 +22,6 @@ std::vector<Tensor> PpoLearner::gradient_step(const std::vector<Tensor>& in) {
   const Tensor means = policy_->means(in[0]), values = policy_->values(in[0]);
   const PpoLossTerms t = ppo_loss(means, policy_->log_std, values, in[1], in[2], in[3], in[4], lo);
   const std::vector<Tensor> grads = autograd::grad({t.loss}, params_);
-  // The gradients first, then the buffer: scheduled as one graph with the cat, log_std's
-  // gradient came out wrong (on cpu and interp alike: actor grad norm 2.7353 against 2.7289;
-  // DataParallel.StepsEqualOneProcess* in tests/ppo/test_data_parallel.cpp catch it without this
-  // line). The cost is one copy of the P gradient values.
-  realize(grads);
   std::vector<Tensor> parts;
   for (const Tensor& g : grads) parts.push_back(g.reshape({-1}));
   for (const Tensor& m :

@@ -58,8 +58,11 @@ bool same_operand(const Kernel& p, const Expr& pl, const Kernel& r, const Expr& 
   }
   // The operand varies along the outer of the last two output axes (a product's rows: dZ's
   // features in dZ^T X), or along no output axis. A sum along the other operand (the columns,
-  // which the tiled product loads as vectors) stays a kernel of its own.
-  return r.full_shape.size() == 1 ? axis < 0 : axis == static_cast<int>(rank) - 3;
+  // which the tiled product loads as vectors) stays a kernel of its own. A sum with more than one
+  // output (r of rank 2) needs that axis: with none (an operand that does not vary, as a
+  // broadcast scalar), the merged kernel would store only its first output.
+  if (r.full_shape.size() == 1 || r.full_shape[0] == 1) return axis < 0;
+  return axis >= 0 && axis == static_cast<int>(rank) - 3;
 }
 
 // The loads under e (not under nests).

@@ -67,6 +67,28 @@ TEST(MultiOutput, OtherLoopSpacesOrIndicesStaySeparate) {
   EXPECT_EQ(kernels_for({x * s, u * s}), 2);
 }
 
+// A sum of a broadcast scalar (the gradient of a parameter expanded over a batch) beside a
+// product that reads the same scalar: each of the sum's outputs is stored, not only the first
+// (row-sum fusion, schedule/fuse_row_sums.cpp, once merged them and left the rest unwritten).
+// Row counts below and above the sum's block of 256.
+TEST(MultiOutput, ASumOfABroadcastScalarBesideAProductKeepsEveryOutput) {
+  on_each_device([] {
+    for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{2, 50}, {5, 300}}) {
+      auto av = iota_values(rows * cols, 0.125f, -3.0f);
+      Tensor a = make(av, {rows, cols}), s = make({0.5f}, {});
+      Tensor p = (a * s).sum({1}), r = s.expand({rows, cols}).sum({1}) * 2.0;
+      const auto got = cat({p, r}).to_vector<float>();
+      ASSERT_EQ(got.size(), static_cast<size_t>(2 * rows));
+      for (int64_t i = 0; i < rows; i++) {
+        double want = 0;
+        for (int64_t j = 0; j < cols; j++) want += 0.5 * av[static_cast<size_t>(i * cols + j)];
+        EXPECT_NEAR(got[static_cast<size_t>(i)], want, 1e-4 * std::fabs(want) + 1e-4) << i;
+        EXPECT_EQ(got[static_cast<size_t>(rows + i)], static_cast<float>(cols)) << rows << " " << i;
+      }
+    }
+  });
+}
+
 TEST(MultiOutput, InPlaceUpdatesReadTheOldValueAtTheirIndex) {
   // a <- a + b and b <- a - b in one kernel that stores into a and b: each must see the other's
   // old value, whichever is stored first.
