@@ -8,7 +8,6 @@
 
 #include "ember/jit.h"
 #include "ember/pending_writes.h"
-#include "ember/pending_writes.h"
 #include "ember/support/kernel_scalar.h"
 #include "ember/support/thread_spare.h"
 #include "engine/buffer_table.h"

@@ -2,9 +2,10 @@
 //
 // A step realizes every updated parameter and state tensor in ONE schedule and writes them in place
 // (parameters keep their buffers); in-place updates still pending elsewhere (BatchNorm's running
-// statistics) land in the same schedule (realize_with_pending_writes). Hyper-parameters that change between steps (learning rate, the
-// step counts in Adam's bias corrections) live in small buffers, not in generated code, so changing
-// them never recompiles and a jit replay of a step reads the current values.
+// statistics) land in the same schedule (realize_with_pending_writes). Hyper-parameters that change
+// between steps (learning rate, the step counts in Adam's bias corrections) live in small buffers,
+// not in generated code, so changing them never recompiles and a jit replay of a step reads the
+// current values.
 //
 // State is per parameter, as torch.optim keeps it: a parameter without a gradient at a step is
 // skipped and its state does not advance; each parameter counts its own steps from its first
