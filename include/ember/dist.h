@@ -1,4 +1,4 @@
-// ember/dist.h — the communicator of data-parallel training (DESIGN.md, "Distributed"): the
+// ember/dist.h — the communicator of data-parallel training (README, "Data-parallel training"): the
 // processes ("ranks") of one job, started together by `mpirun -np N`, exchange tensors through
 // MPI (OpenMPI's libmpi). Names follow torch.distributed (all_reduce, broadcast, barrier,
 // all_gather, ReduceOp; init and finalize for init_process_group and destroy_process_group).

@@ -12,7 +12,7 @@ namespace ember {
 /// Realizes `ts` and every in-place update still pending on any tensor in one schedule: the
 /// updates share the work they have in common with `ts` (batch_norm's batch statistics with the
 /// backward pass that needs them), and a chain of updates cannot grow without bound. Optimizer
-/// steps realize through it.
+/// steps realize through it. Tensors of any shape and dtype; throws what realize() throws.
 void realize_with_pending_writes(const std::vector<Tensor>& ts);
 
 }  // namespace ember
