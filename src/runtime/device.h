@@ -44,8 +44,14 @@ class Device {
 
   virtual std::string name() const = 0;
   /// Builds programs for kernels (already simplified); one batch (compiler.h) for all of them.
+  /// A device overrides either this (no build step) or prepare() and build(), whose two steps
+  /// it is by default.
   virtual std::vector<std::shared_ptr<Program>> compile(
-      const std::vector<const schedule::Kernel*>& kernels) = 0;
+      const std::vector<const schedule::Kernel*>& kernels) {
+    auto programs = prepare(kernels);
+    build(programs);
+    return programs;
+  }
   /// Two-step compile, so that the kernels of several schedules become one batch: prepare()
   /// makes programs that must not launch until build() has built them (build() takes the
   /// programs of any number of prepare() calls and builds the unbuilt ones as one batch).

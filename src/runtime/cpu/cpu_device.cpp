@@ -95,13 +95,6 @@ class CpuDevice : public Device {
  public:
   std::string name() const override { return "cpu"; }
 
-  std::vector<std::shared_ptr<Program>> compile(
-      const std::vector<const schedule::Kernel*>& kernels) override {
-    auto out = prepare(kernels);
-    build(out);
-    return out;
-  }
-
   std::vector<std::shared_ptr<Program>> prepare(
       const std::vector<const schedule::Kernel*>& kernels) override {
     std::vector<std::shared_ptr<Program>> out;

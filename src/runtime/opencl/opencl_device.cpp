@@ -73,13 +73,6 @@ class OpenCLDevice : public Device {
 
   std::string name() const override { return "opencl"; }
 
-  std::vector<std::shared_ptr<Program>> compile(
-      const std::vector<const schedule::Kernel*>& kernels) override {
-    auto out = prepare(kernels);
-    build(out);
-    return out;
-  }
-
   std::vector<std::shared_ptr<Program>> prepare(
       const std::vector<const schedule::Kernel*>& kernels) override {
     std::vector<std::shared_ptr<Program>> out;
