@@ -59,10 +59,11 @@ std::vector<Tensor> PpoLearner::data_parallel_step(const std::vector<Tensor>& in
   dist::all_reduce(flat, dist::ReduceOp::Mean);
   allreduce_seconds_ += support::now_seconds() - t1;
   const std::vector<Tensor> norms = apply_fn_({flat});
-  // The ranks' mean metrics, from the reduced buffer (host reads, no kernel).
+  // The ranks' mean metrics, from the reduced buffer: copied into buffers (from_blob), not lazy
+  // constants (scalar_tensor), whose realize would compile a kernel for every new value.
   const float* metrics = static_cast<const float*>(flat.data_ptr()) + param_elements_;
   std::vector<Tensor> out;
-  for (int64_t k = 0; k < kMetrics; ++k) out.push_back(scalar_tensor(metrics[k]));
+  for (int64_t k = 0; k < kMetrics; ++k) out.push_back(from_blob(metrics + k, {}, kFloat32));
   out.insert(out.end(), norms.begin(), norms.end());
   return out;
 }
