@@ -4,7 +4,7 @@ PRESET ?= release
 JOBS ?= $(shell nproc)
 BUILD := build/$(PRESET)
 
-.PHONY: deps configure ember build test test-dev test-opencl train install deb bench bench-build \
+.PHONY: deps configure ember build test test-dev test-opencl train install deb bench bench-build bench-mpi \
         study onnx-conformance onnx-networks bench-onnx format clean fresh-check
 
 # Debian packages by set (scripts/install-deps.sh): run for the ember command and the libraries,
@@ -72,6 +72,14 @@ bench-build:
 
 bench: bench-build
 	@bash bench/run.sh $(BUILD)
+
+# Data-parallel training measured (README, "Beyond one machine"): alternating pairs of
+# `ember train` as 1 rank x 2 threads and `mpirun -np 2` x 1 thread, all_reduce alone on 1 and 2
+# ranks, and the latency-bandwidth model's 64-node prediction (scripts/mpi_scaling.py; ARGS:
+# --pairs, --epochs, --latency-us, --gbit, --cores-per-node). Writes $(BUILD)/bench-mpi/report.md.
+bench-mpi: configure
+	@cmake --build --preset $(PRESET) -j $(JOBS) --target ember_cli bench_allreduce
+	@python3 scripts/mpi_scaling.py --build $(BUILD) --out $(BUILD)/bench-mpi $(ARGS)
 
 # The study (docs/training.md) side by side with libtorch and the BLAS libraries, one process at a
 # time: writes runs/study-<time>/report.md and raw.jsonl. ARGS="--short" (seconds), "--full"
