@@ -21,6 +21,7 @@ library only; exits 1 when a run failed.
 """
 import argparse
 import json
+import math
 import os
 import shlex
 import statistics
@@ -70,13 +71,16 @@ def epoch_rows(records):
 
 
 def fit_latency_bandwidth(points):
-    """Least squares t = alpha + bytes * inv_bw over (bytes, seconds); returns (alpha, bytes/s)."""
-    n = len(points)
-    mx = sum(b for b, _ in points) / n
-    my = sum(t for _, t in points) / n
-    sxx = sum((b - mx) ** 2 for b, _ in points)
-    slope = sum((b - mx) * (t - my) for b, t in points) / sxx
-    return my - slope * mx, (1 / slope if slope > 0 else float("inf"))
+    """t = alpha + bytes / bandwidth over (bytes, seconds), least squares of the relative errors
+    (weights 1 / t^2: a 4 MiB point does not drown the latency); returns (alpha, bytes/s)."""
+    w = [1 / t ** 2 for _, t in points]
+    sw = sum(w)
+    sb = sum(wi * b for wi, (b, _) in zip(w, points))
+    sbb = sum(wi * b * b for wi, (b, _) in zip(w, points))
+    st = sum(wi * t for wi, (_, t) in zip(w, points))
+    sbt = sum(wi * b * t for wi, (b, t) in zip(w, points))
+    slope = (sw * sbt - sb * st) / (sw * sbb - sb * sb)
+    return (st - slope * sb) / sw, (1 / slope if slope > 0 else float("inf"))
 
 
 def ring_allreduce_s(p, nbytes, latency_s, bytes_per_s):
@@ -123,6 +127,11 @@ def allreduce_bench(a, ranks, sizes):
     return [json.loads(line) for line in run(cmd, a.timeout).splitlines() if line.startswith("{")]
 
 
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
 def med(rows, key):
     return statistics.median(r[key] for r in rows)
 
@@ -145,41 +154,47 @@ def report(a, runs, bench, flat_elements):
     nbytes = 4 * flat_elements
     out += ["", f"Medians over {len(by[1])} and {len(two)} epochs ({a.pairs} alternating pairs of "
             f"{a.epochs}-epoch runs, the first epoch of each left out); global epoch "
-            f"{two[0]['transitions']:,} transitions, {two[0]['optimizer_steps']} optimizer steps.",
-            "", f"all_reduce alone (bench_allreduce, float32, median s per call; flat gradient "
+            f"{two[0]['transitions']:,} transitions, {two[0]['optimizer_steps']} optimizer steps. "
+            "The allreduce's time in training includes waiting for the other rank.",
+            "", f"all_reduce alone (bench_allreduce, float32, s per call; flat gradient "
             f"{flat_elements:,} elements = {nbytes:,} bytes):", "",
-            "| bytes | 1 rank | 2 ranks |", "|---:|---:|---:|"]
+            "| bytes | 1 rank, median | 2 ranks, median | 2 ranks, fastest round |",
+            "|---:|---:|---:|---:|"]
     one = {r["bytes"]: r["median_s"] for r in bench[1]}
     for r in bench[2]:
         out.append(f"| {r['bytes']:,} | {one.get(r['bytes'], float('nan')) * 1e6:.2f} us | "
-                   f"{r['median_s'] * 1e6:.2f} us |")
-    alpha, bw = fit_latency_bandwidth([(r["bytes"], r["median_s"]) for r in bench[2]])
+                   f"{r['median_s'] * 1e6:.2f} us | {r['min_s'] * 1e6:.2f} us |")
+    alpha, bw = fit_latency_bandwidth([(r["bytes"], r["min_s"]) for r in bench[2]])
     t_flat = next(r["median_s"] for r in bench[2] if r["bytes"] == nbytes)
     # The model's inputs from the 2-rank runs: per transition collection, per row step compute.
     rows_per_rank = two[0]["transitions"] // 2 // 2  # 2 ranks, 2 minibatches per pass
     k_c = med(two, "collect_s") / (two[0]["transitions"] / 2)
     c = med(two, "compute_per_step_s") / rows_per_rank
     lat, net_bw = a.latency_us * 1e-6, a.gbit * 1e9 / 8
-    out += ["", f"Fit on 2 ranks (shared memory): t = {alpha * 1e6:.1f} us + bytes / "
-            f"{bw / 1e9:.2f} GB/s; the flat gradient's all_reduce {t_flat * 1e3:.3f} ms = "
-            f"{100 * t_flat / med(two, 'compute_per_step_s'):.1f}% of the 2-rank step's compute "
-            f"({med(two, 'compute_per_step_s') * 1e3:.2f} ms).",
-            f"Measured per rank: collection {k_c * 1e6:.1f} us per transition, the step's compute "
-            f"{c * 1e6:.2f} us per minibatch row (1 thread), {a.passes} passes.", "",
+    out += ["", f"Fit on 2 ranks (shared memory, fastest rounds): t = {alpha * 1e6:.2f} us + "
+            f"bytes / {bw / 1e9:.2f} GB/s. The flat gradient's all_reduce (median) "
+            f"{t_flat * 1e3:.3f} ms = {100 * t_flat / med(two, 'compute_per_step_s'):.2f}% of the "
+            f"2-rank step's compute ({med(two, 'compute_per_step_s') * 1e3:.2f} ms): the most an "
+            "overlap with the backward pass could hide.",
+            f"Measured per rank (1 thread): collection {k_c * 1e6:.1f} us per transition, the "
+            f"step's compute {c * 1e6:.2f} us per minibatch row; {a.passes} passes.", "",
             f"Model over an ASSUMED network ({a.gbit:g} Gb/s, {a.latency_us:g} us per message; "
-            f"ring all-reduce), rank minibatch M = {rows_per_rank:,} rows as measured:", "",
-            "| ranks | t_ar (ms) | t_ar / step | efficiency | M for 90% | envs per rank for 90% |",
-            "|---:|---:|---:|---:|---:|---:|"]
-    step = c * rows_per_rank
-    for p in (2, 64, 64 * a.cores_per_node):
+            "ring all-reduce, every hop a network message), per-rank minibatch M; threads: "
+            "compute and collection divided by the threads (linear scaling assumed):", "",
+            f"| ranks x threads | t_ar (ms) | efficiency at M = {rows_per_rank:,} | M for 90% | "
+            "global minibatch for 90% | envs for 90% |", "|---|---:|---:|---:|---:|---:|"]
+    n = a.cores_per_node
+    for p, threads in ((2, 1), (64, 1), (64, n), (64 * n, 1)):
         t = ring_allreduce_s(p, nbytes, lat, net_bw)
-        e = efficiency(t, rows_per_rank, k_c, c, a.passes)
-        m90 = 9 * t / (k_c / a.passes + c)  # efficiency 0.9 <=> t_ar = M (...) / 9
-        envs90 = max(1, -(-2 * m90 // a.steps_per_env))  # 2 minibatches of M per epoch
-        out.append(f"| {p} | {t * 1e3:.3f} | {100 * t / step:.1f}% | {100 * e:.1f}% | "
-                   f"{m90:,.0f} | {envs90:.0f} |")
-    out += ["", f"(64 x {a.cores_per_node}: one 1-thread rank per core of 64 nodes of "
-            f"{a.cores_per_node} cores, assumed.)"]
+        kc_t, c_t = k_c / threads, c / threads
+        e = efficiency(t, rows_per_rank, kc_t, c_t, a.passes)
+        m90 = max(1, math.ceil(9 * t / (kc_t / a.passes + c_t)))  # t_ar = M (...) / 9
+        # 2 minibatches of M per epoch; at least one env per thread.
+        envs = max(threads, math.ceil(2 * m90 / a.steps_per_env))
+        out.append(f"| {p} x {threads} | {t * 1e3:.3f} | {100 * e:.1f}% | {m90:,} | "
+                   f"{p * m90:,} | {p * envs:,} |")
+    out += ["", f"(64 nodes of {n} cores, assumed: one rank of {n} threads per node, or one "
+            "1-thread rank per core.)"]
     return "\n".join(out)
 
 
@@ -200,7 +215,7 @@ def main():
     a.build = os.path.abspath(a.build)
     ember = os.path.join(a.build, "apps", "ember")
     os.makedirs(a.out, exist_ok=True)
-    runs, raw = {1: [], 2: []}, []
+    runs, raw, load0 = {1: [], 2: []}, [], loadavg()
     for i in range(a.pairs):
         for ranks in ((1, 2) if i % 2 == 0 else (2, 1)):
             out = os.path.join(a.out, f"pair{i}-ranks{ranks}")
@@ -211,7 +226,7 @@ def main():
     flat = flat_gradient_elements(128, 4)
     sizes = sorted({1, 256, 4096, 16384, 65536, flat, 262144, 1 << 20})
     bench = {n: allreduce_bench(a, n, sizes) for n in (1, 2)}
-    text = report(a, runs, bench, flat)
+    text = report(a, runs, bench, flat) + f"\n\nLoad average: {load0} before, {loadavg()} after."
     with open(os.path.join(a.out, "raw.json"), "w") as f:
         json.dump({"runs": raw, "allreduce": bench}, f)
     with open(os.path.join(a.out, "report.md"), "w") as f:
