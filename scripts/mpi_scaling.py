@@ -10,11 +10,12 @@
    optimizer step (update_allreduce_s and update_steps_s over optimizer_steps).
 2. bench_allreduce (bench/allreduce.cpp) on 1 and 2 ranks: seconds per all_reduce of float32
    buffers from 4 bytes to 4 MiB, the flat gradient's size among them.
-3. Fits t = alpha + bytes / bandwidth to the 2-rank times (least squares) and writes the model of
-   README "Beyond one machine": per-rank efficiency 1 / (1 + t_ar(p) / (M (k_c / passes + c))),
-   with M the rows of a rank's minibatch, k_c the collection's seconds per transition and c the
-   optimizer step's compute seconds per row, both measured here; t_ar(p) for a ring all-reduce over
-   an assumed network (--latency-us, --gbit), since one machine measures only shared memory.
+3. Fits t = alpha + bytes / bandwidth to the 2-rank times (the fastest rounds; least squares of
+   the relative errors) and writes the model of README "Beyond one machine": per-rank efficiency
+   1 / (1 + t_ar(p) / (M (k_c / passes + c))), with M the rows of a rank's minibatch, k_c the
+   collection's seconds per transition and c the optimizer step's compute seconds per row, both
+   measured here; t_ar(p) for a ring all-reduce over an assumed network (--latency-us, --gbit),
+   since one machine measures only shared memory.
 
 Prints the report (markdown) and writes it with the raw records under --out. Python standard
 library only; exits 1 when a run failed.
@@ -96,7 +97,10 @@ def efficiency(t_ar, rows, k_collect, c_row, passes):
 
 
 def run(cmd, timeout):
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        sys.exit(f"mpi_scaling: `{shlex.join(cmd)}` timed out after {timeout:g} s")
     if p.returncode != 0:
         sys.exit(f"mpi_scaling: `{shlex.join(cmd)}` failed (exit {p.returncode}):\n"
                  f"{p.stderr[-2000:]}")
