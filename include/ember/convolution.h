@@ -3,14 +3,19 @@
 //
 // Compositions, no new primitive: unfold makes the windows from views and at most one copy per
 // unfolded dim (about size * S / step elements: src/tensor/windows.cpp; windows that do not
-// overlap are a view alone). A convolution is im2col — the windows of
-// the zero-padded input arranged as a [N, groups, L, C/groups * prod(kernel)] matrix, L the number
-// of output positions — times the weight viewed as a matrix, which is ember's register-tiled
-// matrix product. A transposed convolution is the convolution of the input with stride - 1 zeros
-// inserted between its elements, padded by dilation * (kernel - 1) - padding (output_padding more
-// at the end), with the kernel flipped and its channel dims swapped (the adjoint of the strided
-// convolution; Dumoulin & Visin, "A guide to convolution arithmetic for deep learning", 2016,
-// section 4). Gradients follow by composition.
+// overlap are a view alone). A convolution is computed in its output's layout as the weight
+// viewed as a [groups, C_out / groups, C_in / groups * prod(kernel)] matrix times the windows of
+// the zero-padded input arranged as [N, groups, C_in / groups * prod(kernel), L], L the number of
+// output positions: ember's register-tiled matrix product, whose result is [N, C_out, *out] as it
+// stands (the bias is added in the product's epilogue). Each kernel tap's windows are a view of
+// the input; the arrangement is one copy of them, or none for a 1x1 kernel with stride 1 and no
+// padding (the input read in place). A depthwise convolution (C_in / groups = 1) without
+// gradients sums tap times weight over the taps instead (one elementwise kernel). A transposed
+// convolution is the convolution of the input with stride - 1 zeros inserted between its
+// elements, padded by dilation * (kernel - 1) - padding (output_padding more at the end), with the
+// kernel flipped and its channel dims swapped (the adjoint of the strided convolution; Dumoulin &
+// Visin, "A guide to convolution arithmetic for deep learning", 2016, section 4). Gradients follow
+// by composition.
 //
 // Shapes: input [N, C_in, *spatial] (or [C_in, *spatial] without the batch dim), weight
 // [C_out, C_in / groups, *kernel] (transposed: [C_in, C_out / groups, *kernel]), bias [C_out] or

@@ -1,11 +1,14 @@
-// Convolutions as im2col + the tiled matrix product; transposed convolutions as convolutions of
-// the zero-stuffed input (include/ember/convolution.h).
+// Convolutions as the tiled matrix product of the weight and the stacked kernel taps (views of
+// the input), in the output's layout; depthwise ones without gradients as a sum over the taps;
+// transposed convolutions as convolutions of the zero-stuffed input (include/ember/convolution.h).
 #include "ember/convolution.h"
 
+#include <algorithm>
 #include <numeric>
 #include <string>
 
 #include "ember/support/shape_str.h"
+#include "tensor/tensor_impl.h"
 #include "tensor/windows.h"
 
 namespace ember {
@@ -14,30 +17,156 @@ namespace {
 
 std::string str(const DimVector& s) { return support::shape_str(s); }
 
-// input [N, C, *S] (padded already), weight [OC, C / groups, *k] -> [N, OC, *O].
-Tensor correlate(const Tensor& x, const Tensor& w, const IntList& stride, const IntList& dilation,
-                 int64_t groups) {
-  const int64_t n = w.dim() - 2, N = x.size(0), C = x.size(1), OC = w.size(0);
-  const int64_t Cg = C / groups, OCg = OC / groups;
-  IntList kernel(w.sizes().begin() + 2, w.sizes().end());
-  Tensor win = detail::spatial_windows(x, kernel, stride, dilation);  // [N, C, *O, *k]
-  Shape out_spatial(win.sizes().begin() + 2, win.sizes().begin() + 2 + n);
-  const int64_t L =
-      std::accumulate(out_spatial.begin(), out_spatial.end(), int64_t{1}, std::multiplies<>());
-  const int64_t K = std::accumulate(kernel.begin(), kernel.end(), int64_t{1}, std::multiplies<>());
-  // [N, C, *O, *k] -> [N, G, Cg, *O, *k] -> [N, G, *O, Cg, *k] -> im2col [N, G, L, Cg * K].
-  Shape split = {N, groups, Cg};
-  split.insert(split.end(), win.sizes().begin() + 2, win.sizes().end());
-  std::vector<int64_t> order = {0, 1};
-  for (int64_t i = 0; i < n; i++) order.push_back(3 + i);
-  order.push_back(2);
-  for (int64_t i = 0; i < n; i++) order.push_back(3 + n + i);
-  Tensor cols = win.reshape(split).permute(order).reshape({N, groups, L, Cg * K});
-  Tensor wm = w.reshape({groups, OCg, Cg * K});  // [G, OCg, Cg K]
-  Tensor y = cols.matmul(wm.transpose(-1, -2));  // [N, G, L, OCg]
-  Shape out = {N, OC};
-  out.insert(out.end(), out_spatial.begin(), out_spatial.end());
-  return y.permute({0, 1, 3, 2}).reshape(out);
+int64_t product(const IntList& s) {
+  return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>());
+}
+
+// A convolution's geometry over the last n dims of its input.
+struct Taps {
+  IntList kernel, stride, dilation, lo, hi;  // lo, hi: the zero padding before and after
+  Shape out;                                 // O_i
+};
+
+// a / b rounded down (b > 0).
+int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// The input x [N, C, *S] as xs [N, C, R_1, s_1, R_2, s_2, ...]: each spatial dim split into rows
+// of its stride s_i, the rows zero-padded by (rows_lo_i, rows_hi_i) for the convolution's padding.
+// A view of x (a masked one where it pads) where every s_i divides S_i; otherwise x's ends are
+// padded to whole rows first, in one copy. Each tap is a shrink of this one view (tap()), so
+// autograd sums the taps' gradients in its layout in one kernel and reshapes the sum back once.
+struct Split {
+  Tensor xs;
+  IntList rows_lo;
+};
+Split split_input(const Tensor& x, const Taps& g) {
+  const size_t n = g.stride.size();
+  IntList whole;  // (before, after) from the last dim: x's ends to whole rows
+  bool partial = false;
+  for (size_t i = n; i-- > 0;) {
+    const int64_t S = x.size(2 + static_cast<int64_t>(i)), s = g.stride[i];
+    whole.push_back(0);
+    whole.push_back((s - S % s) % s);
+    partial = partial || S % s;
+  }
+  Tensor xw = partial ? constant_pad_nd(x, whole).contiguous() : x;
+  Shape split = {x.size(0), x.size(1)};
+  IntList rows_pad(4 * n, 0), rows_lo(n);  // (before, after) from the last dim of xs
+  for (size_t i = 0; i < n; i++) {
+    const int64_t s = g.stride[i], R = xw.size(2 + static_cast<int64_t>(i)) / s;
+    const int64_t span = g.dilation[i] * (g.kernel[i] - 1) + 1;
+    split.push_back(R);
+    split.push_back(s);
+    rows_lo[i] = std::max<int64_t>(0, -floor_div(-g.lo[i], s));
+    const int64_t hi = std::max<int64_t>(0, floor_div(span - 1 - g.lo[i], s) + g.out[i] - R);
+    // xs's dims after row dim i: 2 (n - 1 - i) + 1; constant_pad_nd lists the last dim first.
+    const size_t at = 2 * (2 * (n - 1 - i) + 1);
+    rows_pad[at] = rows_lo[i];
+    rows_pad[at + 1] = hi;
+  }
+  return {constant_pad_nd(xw.reshape(split), rows_pad), rows_lo};
+}
+
+// Tap j of the windows: [N, C, *O], element [n, c, o] = x[n, c, o * s + at - lo] (zero outside x)
+// with at = j * dilation per dim, which is xs[n, c, o + floor((at - lo) / s) + rows_lo, (at - lo)
+// mod s] (split_input).
+Tensor tap(const Split& x, const IntList& j, const Taps& g) {
+  Tensor t = x.xs;
+  Shape out = {t.size(0), t.size(1)};
+  for (size_t i = 0; i < j.size(); i++) {
+    const int64_t d = 2 + 2 * static_cast<int64_t>(i), s = g.stride[i];
+    const int64_t at = j[i] * g.dilation[i] - g.lo[i], q = floor_div(at, s);
+    t = t.narrow(d, q + x.rows_lo[i], g.out[i]).narrow(d + 1, at - q * s, 1);
+    out.push_back(g.out[i]);
+  }
+  return t.reshape(out);
+}
+
+// Every tap index of the kernel, row-major.
+std::vector<IntList> tap_indices(const IntList& kernel) {
+  std::vector<IntList> all(1);
+  for (int64_t k : kernel) {
+    std::vector<IntList> next;
+    for (const IntList& head : all)
+      for (int64_t v = 0; v < k; v++) {
+        next.push_back(head);
+        next.back().push_back(v);
+      }
+    all = std::move(next);
+  }
+  return all;
+}
+
+// The geometry of x [N, C, *S] under kernel w [OC, Cg, *k] padded by (lo, hi); ShapeError when a
+// window does not fit.
+Taps geometry(const Tensor& x, const Tensor& w, const IntList& stride, const IntList& dilation,
+              const IntList& lo, const IntList& hi) {
+  Taps g{IntList(w.sizes().begin() + 2, w.sizes().end()), stride, dilation, lo, hi, {}};
+  const int64_t first = x.dim() - static_cast<int64_t>(stride.size());
+  for (size_t i = 0; i < stride.size(); i++) {
+    const int64_t S = x.size(first + static_cast<int64_t>(i)) + lo[i] + hi[i];
+    const int64_t span = dilation[i] * (g.kernel[i] - 1) + 1;
+    if (span > S)
+      throw ShapeError("convolution: a window of " + std::to_string(span) + " elements (kernel " +
+                       std::to_string(g.kernel[i]) + ", dilation " + std::to_string(dilation[i]) +
+                       ") does not fit a padded dim of " + std::to_string(S));
+    g.out.push_back((S - span) / stride[i] + 1);
+  }
+  return g;
+}
+
+// Largest kernel that a depthwise convolution sums tap by tap (one term per tap in one kernel).
+// Only without gradients: the weight's would be one reduction per tap, where the stacked taps
+// (cols) give one.
+constexpr int64_t kMaxDirectTaps = 64;
+
+// x [N, C, *S] (unpadded), w [OC, C / groups, *k] -> [N, G, OCg, *O], computed in the output's
+// layout: y[N, G, OCg, L] = W[G, OCg, Cg K] @ cols[N, G, Cg K, L], so the result is NCHW as it
+// stands and a bias added to it is the product's epilogue. cols is x itself for a 1x1
+// kernel with stride 1 and no padding, the taps stacked into one copy otherwise (a 1x1 kernel's
+// strided or padded view too: its output positions would be two loop axes of the product). A
+// depthwise convolution (Cg = 1) is the sum over the taps of tap * w[tap]: one elementwise kernel,
+// no cols at all.
+Tensor correlate(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups) {
+  const int64_t N = x.size(0), Cg = x.size(1) / groups, OCg = w.size(0) / groups;
+  const int64_t K = product(g.kernel);
+  bool in_place = K == 1;  // a 1x1 kernel, stride 1, no padding: cols is x
+  for (size_t i = 0; i < g.stride.size(); i++)
+    in_place = in_place && g.stride[i] == 1 && g.lo[i] == 0 && g.hi[i] == 0;
+  const Split xs = split_input(x, g);
+  const std::vector<IntList> js = tap_indices(g.kernel);
+  Shape grouped = {N, groups, 1};
+  grouped.insert(grouped.end(), g.out.begin(), g.out.end());  // [N, G, 1, *O]
+  const bool grads = detail::grad_mode_enabled() && (x.requires_grad() || w.requires_grad());
+  if (Cg == 1 && K <= kMaxDirectTaps && !grads) {
+    Shape wk = {1, groups, OCg};
+    wk.insert(wk.end(), g.out.size(), 1);  // [1, G, OCg, 1...]
+    Tensor wt = w.reshape({groups, OCg, K});
+    Tensor y;
+    for (size_t t = 0; t < js.size(); t++) {
+      const int64_t ti = static_cast<int64_t>(t);
+      Tensor term = tap(xs, js[t], g).reshape(grouped) * wt.narrow(2, ti, 1).reshape(wk);
+      y = y.defined() ? y + term : term;
+    }
+    return y;
+  }
+  Tensor cols;  // [N, C, K, *O]
+  if (in_place) {
+    cols = tap(xs, js[0], g).unsqueeze(2);
+  } else {  // one copy: the product then reads each column of cols at unit stride
+    std::vector<Tensor> taps;
+    for (const IntList& j : js) taps.push_back(tap(xs, j, g));
+    cols = stack(taps, 2).contiguous();
+  }
+  // The product as multiply and sum over [N, G, OCg, Cg K, *O] (linalg.cpp's form; the scheduler
+  // puts the reduce axis last): the sum is [N, G, OCg, *O], which its consumers reshape only where
+  // G > 1, and the gradient of cols, a sum over OCg, comes out in cols' own layout.
+  Shape ws = {1, groups, OCg, Cg * K};
+  ws.insert(ws.end(), g.out.size(), 1);
+  Shape cs = {N, groups, 1, Cg * K};
+  cs.insert(cs.end(), g.out.begin(), g.out.end());
+  Tensor terms = w.reshape(ws) * cols.reshape(cs);
+  return terms.sum({3}, false, terms.dtype());
 }
 
 // Inserts s - 1 zeros between the elements of each of the last n dims.
@@ -112,20 +241,20 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
                      " has an output channel count not divisible by groups " +
                      std::to_string(groups));
   }
-  IntList p;  // (before, after) from the last dim
-  for (size_t i = ns; i-- > 0;) {
-    p.push_back(pad_lo[i]);
-    p.push_back(pad_hi[i]);
-  }
-  Tensor y = correlate(constant_pad_nd(x, p), w, stride, dilation, groups);
+  const Taps g = geometry(x, w, stride, dilation, pad_lo, pad_hi);
+  Tensor y = correlate(x, w, g, groups);  // [N, G, OCg, *O]
+  const int64_t OC = w.size(0);
   if (bias.defined()) {
-    if (bias.dim() != 1 || bias.size(0) != y.size(1))
+    if (bias.dim() != 1 || bias.size(0) != OC)
       throw ShapeError("convolution: bias " + str(bias.sizes()) + " does not match " +
-                       std::to_string(y.size(1)) + " output channels");
-    Shape b = {y.size(1)};
+                       std::to_string(OC) + " output channels");
+    Shape b = {groups, OC / groups};
     b.insert(b.end(), ns, 1);
     y = y + bias.reshape(b);
   }
+  Shape out = {x.size(0), OC};
+  out.insert(out.end(), g.out.begin(), g.out.end());
+  y = y.reshape(out);
   return batched ? y : y.squeeze(0);
 }
 

@@ -88,6 +88,61 @@ BACKWARD_CASE(GradConv, conv_transpose_groups_1d_3d) {
                                            int64_t{1}, Shape{1})};
 }
 
+// The lowering's paths (src/tensor/convolution.cpp), each forward (no gradient recorded) and
+// backward: a 1x1 kernel read in place, stacked taps times the weight, and the depthwise tap sum
+// (forward only; with gradients it takes the stacked taps), at strides whose padded size is no
+// multiple of the stride, padding larger than the kernel, batch 1 and float64.
+PARITY_AND_BACKWARD_CASE(ConvPath, pointwise, GradConvPath, pointwise) {
+  auto x = b.dyadic({2, 6, 5, 7}), none = typename B::T{};
+  auto x1 = b.randn({1, 4, 3, 5}, b.f64), w1 = b.randn({6, 2, 1, 1}, b.f64);
+  return std::vector{
+      ops::conv2d(b, x, b.dyadic({5, 6, 1, 1}), b.randn({5}), Shape{1}, Shape{0}, Shape{1},
+                  int64_t{1}),
+      ops::conv2d(b, x, b.dyadic({9, 2, 1, 1}), none, Shape{1}, Shape{0}, Shape{1}, int64_t{3}),
+      ops::conv2d(b, x, b.dyadic({4, 6, 1, 1}), none, Shape{2, 3}, Shape{0}, Shape{1}, int64_t{1}),
+      ops::conv2d(b, x, b.dyadic({4, 6, 1, 1}), none, Shape{1}, Shape{2, 1}, Shape{1}, int64_t{1}),
+      ops::conv2d(b, x1, w1, b.randn({6}, b.f64), Shape{1}, Shape{0}, Shape{1}, int64_t{2})};
+}
+PARITY_AND_BACKWARD_CASE(ConvPath, stacked_taps, GradConvPath, stacked_taps) {
+  auto x = b.dyadic({2, 4, 9, 8}), none = typename B::T{};
+  auto w = b.dyadic({6, 4, 3, 3}), wg = b.dyadic({6, 2, 2, 3});
+  auto x1 = b.randn({1, 3, 7, 6}, b.f64), w1 = b.randn({2, 3, 3, 2}, b.f64);
+  return std::vector{
+      ops::conv2d(b, x, w, b.randn({6}), Shape{2}, Shape{1}, Shape{1}, int64_t{1}),
+      ops::conv2d(b, x, w, none, Shape{3, 2}, Shape{4, 5}, Shape{1}, int64_t{1}),
+      ops::conv2d(b, x, w, none, Shape{2, 3}, Shape{2, 1}, Shape{3, 2}, int64_t{1}),
+      ops::conv2d(b, x, wg, b.randn({6}), Shape{2, 1}, Shape{1, 2}, Shape{1}, int64_t{2}),
+      ops::conv2d(b, x1, w1, b.randn({2}, b.f64), Shape{2}, Shape{3}, Shape{1, 2}, int64_t{1})};
+}
+PARITY_AND_BACKWARD_CASE(ConvPath, depthwise, GradConvPath, depthwise) {
+  auto x = b.dyadic({2, 4, 9, 8}), none = typename B::T{};
+  auto w = b.dyadic({4, 1, 3, 3}), wm = b.dyadic({8, 1, 3, 2});
+  auto x1 = b.randn({1, 3, 7, 6}, b.f64), w1 = b.randn({3, 1, 3, 3}, b.f64);
+  return std::vector{
+      ops::conv2d(b, x, w, b.randn({4}), Shape{1}, Shape{1}, Shape{1}, int64_t{4}),
+      ops::conv2d(b, x, w, none, Shape{2}, Shape{1}, Shape{1}, int64_t{4}),
+      ops::conv2d(b, x, w, none, Shape{3, 2}, Shape{4}, Shape{2, 1}, int64_t{4}),
+      ops::conv2d(b, x, wm, b.randn({8}), Shape{2, 1}, Shape{0, 2}, Shape{1, 3}, int64_t{4}),
+      ops::conv2d(b, x1, w1, b.randn({3}, b.f64), Shape{2}, Shape{1}, Shape{1}, int64_t{3})};
+}
+PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_1d_3d_long_kernel, GradConvPath,
+                         depthwise_1d_3d_long_kernel) {
+  auto none = typename B::T{};
+  return std::vector{ops::conv1d(b, b.dyadic({2, 3, 11}), b.dyadic({6, 1, 4}), b.randn({6}),
+                                 Shape{3}, Shape{2}, Shape{2}, int64_t{3}),
+                     // 70 taps: more than the tap sum takes (stacked taps instead).
+                     ops::conv1d(b, b.dyadic({1, 2, 80}), b.dyadic({2, 1, 70}), none, Shape{1},
+                                 Shape{3}, Shape{1}, int64_t{2}),
+                     ops::conv3d(b, b.dyadic({1, 2, 5, 4, 6}), b.dyadic({2, 1, 2, 3, 2}), none,
+                                 Shape{2, 1, 3}, Shape{1}, Shape{1}, int64_t{2})};
+}
+// A transposed convolution whose padding exceeds dilation * (kernel - 1): the convolution's
+// padding before is negative (a crop).
+BACKWARD_CASE(GradConvPath, conv_transpose_cropped) {
+  return ops::conv_transpose1d(b, b.dyadic({2, 2, 9}), b.dyadic({2, 3, 3}), b.randn({3}), Shape{1},
+                               Shape{3}, Shape{0}, int64_t{1}, Shape{1});
+}
+
 // ---- pooling ----------------------------------------------------------------------------------
 BACKWARD_CASE(GradPool, max_pool2d) {
   auto x = b.randn({2, 3, 7, 6});

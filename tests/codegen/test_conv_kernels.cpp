@@ -1,0 +1,96 @@
+// The kernels of a convolution (src/tensor/convolution.cpp), forward and backward, as the scheduler
+// makes them (nothing runs): how many, and that the products among them are the register-tiled
+// product (on a fixed AVX2 target). Values are the parity tests' (tests/parity ConvPath).
+//   - KxK: one copy of the stacked taps, then the product with the bias and activation (tanh) as
+//   its
+//     epilogue; backward: the taps' gradient product, one kernel summing it back onto the input,
+//     the taps again, and the weight gradient product with the bias gradient beside it.
+//   - 1x1, stride 1, no padding: the product alone, reading the input in place; backward: two
+//     products.
+//   - depthwise without gradients: one tap sum (a copy of the input padded to whole rows of the
+//     stride first where the stride does not divide a dim).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_plan.h"
+#include "ember/ember.h"
+#include "kernel_list.h"
+#include "plan_probe.h"
+
+namespace {
+
+using namespace ember;
+using codegen::PlanKind;
+using test::input;
+using test::kernels_of;
+
+// "product", "dot" or "loop" for each kernel of `ts`, in launch order ("product" for either of the
+// product renderers: the heuristic takes the dot kernel for small products).
+std::vector<std::string> plan_kinds(const std::vector<Tensor>& ts) {
+  const codegen::Target t = test::target_of(codegen::Isa::Avx2);
+  std::vector<std::string> kinds;
+  for (const schedule::Kernel& k : kernels_of(ts)) switch (codegen::plan(k, t).kind()) {
+      case PlanKind::Tile:
+      case PlanKind::Dot:
+        kinds.push_back("product");
+        break;
+      default:
+        kinds.push_back(codegen::plan_kind_name(codegen::plan(k, t).kind()));
+    }
+  return kinds;
+}
+
+using Kinds = std::vector<std::string>;
+
+TEST(ConvKernels, KxKIsTheTapsThenOneTiledProductWithItsEpilogue) {
+  Tensor x = input({2, 8, 10, 9}), w = input({16, 8, 3, 3}), b = input({16});
+  Tensor y = conv2d(x, w, b, {1}, {1}).tanh();
+  EXPECT_EQ(plan_kinds({y}), (Kinds{"loop", "product"}));
+  // Strided: the input viewed as rows of the stride, padded to whole rows first (one copy) where
+  // the stride does not divide a dim (9).
+  Tensor xe = input({2, 8, 10, 8});
+  EXPECT_EQ(plan_kinds({conv2d(xe, w, b, {2}, {1}).tanh()}), (Kinds{"loop", "product"}));
+  EXPECT_EQ(plan_kinds({conv2d(x, w, b, {2}, {1}).tanh()}), (Kinds{"loop", "loop", "product"}));
+}
+
+TEST(ConvKernels, PointwiseIsOneTiledProduct) {
+  Tensor x = input({2, 32, 7, 9}), w = input({24, 32, 1, 1}), b = input({24});
+  EXPECT_EQ(plan_kinds({conv2d(x, w, b).tanh()}), (Kinds{"product"}));
+}
+
+TEST(ConvKernels, DepthwiseWithoutGradientsIsOneTapSum) {
+  NoGradGuard no_grad;
+  Tensor x = input({2, 16, 12, 10}), w = input({16, 1, 3, 3}), b = input({16});
+  EXPECT_EQ(kernels_of({conv2d(x, w, b, {1}, {1}, {1}, 16).tanh()}).size(), 1u);
+  EXPECT_EQ(kernels_of({conv2d(x, w, b, {2}, {1}, {1}, 16).tanh()}).size(), 1u);
+  Tensor xo = input({2, 16, 11, 10});  // 11 rows: padded to whole rows of the stride first
+  EXPECT_EQ(kernels_of({conv2d(xo, w, b, {2}, {1}, {1}, 16).tanh()}).size(), 2u);
+}
+
+TEST(ConvKernels, BackwardRunsItsProductsTiled) {
+  Tensor x = input({1, 8, 10, 9}).requires_grad_(), w = input({16, 8, 3, 3}).requires_grad_();
+  Tensor b = input({16}).requires_grad_();
+  Tensor y = conv2d(x, w, b, {1}, {1});
+  auto g = autograd::grad({y}, {x, w, b}, {input(y.sizes())});
+  EXPECT_EQ(plan_kinds(g), (Kinds{"product", "loop", "loop", "product"}));
+
+  Tensor x1 = input({1, 32, 7, 9}).requires_grad_(), w1 = input({24, 32, 1, 1}).requires_grad_();
+  Tensor y1 = conv2d(x1, w1);
+  EXPECT_EQ(plan_kinds(autograd::grad({y1}, {x1, w1}, {input(y1.sizes())})),
+            (Kinds{"product", "product"}));
+}
+
+TEST(ConvKernels, DepthwiseBackwardIsBounded) {
+  Tensor x = input({2, 16, 12, 10}).requires_grad_(), w = input({16, 1, 3, 3}).requires_grad_();
+  Tensor y = conv2d(x, w, {}, {2}, {1}, {1}, 16);
+  EXPECT_EQ(kernels_of({y}).size(), 2u);  // the stacked taps, their sum with the weight
+  // The taps' gradients summed in the input's rows-of-the-stride layout, that sum copied into the
+  // input's gradient (the scheduler materialises a sum of padded views under a reshape), the taps
+  // again, the weight's gradient.
+  auto g = autograd::grad({y}, {x, w}, {input(y.sizes())});
+  EXPECT_EQ(kernels_of(g).size(), 4u);
+}
+
+}  // namespace
