@@ -26,21 +26,31 @@ inline constexpr int64_t kSumBlock = 256;
 std::string render_tile(const schedule::Kernel& k, const TilePlan& plan, const TileOperands& p,
                         const std::string& fn);
 
+/// What the row sums and the panels (below) read: the product's operands, their base pointers, the
+/// element type and the target's vector of it.
+class TileOperandTypes {
+ protected:
+  TileOperandTypes(const TileOperands& p, std::vector<std::string> base, const char* type,
+                   const char* vector_type)
+      : p_(p), base_(std::move(base)), T_(type), VT_(vector_type) {}
+  const TileOperands& p_;
+  std::vector<std::string> base_;
+  const char* T_;
+  const char* VT_;  // the target's vector of T_
+};
+
 /// The tiled reduce's row sums (TileOperands::sums; tile_row_sums.cpp), emitted into its code: per
 /// unit of work, sums over the unit's reduce range for the rows of its block, each kSumBlock run
 /// from zero and added in order; stored, or under split-K (`slices` > 1) left in the scratch
 /// after the partial tiles ([sum][batch][slice][row]) and summed in slice order by the unit that
 /// finishes the block. `vector_type` (`lanes` wide) holds strips of rows in registers.
-class TileRowSums {
+class TileRowSums : TileOperandTypes {
  public:
   TileRowSums(const schedule::Kernel& k, const TileOperands& p, std::vector<std::string> base,
               const char* type, int64_t block_rows, int64_t slices, int64_t padded_rows,
               int64_t padded_cols, int64_t sum_block, const char* vector_type, int64_t lanes)
-      : k_(k),
-        p_(p),
-        base_(std::move(base)),
-        T_(type),
-        VT_(vector_type),
+      : TileOperandTypes(p, std::move(base), type, vector_type),
+        k_(k),
         W_(lanes),
         nc_(block_rows),
         s_(slices),
@@ -58,11 +68,7 @@ class TileRowSums {
   bool vector_rows(const schedule::Expr& e) const;
   std::string out(size_t j) const;
   const schedule::Kernel& k_;
-  const TileOperands& p_;
-  std::vector<std::string> base_;
-  const char* T_;
-  const char* VT_;  // the target's vector of T_, W_ lanes
-  int64_t W_;
+  int64_t W_;  // lanes of VT_
   int64_t nc_, s_, npad_, mpad_, block_;
 };
 /// The tiled reduce's row-operand panels (Pack on the row axis; tile_row_panel.cpp), apk{j}, for
@@ -74,7 +80,7 @@ class TileRowSums {
 /// the shuffle is paid once per element instead of once per column tile. `per_tile`: the panel
 /// holds the current row tile, packed in the row loop (rows outside, read along k: it stays in L1
 /// while the tile's columns sweep past); else the block's row tiles, packed before the tile loops.
-class TileRowPanel {
+class TileRowPanel : TileOperandTypes {
  public:
   struct Shape {
     int64_t tile_rows, block_rows, block_k, lanes;
@@ -82,7 +88,7 @@ class TileRowPanel {
   };
   TileRowPanel(const schedule::Kernel& k, const TileOperands& p, std::vector<std::string> base,
                const char* type, const char* vector_type, Shape g)
-      : k_(k), p_(p), base_(std::move(base)), T_(type), VT_(vector_type), g_(g) {}
+      : TileOperandTypes(p, std::move(base), type, vector_type), k_(k), g_(g) {}
   void declare(std::ostringstream& s) const;                     // the function's locals
   void pack(std::ostringstream& s, ExprEmitter& em) const;       // in the kc loop, before tiles
   void pack_tile(std::ostringstream& s, ExprEmitter& em) const;  // in the row loop (per_tile)
@@ -94,10 +100,6 @@ class TileRowPanel {
   std::string index(const std::string& n, const std::string& k) const;
   void broadcast(std::ostringstream& s, ExprEmitter& em, bool tile) const;
   const schedule::Kernel& k_;
-  const TileOperands& p_;
-  std::vector<std::string> base_;
-  const char* T_;
-  const char* VT_;
   Shape g_;
 };
 
@@ -106,7 +108,7 @@ class TileRowPanel {
 /// columns [col_lo, col_hi) (all of them, padded to whole tiles, without column blocks), zero past
 /// the last column. With the reduce in one block (block_k == k) a call packs a panel once per
 /// batch index and column block and reuses it in the call's later units (pk_t).
-class TileColPanel {
+class TileColPanel : TileOperandTypes {
  public:
   struct Shape {
     int64_t cols, padded_cols, block_k, k, lanes, col_blocks;
@@ -114,7 +116,7 @@ class TileColPanel {
   };
   TileColPanel(const TileOperands& p, std::vector<std::string> base, const char* type,
                const char* vector_type, Shape g)
-      : p_(p), base_(std::move(base)), T_(type), VT_(vector_type), g_(std::move(g)) {}
+      : TileOperandTypes(p, std::move(base), type, vector_type), g_(std::move(g)) {}
   void declare(std::ostringstream& s) const;                // the function's locals
   void pack(std::ostringstream& s, ExprEmitter& em) const;  // in the kc loop, before tiles
 
@@ -123,10 +125,6 @@ class TileColPanel {
   void transpose(std::ostringstream& s) const;
   std::string lesser(const std::string& a, int64_t b) const;
   std::string greater(const std::string& a, int64_t b) const;
-  const TileOperands& p_;
-  std::vector<std::string> base_;
-  const char* T_;
-  const char* VT_;
   Shape g_;
 };
 

@@ -4,19 +4,24 @@
 
 namespace ember::codegen {
 
-const char* isa_name(Isa isa) {
-  switch (isa) {
-    case Isa::Scalar:
-      return "scalar";
-    case Isa::Sse2:
-      return "sse2";
-    case Isa::Avx2:
-      return "avx2";
-    case Isa::Avx512:
-      return "avx512";
-  }
-  return "scalar";
-}
+namespace {
+// The facts of each level, indexed by Isa. x86-64: 16 xmm/ymm registers; AVX-512 adds 16 more
+// (zmm0-31). Scalar float code uses xmm too.
+struct IsaFacts {
+  const char* name;
+  int vector_bytes, vector_registers;
+  bool fma, broadcast_load;
+};
+constexpr IsaFacts kIsaFacts[] = {
+    {"scalar", 4, 16, false, false},
+    {"sse2", 16, 16, false, false},
+    {"avx2", 32, 16, true, true},
+    {"avx512", 64, 32, true, true},
+};
+const IsaFacts& facts(Isa isa) { return kIsaFacts[static_cast<int>(isa)]; }
+}  // namespace
+
+const char* isa_name(Isa isa) { return facts(isa).name; }
 
 std::optional<Isa> parse_isa(const std::string& name) {
   for (Isa i : {Isa::Scalar, Isa::Sse2, Isa::Avx2, Isa::Avx512})
@@ -49,23 +54,11 @@ std::string Target::str() const {
 }
 
 Target make_target(Isa isa, int64_t l1d, int64_t l2, int64_t l3) {
+  const IsaFacts& f = facts(isa);
   Target t;
   t.isa = isa;
-  // x86-64: 16 xmm/ymm registers; AVX-512 adds 16 more (zmm0-31). Scalar float code uses xmm too.
-  switch (isa) {
-    case Isa::Scalar:
-      t.vector_bytes = 4, t.vector_registers = 16, t.fma = false;
-      break;
-    case Isa::Sse2:
-      t.vector_bytes = 16, t.vector_registers = 16, t.fma = false;
-      break;
-    case Isa::Avx2:
-      t.vector_bytes = 32, t.vector_registers = 16, t.fma = true, t.broadcast_load = true;
-      break;
-    case Isa::Avx512:
-      t.vector_bytes = 64, t.vector_registers = 32, t.fma = true, t.broadcast_load = true;
-      break;
-  }
+  t.vector_bytes = f.vector_bytes, t.vector_registers = f.vector_registers;
+  t.fma = f.fma, t.broadcast_load = f.broadcast_load;
   t.l1d = l1d, t.l2 = l2, t.l3 = l3;
   return t;
 }

@@ -31,19 +31,18 @@ void write_trace_at_exit() {
 Context& Context::get() {
   static Context c = [] {
     const support::Settings& s = support::settings();
-    Context x;
-    x.debug = s.debug;
-    x.device = s.device;
-    x.profile = s.profile;
-    x.profile_path = !s.profile_file.empty()
-                         ? s.profile_file
-                         : "ember-trace-" + std::to_string(static_cast<long>(getpid())) + ".json";
-    x.graph = s.graph;
-    x.graph_dir = s.graph_dir;
-    x.plan_cache = s.plan_cache;
-    x.beam = s.beam;
-    x.beam_runs = s.beam_runs;
-    return x;
+    return Context{.debug = s.debug,
+                   .device = s.device,
+                   .profile = s.profile,
+                   .profile_path =
+                       !s.profile_file.empty()
+                           ? s.profile_file
+                           : "ember-trace-" + std::to_string(static_cast<long>(getpid())) + ".json",
+                   .graph = s.graph,
+                   .graph_dir = s.graph_dir,
+                   .plan_cache = s.plan_cache,
+                   .beam = s.beam,
+                   .beam_runs = s.beam_runs};
   }();
   static const bool registered = [] {
     if (!c.profile) return false;

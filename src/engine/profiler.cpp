@@ -78,14 +78,9 @@ const schedule::Expr* find_sum(const schedule::Expr& e) {
 }  // namespace
 
 const char* kernel_family_name(KernelFamily f) {
-  switch (f) {
-    case KernelFamily::Product:
-      return "forward and input-gradient products";
-    case KernelFamily::WeightGradientProduct:
-      return "weight-gradient products";
-    default:
-      return "everything else";
-  }
+  constexpr const char* kNames[] = {"forward and input-gradient products",
+                                    "weight-gradient products", "everything else"};
+  return kNames[static_cast<int>(f)];
 }
 
 ProfilePhase::ProfilePhase(const char* name) : name_(name) {

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "ember/convolution.h"
 #include "ember/nn/init.h"
@@ -35,23 +36,21 @@ void reset(Module& m, Tensor& weight, Tensor& bias, const Shape& shape, int64_t 
 
 }  // namespace
 
-Conv2dImpl::Conv2dImpl(Conv2dOptions o) : options(std::move(o)) {
+template <typename Options>
+ConvModule<Options>::ConvModule(Options o) : options(std::move(o)) {
+  constexpr bool transposed = std::is_same_v<Options, ConvTranspose2dOptions>;
   const int64_t in = options.in_channels(), out = options.out_channels(), g = options.groups();
-  check_channels(in, out, g, "Conv2d");
+  check_channels(in, out, g, transposed ? "ConvTranspose2d" : "Conv2d");
   const auto& k = options.kernel_size();
-  reset(*this, weight, bias, {out, in / g, k[0], k[1]}, out, options.bias());
+  const Shape shape = transposed ? Shape{in, out / g, k[0], k[1]} : Shape{out, in / g, k[0], k[1]};
+  reset(*this, weight, bias, shape, out, options.bias());
 }
+template class ConvModule<Conv2dOptions>;
+template class ConvModule<ConvTranspose2dOptions>;
 
 Tensor Conv2dImpl::forward(const Tensor& x) const {
   return conv2d(x, weight, bias, options.stride().vec(), options.padding().vec(),
                 options.dilation().vec(), options.groups());
-}
-
-ConvTranspose2dImpl::ConvTranspose2dImpl(ConvTranspose2dOptions o) : options(std::move(o)) {
-  const int64_t in = options.in_channels(), out = options.out_channels(), g = options.groups();
-  check_channels(in, out, g, "ConvTranspose2d");
-  const auto& k = options.kernel_size();
-  reset(*this, weight, bias, {in, out / g, k[0], k[1]}, out, options.bias());
 }
 
 Tensor ConvTranspose2dImpl::forward(const Tensor& x) const {

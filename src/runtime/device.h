@@ -63,6 +63,44 @@ class Device {
   virtual void build(const std::vector<std::shared_ptr<Program>>& programs) { (void)programs; }
 };
 
+/// Helpers of the devices' compile steps.
+/// One program per kernel, in order, made by `make(kernel)`.
+template <class Make>
+std::vector<std::shared_ptr<Program>> make_programs(
+    const std::vector<const schedule::Kernel*>& kernels, Make make) {
+  std::vector<std::shared_ptr<Program>> out;
+  for (const schedule::Kernel* k : kernels) out.push_back(make(*k));
+  return out;
+}
+
+/// A program of type P for `k`, its kernel and name set.
+template <class P>
+std::shared_ptr<P> new_program(const schedule::Kernel& k) {
+  auto p = std::make_shared<P>();
+  p->kernel = k;
+  p->name = k.name();
+  return p;
+}
+
+/// The programs (all of type P) that build() has not built yet (no `fn`), in order.
+template <class P>
+std::vector<P*> unbuilt(const std::vector<std::shared_ptr<Program>>& programs) {
+  std::vector<P*> todo;
+  for (auto& p : programs)
+    if (auto* c = static_cast<P*>(p.get()); !c->fn) todo.push_back(c);
+  return todo;
+}
+
+/// The function name of the i-th kernel of a build batch, "k<i>_<name>": numbered within the
+/// batch, so that a batch's text (and its cache key) depends only on its kernels.
+inline std::string batch_symbol(size_t i, const std::string& name) {
+  std::string symbol = "k";  // appended piece by piece (GCC 12's false -Wrestrict on +)
+  symbol += std::to_string(i);
+  symbol += '_';
+  symbol += name;
+  return symbol;
+}
+
 /// "cpu" (generated C, compiled and dlopen'ed), "interp" (reference evaluator) or "opencl" (OpenCL
 /// C on the first OpenCL GPU, else the first OpenCL device; runtime/opencl/). Throws ValueError
 /// for an unknown name, or for opencl when ember was built without it or no platform is found.

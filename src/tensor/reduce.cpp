@@ -7,9 +7,6 @@
 
 namespace ember {
 
-using detail::make_tensor;
-using detail::node_of;
-using ir::NodeRef;
 using ir::Op;
 
 namespace {
@@ -55,13 +52,14 @@ Tensor reduce(const Tensor& t, Op op, IntList dims_in, bool keepdim, const char*
                          " to have non-zero size (input " + ir::shape_str(t.sizes()) + ")");
   if (t.dim() > 0 && t.numel() == 0 && op == Op::RMAX && dims.empty())
     throw IndexError(std::string(name) + "(): cannot reduce an empty tensor");
-  NodeRef n = node_of(t);
+  ir::NodeRef n = detail::node_of(t);
   if (!dims.empty()) {
     ir::Arg a;
     a.ints = dims;
     n = ir::make_node(op, n->dtype, {n}, a);
   }
-  return make_tensor(detail::reshape_node(n, reduced_shape(t.sizes(), dims, keepdim)), {&t});
+  return detail::make_tensor(detail::reshape_node(n, reduced_shape(t.sizes(), dims, keepdim)),
+                             {&t});
 }
 
 int64_t reduced_count(const Tensor& t, const std::vector<int64_t>& dims) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../support/child_process.h"
+#include "../support/train_args.h"
 
 namespace {
 
@@ -165,30 +166,14 @@ TEST_F(Cli, AMissingCompilerIsNamedBeforeARunDirectoryIsMade) {
 }
 
 // A run of one tiny epoch on the interpreter (no kernel compiler, well under a second).
-const std::vector<std::string> kTinyRun = {"--hidden",
-                                           "8",
-                                           "--layers",
-                                           "1",
-                                           "--envs",
-                                           "2",
-                                           "--steps-per-env",
-                                           "16",
-                                           "--minibatch",
-                                           "32",
-                                           "--passes",
-                                           "1",
-                                           "--max-transitions",
-                                           "32",
-                                           "--eval-envs",
-                                           "1",
-                                           "--eval-episodes-per-env",
-                                           "1",
-                                           "--final-eval-episodes-per-env",
-                                           "1",
-                                           "--max-episode-steps",
-                                           "30",
-                                           "--progress",
-                                           "plain"};
+std::vector<std::string> tiny_run() {
+  std::vector<std::string> a = ember_test::short_train_args(8, 30);
+  for (const char* s : {"--envs", "2", "--steps-per-env", "16", "--minibatch", "32", "--passes",
+                        "1", "--max-transitions", "32"})
+    a.push_back(s);
+  return a;
+}
+const std::vector<std::string> kTinyRun = tiny_run();
 
 RunOptions interp() {
   RunOptions o;

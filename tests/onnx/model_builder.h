@@ -9,6 +9,13 @@
 
 namespace onnx_test {
 
+// The element types the tests name (onnx.proto's TensorProto::DataType).
+constexpr int kF32 = ::onnx::TensorProto::FLOAT;
+constexpr int kF16 = ::onnx::TensorProto::FLOAT16;
+constexpr int kI64 = ::onnx::TensorProto::INT64;
+constexpr int kU8 = ::onnx::TensorProto::UINT8;
+constexpr int kStr = ::onnx::TensorProto::STRING;
+
 struct Io {
   std::string name;
   int elem_type = ::onnx::TensorProto::FLOAT;

@@ -13,9 +13,8 @@
 namespace {
 
 using namespace ember;
-using onnx_test::ModelBuilder;
+using namespace onnx_test;
 namespace fs = std::filesystem;
-constexpr int kFloat = ::onnx::TensorProto::FLOAT;
 
 support::ProcessResult ember_cli(std::vector<std::string> args) {
   args.insert(args.begin(), EMBER_CLI_PATH);
@@ -31,7 +30,7 @@ std::string tensor_pb(const std::string& name, const std::vector<float>& v,
                       std::vector<int64_t> dims) {
   ::onnx::TensorProto t;
   t.set_name(name);
-  t.set_data_type(kFloat);
+  t.set_data_type(kF32);
   for (auto d : dims) t.add_dims(d);
   for (float x : v) t.add_float_data(x);
   return t.SerializeAsString();
@@ -43,7 +42,7 @@ class OnnxCli : public ::testing::Test {
     dir = fs::temp_directory_path() / ("ember-onnx-cli-" + std::to_string(::getpid()));
     fs::create_directories(dir / "test_data_set_0");
     ModelBuilder b;
-    b.input({"x", kFloat, {2, 2}}).input({"y", kFloat, {2, 2}}).output({"z", kFloat, {2, 2}});
+    b.input({"x", kF32, {2, 2}}).input({"y", kF32, {2, 2}}).output({"z", kF32, {2, 2}});
     b.node("Mul", {"x", "y"}, {"z"});
     write(dir / "model.onnx", b.bytes());
     write(dir / "test_data_set_0" / "input_0.pb", tensor_pb("x", {1, 2, 3, 4}, {2, 2}));
@@ -79,7 +78,7 @@ TEST_F(OnnxCli, TestReportsAWrongShapeAndAnUnsupportedModel) {
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("shape [2, 2], expected [4]"), std::string::npos) << r.output;
   ModelBuilder b(15);  // Bernoulli draws random values: ember does not offer it
-  b.input({"x", kFloat, {2, 2}}).input({"y", kFloat, {2, 2}}).output({"z", kFloat, {2, 2}});
+  b.input({"x", kF32, {2, 2}}).input({"y", kF32, {2, 2}}).output({"z", kF32, {2, 2}});
   b.node("Bernoulli", {"x"}, {"z"});
   write(dir / "model.onnx", b.bytes());
   r = ember_cli({"onnx", "test", dir.string()});
@@ -131,7 +130,7 @@ TEST_F(OnnxCli, RunRepeatTimesTheModel) {
             (std::vector<float>{3, 6, 9, 12}));
 
   ModelBuilder b;  // x: [N, 3], y: [N, 3] -> z = x + y
-  b.input({"x", kFloat, {-1, 3}}).input({"y", kFloat, {-1, 3}}).output({"z", kFloat, {-1, 3}});
+  b.input({"x", kF32, {-1, 3}}).input({"y", kF32, {-1, 3}}).output({"z", kF32, {-1, 3}});
   b.node("Add", {"x", "y"}, {"z"});
   write(dir / "dyn.onnx", b.bytes());
   r = ember_cli({"onnx", "run", (dir / "dyn.onnx").string(), "--repeat", "2", "--dim", "N=5",

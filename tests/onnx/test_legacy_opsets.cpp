@@ -9,9 +9,8 @@
 namespace {
 
 using namespace ember;
+using namespace onnx_test;
 namespace eo = ember::onnx;
-using onnx_test::ModelBuilder;
-constexpr int kFloat = ::onnx::TensorProto::FLOAT;
 
 std::vector<float> run1(ModelBuilder& b, const Tensor& x) {
   return eo::load_from_bytes(b.bytes())({x})[0].to_vector<float>();
@@ -25,7 +24,7 @@ Tensor iota(Shape s) {
 
 TEST(OnnxLegacy, Reshape1TakesTheShapeAttribute) {
   ModelBuilder b(1);
-  b.input({"x", kFloat, {2, 3}}).output({"y", kFloat, {3, 2}});
+  b.input({"x", kF32, {2, 3}}).output({"y", kF32, {3, 2}});
   auto& n = b.node("Reshape", {"x"}, {"y"});
   ModelBuilder::attr_ints(n, "shape", {3, -1});
   eo::Model m = eo::load_from_bytes(b.bytes());
@@ -36,7 +35,7 @@ TEST(OnnxLegacy, Reshape1TakesTheShapeAttribute) {
 
 TEST(OnnxLegacy, Slice1TakesStartsEndsAndAxesAttributes) {
   ModelBuilder b(1);
-  b.input({"x", kFloat, {3, 4}}).output({"y", kFloat, {2, 2}});
+  b.input({"x", kF32, {3, 4}}).output({"y", kF32, {2, 2}});
   auto& n = b.node("Slice", {"x"}, {"y"});
   ModelBuilder::attr_ints(n, "starts", {1, -3});
   ModelBuilder::attr_ints(n, "ends", {1000, 3});
@@ -46,7 +45,7 @@ TEST(OnnxLegacy, Slice1TakesStartsEndsAndAxesAttributes) {
 
 TEST(OnnxLegacy, Pad2TakesPadsModeAndValueAttributes) {
   ModelBuilder b(2);
-  b.input({"x", kFloat, {1, 3}}).output({"y", kFloat, {1, 6}});
+  b.input({"x", kF32, {1, 3}}).output({"y", kF32, {1, 6}});
   auto& n = b.node("Pad", {"x"}, {"y"});
   ModelBuilder::attr_ints(n, "pads", {0, 1, 0, 2});
   ModelBuilder::attr_string(n, "mode", "reflect");
@@ -55,7 +54,7 @@ TEST(OnnxLegacy, Pad2TakesPadsModeAndValueAttributes) {
 
 TEST(OnnxLegacy, Squeeze1AndUnsqueeze1TakeAxesAttributes) {
   ModelBuilder b(1);
-  b.input({"x", kFloat, {1, 3, 1}}).output({"y", kFloat, {3, 1, 1}});
+  b.input({"x", kF32, {1, 3, 1}}).output({"y", kF32, {3, 1, 1}});
   auto& s = b.node("Squeeze", {"x"}, {"t"});
   ModelBuilder::attr_ints(s, "axes", {0, 2});
   auto& u = b.node("Unsqueeze", {"t"}, {"y"});
@@ -66,7 +65,7 @@ TEST(OnnxLegacy, Squeeze1AndUnsqueeze1TakeAxesAttributes) {
 
 TEST(OnnxLegacy, Split2TakesTheSplitAttribute) {
   ModelBuilder b(2);
-  b.input({"x", kFloat, {5}}).output({"a", kFloat, {2}}).output({"c", kFloat, {3}});
+  b.input({"x", kF32, {5}}).output({"a", kF32, {2}}).output({"c", kF32, {3}});
   auto& n = b.node("Split", {"x"}, {"a", "c"});
   ModelBuilder::attr_ints(n, "split", {2, 3});
   auto out = eo::load_from_bytes(b.bytes())({iota({5})});
@@ -79,8 +78,8 @@ TEST(OnnxLegacy, Split2TakesTheSplitAttribute) {
 // as a graph input too: the inputs take them as defaults.
 TEST(OnnxLegacy, BatchNormalization6WithIsTestAndSpatial) {
   ModelBuilder b(6);
-  b.input({"x", kFloat, {1, 2, 2}}).output({"y", kFloat, {1, 2, 2}});
-  for (const char* name : {"scale", "bias", "mean", "var"}) b.input({name, kFloat, {2}});
+  b.input({"x", kF32, {1, 2, 2}}).output({"y", kF32, {1, 2, 2}});
+  for (const char* name : {"scale", "bias", "mean", "var"}) b.input({name, kF32, {2}});
   b.initializer("scale", {2, 1}, {2});
   b.initializer("bias", {0, 10}, {2});
   b.initializer("mean", {1, 0}, {2});
@@ -98,7 +97,7 @@ TEST(OnnxLegacy, BatchNormalization6WithIsTestAndSpatial) {
 
 TEST(OnnxLegacy, Upsample7TakesTheScalesAttribute) {
   ModelBuilder b(7);
-  b.input({"x", kFloat, {1, 1, 1, 2}}).output({"y", kFloat, {1, 1, 2, 4}});
+  b.input({"x", kF32, {1, 1, 1, 2}}).output({"y", kF32, {1, 1, 2, 4}});
   auto& n = b.node("Upsample", {"x"}, {"y"});
   auto* a = n.add_attribute();
   a->set_name("scales");
@@ -110,7 +109,7 @@ TEST(OnnxLegacy, Upsample7TakesTheScalesAttribute) {
 // Clip-6: min and max are attributes; from opset 11 they are inputs.
 TEST(OnnxLegacy, Clip6TakesMinAndMaxAttributes) {
   ModelBuilder b(6);
-  b.input({"x", kFloat, {4}}).output({"y", kFloat, {4}});
+  b.input({"x", kF32, {4}}).output({"y", kF32, {4}});
   auto& n = b.node("Clip", {"x"}, {"y"});
   for (auto [name, v] : {std::pair{"min", 0.5f}, std::pair{"max", 2.0f}}) {
     auto* a = n.add_attribute();
@@ -124,7 +123,7 @@ TEST(OnnxLegacy, Clip6TakesMinAndMaxAttributes) {
 // Softmax-1: the input is coerced to 2-d at `axis` (default 1) and normalised over the rest.
 TEST(OnnxLegacy, Softmax1NormalisesOverTheFlattenedTail) {
   ModelBuilder b(1);
-  b.input({"x", kFloat, {1, 2, 2}}).output({"y", kFloat, {1, 2, 2}});
+  b.input({"x", kF32, {1, 2, 2}}).output({"y", kF32, {1, 2, 2}});
   b.node("Softmax", {"x"}, {"y"});
   auto y = run1(b, zeros({1, 2, 2}));
   EXPECT_EQ(y, std::vector<float>(4, 0.25f));
@@ -133,7 +132,7 @@ TEST(OnnxLegacy, Softmax1NormalisesOverTheFlattenedTail) {
 // An unknown attribute value is an UnsupportedError naming the node.
 TEST(OnnxLegacy, UnsupportedAttributeValueNamesTheNode) {
   ModelBuilder b(2);
-  b.input({"x", kFloat, {1, 3}}).output({"y", kFloat, {1, 6}});
+  b.input({"x", kF32, {1, 3}}).output({"y", kF32, {1, 6}});
   auto& n = b.node("Pad", {"x"}, {"y"}, "pad");
   ModelBuilder::attr_ints(n, "pads", {0, 1, 0, 2});
   ModelBuilder::attr_string(n, "mode", "wrap");

@@ -15,12 +15,9 @@
 namespace {
 
 using namespace ember;
+using namespace onnx_test;
 namespace eo = ember::onnx;
-using onnx_test::Io;
-using onnx_test::ModelBuilder;
 namespace fs = std::filesystem;
-constexpr int kFloat = ::onnx::TensorProto::FLOAT;
-constexpr int kI64 = ::onnx::TensorProto::INT64;
 
 using ember_test::message_of;
 
@@ -28,7 +25,7 @@ using ember_test::message_of;
 
 ModelBuilder add_model() {
   ModelBuilder b;
-  b.input({"x", kFloat, {2, 3}}).input({"y", kFloat, {3}}).output({"z", kFloat, {2, 3}});
+  b.input({"x", kF32, {2, 3}}).input({"y", kF32, {3}}).output({"z", kF32, {2, 3}});
   b.node("Add", {"x", "y"}, {"z"}, "add");
   return b;
 }
@@ -62,7 +59,7 @@ TEST(OnnxLoader, InitializerIsTheDefaultOfAGraphInput) {
 
 TEST(OnnxLoader, OpsetSixBroadcastAttribute) {  // Add-6: broadcast=1 with axis aligns b at axis
   ModelBuilder b(6);
-  b.input({"x", kFloat, {2, 3}}).input({"y", kFloat, {2}}).output({"z", kFloat, {2, 3}});
+  b.input({"x", kF32, {2, 3}}).input({"y", kF32, {2}}).output({"z", kF32, {2, 3}});
   auto& n = b.node("Add", {"x", "y"}, {"z"});
   ModelBuilder::attr_int(n, "broadcast", 1);
   ModelBuilder::attr_int(n, "axis", 0);
@@ -126,7 +123,7 @@ TEST(OnnxLoader, CheckerRejectsAnUndefinedInput) {
 
 TEST(OnnxLoader, OpEmberLacksNamesTheNode) {
   ModelBuilder b(15);  // Bernoulli draws random values: ember does not offer it
-  b.input({"x", kFloat, {2, 2}}).output({"d", kFloat, {2, 2}});
+  b.input({"x", kF32, {2, 2}}).output({"d", kF32, {2, 2}});
   b.node("Bernoulli", {"x"}, {"d"}, "coin");
   eo::Model m = eo::load_from_bytes(b.bytes());  // a valid model: loading works
   EXPECT_EQ(m.unsupported_ops(), std::vector<std::string>{"Bernoulli"});
@@ -150,7 +147,7 @@ TEST(OnnxLoader, UnsupportedElementTypeNamesTheNode) {  // complex: ember lacks 
 
 TEST(OnnxLoader, CastToFloat16RoundsToNearestEven) {
   ModelBuilder b;
-  b.input({"x", kFloat, {3}}).output({"y", ::onnx::TensorProto::FLOAT16, {3}});
+  b.input({"x", kF32, {3}}).output({"y", ::onnx::TensorProto::FLOAT16, {3}});
   auto& n = b.node("Cast", {"x"}, {"y"}, "to_half");
   ModelBuilder::attr_int(n, "to", ::onnx::TensorProto::FLOAT16);
   eo::Model m = eo::load_from_bytes(b.bytes());
@@ -183,7 +180,7 @@ TEST(OnnxLoader, WrongInputs) {
 
 TEST(OnnxLoader, SymbolicDimsMustAgreeAcrossInputs) {
   ModelBuilder b;
-  b.input({"x", kFloat, {-1}}).input({"y", kFloat, {-1}}).output({"z", kFloat, {-1}});
+  b.input({"x", kF32, {-1}}).input({"y", kF32, {-1}}).output({"z", kF32, {-1}});
   b.node("Add", {"x", "y"}, {"z"});
   eo::Model m = eo::load_from_bytes(b.bytes());
   EXPECT_EQ(m({ones({4}), ones({4})})[0].to_vector<float>(), std::vector<float>(4, 2));
@@ -195,7 +192,7 @@ TEST(OnnxLoader, SymbolicDimsMustAgreeAcrossInputs) {
 
 TEST(OnnxLoader, ErrorsWhileBuildingANodeNameIt) {
   ModelBuilder b;  // symbolic shapes: the checker cannot see the mismatch
-  b.input({"x", kFloat, {-2, -3}}).input({"y", kFloat, {-4}}).output({"z", kFloat, {-2, -3}});
+  b.input({"x", kF32, {-2, -3}}).input({"y", kF32, {-4}}).output({"z", kF32, {-2, -3}});
   b.node("Add", {"x", "y"}, {"z"}, "bad_add");
   eo::Model m = eo::load_from_bytes(b.bytes());
   EXPECT_CONTAINS(message_of<ShapeError>([&] {
@@ -223,14 +220,14 @@ namespace {
 // Sequences and optionals pass through run_values; run() refuses a non-tensor output.
 TEST(OnnxLoader, SequencesAndOptionals) {
   ModelBuilder b(15);
-  b.input({"x", kFloat, {2}}).input({"y", kFloat, {2}});
+  b.input({"x", kF32, {2}}).input({"y", kF32, {2}});
   auto* out = b.proto().mutable_graph()->add_output();
   out->set_name("s");
   out->mutable_type()
       ->mutable_sequence_type()
       ->mutable_elem_type()
       ->mutable_tensor_type()
-      ->set_elem_type(kFloat);
+      ->set_elem_type(kF32);
   b.output({"n", kI64, {}});
   b.node("SequenceConstruct", {"x", "y"}, {"s"});
   b.node("SequenceLength", {"s"}, {"n"});

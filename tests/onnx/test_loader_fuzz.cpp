@@ -24,11 +24,9 @@
 namespace {
 
 using namespace ember;
+using namespace onnx_test;
 namespace eo = ember::onnx;
-using onnx_test::Io;
-using onnx_test::ModelBuilder;
 using Rng = std::mt19937_64;
-constexpr int kFloat = ::onnx::TensorProto::FLOAT;
 
 int inputs() {
   if (const char* e = std::getenv("EMBER_FUZZ_INPUTS"); e && std::atoi(e) > 0) return std::atoi(e);
@@ -39,7 +37,7 @@ std::vector<ModelBuilder> seeds() {
   std::vector<ModelBuilder> s;
   {
     ModelBuilder b;
-    b.input({"x", kFloat, {2, 3}}).input({"y", kFloat, {3}}).output({"z", kFloat, {2, 3}});
+    b.input({"x", kF32, {2, 3}}).input({"y", kF32, {3}}).output({"z", kF32, {2, 3}});
     b.initializer("y", {1, 2, 3}, {3});
     b.node("Add", {"x", "y"}, {"t"}, "add");
     b.node("Mul", {"t", "x"}, {"z"}, "mul");
@@ -47,7 +45,7 @@ std::vector<ModelBuilder> seeds() {
   }
   {
     ModelBuilder b;
-    b.input({"x", kFloat, {4}}).output({"z", ::onnx::TensorProto::INT64, {4}});
+    b.input({"x", kF32, {4}}).output({"z", ::onnx::TensorProto::INT64, {4}});
     auto& c = b.node("Cast", {"x"}, {"i"}, "cast");
     ModelBuilder::attr_int(c, "to", ::onnx::TensorProto::INT64);
     auto* t = b.proto().mutable_graph()->add_initializer();  // typed field, not raw data
@@ -61,7 +59,7 @@ std::vector<ModelBuilder> seeds() {
   }
   {
     ModelBuilder b(7);
-    b.input({"x", kFloat, {2, 2}}).input({"y", kFloat, {2, 2}}).output({"z", kFloat, {2, 2}});
+    b.input({"x", kF32, {2, 2}}).input({"y", kF32, {2, 2}}).output({"z", kF32, {2, 2}});
     b.node("Less", {"x", "y"}, {"c"});
     b.node("Where", {"c", "x", "y"}, {"w"}, "where");
     b.node("Sub", {"w", "y"}, {"z"});

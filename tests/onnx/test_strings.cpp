@@ -15,14 +15,9 @@
 namespace {
 
 using namespace ember;
+using namespace onnx_test;
 namespace eo = ember::onnx;
 using ember_test::message_of;
-using onnx_test::ModelBuilder;
-constexpr int kFloat = ::onnx::TensorProto::FLOAT;
-constexpr int kF16 = ::onnx::TensorProto::FLOAT16;
-constexpr int kI64 = ::onnx::TensorProto::INT64;
-constexpr int kU8 = ::onnx::TensorProto::UINT8;
-constexpr int kStr = ::onnx::TensorProto::STRING;
 
 #define EXPECT_CONTAINS(msg, part) EXPECT_NE((msg).find(part), std::string::npos) << (msg)
 
@@ -54,7 +49,7 @@ eo::Value run1(const eo::Model& m, const eo::Value& x) {
 TEST(OnnxStrings, CastFloatToStringPrintsAsNumpyStr) {
   Tensor x = from_vector<float>({1.0f, 0.1f, -2.5f, 1e-5f, 100000.0f, 1.5e16f, -NAN, -INFINITY},
                                 Shape{2, 4});
-  eo::Value y = run1(cast_to(kFloat, kStr, {2, 4}), x);
+  eo::Value y = run1(cast_to(kF32, kStr, {2, 4}), x);
   ASSERT_TRUE(y.is_strings());
   EXPECT_EQ(y.strings().shape, (Shape{2, 4}));
   EXPECT_EQ(y.strings().data, (std::vector<std::string>{"1.0", "0.1", "-2.5", "1e-05", "100000.0",
@@ -74,7 +69,7 @@ TEST(OnnxStrings, CastFloat16AndIntegersToString) {
 
 TEST(OnnxStrings, CastStringToNumbers) {
   eo::Value s = strings({" 1.5", "+INF", "-inf", "NaN", "1E3", "-2.5e-1", "1e50"}, {7});
-  Tensor f = run1(cast_to(kStr, kFloat, {7}), s).tensor();
+  Tensor f = run1(cast_to(kStr, kF32, {7}), s).tensor();
   ASSERT_EQ(f.dtype(), kFloat32);
   std::vector<float> v = f.to_vector<float>();
   EXPECT_EQ(v[0], 1.5f);
@@ -85,7 +80,7 @@ TEST(OnnxStrings, CastStringToNumbers) {
   EXPECT_EQ(v[5], -0.25f);
   EXPECT_EQ(v[6], INFINITY);  // beyond float's range
   // "0.47892547" is the float nearest to it, read directly (not through double).
-  EXPECT_EQ(run1(cast_to(kStr, kFloat, {1}), strings({"0.47892547"}, {1})).tensor().item<float>(),
+  EXPECT_EQ(run1(cast_to(kStr, kF32, {1}), strings({"0.47892547"}, {1})).tensor().item<float>(),
             0.47892547f);
   // To integers: integers exactly, other numbers truncated toward zero.
   Tensor i =
@@ -102,7 +97,7 @@ TEST(OnnxStrings, CastStringToStringKeepsTheStrings) {
 }
 
 TEST(OnnxStrings, CastRejectsANonNumberAndBool) {
-  eo::Model m = cast_to(kStr, kFloat, {3});
+  eo::Model m = cast_to(kStr, kF32, {3});
   const std::string msg = message_of<ValueError>([&] { run1(m, strings({"1", "2", "abc"}, {3})); });
   EXPECT_CONTAINS(msg, "node 0 'n' (Cast-13)");
   EXPECT_CONTAINS(msg, "\"abc\" at flat index 2 is not a number");
@@ -113,7 +108,7 @@ TEST(OnnxStrings, CastRejectsANonNumberAndBool) {
 
 TEST(OnnxStrings, CastLikeTakesTheTypeOfAStringOrATensor) {
   ModelBuilder b(15);  // CastLike is new in opset 15
-  b.input({"x", kFloat, {2}}).input({"like", kStr, {1}}).output({"y", kStr, {2}});
+  b.input({"x", kF32, {2}}).input({"like", kStr, {1}}).output({"y", kStr, {2}});
   b.node("CastLike", {"x", "like"}, {"y"});
   eo::Model m = eo::load_from_bytes(b.bytes());
   eo::Value y =
@@ -207,14 +202,14 @@ TEST(OnnxStrings, OpsOnTensorsRejectStringsAndInputsAreChecked) {
   eo::Model relu = one_node("Relu", kStr, kStr, {1});
   EXPECT_CONTAINS(message_of<eo::UnsupportedError>([&] { run1(relu, strings({"1"}, {1})); }),
                   "input 0 is a string tensor; the op takes a tensor");
-  eo::Model m = cast_to(kStr, kFloat, {2});
+  eo::Model m = cast_to(kStr, kF32, {2});
   EXPECT_CONTAINS(message_of<DTypeError>([&] {
                     run1(m, from_vector<float>({1, 2}));
                   }),
                   "input 'x': expected tensor(string), got float32");
   EXPECT_CONTAINS(message_of<ShapeError>([&] { run1(m, strings({"1"}, {1})); }),
                   "input 'x': expected shape [2], got [1]");
-  eo::Model f = cast_to(kFloat, kStr, {1});
+  eo::Model f = cast_to(kF32, kStr, {1});
   EXPECT_CONTAINS(message_of<DTypeError>([&] { run1(f, strings({"1"}, {1})); }),
                   "input 'x': expected tensor(float), got a string tensor");
   EXPECT_CONTAINS(message_of<ValueError>([] { strings({"a"}, {2}); }),

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace parity {
 
@@ -47,30 +48,15 @@ std::vector<uint8_t> encode_as(const std::vector<double>& v) {
 }
 
 ember::ScalarType from_torch(c10::ScalarType t) {
-  switch (t) {
-    case torch::kBool:
-      return ember::kBool;
-    case torch::kUInt8:
-      return ember::kUInt8;
-    case torch::kInt32:
-      return ember::kInt32;
-    case torch::kInt64:
-      return ember::kInt64;
-    case torch::kFloat32:
-      return ember::kFloat32;
-    case torch::kFloat64:
-      return ember::kFloat64;
-    case torch::kInt8:
-      return ember::kInt8;
-    case torch::kInt16:
-      return ember::kInt16;
-    case torch::kHalf:
-      return ember::kFloat16;
-    case torch::kBFloat16:
-      return ember::kBFloat16;
-    default:
-      throw std::runtime_error(std::string("parity: unexpected torch dtype ") + c10::toString(t));
-  }
+  static const std::pair<c10::ScalarType, ember::ScalarType> kDtypes[] = {
+      {torch::kBool, ember::kBool},       {torch::kUInt8, ember::kUInt8},
+      {torch::kInt32, ember::kInt32},     {torch::kInt64, ember::kInt64},
+      {torch::kFloat32, ember::kFloat32}, {torch::kFloat64, ember::kFloat64},
+      {torch::kInt8, ember::kInt8},       {torch::kInt16, ember::kInt16},
+      {torch::kHalf, ember::kFloat16},    {torch::kBFloat16, ember::kBFloat16}};
+  for (const auto& [torch_dtype, ember_dtype] : kDtypes)
+    if (t == torch_dtype) return ember_dtype;
+  throw std::runtime_error(std::string("parity: unexpected torch dtype ") + c10::toString(t));
 }
 
 std::string shape_str(const Shape& s) {

@@ -306,16 +306,28 @@ void collect(B& b, const R& r, std::vector<Host>& out) {
   }
 }
 
+/// The tensors of a case's result (a tensor, or lists and tuples of them), in order.
+template <class B, class R>
+std::vector<typename B::T> tensors_of(const R& r) {
+  std::vector<typename B::T> ts;
+  gather_tensors<B>(r, ts);
+  return ts;
+}
+
+/// A case's result as host values (collect).
+template <class B, class R>
+std::vector<Host> hosts_of(B& b, const R& r) {
+  std::vector<Host> out;
+  collect(b, r, out);
+  return out;
+}
+
 template <class Case, class B>
 std::vector<Host> run_on(uint64_t seed) {
   B b(seed, false);
   auto r = Case{}(b);
-  std::vector<typename B::T> ts;
-  gather_tensors<B>(r, ts);
-  b.realize_all(ts);
-  std::vector<Host> out;
-  collect(b, r, out);
-  return out;
+  b.realize_all(tensors_of<B>(r));
+  return hosts_of(b, r);
 }
 
 /// Compares ember's results with torch's; returns "" when they agree, else a description.
@@ -366,18 +378,30 @@ void for_each_device(const Options& o, F f) {
   }
 }
 
-template <class Case>
-void check(const char* name) {
+/// The runner of check and check_grad: the case (seeded by its name) run by `torch_run` for the
+/// reference, then by `ember_run` on each ember device, whose results and the reference go to
+/// `expect(got, ref, options)`.
+template <class Case, class Expect>
+void check_against_torch(const char* name, std::vector<Host> (*torch_run)(uint64_t),
+                         std::vector<Host> (*ember_run)(uint64_t), Expect expect) {
   const Options o = Case::options();
   const uint64_t seed = seed_of(name);
   std::vector<Host> ref;
-  if (!torch_reference([&] { ref = run_on<Case, TorchB>(seed); })) return;
+  if (!torch_reference([&] { ref = torch_run(seed); })) return;
   for_each_device(o, [&] {
     std::vector<Host> got;
-    if (!ember_runs([&] { got = run_on<Case, EmberB>(seed); })) return;
-    std::string diff = compare(got, ref, o.tol);
-    EXPECT_TRUE(diff.empty()) << diff;
+    if (ember_runs([&] { got = ember_run(seed); })) expect(got, ref, o);
   });
+}
+
+template <class Case>
+void check(const char* name) {
+  check_against_torch<Case>(
+      name, run_on<Case, TorchB>, run_on<Case, EmberB>,
+      [](const std::vector<Host>& got, const std::vector<Host>& ref, const Options& o) {
+        std::string diff = compare(got, ref, o.tol);
+        EXPECT_TRUE(diff.empty()) << diff;
+      });
 }
 
 /// An expected-error case: the body must throw on libtorch (c10::Error or another exception) and

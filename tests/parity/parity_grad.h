@@ -19,8 +19,7 @@ template <class Case, class B>
 std::vector<Host> run_backward(uint64_t seed) {
   B b(seed, true);
   auto r = Case{}(b);
-  std::vector<typename B::T> outs;
-  gather_tensors<B>(r, outs);
+  const std::vector<typename B::T> outs = tensors_of<B>(r);
   Gen cot(seed ^ 0x9e3779b97f4a7c15ULL);
   typename B::T loss;
   bool any = false;
@@ -49,8 +48,7 @@ std::vector<Host> run_backward(uint64_t seed) {
       out.push_back(h);
     }
   }
-  std::vector<Host> fwd;
-  collect(b, r, fwd);
+  const std::vector<Host> fwd = hosts_of(b, r);
   out.insert(out.end(), fwd.begin(), fwd.end());
   return out;
 }
@@ -64,21 +62,18 @@ inline std::pair<std::vector<Host>, std::vector<Host>> split_grads(const std::ve
 
 template <class Case>
 void check_grad(const char* name) {
-  const Options o = Case::options();
-  const uint64_t seed = seed_of(name);
-  std::vector<Host> ref;
-  if (!torch_reference([&] { ref = run_backward<Case, TorchB>(seed); })) return;
-  auto [ref_g, ref_f] = split_grads(ref);
-  ASSERT_FALSE(ref_g.empty()) << "a backward case without floating leaves (a test bug)";
-  for_each_device(o, [&] {
-    std::vector<Host> got;
-    if (!ember_runs([&] { got = run_backward<Case, EmberB>(seed); })) return;
-    auto [got_g, got_f] = split_grads(got);
-    std::string diff = compare(got_g, ref_g, o.grad_tol);
-    EXPECT_TRUE(diff.empty()) << "gradients (one result per leaf, in creation order):\n" << diff;
-    std::string fdiff = compare(got_f, ref_f, o.tol);
-    EXPECT_TRUE(fdiff.empty()) << "forward results:\n" << fdiff;
-  });
+  check_against_torch<Case>(
+      name, run_backward<Case, TorchB>, run_backward<Case, EmberB>,
+      [](const std::vector<Host>& got, const std::vector<Host>& ref, const Options& o) {
+        auto [ref_g, ref_f] = split_grads(ref);
+        ASSERT_FALSE(ref_g.empty()) << "a backward case without floating leaves (a test bug)";
+        auto [got_g, got_f] = split_grads(got);
+        std::string diff = compare(got_g, ref_g, o.grad_tol);
+        EXPECT_TRUE(diff.empty()) << "gradients (one result per leaf, in creation order):\n"
+                                  << diff;
+        std::string fdiff = compare(got_f, ref_f, o.tol);
+        EXPECT_TRUE(fdiff.empty()) << "forward results:\n" << fdiff;
+      });
 }
 
 }  // namespace parity

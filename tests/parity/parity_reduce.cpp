@@ -2,6 +2,7 @@
 // log_softmax, with dim/keepdim, negative dims, several dims, 0-d and empty inputs and
 // non-contiguous (permuted, sliced, expanded) inputs.
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <random>
 
@@ -406,48 +407,27 @@ PARITY_CASE(RandomReduce, ops_dims_views, .tol = parity::kTranscendental, .grad 
       if (pick(0, 1)) d -= nd;
     const bool keep = pick(0, 1) == 1;
     const int64_t d0 = dims[0];
-    switch (op) {
-      case 0:
-        out.push_back(x.sum(dims, keep));
-        break;
-      case 1:
-        out.push_back(x.mean(dims, keep));
-        break;
-      case 2:
-        out.push_back(x.amax(dims, keep));
-        break;
-      case 3:
-        out.push_back(x.amin(dims, keep));
-        break;
-      case 4:
-        out.push_back(x.prod(d0, keep));
-        break;
-      case 5:
-        out.push_back(x.var(dims, pick(0, 1) == 1, keep));
-        break;
-      case 6:
-        out.push_back(x.std(dims, pick(0, 1) == 1, keep));
-        break;
-      case 7:
-        out.push_back(x.logsumexp(dims, keep));
-        break;
-      case 8:
-        out.push_back(x.softmax(d0));
-        break;
-      case 9:
-        out.push_back(x.log_softmax(d0));
-        break;
-      case 10:
-        out.push_back(x.argmax(d0, keep));
-        break;
-      case 11:
-        out.push_back(x.argmin(d0, keep));
-        break;
-      default: {
-        auto [v, ix] = x.max(d0, keep);
-        out.push_back(v);
-        out.push_back(ix);
-      }
+    // Ops 0-11 return one tensor, op 12 (max) two.
+    const std::function<typename B::T()> reduce[] = {
+        [&] { return x.sum(dims, keep); },
+        [&] { return x.mean(dims, keep); },
+        [&] { return x.amax(dims, keep); },
+        [&] { return x.amin(dims, keep); },
+        [&] { return x.prod(d0, keep); },
+        [&] { return x.var(dims, pick(0, 1) == 1, keep); },
+        [&] { return x.std(dims, pick(0, 1) == 1, keep); },
+        [&] { return x.logsumexp(dims, keep); },
+        [&] { return x.softmax(d0); },
+        [&] { return x.log_softmax(d0); },
+        [&] { return x.argmax(d0, keep); },
+        [&] { return x.argmin(d0, keep); },
+    };
+    if (op < 12) {
+      out.push_back(reduce[op]());
+    } else {
+      auto [v, ix] = x.max(d0, keep);
+      out.push_back(v);
+      out.push_back(ix);
     }
   }
   return out;

@@ -165,57 +165,19 @@ namespace {
 // to x; the operands are built the same way on both backends.
 constexpr int kTensorForms = 16, kScalarForms = 12;
 template <class B, class T, class O>
-void apply_inplace(int form, T& x, const O& o) {
-  switch (form % 16) {
-    case 0:
-      x.add_(o);
-      break;
-    case 1:
-      x.sub_(o);
-      break;
-    case 2:
-      x.mul_(o);
-      break;
-    case 3:
-      x.div_(o);
-      break;
-    case 4:
-      x += o;
-      break;
-    case 5:
-      x -= o;
-      break;
-    case 6:
-      x *= o;
-      break;
-    case 7:
-      x /= o;
-      break;
-    case 8:
-      x.add_(o, 2);
-      break;
-    case 9:
-      x.add_(o, 2.5);
-      break;
-    case 10:
-      x.add_(o, true);
-      break;
-    case 11:
-      x.sub_(o, 3);
-      break;
-    case 12:
-      x.sub_(o, 2.5);
-      break;
-    case 13:
-      x.sub_(o, true);
-      break;
-    case 14:
-      x.add_(o, -1);
-      break;
-    case 15:
-      x.add_(o, 300);
-      break;
-  }
+void apply_inplace(int form, T& dest, const O& operand) {
+  using Form = void (*)(T&, const O&);
+  static constexpr Form kForms[16] = {
+      [](T& x, const O& o) { x.add_(o); },       [](T& x, const O& o) { x.sub_(o); },
+      [](T& x, const O& o) { x.mul_(o); },       [](T& x, const O& o) { x.div_(o); },
+      [](T& x, const O& o) { x += o; },          [](T& x, const O& o) { x -= o; },
+      [](T& x, const O& o) { x *= o; },          [](T& x, const O& o) { x /= o; },
+      [](T& x, const O& o) { x.add_(o, 2); },    [](T& x, const O& o) { x.add_(o, 2.5); },
+      [](T& x, const O& o) { x.add_(o, true); }, [](T& x, const O& o) { x.sub_(o, 3); },
+      [](T& x, const O& o) { x.sub_(o, 2.5); },  [](T& x, const O& o) { x.sub_(o, true); },
+      [](T& x, const O& o) { x.add_(o, -1); },   [](T& x, const O& o) { x.add_(o, 300); },
+  };
+  kForms[form % 16](dest, operand);
 }
 
 // The destination [1, 2, 3] (bool: [1, 0, 1]) after form `form` with operand `operand`:

@@ -135,42 +135,48 @@ struct Threads {
   ~Threads() { set_num_threads(before); }
 };
 
-TEST(ColdStart, CompileAheadLeavesTheFirstStepsNothingToCompile) {
+// A learner's cold start: an empty kernel cache, `threads` threads for the pool, a policy of two
+// layers of `hidden` units and minibatches of `minibatch` rows.
+struct ColdLearner {
+  ColdLearner(int threads, int64_t hidden, int64_t minibatch)
+      : threads(threads), po(two_layers_of(hidden)), uo(minibatch_of(minibatch)) {}
   EmptyCache cache;
-  Threads threads(2);
-  const rl::PolicyOptions po = two_layers_of(24);
-  const rl::PpoUpdateOptions uo = minibatch_of(64);
+  Threads threads;
+  const rl::PolicyOptions po;
+  const rl::PpoUpdateOptions uo;
+};
+
+TEST(ColdStart, CompileAheadLeavesTheFirstStepsNothingToCompile) {
+  const ColdLearner cold(2, 24, 64);
   manual_seed(11);
-  rl::ActorCritic pa(po);
-  rl::PpoLearner a(pa, uo);
+  rl::ActorCritic pa(cold.po);
+  rl::PpoLearner a(pa, cold.uo);
   const RuntimeStats s0 = runtime_stats();
   a.compile_ahead();
   a.wait_compile_ahead();
   const RuntimeStats s1 = runtime_stats();
   EXPECT_GT(a.compile_ahead_stats().kernels, 0);
   EXPECT_EQ(s1.kernels_launched, s0.kernels_launched);
-  rl::ActorCritic pa_next(po);  // the generator where the scratch policy's draws did not move it
-  run_steps(a, 3);              // the jit's warm-up call, its capture and a replay
+  // pa_next: the generator where the scratch policy's draws did not move it.
+  rl::ActorCritic pa_next(cold.po);
+  run_steps(a, 3);  // the jit's warm-up call, its capture and a replay
   const RuntimeStats s2 = runtime_stats();
   EXPECT_EQ(s2.kernels_compiled, s1.kernels_compiled);
   EXPECT_GT(s2.kernels_launched, s1.kernels_launched);
 
   manual_seed(11);
-  rl::ActorCritic pb(po);
-  rl::PpoLearner b(pb, uo);
-  rl::ActorCritic pb_next(po);
+  rl::ActorCritic pb(cold.po);
+  rl::PpoLearner b(pb, cold.uo);
+  rl::ActorCritic pb_next(cold.po);
   run_steps(b, 3);
   expect_bit_equal(pa->parameters(), pb->parameters());
   expect_bit_equal(pa_next->parameters(), pb_next->parameters());
 }
 
 TEST(ColdStart, CompileAheadWithOneThreadRunsWhenTheStepNeedsIt) {
-  EmptyCache cache;
-  Threads threads(1);
-  const rl::PolicyOptions po = two_layers_of(20);
-  const rl::PpoUpdateOptions uo = minibatch_of(48);
+  const ColdLearner cold(1, 20, 48);
   manual_seed(12);
-  rl::PpoLearner a(rl::ActorCritic(po), uo);
+  rl::PpoLearner a(rl::ActorCritic(cold.po), cold.uo);
   const RuntimeStats s0 = runtime_stats();
   a.compile_ahead();  // no second thread: nothing happens yet
   EXPECT_EQ(runtime_stats().kernels_compiled, s0.kernels_compiled);

@@ -22,6 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/train_args.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -30,30 +32,12 @@ using Clock = std::chrono::steady_clock;
 
 // A small, fast workload (a few tenths of a second per epoch once the kernels are cached); the
 // steps per env (= the minibatch) and the passes are set per test.
-const std::vector<std::string> kWorkload = {"--envs",
-                                            "2",
-                                            "--hidden",
-                                            "16",
-                                            "--layers",
-                                            "1",
-                                            "--eval-every",
-                                            "1000",
-                                            "--eval-envs",
-                                            "1",
-                                            "--eval-episodes-per-env",
-                                            "1",
-                                            "--final-eval-episodes-per-env",
-                                            "1",
-                                            "--max-episode-steps",
-                                            "200",
-                                            "--checkpoint-every",
-                                            "2",
-                                            "--threads",
-                                            "1",
-                                            "--env-threads",
-                                            "1",
-                                            "--progress",
-                                            "plain"};
+std::vector<std::string> workload() {
+  std::vector<std::string> a = ember_test::one_thread_train_args(16, 200);
+  for (const char* s : {"--checkpoint-every", "2"}) a.push_back(s);
+  return a;
+}
+const std::vector<std::string> kWorkload = workload();
 
 struct Proc {
   pid_t pid = -1;

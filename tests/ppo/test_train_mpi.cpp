@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/child_process.h"
+#include "../support/train_args.h"
 
 namespace {
 
@@ -32,40 +33,10 @@ std::vector<std::string> command(const fs::path& out, int64_t max_transitions) {
   std::vector<std::string> argv;
   std::istringstream mpirun(EMBER_MPIRUN);
   for (std::string w; mpirun >> w;) argv.push_back(w);
-  for (const char* a : {"-np",
-                        "2",
-                        EMBER_CLI_PATH,
-                        "train",
-                        "--envs",
-                        "2",
-                        "--steps-per-env",
-                        "64",
-                        "--minibatch",
-                        "64",
-                        "--passes",
-                        "2",
-                        "--hidden",
-                        "16",
-                        "--layers",
-                        "1",
-                        "--eval-every",
-                        "1000",
-                        "--eval-envs",
-                        "1",
-                        "--eval-episodes-per-env",
-                        "1",
-                        "--final-eval-episodes-per-env",
-                        "1",
-                        "--max-episode-steps",
-                        "100",
-                        "--threads",
-                        "1",
-                        "--env-threads",
-                        "1",
-                        "--progress",
-                        "plain",
-                        "--check-replicas"})
+  for (const char* a : {"-np", "2", EMBER_CLI_PATH, "train", "--steps-per-env", "64", "--minibatch",
+                        "64", "--passes", "2", "--check-replicas"})
     argv.push_back(a);
+  for (const std::string& a : ember_test::one_thread_train_args(16, 100)) argv.push_back(a);
   for (const std::string& a : {std::string("--out"), out.string(), std::string("--max-transitions"),
                                std::to_string(max_transitions)})
     argv.push_back(a);

@@ -27,11 +27,10 @@ struct GELUOptions {
   EMBER_ARG(std::string, approximate) = "none";
 };
 
-class GELUImpl : public Module {
+class GELUImpl : public OptionsModule<GELUOptions> {
  public:
-  explicit GELUImpl(GELUOptions options = {}) : options(std::move(options)) {}
+  using OptionsModule::OptionsModule;
   Tensor forward(const Tensor& x) const { return gelu(x, options.approximate()); }
-  GELUOptions options;
 };
 EMBER_MODULE(GELU);
 
@@ -41,11 +40,10 @@ struct LeakyReLUOptions {
   EMBER_ARG(bool, inplace) = false;
 };
 
-class LeakyReLUImpl : public Module {
+class LeakyReLUImpl : public OptionsModule<LeakyReLUOptions> {
  public:
-  explicit LeakyReLUImpl(LeakyReLUOptions options = {}) : options(std::move(options)) {}
+  using OptionsModule::OptionsModule;
   Tensor forward(const Tensor& x) const { return leaky_relu(x, options.negative_slope()); }
-  LeakyReLUOptions options;
 };
 EMBER_MODULE(LeakyReLU);
 
@@ -55,13 +53,12 @@ struct FlattenOptions {
 };
 
 /// Tensor::flatten(start_dim, end_dim): [N, C, H, W] -> [N, C H W] by default.
-class FlattenImpl : public Module {
+class FlattenImpl : public OptionsModule<FlattenOptions> {
  public:
-  explicit FlattenImpl(FlattenOptions options = {}) : options(std::move(options)) {}
+  using OptionsModule::OptionsModule;
   Tensor forward(const Tensor& x) const {
     return x.flatten(options.start_dim(), options.end_dim());
   }
-  FlattenOptions options;
 };
 EMBER_MODULE(Flatten);
 

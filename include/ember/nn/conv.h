@@ -24,20 +24,6 @@ struct Conv2dOptions {
   EMBER_ARG(bool, bias) = true;
 };
 
-/// [N, in_channels, H, W] (or unbatched [in_channels, H, W]) -> [N, out_channels, H', W'].
-/// ValueError for non-positive channels, or channels not divisible by groups.
-class Conv2dImpl : public Module {
- public:
-  Conv2dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
-      : Conv2dImpl(Conv2dOptions(in_channels, out_channels, kernel_size)) {}
-  explicit Conv2dImpl(Conv2dOptions options);
-  Tensor forward(const Tensor& input) const;
-  Conv2dOptions options;
-  Tensor weight;  // [out_channels, in_channels / groups, kH, kW]
-  Tensor bias;    // [out_channels] or undefined
-};
-EMBER_MODULE(Conv2d);
-
 struct ConvTranspose2dOptions {
   ConvTranspose2dOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
       : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
@@ -52,17 +38,38 @@ struct ConvTranspose2dOptions {
   EMBER_ARG(ExpandingArray<2>, dilation) = 1;
 };
 
+/// What Conv2d and ConvTranspose2d share (libtorch's ConvNdImpl): the options, the parameters and
+/// the constructors; conv.cpp checks the channels and initialises the parameters.
+template <typename Options>
+class ConvModule : public Module {
+ public:
+  ConvModule(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
+      : ConvModule(Options(in_channels, out_channels, kernel_size)) {}
+  explicit ConvModule(Options options);
+  Options options;
+  /// Conv2d: [out_channels, in_channels / groups, kH, kW]; ConvTranspose2d: [in_channels,
+  /// out_channels / groups, kH, kW].
+  Tensor weight;
+  Tensor bias;  // [out_channels] or undefined
+};
+extern template class ConvModule<Conv2dOptions>;
+extern template class ConvModule<ConvTranspose2dOptions>;
+
+/// [N, in_channels, H, W] (or unbatched [in_channels, H, W]) -> [N, out_channels, H', W'].
+/// ValueError for non-positive channels, or channels not divisible by groups.
+class Conv2dImpl : public ConvModule<Conv2dOptions> {
+ public:
+  using ConvModule::ConvModule;
+  Tensor forward(const Tensor& input) const;
+};
+EMBER_MODULE(Conv2d);
+
 /// [N, in_channels, H, W] -> [N, out_channels, H', W'] with H' = (H - 1) stride - 2 padding +
 /// dilation (k - 1) + output_padding + 1. Errors as Conv2d.
-class ConvTranspose2dImpl : public Module {
+class ConvTranspose2dImpl : public ConvModule<ConvTranspose2dOptions> {
  public:
-  ConvTranspose2dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
-      : ConvTranspose2dImpl(ConvTranspose2dOptions(in_channels, out_channels, kernel_size)) {}
-  explicit ConvTranspose2dImpl(ConvTranspose2dOptions options);
+  using ConvModule::ConvModule;
   Tensor forward(const Tensor& input) const;
-  ConvTranspose2dOptions options;
-  Tensor weight;  // [in_channels, out_channels / groups, kH, kW]
-  Tensor bias;    // [out_channels] or undefined
 };
 EMBER_MODULE(ConvTranspose2d);
 

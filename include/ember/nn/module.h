@@ -90,6 +90,17 @@ class ModuleHolder {
   std::shared_ptr<Impl> impl_;
 };
 
+/// A module configured by an options struct, kept in the public `options` as in libtorch's
+/// modules; constructed from the options or from the arguments of their constructor.
+template <typename Options>
+class OptionsModule : public Module {
+ public:
+  template <typename... Args>
+  requires std::constructible_from<Options, Args...>
+  explicit OptionsModule(Args&&... args) : options(std::forward<Args>(args)...) {}
+  Options options;
+};
+
 /// Declares the handle `Name` of the module implementation `NameImpl` (libtorch's TORCH_MODULE).
 #define EMBER_MODULE(Name)                                     \
   class Name : public ::ember::nn::ModuleHolder<Name##Impl> {  \

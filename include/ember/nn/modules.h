@@ -16,28 +16,19 @@ class LinearImpl : public Module {
   Tensor bias;    // [out_features] (undefined without bias)
   int64_t in_features, out_features;
 };
-class Linear : public ModuleHolder<LinearImpl> {
- public:
-  using ModuleHolder<LinearImpl>::ModuleHolder;
-};
+EMBER_MODULE(Linear);
 
 class TanhImpl : public Module {
  public:
   Tensor forward(const Tensor& x) const { return x.tanh(); }
 };
-class Tanh : public ModuleHolder<TanhImpl> {
- public:
-  Tanh() : ModuleHolder<TanhImpl>(std::make_shared<TanhImpl>()) {}
-};
+EMBER_MODULE(Tanh);
 
 class ReLUImpl : public Module {
  public:
   Tensor forward(const Tensor& x) const { return x.relu(); }
 };
-class ReLU : public ModuleHolder<ReLUImpl> {
- public:
-  ReLU() : ModuleHolder<ReLUImpl>(std::make_shared<ReLUImpl>()) {}
-};
+EMBER_MODULE(ReLU);
 
 /// Applies its modules in order; children are named "0", "1", ... as in libtorch.
 class SequentialImpl : public Module {

@@ -9,58 +9,57 @@
 
 namespace ember::nn {
 
-struct MaxPool2dOptions {
-  MaxPool2dOptions(ExpandingArray<2> kernel_size)
-      : kernel_size_(kernel_size), stride_(kernel_size) {}
-  EMBER_ARG(ExpandingArray<2>, kernel_size);
-  EMBER_ARG(ExpandingArray<2>, stride);  // default: kernel_size
-  EMBER_ARG(ExpandingArray<2>, padding) = 0;
-  EMBER_ARG(ExpandingArray<2>, dilation) = 1;
+/// libtorch's MaxPoolOptions<D>, over D spatial dims (MaxPool2dOptions: D = 2).
+template <size_t D>
+struct MaxPoolOptions {
+  MaxPoolOptions(ExpandingArray<D> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
+  EMBER_ARG(ExpandingArray<D>, stride);  // default: kernel_size
+  EMBER_ARG(ExpandingArray<D>, padding) = 0;
+  EMBER_ARG(ExpandingArray<D>, dilation) = 1;
   EMBER_ARG(bool, ceil_mode) = false;
 };
+using MaxPool2dOptions = MaxPoolOptions<2>;
 
-class MaxPool2dImpl : public Module {
- public:
-  explicit MaxPool2dImpl(ExpandingArray<2> kernel_size)
-      : MaxPool2dImpl(MaxPool2dOptions(kernel_size)) {}
-  explicit MaxPool2dImpl(MaxPool2dOptions options) : options(std::move(options)) {}
-  Tensor forward(const Tensor& input) const;
-  MaxPool2dOptions options;
-};
-EMBER_MODULE(MaxPool2d);
-
-struct AvgPool2dOptions {
-  AvgPool2dOptions(ExpandingArray<2> kernel_size)
-      : kernel_size_(kernel_size), stride_(kernel_size) {}
-  EMBER_ARG(ExpandingArray<2>, kernel_size);
-  EMBER_ARG(ExpandingArray<2>, stride);  // default: kernel_size
-  EMBER_ARG(ExpandingArray<2>, padding) = 0;
+/// libtorch's AvgPoolOptions<D> (AvgPool2dOptions: D = 2).
+template <size_t D>
+struct AvgPoolOptions {
+  AvgPoolOptions(ExpandingArray<D> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
+  EMBER_ARG(ExpandingArray<D>, stride);  // default: kernel_size
+  EMBER_ARG(ExpandingArray<D>, padding) = 0;
   EMBER_ARG(bool, ceil_mode) = false;
   EMBER_ARG(bool, count_include_pad) = true;
 };
+using AvgPool2dOptions = AvgPoolOptions<2>;
 
-class AvgPool2dImpl : public Module {
+/// libtorch's AdaptiveAvgPoolOptions (AdaptiveAvgPool2dOptions: D = 2).
+template <size_t D>
+struct AdaptiveAvgPoolOptions {
+  AdaptiveAvgPoolOptions(ExpandingArray<D> output_size) : output_size_(output_size) {}
+  EMBER_ARG(ExpandingArray<D>, output_size);
+};
+using AdaptiveAvgPool2dOptions = AdaptiveAvgPoolOptions<2>;
+
+/// Constructed from the options or from kernel_size (output_size for the adaptive pooling).
+class MaxPool2dImpl : public OptionsModule<MaxPool2dOptions> {
  public:
-  explicit AvgPool2dImpl(ExpandingArray<2> kernel_size)
-      : AvgPool2dImpl(AvgPool2dOptions(kernel_size)) {}
-  explicit AvgPool2dImpl(AvgPool2dOptions options) : options(std::move(options)) {}
+  using OptionsModule::OptionsModule;
   Tensor forward(const Tensor& input) const;
-  AvgPool2dOptions options;
+};
+EMBER_MODULE(MaxPool2d);
+
+class AvgPool2dImpl : public OptionsModule<AvgPool2dOptions> {
+ public:
+  using OptionsModule::OptionsModule;
+  Tensor forward(const Tensor& input) const;
 };
 EMBER_MODULE(AvgPool2d);
 
-struct AdaptiveAvgPool2dOptions {
-  AdaptiveAvgPool2dOptions(ExpandingArray<2> output_size) : output_size_(output_size) {}
-  EMBER_ARG(ExpandingArray<2>, output_size);
-};
-
-class AdaptiveAvgPool2dImpl : public Module {
+class AdaptiveAvgPool2dImpl : public OptionsModule<AdaptiveAvgPool2dOptions> {
  public:
-  explicit AdaptiveAvgPool2dImpl(ExpandingArray<2> output_size)
-      : AdaptiveAvgPool2dImpl(AdaptiveAvgPool2dOptions(output_size)) {}
-  explicit AdaptiveAvgPool2dImpl(AdaptiveAvgPool2dOptions options) : options(std::move(options)) {}
+  using OptionsModule::OptionsModule;
   Tensor forward(const Tensor& input) const;
-  AdaptiveAvgPool2dOptions options;
 };
 EMBER_MODULE(AdaptiveAvgPool2d);
 

@@ -76,11 +76,9 @@ struct CpuProgram : Program {
 
 // A program for `k` with `plan`, its launch facts read from the plan.
 std::shared_ptr<CpuProgram> make_program(const schedule::Kernel& k, codegen::KernelPlan plan) {
-  auto p = std::make_shared<CpuProgram>();
-  p->kernel = k;
+  auto p = new_program<CpuProgram>(k);
   p->plan = std::move(plan);
   p->opts = p->plan.str();
-  p->name = p->kernel.name();
   p->outer = p->plan.units(p->kernel);
   p->grain = p->plan.grain(p->kernel);
   p->splits = p->plan.splits(p->kernel);
@@ -97,16 +95,13 @@ class CpuDevice : public Device {
 
   std::vector<std::shared_ptr<Program>> prepare(
       const std::vector<const schedule::Kernel*>& kernels) override {
-    std::vector<std::shared_ptr<Program>> out;
-    for (const schedule::Kernel* k : kernels)
-      out.push_back(make_program(*k, codegen::plan(*k, host_target())));
-    return out;
+    return make_programs(kernels, [](const schedule::Kernel& k) {
+      return make_program(k, codegen::plan(k, host_target()));
+    });
   }
 
   void build(const std::vector<std::shared_ptr<Program>>& programs) override {
-    std::vector<CpuProgram*> todo;
-    for (auto& p : programs)
-      if (auto* c = static_cast<CpuProgram*>(p.get()); !c->fn) todo.push_back(c);
+    const std::vector<CpuProgram*> todo = unbuilt<CpuProgram>(programs);
     if (todo.empty()) return;
     // The function names number the kernels within the batch, so a batch's text (and cache key)
     // depends only on its kernels. Kernels whose code is the same apart from the name (the same
@@ -116,10 +111,7 @@ class CpuDevice : public Device {
     std::vector<std::string> sources, symbols(todo.size()), bodies(todo.size());
     std::unordered_map<std::string, size_t> first_with_body;
     for (size_t i = 0; i < todo.size(); i++) {
-      std::string symbol = "k";  // appended piece by piece: see support::dims_str
-      symbol += std::to_string(i);
-      symbol += '_';
-      symbol += todo[i]->name;
+      const std::string symbol = batch_symbol(i, todo[i]->name);
       todo[i]->source = codegen::render_c(todo[i]->kernel, todo[i]->plan, symbol);
       std::string& body = bodies[i];  // the code with its name blanked out
       body = todo[i]->source;

@@ -454,14 +454,7 @@ class InterpDevice : public Device {
   std::string name() const override { return "interp"; }
   std::vector<std::shared_ptr<Program>> compile(
       const std::vector<const schedule::Kernel*>& kernels) override {
-    std::vector<std::shared_ptr<Program>> out;
-    for (auto* k : kernels) {
-      auto p = std::make_shared<InterpProgram>();
-      p->kernel = *k;
-      p->name = k->name();
-      out.push_back(p);
-    }
-    return out;
+    return make_programs(kernels, new_program<InterpProgram>);
   }
 };
 

@@ -51,22 +51,26 @@ void check(cl_int err, const char* call) {
     throw Error(std::string("OpenCL: ") + call + " failed: " + error_name(err));
 }
 
-std::string platform_info(cl_platform_id p, cl_platform_info what) {
+namespace {
+// A string property read with `get` (clGetPlatformInfo or clGetDeviceInfo, named `call`), less
+// its terminating NULs.
+template <class Get, class Object, class Info>
+std::string info_string(Get get, Object o, Info what, const char* call) {
   size_t n = 0;
-  check(clGetPlatformInfo(p, what, 0, nullptr, &n), "clGetPlatformInfo");
+  check(get(o, what, 0, nullptr, &n), call);
   std::string s(n, '\0');
-  check(clGetPlatformInfo(p, what, n, s.data(), nullptr), "clGetPlatformInfo");
+  check(get(o, what, n, s.data(), nullptr), call);
   while (!s.empty() && s.back() == '\0') s.pop_back();
   return s;
 }
+}  // namespace
+
+std::string platform_info(cl_platform_id p, cl_platform_info what) {
+  return info_string(clGetPlatformInfo, p, what, "clGetPlatformInfo");
+}
 
 std::string device_info(cl_device_id d, cl_device_info what) {
-  size_t n = 0;
-  check(clGetDeviceInfo(d, what, 0, nullptr, &n), "clGetDeviceInfo");
-  std::string s(n, '\0');
-  check(clGetDeviceInfo(d, what, n, s.data(), nullptr), "clGetDeviceInfo");
-  while (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
+  return info_string(clGetDeviceInfo, d, what, "clGetDeviceInfo");
 }
 
 std::vector<cl_platform_id> platforms() {

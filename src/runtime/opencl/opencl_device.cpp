@@ -75,33 +75,23 @@ class OpenCLDevice : public Device {
 
   std::vector<std::shared_ptr<Program>> prepare(
       const std::vector<const schedule::Kernel*>& kernels) override {
-    std::vector<std::shared_ptr<Program>> out;
-    for (const schedule::Kernel* k : kernels) {
-      auto p = std::make_shared<OpenCLProgram>();
-      p->kernel = *k;
-      p->name = k->name();
+    return make_programs(kernels, [this](const schedule::Kernel& k) {
+      auto p = new_program<OpenCLProgram>(k);
       p->device = this;
-      p->items = static_cast<size_t>(codegen::work_items(*k));
-      out.push_back(std::move(p));
-    }
-    return out;
+      p->items = static_cast<size_t>(codegen::work_items(k));
+      return p;
+    });
   }
 
   // One program for the batch's unbuilt kernels; their functions are numbered within the batch,
   // so its text, and its cache entry, depend only on its kernels.
   void build(const std::vector<std::shared_ptr<Program>>& programs) override {
-    std::vector<OpenCLProgram*> todo;
-    for (auto& p : programs)
-      if (auto* c = static_cast<OpenCLProgram*>(p.get()); !c->fn) todo.push_back(c);
+    const std::vector<OpenCLProgram*> todo = unbuilt<OpenCLProgram>(programs);
     if (todo.empty()) return;
     std::vector<std::string> symbols;
     std::string source = codegen::opencl_dialect().prelude(codegen::Target{});
     for (size_t i = 0; i < todo.size(); i++) {
-      std::string symbol = "k";  // appended piece by piece (GCC 12's false -Wrestrict on +)
-      symbol += std::to_string(i);
-      symbol += '_';
-      symbol += todo[i]->name;
-      symbols.push_back(std::move(symbol));
+      symbols.push_back(batch_symbol(i, todo[i]->name));
       todo[i]->source =
           codegen::render_work_item(todo[i]->kernel, symbols[i], codegen::opencl_dialect());
       source += "\n" + todo[i]->source;
