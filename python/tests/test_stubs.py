@@ -1,4 +1,5 @@
-"""The type stubs (ember/_ember.pyi) name what the module binds, so editors complete it."""
+"""The type stubs (ember/_ember.pyi) name what the module binds, so editors complete it; the
+package metadata (pyproject.toml) names the CMake project's version."""
 import ast
 import pathlib
 
@@ -28,3 +29,13 @@ def test_stub_lists_every_tensor_method_and_module_function():
     assert bound - stub_names(classes["Tensor"]) == set()
     public = {n for n in vars(_ember) if not n.startswith("_")} - {"Tensor", "dtype"}
     assert public - stub_names(tree) == set()
+
+
+def test_pyproject_version_is_the_cmake_projects():
+    import re
+    import tomllib
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    cmake = re.search(r"project\(ember [^)]*VERSION ([0-9.]+)", (root / "CMakeLists.txt").read_text())
+    with open(root / "pyproject.toml", "rb") as f:
+        assert tomllib.load(f)["project"]["version"] == cmake.group(1)
