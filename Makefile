@@ -29,7 +29,7 @@ build: configure
 
 test:
 	@bash scripts/install-deps.sh run test
-	@cmake --preset $(PRESET) -DEMBER_BUILD_TESTS=ON >/dev/null
+	@cmake --preset $(PRESET) -DEMBER_BUILD_TESTS=ON -DEMBER_BUILD_PYTHON=ON >/dev/null
 	@cmake --build --preset $(PRESET) -j $(JOBS)
 	@bash scripts/python-venv.sh
 	@ctest --preset $(PRESET) -j $(JOBS)

@@ -1,0 +1,124 @@
+"""ember: a lazy, fusing, code-generating tensor library with autograd, in PyTorch's names.
+
+Operations build a graph; data is computed (fused kernels, compiled and cached) when it is read:
+``item()``, ``tolist()``, ``numpy()``, printing.
+
+NumPy exchange:
+  * ``Tensor.numpy()`` shares the tensor's buffer (no copy); the array keeps the buffer alive.
+    A lazy tensor is realized first, and a view (a slice, a transpose) is first copied into a
+    buffer of its own, which the array then shares. Writing through the array changes the
+    tensor, and any lazy result built from it that is not realized yet.
+  * ``from_numpy(array)`` and ``tensor(data)`` copy the data (ember's buffers are its own
+    allocations); the array and the tensor are independent afterwards.
+
+Errors are Python's: ValueError for shapes, dtypes and bad values, IndexError for indices,
+OSError for files, with ember's messages.
+"""
+import numpy as _np
+
+from ._ember import (Tensor, dtype, manual_seed, bool, uint8, int8, int16, int32, int64,  # noqa: A004
+                     uint16, uint32, uint64, float16, bfloat16, float32, float64)
+from . import _ember
+
+float = float32  # noqa: A001  (PyTorch's aliases)
+double = float64
+long = int64
+int = int32  # noqa: A001
+half = float16
+
+__all__ = ["Tensor", "dtype", "tensor", "from_numpy", "zeros", "ones", "arange", "rand", "randn",
+           "manual_seed", "no_grad", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16",
+           "uint32", "uint64", "float16", "bfloat16", "float32", "float64"]
+
+
+def _size(size):
+    """zeros(2, 3) and zeros((2, 3)) alike."""
+    if len(size) == 1 and not isinstance(size[0], (type(0), _np.integer)):
+        size = size[0]
+    return [type(0)(s) for s in size]
+
+
+def zeros(*size, dtype=None, requires_grad=False):
+    return _ember._zeros(_size(size), dtype, requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad=False):
+    return _ember._ones(_size(size), dtype, requires_grad)
+
+
+def rand(*size, dtype=None, requires_grad=False):
+    """Uniform in [0, 1), from ember's counter-based generator (see manual_seed)."""
+    return _ember._rand(_size(size), dtype, requires_grad)
+
+
+def randn(*size, dtype=None, requires_grad=False):
+    """Standard normal, from ember's counter-based generator (see manual_seed)."""
+    return _ember._randn(_size(size), dtype, requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, requires_grad=False):
+    """[start, end) by step; int64 unless a bound or step is a float or a dtype is given."""
+    if end is None:
+        start, end = 0, start
+    return _ember._arange(start, end, step, dtype, requires_grad)
+
+
+def from_numpy(array):
+    """A tensor holding a copy of the array's elements (same shape and dtype).
+
+    Non-contiguous arrays and other byte orders are converted first; NumPy dtypes ember lacks
+    (complex, object, strings) raise TypeError.
+    """
+    if not isinstance(array, _np.ndarray):
+        raise TypeError(f"from_numpy expects a numpy.ndarray, not {type(array).__name__}")
+    if not array.flags.c_contiguous:
+        array = array.copy(order="C")  # (ascontiguousarray would make a 0-d array 1-d)
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+    return _ember._from_numpy_copy(array)
+
+
+def tensor(data, *, dtype=None, requires_grad=False):
+    """A tensor from a number, a (nested) list or a NumPy array (copied), as torch.tensor.
+
+    Python floats give float32 and ints int64 (PyTorch's defaults); an array keeps its dtype.
+    """
+    if isinstance(data, Tensor):
+        t = data.detach().clone()
+    else:
+        array = _np.asarray(data)
+        if not isinstance(data, _np.ndarray) and array.dtype == _np.float64:
+            array = array.astype(_np.float32)
+        t = from_numpy(array)
+    if dtype is not None and t.dtype != dtype:
+        t = t.to(dtype)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+class no_grad:
+    """Within it, results of operations do not require grad (as torch.no_grad); also a
+    decorator."""
+
+    def __init__(self):
+        self._guards = []
+
+    def __enter__(self):
+        guard = _ember._NoGradGuard()
+        guard.enter()
+        self._guards.append(guard)
+        return None
+
+    def __exit__(self, *exc):
+        self._guards.pop().exit()
+        return False
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with no_grad():
+                return fn(*args, **kwargs)
+        return wrapper

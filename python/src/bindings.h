@@ -1,0 +1,45 @@
+// The pieces of the extension module ember._ember, one file each: errors (ember's exceptions as
+// Python's), Python values (scalars, dtypes, indices), the NumPy bridge and the Tensor class.
+#pragma once
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <optional>
+#include <vector>
+
+#include "ember/tensor.h"
+
+namespace ember::python {
+
+namespace py = pybind11;
+
+/// ember's errors as Python's: ShapeError, DTypeError, ValueError -> ValueError; IndexError ->
+/// IndexError; IOError -> OSError; any other ember::Error -> RuntimeError. The message is ember's.
+void register_errors();
+
+/// A Python bool, int or float (or a NumPy scalar of one) as an ember Scalar; nullopt for
+/// anything else. A Python int outside int64 raises OverflowError.
+std::optional<Scalar> as_scalar(py::handle h);
+/// The single element of a one-element tensor as a Python bool, int or float (by its dtype).
+py::object item(const Tensor& t);
+/// A Python index (int, slice, Ellipsis or a tuple of them) as Tensor::index's entries for a
+/// tensor of `ndim` dims. Raises TypeError for other keys (None, tensors: not supported yet) and
+/// IndexError for more than one Ellipsis or more indices than dims.
+std::vector<TensorIndex> as_indices(py::handle key, int64_t ndim);
+
+/// The NumPy dtype of t's elements; ValueError for bfloat16 (NumPy has none).
+py::dtype numpy_dtype(ScalarType t);
+/// The ember dtype of a NumPy dtype; TypeError for one ember has no match for.
+ScalarType ember_dtype(const py::dtype& d);
+/// A NumPy array over t's realized buffer (no copy): the array holds a handle on the tensor, so
+/// the buffer lives while either does. A lazy tensor is realized first; a view (a reshape, a
+/// slice, a transpose, a detach) is first rebound to a buffer of its own holding its values,
+/// which the array then shares.
+py::array to_numpy(Tensor& t);
+/// A tensor holding a copy of a C-contiguous, native-byte-order array's elements (the Python
+/// side, ember/__init__.py, makes such an array); ValueError for any other array.
+Tensor from_numpy_copy(const py::array& a);
+
+void register_tensor(py::module_& m);
+
+}  // namespace ember::python

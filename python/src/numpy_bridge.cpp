@@ -1,0 +1,76 @@
+// Tensors to NumPy arrays and back. Tensor -> array shares the realized buffer (no copy) and the
+// array's base object holds a handle on the tensor; array -> tensor copies (ember::from_blob:
+// ember's buffers are its own allocations, which an outside array cannot become).
+#include <string>
+
+#include "bindings.h"
+#include "ember/host_values.h"
+
+namespace ember::python {
+
+py::dtype numpy_dtype(ScalarType t) {
+  if (t == kBFloat16)
+    throw ValueError(
+        "numpy(): bfloat16 has no NumPy dtype; convert first, e.g. t.to(ember.float32)");
+  return py::dtype::from_args(py::str(dtype_name(t)));  // ember's names are NumPy's
+}
+
+ScalarType ember_dtype(const py::dtype& d) {
+  const char kind = d.kind();
+  const auto size = d.itemsize();
+  if (kind == 'b' && size == 1) return kBool;
+  if (kind == 'i') {
+    if (size == 1) return kInt8;
+    if (size == 2) return kInt16;
+    if (size == 4) return kInt32;
+    if (size == 8) return kInt64;
+  }
+  if (kind == 'u') {
+    if (size == 1) return kUInt8;
+    if (size == 2) return kUInt16;
+    if (size == 4) return kUInt32;
+    if (size == 8) return kUInt64;
+  }
+  if (kind == 'f') {
+    if (size == 2) return kFloat16;
+    if (size == 4) return kFloat32;
+    if (size == 8) return kFloat64;
+  }
+  throw py::type_error("ember: can't convert a NumPy array of dtype " +
+                       d.attr("name").cast<std::string>() +
+                       "; the supported dtypes are bool, int8-64, uint8-64, float16, float32 "
+                       "and float64");
+}
+
+py::array to_numpy(Tensor& t) {
+  const py::dtype dt = numpy_dtype(t.dtype());
+  t.realize();
+  // A view of another buffer (a reshape, a slice, a detach) becomes a buffer of its own with the
+  // same values (ember's views never alias writes, so nothing else can tell).
+  if (!t.is_realized()) t = realized_clone(t);
+  if (!t.is_realized()) throw Error("numpy(): the tensor did not realize into a buffer");
+  Tensor held = t;
+  std::vector<py::ssize_t> shape(held.sizes().begin(), held.sizes().end());
+  std::vector<py::ssize_t> strides(shape.size());
+  py::ssize_t stride = static_cast<py::ssize_t>(element_size(held.dtype()));
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= shape[i];
+  }
+  void* data = held.data_ptr();
+  // The capsule owns a handle on the tensor: its buffer outlives every array over it.
+  py::capsule owner(new Tensor(std::move(held)), [](void* p) { delete static_cast<Tensor*>(p); });
+  return py::array(dt, shape, strides, data, owner);
+}
+
+Tensor from_numpy_copy(const py::array& a) {
+  if (!(a.flags() & py::array::c_style))
+    throw ValueError("from_numpy: the array must be C-contiguous here (ember/__init__.py copies)");
+  if (!a.dtype().attr("isnative").cast<bool>())
+    throw ValueError("from_numpy: the array must be in native byte order");
+  const ScalarType t = ember_dtype(a.dtype());
+  IntList shape(a.shape(), a.shape() + a.ndim());
+  return from_blob(a.data(), shape, t);
+}
+
+}  // namespace ember::python
