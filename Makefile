@@ -5,7 +5,8 @@ JOBS ?= $(shell nproc)
 BUILD := build/$(PRESET)
 
 .PHONY: deps configure ember build test test-dev test-opencl train install deb bench bench-build bench-mpi \
-        study onnx-conformance onnx-networks bench-onnx format clean fresh-check
+        study onnx-conformance onnx-networks bench-onnx format clean fresh-check examples \
+        example-digits example-digits-torch example-attention
 
 # Debian packages by set (scripts/install-deps.sh): run for the ember command and the libraries,
 # test and bench beside it. `make deps` installs every set (a developer's machine).
@@ -49,6 +50,25 @@ test-dev:
 
 train: ember
 	@$(BUILD)/apps/ember train $(ARGS)
+
+# The worked examples (examples/, programs built with the rest; install-deps.sh examples).
+examples: configure
+	@bash scripts/install-deps.sh examples
+	@cmake --build --preset $(PRESET) -j $(JOBS) --target example_digits example_attention
+
+# A LeNet-style CNN on scikit-learn's 8x8 digits (exported to $(BUILD)/digits-data once): prints
+# the test accuracy and the training time. ARGS="--epochs N --min-accuracy A".
+example-digits: examples
+	@bash examples/digits/run.sh $(BUILD) $(ARGS)
+
+# The same model and settings in PyTorch (Debian's python3-torch), for the time comparison.
+example-digits-torch: examples
+	@bash examples/digits/run.sh $(BUILD) --torch $(ARGS)
+
+# A two-layer transformer encoder learns to sort sequences of digits, until 99% of a held-out set
+# is sorted exactly. ARGS="--max-steps N --goal A".
+example-attention: examples
+	@$(BUILD)/examples/attention $(ARGS)
 
 # The ember command, libember (ember::ember, ember::rl), the public headers, the CMake package and
 # the pkg-config files under PREFIX (cmake/install.cmake); as root, then the loader's cache, so that

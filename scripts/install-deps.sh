@@ -3,8 +3,9 @@
 #   run    the `ember` command and the libraries (`make train`, `make install`, `make deb`)
 #   test   what the test suite needs beyond run (`make test` installs run and test)
 #   bench  what the benchmarks and the study need beyond run (`make bench`, `make study`)
-# Usage: scripts/install-deps.sh [run|test|bench]...  (no argument: every set, a developer's
-# machine). Idempotent: does nothing when every package is present. Runs as root (CI and the dev
+#   examples  what the worked examples need beyond run (`make example-digits`, ...)
+# Usage: scripts/install-deps.sh [run|test|bench|examples]...  (no argument: every set, a
+# developer's machine). Idempotent: does nothing when every package is present. Runs as root (CI and the dev
 # machines are root).
 set -euo pipefail
 # file and dpkg-dev (in build-essential): `make deb`. libonnx-dev and libprotobuf-dev: `ember onnx`.
@@ -21,27 +22,32 @@ run=(build-essential cmake ninja-build g++ file
 # references (study.short, study.direct_kernel); libonnx-testdata: onnx.conformance_subset;
 # Debian's torch and torchvision: the real networks' export (onnx.networks); python3-venv: the
 # project venv (scripts/python-venv.sh); pkgconf: the install tests (pkg-config's flags);
-# pocl-opencl-icd: an OpenCL driver on the CPU, which the opencl device's tests run on.
+# pocl-opencl-icd: an OpenCL driver on the CPU, which the opencl device's tests run on;
+# python3-sklearn: the digits example's data, which the suite trains on at reduced size.
 # python3-dev and pybind11-dev: the Python package's extension (python/); python3-numpy and
 # python3-pytest: its pytest suite (Debian's python3-torch is one of its references).
 test=(libgtest-dev libgmock-dev libtorch-dev
       libopenblas-dev libdnnl-dev libonnx-testdata
       python3 python3-venv python3-torch python3-torchvision pkgconf pocl-opencl-icd
-      python3-dev pybind11-dev python3-numpy python3-pytest)
+      python3-sklearn python3-dev pybind11-dev python3-numpy python3-pytest)
 # Google Benchmark; oneDNN, OpenBLAS and libtorch: the references the benchmarks and the study
 # compare against; python3-venv: the study's Python references (scripts/study-venv.sh).
 bench=(libbenchmark-dev libdnnl-dev libopenblas-dev libtorch-dev python3 python3-venv)
+# python3-sklearn: the 8x8 digits that examples/digits trains on (shipped in the package, for the
+# system interpreter); python3-torch: the examples' PyTorch pairs (make example-digits-torch).
+examples=(python3 python3-sklearn python3-torch)
 
 sets=("$@")
-[ ${#sets[@]} -eq 0 ] && sets=(run test bench)
+[ ${#sets[@]} -eq 0 ] && sets=(run test bench examples)
 pkgs=()
 for s in "${sets[@]}"; do
   case $s in
     run) pkgs+=("${run[@]}") ;;
     test) pkgs+=("${test[@]}") ;;
     bench) pkgs+=("${bench[@]}") ;;
+    examples) pkgs+=("${examples[@]}") ;;
     *)
-      echo "install-deps: unknown package set '$s' (run, test or bench)" >&2
+      echo "install-deps: unknown package set '$s' (run, test, bench or examples)" >&2
       exit 2
       ;;
   esac

@@ -1,6 +1,7 @@
 // ember/nn.h — modules, functional losses and initialisers.
 #pragma once
 #include "ember/nn/activation.h"
+#include "ember/nn/attention.h"
 #include "ember/nn/container.h"
 #include "ember/nn/conv.h"
 #include "ember/nn/dropout.h"

@@ -206,6 +206,10 @@ class Tensor {
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max) const;
   Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
   Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
+  /// libtorch's masked_fill: value where mask is true, this elsewhere; mask (bool, DTypeError
+  /// otherwise) and this broadcast together; the result keeps this dtype, which value must fit
+  /// (ValueError). Gradient: this's where mask is false, 0 where it is true.
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
   /// this + alpha * o. alpha must be a bool only for bool results, an integer for integer
   /// results (DTypeError otherwise, as libtorch), and fit the result dtype (ValueError).
   /// Subtraction with a bool operand is a DTypeError (as PyTorch: use logical_xor/logical_not).

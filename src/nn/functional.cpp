@@ -115,4 +115,43 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::strin
   return cross_entropy(input, target, CrossEntropyFuncOptions().reduction(reduction));
 }
 
+namespace {
+
+// The binary losses' shared checks: floating input and target of one shape.
+void check_binary(const Tensor& input, const Tensor& target, const char* name) {
+  if (!input.is_floating_point() || !target.is_floating_point())
+    throw DTypeError(std::string(name) + ": input and target must be floating, got " +
+                     dtype_name(input.dtype()) + " and " + dtype_name(target.dtype()));
+  if (input.sizes() != target.sizes())
+    throw ShapeError(std::string(name) + ": target " + support::shape_str(target.sizes()) +
+                     " must have the input's shape " + support::shape_str(input.sizes()));
+}
+
+Tensor weighted(const Tensor& terms, const Tensor& weight) {
+  return weight.defined() ? terms * weight.to(terms.dtype()) : terms;
+}
+
+}  // namespace
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                            const BinaryCrossEntropyFuncOptions& o) {
+  check_binary(input, target, "binary_cross_entropy");
+  if (!jit_capturing() &&  // NaN is outside too, as PyTorch's check
+      (input >= 0).logical_and(input <= 1).to(kInt64).sum().item<int64_t>() != input.numel())
+    throw ValueError("binary_cross_entropy: all elements of input should be between 0 and 1");
+  Tensor terms =
+      -(target * input.log().clamp_min(-100) + (1 - target) * (1 - input).log().clamp_min(-100));
+  return reduce(weighted(terms, o.weight_), o.reduction_);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const BinaryCrossEntropyWithLogitsFuncOptions& o) {
+  check_binary(input, target, "binary_cross_entropy_with_logits");
+  Tensor softplus_neg = (1 + (-input.abs()).exp()).log() + (-input).clamp_min(0);  // log(1 + e^-x)
+  Tensor l =
+      o.pos_weight_.defined() ? 1 + (o.pos_weight_.to(input.dtype()) - 1) * target : Tensor();
+  Tensor terms = (1 - target) * input + (l.defined() ? l * softplus_neg : softplus_neg);
+  return reduce(weighted(terms, o.weight_), o.reduction_);
+}
+
 }  // namespace ember::nn::functional

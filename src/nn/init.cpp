@@ -87,6 +87,12 @@ Tensor& kaiming_uniform_(Tensor& t, double a) {
   return uniform_(t, -bound, bound);
 }
 
+Tensor& xavier_uniform_(Tensor& t, double gain) {
+  const int64_t in = fan_in(t), out = t.size(0) * (in / t.size(1));
+  const double bound = gain * std::sqrt(6.0 / static_cast<double>(in + out));
+  return uniform_(t, -bound, bound);
+}
+
 Tensor& orthogonal_(Tensor& t, double gain) {
   if (t.dim() < 2)
     throw ValueError("orthogonal_: only tensors with 2 or more dimensions are supported");

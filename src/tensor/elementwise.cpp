@@ -1,6 +1,7 @@
 // Elementwise math: primitives with PyTorch's broadcasting and type promotion, and the composites
 // built from them (sigmoid, relu, abs, clamp, ...).
 #include <cmath>
+#include <string>
 #include <utility>
 
 #include "tensor/tensor_impl.h"
@@ -317,6 +318,14 @@ Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
   detail::check_scalar_fits(b, result_type(a, b), "where");
   return where(cond, a, scalar_tensor_like(b, a));
+}
+
+Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
+  if (mask.dtype() != kBool)
+    throw DTypeError(std::string("masked_fill: mask must be bool, got ") +
+                     dtype_name(mask.dtype()));
+  detail::check_scalar_fits(value, dtype(), "masked_fill");
+  return where(mask, make_tensor(detail::scalar_node(value, dtype(), {})), *this);
 }
 
 Tensor maximum(const Tensor& a, const Tensor& b) { return a.maximum(b); }

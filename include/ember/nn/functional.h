@@ -55,4 +55,49 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target,
 /// cross_entropy with a reduction alone.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::string& reduction);
 
+/// The options of binary_cross_entropy (libtorch's F::BinaryCrossEntropyFuncOptions): a weight
+/// broadcast to the input (undefined: all 1) and the reduction.
+struct BinaryCrossEntropyFuncOptions {
+  BinaryCrossEntropyFuncOptions& weight(Tensor w) { return weight_ = std::move(w), *this; }
+  BinaryCrossEntropyFuncOptions& reduction(std::string r) {
+    return reduction_ = std::move(r), *this;
+  }
+  Tensor weight_;
+  std::string reduction_ = "mean";
+};
+
+/// The options of binary_cross_entropy_with_logits (libtorch's
+/// F::BinaryCrossEntropyWithLogitsFuncOptions): those above and pos_weight, the positive terms'
+/// weight, broadcast to the input along its last dim (undefined: all 1).
+struct BinaryCrossEntropyWithLogitsFuncOptions {
+  BinaryCrossEntropyWithLogitsFuncOptions& weight(Tensor w) {
+    return weight_ = std::move(w), *this;
+  }
+  BinaryCrossEntropyWithLogitsFuncOptions& reduction(std::string r) {
+    return reduction_ = std::move(r), *this;
+  }
+  BinaryCrossEntropyWithLogitsFuncOptions& pos_weight(Tensor w) {
+    return pos_weight_ = std::move(w), *this;
+  }
+  Tensor weight_, pos_weight_;
+  std::string reduction_ = "mean";
+};
+
+/// PyTorch's binary_cross_entropy: input probabilities in [0, 1] and target of the same shape
+/// (floating), term -weight (t max(log x, -100) + (1 - t) max(log(1 - x), -100)) (PyTorch clamps
+/// the logs at -100 so that x = 0 or 1 gives a finite loss), then reduced. ShapeError for a
+/// target of another shape or a weight that does not broadcast; ValueError for input values
+/// outside [0, 1] (read from the data, as PyTorch) or an unknown reduction; DTypeError for
+/// non-floating operands.
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                            const BinaryCrossEntropyFuncOptions& options = {});
+
+/// PyTorch's binary_cross_entropy_with_logits, binary_cross_entropy of sigmoid(input) computed
+/// stably: with l = 1 + (pos_weight - 1) t (1 without pos_weight), the term is
+/// weight ((1 - t) x + l (log(1 + exp(-|x|)) + max(-x, 0))), then reduced. Errors as
+/// binary_cross_entropy (no range check: any logit is valid).
+Tensor binary_cross_entropy_with_logits(
+    const Tensor& input, const Tensor& target,
+    const BinaryCrossEntropyWithLogitsFuncOptions& options = {});
+
 }  // namespace ember::nn::functional
