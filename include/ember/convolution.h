@@ -10,7 +10,11 @@
 // stands (the bias is added in the product's epilogue). Each kernel tap's windows are a view of
 // the input; the arrangement is one copy of them, or none for a 1x1 kernel with stride 1 and no
 // padding (the input read in place). A depthwise convolution (C_in / groups = 1) without
-// gradients sums tap times weight over the taps instead (one elementwise kernel). A transposed
+// gradients sums tap times weight over the taps instead (one elementwise kernel). Any other
+// convolution with a kernel of more than one tap, without gradients, takes im2col's orientation
+// (the tiled product runs it about twice as fast): the windows of the padded input (unfold's
+// copies) arranged as [N, groups, L, C_in / groups * prod(kernel)], times the weight matrix
+// transposed, the result then read as [N, C_out, *out]. A transposed
 // convolution is the convolution of the input with stride - 1 zeros inserted between its
 // elements, padded by dilation * (kernel - 1) - padding (output_padding more at the end), with the
 // kernel flipped and its channel dims swapped (the adjoint of the strided convolution; Dumoulin &

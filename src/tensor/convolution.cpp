@@ -115,6 +115,34 @@ Taps geometry(const Tensor& x, const Tensor& w, const IntList& stride, const Int
   return g;
 }
 
+// A kernel of more than one tap: im2col cols [N, G, L, Cg K] from one copy of the padded input's
+// windows (spatial_windows: plain copies, no per-tap masks), times W^T [G, Cg K, OCg] ->
+// [N, G, L, OCg], viewed as [N, G, OCg, *O]. Stacking the taps into [N, G, Cg K, L] instead (the
+// output's layout) costs one masked load per tap per element, and the tiled product runs this
+// orientation about twice as fast (DEBUG=2, ResNet-18 3x3 convs at batch 8: 36 ms vs 70 ms).
+Tensor windows_product(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups) {
+  const int64_t n = static_cast<int64_t>(g.kernel.size()), N = x.size(0);
+  const int64_t Cg = x.size(1) / groups, OCg = w.size(0) / groups, K = product(g.kernel);
+  IntList p;  // (before, after) from the last dim
+  for (size_t i = g.lo.size(); i-- > 0;) {
+    p.push_back(g.lo[i]);
+    p.push_back(g.hi[i]);
+  }
+  Tensor win = detail::spatial_windows(constant_pad_nd(x, p), g.kernel, g.stride, g.dilation);
+  // [N, C, *O, *k] -> [N, G, Cg, *O, *k] -> [N, G, *O, Cg, *k] -> [N, G, L, Cg K].
+  Shape split = {N, groups, Cg};
+  split.insert(split.end(), win.sizes().begin() + 2, win.sizes().end());
+  std::vector<int64_t> order = {0, 1};
+  for (int64_t i = 0; i < n; i++) order.push_back(3 + i);
+  order.push_back(2);
+  for (int64_t i = 0; i < n; i++) order.push_back(3 + n + i);
+  Tensor cols = win.reshape(split).permute(order).reshape({N, groups, product(g.out), Cg * K});
+  Tensor y = cols.matmul(w.reshape({groups, OCg, Cg * K}).transpose(-1, -2));
+  Shape out = {N, groups, OCg};
+  out.insert(out.end(), g.out.begin(), g.out.end());
+  return y.transpose(2, 3).reshape(out);
+}
+
 // Largest kernel that a depthwise convolution sums tap by tap (one term per tap in one kernel).
 // Only without gradients: the weight's would be one reduction per tap, where the stacked taps
 // (cols) give one.
@@ -126,7 +154,8 @@ constexpr int64_t kMaxDirectTaps = 64;
 // kernel with stride 1 and no padding, the taps stacked into one copy otherwise (a 1x1 kernel's
 // strided or padded view too: its output positions would be two loop axes of the product). A
 // depthwise convolution (Cg = 1) is the sum over the taps of tap * w[tap]: one elementwise kernel,
-// no cols at all.
+// no cols at all. Without gradients a larger kernel takes windows_product (faster forward); with
+// them the stacked taps, whose backward is 4 kernels where the windows' is 12.
 Tensor correlate(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups) {
   const int64_t N = x.size(0), Cg = x.size(1) / groups, OCg = w.size(0) / groups;
   const int64_t K = product(g.kernel);
@@ -150,6 +179,7 @@ Tensor correlate(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups
     }
     return y;
   }
+  if (K > 1 && !grads) return windows_product(x, w, g, groups);
   Tensor cols;  // [N, C, K, *O]
   if (in_place) {
     cols = tap(xs, js[0], g).unsqueeze(2);

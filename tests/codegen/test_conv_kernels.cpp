@@ -1,10 +1,13 @@
 // The kernels of a convolution (src/tensor/convolution.cpp), forward and backward, as the scheduler
 // makes them (nothing runs): how many, and that the products among them are the register-tiled
 // product (on a fixed AVX2 target). Values are the parity tests' (tests/parity ConvPath).
-//   - KxK: one copy of the stacked taps, then the product with the bias and activation (tanh) as
-//   its
-//     epilogue; backward: the taps' gradient product, one kernel summing it back onto the input,
-//     the taps again, and the weight gradient product with the bias gradient beside it.
+//   - KxK without gradients: the padded input's windows (spatial_windows' copies, no masks), the
+//     product in im2col's orientation [N L, Cg K] x W^T, then its output permuted to NCHW in the
+//     consumer (bias and activation (tanh) beside it).
+//   - KxK with gradients: one copy of the stacked taps, then the product with the bias and
+//     activation as its epilogue; backward: the taps' gradient product, one kernel summing it back
+//     onto the input, the taps again, and the weight gradient product with the bias gradient
+//     beside it.
 //   - 1x1, stride 1, no padding: the product alone, reading the input in place; backward: two
 //     products.
 //   - depthwise without gradients: one tap sum (a copy of the input padded to whole rows of the
@@ -44,8 +47,20 @@ std::vector<std::string> plan_kinds(const std::vector<Tensor>& ts) {
 
 using Kinds = std::vector<std::string>;
 
-TEST(ConvKernels, KxKIsTheTapsThenOneTiledProductWithItsEpilogue) {
+TEST(ConvKernels, KxKWithoutGradientsIsTheWindowsThenOneTiledProduct) {
+  NoGradGuard no_grad;
   Tensor x = input({2, 8, 10, 9}), w = input({16, 8, 3, 3}), b = input({16});
+  // A repeat copy per spatial dim, the im2col copy, the product, the permute with bias and tanh.
+  EXPECT_EQ(plan_kinds({conv2d(x, w, b, {1}, {1}).tanh()}),
+            (Kinds{"loop", "loop", "loop", "product", "loop"}));
+  // Strided: spatial_windows' phases of the stride (more copies, each plain).
+  Tensor xe = input({2, 8, 10, 8});
+  EXPECT_EQ(plan_kinds({conv2d(xe, w, b, {2}, {1}).tanh()}),
+            (Kinds{"loop", "loop", "loop", "loop", "loop", "loop", "product", "loop"}));
+}
+
+TEST(ConvKernels, KxKWithGradientsIsTheTapsThenOneTiledProductWithItsEpilogue) {
+  Tensor x = input({2, 8, 10, 9}), w = input({16, 8, 3, 3}).requires_grad_(), b = input({16});
   Tensor y = conv2d(x, w, b, {1}, {1}).tanh();
   EXPECT_EQ(plan_kinds({y}), (Kinds{"loop", "product"}));
   // Strided: the input viewed as rows of the stride, padded to whole rows first (one copy) where

@@ -89,7 +89,8 @@ BACKWARD_CASE(GradConv, conv_transpose_groups_1d_3d) {
 }
 
 // The lowering's paths (src/tensor/convolution.cpp), each forward (no gradient recorded) and
-// backward: a 1x1 kernel read in place, stacked taps times the weight, and the depthwise tap sum
+// backward: a 1x1 kernel read in place, a larger kernel as the padded input's windows times the
+// weight (forward only; with gradients: stacked taps times the weight), and the depthwise tap sum
 // (forward only; with gradients it takes the stacked taps), at strides whose padded size is no
 // multiple of the stride, padding larger than the kernel, batch 1 and float64.
 PARITY_AND_BACKWARD_CASE(ConvPath, pointwise, GradConvPath, pointwise) {
@@ -138,7 +139,7 @@ PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_1d_3d_long_kernel, GradConvPath,
 }
 // A transposed convolution whose padding exceeds dilation * (kernel - 1): the convolution's
 // padding before is negative (a crop).
-BACKWARD_CASE(GradConvPath, conv_transpose_cropped) {
+PARITY_AND_BACKWARD_CASE(ConvPath, conv_transpose_cropped, GradConvPath, conv_transpose_cropped) {
   return ops::conv_transpose1d(b, b.dyadic({2, 2, 9}), b.dyadic({2, 3, 3}), b.randn({3}), Shape{1},
                                Shape{3}, Shape{0}, int64_t{1}, Shape{1});
 }
