@@ -16,6 +16,7 @@
 
 #include "../support/error_message.h"
 #include "ember/ember.h"
+#include "module_state.h"
 #include "parity.h"
 
 namespace {
@@ -27,48 +28,7 @@ namespace tnn = torch::nn;
 
 constexpr parity::Tol kTol{1e-5, 1e-3}, kGradTol{1e-4, 1e-3};
 
-std::map<std::string, ember::Tensor> ember_params(const enn::Module& m) {
-  std::map<std::string, ember::Tensor> s;
-  for (auto& [n, t] : m.named_parameters()) s[n] = t;
-  return s;
-}
-
-std::map<std::string, torch::Tensor> torch_params(const tnn::Module& m) {
-  std::map<std::string, torch::Tensor> s;
-  for (auto& p : m.named_parameters())
-    if (p.value().defined()) s[p.key()] = p.value();
-  return s;
-}
-
 std::vector<double> values(const ember::Tensor& t) { return t.to_vector<double>(); }
-
-torch::Tensor to_torch(const ember::Tensor& t) {
-  return parity::TorchB(0, false).from_host(values(t), t.shape(), torch::kFloat32);
-}
-
-void copy_state(const enn::Module& e, tnn::Module& t) {
-  auto es = ember_params(e);
-  auto ts = torch_params(t);
-  std::vector<std::string> ek, tk;
-  for (auto& [n, _] : es) ek.push_back(n);
-  for (auto& [n, _] : ts) tk.push_back(n);
-  ASSERT_EQ(ek, tk) << "parameter names differ from libtorch's";
-  torch::NoGradGuard no_grad;
-  for (auto& [n, et] : es) {
-    ASSERT_EQ(et.shape(), ts[n].sizes().vec()) << n;
-    ts[n].copy_(to_torch(et));
-  }
-}
-
-void expect_same(const ember::Tensor& e, const torch::Tensor& t, const std::string& what,
-                 parity::Tol tol) {
-  ASSERT_EQ(e.defined(), t.defined()) << what;
-  if (!e.defined()) return;
-  parity::EmberB eb(0, false);
-  parity::TorchB tb(0, false);
-  std::string diff = parity::compare({eb.host(e)}, {tb.host(t)}, tol);
-  EXPECT_TRUE(diff.empty()) << what << ":\n" << diff;
-}
 
 struct Case {
   Case(Shape q, Shape k, Shape v) : query(std::move(q)), key(std::move(k)), value(std::move(v)) {}
@@ -94,7 +54,7 @@ torch::Tensor torch_of(const Host& h, bool attn_mask) {
 }
 
 void check(enn::MultiheadAttention& e, tnn::MultiheadAttention& t, const Case& c, uint64_t seed) {
-  copy_state(*e, *t);
+  parity::copy_state(*e, *t);
   if (::testing::Test::HasFatalFailure()) return;
   const bool bf = e->options.batch_first();
   parity::EmberB eb(seed, true);
@@ -121,14 +81,14 @@ void check(enn::MultiheadAttention& e, tnn::MultiheadAttention& t, const Case& c
   }
   eloss.backward();
   tloss.backward();
-  expect_same(ey, ty, "output", kTol);
-  expect_same(ew, tw, "attention weights", kTol);
-  expect_same(eq.grad(), tq.grad(), "query gradient", kGradTol);
-  expect_same(ek.grad(), tk.grad(), "key gradient", kGradTol);
-  expect_same(ev.grad(), tv.grad(), "value gradient", kGradTol);
-  auto ts = torch_params(*t);
-  for (auto& [n, et] : ember_params(*e))
-    expect_same(et.grad(), ts[n].grad(), "gradient of " + n, kGradTol);
+  parity::expect_same(ey, ty, "output", kTol);
+  parity::expect_same(ew, tw, "attention weights", kTol);
+  parity::expect_same(eq.grad(), tq.grad(), "query gradient", kGradTol);
+  parity::expect_same(ek.grad(), tk.grad(), "key gradient", kGradTol);
+  parity::expect_same(ev.grad(), tv.grad(), "value gradient", kGradTol);
+  auto ts = parity::torch_state(*t);
+  for (auto& [n, et] : parity::ember_state(*e))
+    parity::expect_same(et.grad(), ts[n].grad(), "gradient of " + n, kGradTol);
 }
 
 uint64_t seed() {

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "ember/ember.h"
+#include "module_state.h"
 #include "parity.h"
 
 namespace {
@@ -18,62 +19,13 @@ using parity::Host;
 using parity::Shape;
 namespace enn = ember::nn;
 namespace tnn = torch::nn;
+using parity::copy_state;
+using parity::ember_state;
+using parity::expect_same;
+using parity::to_torch;
+using parity::torch_state;
 
 constexpr parity::Tol kTol{1e-5, 1e-3};  // norms and transcendental activations included
-
-std::map<std::string, ember::Tensor> ember_state(const enn::Module& m) {
-  std::map<std::string, ember::Tensor> s;
-  for (auto& [n, t] : m.named_parameters()) s[n] = t;
-  for (auto& [n, t] : m.named_buffers()) s[n] = t;
-  return s;
-}
-
-std::map<std::string, torch::Tensor> torch_state(const tnn::Module& m) {
-  std::map<std::string, torch::Tensor> s;
-  for (auto& p : m.named_parameters()) s[p.key()] = p.value();
-  for (auto& p : m.named_buffers()) s[p.key()] = p.value();
-  return s;
-}
-
-std::vector<std::string> keys(const auto& map) {
-  std::vector<std::string> k;
-  for (auto& [n, t] : map) k.push_back(n);
-  return k;
-}
-
-// ember's values as a torch tensor of the same dtype (float32, float64 or int64).
-torch::Tensor to_torch(const ember::Tensor& t) {
-  parity::TorchB tb(0, false);
-  parity::EmberB eb(0, false);
-  Host h = eb.host(t);
-  std::vector<double> v = h.f;
-  if (v.empty())
-    for (int64_t i : h.i) v.push_back(static_cast<double>(i));
-  auto dt = t.dtype() == ember::kFloat64 ? tb.f64 : t.dtype() == ember::kInt64 ? tb.i64 : tb.f32;
-  return tb.from_host(v, h.shape, dt);
-}
-
-// Copies ember's state into torch's; both must have the same names and shapes.
-void copy_state(const enn::Module& e, tnn::Module& t) {
-  auto es = ember_state(e);
-  auto ts = torch_state(t);
-  ASSERT_EQ(keys(es), keys(ts)) << "state dict names differ from libtorch's";
-  torch::NoGradGuard no_grad;
-  for (auto& [n, et] : es) {
-    ASSERT_EQ(et.shape(), ts[n].sizes().vec()) << n;
-    ts[n].copy_(to_torch(et));
-  }
-}
-
-void expect_same(const ember::Tensor& e, const torch::Tensor& t, const std::string& what,
-                 parity::Tol tol) {
-  ASSERT_EQ(e.defined(), t.defined()) << what;
-  if (!e.defined()) return;
-  parity::EmberB eb(0, false);
-  parity::TorchB tb(0, false);
-  std::string diff = parity::compare({eb.host(e)}, {tb.host(t)}, tol);
-  EXPECT_TRUE(diff.empty()) << what << ":\n" << diff;
-}
 
 // Runs both modules on the same input (seeded normal values, or `indices` for an int64 input),
 // checks the forward, the backward and the state after it.
