@@ -4,7 +4,7 @@ PRESET ?= release
 JOBS ?= $(shell nproc)
 BUILD := build/$(PRESET)
 
-.PHONY: deps configure ember build test test-dev test-opencl train install deb bench bench-build bench-mpi \
+.PHONY: deps configure ember build test test-dev test-opencl gpu-check train install deb bench bench-build bench-mpi \
         study onnx-conformance onnx-networks bench-onnx format clean fresh-check examples \
         example-digits example-digits-torch example-attention
 
@@ -43,6 +43,11 @@ test-opencl:
 	@cmake --build --preset $(PRESET) -j $(JOBS) --target parity_tests codegen_fuzz_tests
 	@EMBER_PARITY_DEVICES=opencl $(BUILD)/tests/parity/parity_tests
 	@EMBER_FUZZ_OPENCL_GRAPHS=200 $(BUILD)/tests/codegen/codegen_fuzz_tests --gtest_filter='*Opencl*'
+
+# The cuda device on a machine with an NVIDIA GPU (scripts/gpu_check.sh: its own build, no network;
+# exits 2 without a GPU).
+gpu-check:
+	@bash scripts/gpu_check.sh
 
 # Sanitizer build (ASan + UBSan) of the whole test suite.
 test-dev:

@@ -85,8 +85,9 @@ void add_onnx_command(CLI::App& app) {
   run->add_option("--input", ro->inputs, "An input as NAME=FILE.npy (repeatable)");
   run->add_option("--output-dir", ro->output_dir,
                   "Where the outputs are written (default: . without --repeat; with it, none)");
-  run->add_option("--device", ro->device, "cpu, interp or opencl (default: EMBER_DEVICE, else cpu)")
-      ->check(rule::one_of({"cpu", "interp", "opencl"}));
+  run->add_option("--device", ro->device,
+                  "cpu, interp, opencl or cuda (default: EMBER_DEVICE, else cpu)")
+      ->check(rule::one_of({"cpu", "interp", "opencl", "cuda"}));
   run->add_option("--repeat", ro->repeat,
                   "Timed runs after one warm-up and one ember::jit capture; inputs not given are "
                   "zeros of their declared shape")
@@ -108,8 +109,8 @@ void add_onnx_command(CLI::App& app) {
       "needs something ember lacks, 3 another error");
   test->add_option("dir", to->dir, "The test folder")->required();
   test->add_option("--device", to->device,
-                   "cpu, interp or opencl (default: EMBER_DEVICE, else cpu)")
-      ->check(rule::one_of({"cpu", "interp", "opencl"}));
+                   "cpu, interp, opencl or cuda (default: EMBER_DEVICE, else cpu)")
+      ->check(rule::one_of({"cpu", "interp", "opencl", "cuda"}));
   test->add_option("--rtol", to->rtol, "Relative tolerance (default 1e-3)")
       ->check(rule::non_negative());
   test->add_option("--atol", to->atol, "Absolute tolerance (default 1e-7)")

@@ -24,8 +24,8 @@ constexpr const char* kEnvironmentHelp =
     "                       2: one line per kernel (time, GFLOPS, GB/s); 3: optimisations;\n"
     "                       4: generated C source\n"
     "  EMBER_THREADS=N      thread-pool size, kernels and env steps (default: all cores)\n"
-    "  EMBER_DEVICE=interp  run kernels on the reference interpreter, or on OpenCL with\n"
-    "                       EMBER_DEVICE=opencl (default: cpu)\n"
+    "  EMBER_DEVICE=interp  run kernels on the reference interpreter, or on OpenCL or a\n"
+    "                       CUDA GPU with EMBER_DEVICE=opencl or cuda (default: cpu)\n"
     "  EMBER_CACHE_DIR=DIR  compiled-kernel cache (default: $XDG_CACHE_HOME/ember or\n"
     "                       ~/.cache/ember)\n"
     "  EMBER_CC=PATH        C compiler for kernels (default: cc, gcc or clang on PATH)\n"
@@ -53,6 +53,19 @@ std::string opencl_text() {
   }
 }
 
+// The CUDA GPUs (the cuda device's), one line each, or why there are none.
+std::string cuda_text() {
+  try {
+    const std::vector<std::string> gs = ember::cuda_devices();
+    if (gs.empty()) return "cuda devices: none found";
+    std::string t = "cuda devices:";
+    for (const std::string& g : gs) t += "\n  " + g;
+    return t;
+  } catch (const std::exception& e) {
+    return std::string("cuda: ") + e.what();  // "the cuda device is unavailable: ..."
+  }
+}
+
 std::string version_text() {
   std::string t;
   try {
@@ -61,7 +74,7 @@ std::string version_text() {
     t = std::string("unavailable: ") + e.what();
   }
   return std::string("ember ") + EMBER_VERSION + " (revision " + EMBER_BUILD_REVISION +
-         ")\nkernel target: " + t + "\n" + opencl_text();
+         ")\nkernel target: " + t + "\n" + opencl_text() + "\n" + cuda_text();
 }
 
 }  // namespace

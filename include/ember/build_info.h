@@ -28,4 +28,9 @@ std::string cpu_model();
 /// empty when none is installed. Throws ValueError when ember was built without OpenCL.
 std::vector<std::string> opencl_platforms();
 
+/// The CUDA GPUs that the driver finds (the `cuda` device runs on the first), one line each:
+/// "name (sm_XY, N MiB)". Throws ValueError saying why there are none to use: ember built without
+/// the CUDA toolkit, no NVIDIA driver, or no GPU.
+std::vector<std::string> cuda_devices();
+
 }  // namespace ember

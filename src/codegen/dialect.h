@@ -17,7 +17,7 @@ namespace ember::codegen {
 class Dialect {
  public:
   virtual ~Dialect() = default;
-  /// "c", "opencl".
+  /// "c", "opencl", "cuda".
   virtual const char* name() const = 0;
   /// Everything a translation unit of kernels starts with: includes or typedefs, the kernels'
   /// scalar functions (ember/support/kernel_scalar.h). `target`: the cpu's vector types (C).
@@ -47,5 +47,8 @@ const Dialect& c_dialect();
 /// OpenCL C 1.2 (dialect_opencl.cpp): `__kernel` functions over `__global` buffers, one work-item
 /// per output element.
 const Dialect& opencl_dialect();
+/// CUDA C++ as NVRTC compiles it (dialect_cuda.cpp): `extern "C" __global__` functions, one thread
+/// per output element (blockIdx.x * blockDim.x + threadIdx.x).
+const Dialect& cuda_dialect();
 
 }  // namespace ember::codegen

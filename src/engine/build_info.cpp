@@ -4,6 +4,7 @@
 #include "codegen/target.h"
 #include "runtime/cpu/compiler.h"
 #include "runtime/cpu/target.h"
+#include "runtime/cuda/cuda_device.h"
 #include "runtime/device.h"
 
 namespace ember {
@@ -27,5 +28,7 @@ BuildInfo build_info() {
 std::string cpu_model() { return runtime::cpu_model(); }
 
 std::vector<std::string> opencl_platforms() { return runtime::opencl_platforms(); }
+
+std::vector<std::string> cuda_devices() { return runtime::cuda_devices(); }
 
 }  // namespace ember

@@ -101,10 +101,15 @@ inline std::string batch_symbol(size_t i, const std::string& name) {
   return symbol;
 }
 
-/// "cpu" (generated C, compiled and dlopen'ed), "interp" (reference evaluator) or "opencl" (OpenCL
-/// C on the first OpenCL GPU, else the first OpenCL device; runtime/opencl/). Throws ValueError
-/// for an unknown name, or for opencl when ember was built without it or no platform is found.
+/// "cpu" (generated C, compiled and dlopen'ed), "interp" (reference evaluator), "opencl" (OpenCL
+/// C on the first OpenCL GPU, else the first OpenCL device; runtime/opencl/) or "cuda" (CUDA C++
+/// by NVRTC on the first CUDA GPU; runtime/cuda/). Throws ValueError for an unknown name, or for
+/// opencl or cuda when ember was built without it or it finds no device.
 Device& get_device(const std::string& name);
+
+/// Makes `device` known to get_device under `name` (not one of the names above), for tests: e.g.
+/// a device that runs the cpu's programs and also compiles each kernel for another device.
+void register_device(const std::string& name, Device& device);
 
 /// The OpenCL platforms the ICD loader finds, one line each: "name (version): device, ...". Throws
 /// ValueError when ember was built without OpenCL.

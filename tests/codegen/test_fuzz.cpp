@@ -1,5 +1,6 @@
 // Codegen fuzz: random op graphs must give the same values on the `cpu` device (generated C), and
-// on the `opencl` device (OpenCL C; PoCL in CI) where it is available, as on the `interp` device
+// on the `opencl` device (OpenCL C; PoCL in CI) and the `cuda` device (CUDA C++ on a GPU:
+// scripts/gpu_check.sh) where they are available, as on the `interp` device
 // (the reference evaluator). Each graph is built twice from its seed, once per
 // device; many graphs share one realize, so one compiler run covers a batch of kernels.
 //
@@ -9,7 +10,8 @@
 // scale = max(1, largest finite |ref| of that output); NaN and +-inf must match exactly.
 //
 // EMBER_FUZZ_GRAPHS (default 200), EMBER_FUZZ_OPENCL_GRAPHS (default 40: PoCL compiles each
-// kernel with LLVM, slowly) and EMBER_FUZZ_SEED (default 1) change the run.
+// kernel with LLVM, slowly), EMBER_FUZZ_CUDA_GRAPHS (default 200) and EMBER_FUZZ_SEED (default 1)
+// change the run.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -149,16 +151,17 @@ TEST(CodegenFuzz, MatmulsCpuMatchesInterp) {
   fuzz_run(seed * 7919 + 1, n, 25, true);
 }
 
-// The opencl device, where it is built and finds a driver: the cpu test's first graphs and
-// products, with the same tolerances.
-std::string opencl_unavailable() {
+// The opencl and cuda devices, where they are built and find a driver (and, for cuda, a GPU:
+// scripts/gpu_check.sh): the cpu test's first graphs and products, with the same tolerances.
+std::string unavailable(const char* device) {
   try {
-    ember::runtime::get_device("opencl");
+    ember::runtime::get_device(device);
     return "";
   } catch (const ember::ValueError& e) {
     return e.what();
   }
 }
+std::string opencl_unavailable() { return unavailable("opencl"); }
 
 TEST(CodegenFuzz, RandomGraphsOpenclMatchesInterp) {
   if (std::string why = opencl_unavailable(); !why.empty()) GTEST_SKIP() << why;
@@ -170,6 +173,18 @@ TEST(CodegenFuzz, MatmulsOpenclMatchesInterp) {
   if (std::string why = opencl_unavailable(); !why.empty()) GTEST_SKIP() << why;
   uint64_t seed = static_cast<uint64_t>(env_int("EMBER_FUZZ_SEED", 1));
   fuzz_run(seed * 7919 + 1, env_int("EMBER_FUZZ_OPENCL_GRAPHS", 40) / 4, 25, true, "opencl");
+}
+
+TEST(CodegenFuzz, RandomGraphsCudaMatchesInterp) {
+  if (std::string why = unavailable("cuda"); !why.empty()) GTEST_SKIP() << why;
+  uint64_t seed = static_cast<uint64_t>(env_int("EMBER_FUZZ_SEED", 1));
+  fuzz_run(seed * 100003, env_int("EMBER_FUZZ_CUDA_GRAPHS", 200), 40, false, "cuda");
+}
+
+TEST(CodegenFuzz, MatmulsCudaMatchesInterp) {
+  if (std::string why = unavailable("cuda"); !why.empty()) GTEST_SKIP() << why;
+  uint64_t seed = static_cast<uint64_t>(env_int("EMBER_FUZZ_SEED", 1));
+  fuzz_run(seed * 7919 + 1, env_int("EMBER_FUZZ_CUDA_GRAPHS", 200) / 4, 25, true, "cuda");
 }
 
 }  // namespace

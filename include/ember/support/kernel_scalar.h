@@ -10,10 +10,13 @@
  * stdint names: OpenCL C has no headers, and where it differs from C, __OPENCL_C_VERSION__
  * picks its branch. So no names that OpenCL C reserves (half, kernel, global, local, constant,
  * private, bool), and no LL suffixes (OpenCL C's long long is 128 bits wide): a hexadecimal
- * constant without a suffix takes the first of int, unsigned, long, ... that holds it, in both. */
+ * constant without a suffix takes the first of int, unsigned, long, ... that holds it, in both.
+ * The CUDA kernels' prelude (src/codegen/dialect_cuda.cpp) includes it as CUDA C++ under NVRTC,
+ * which has no C headers either (__CUDACC_RTC__) and compiles these functions as device functions
+ * (-default-device). */
 #ifndef EMBER_SUPPORT_KERNEL_SCALAR_H
 #define EMBER_SUPPORT_KERNEL_SCALAR_H
-#ifndef __OPENCL_C_VERSION__
+#if !defined(__OPENCL_C_VERSION__) && !defined(__CUDACC_RTC__)
 #include <math.h>
 #include <stdint.h>
 #endif
@@ -50,6 +53,8 @@ static inline double ember_rand53(uint64_t seed, uint64_t ctr) {
  * modulo bias). A redraw happens with probability below range / 2^64 <= 1/2. */
 #ifdef __OPENCL_C_VERSION__
 static inline uint64_t ember_mul_hi64(uint64_t a, uint64_t b) { return mul_hi(a, b); }
+#elif defined(__CUDACC_RTC__)
+static inline uint64_t ember_mul_hi64(uint64_t a, uint64_t b) { return __umul64hi(a, b); }
 #else
 __extension__ typedef unsigned __int128 ember_u128;
 /* The high word of the 128-bit product a * b. */

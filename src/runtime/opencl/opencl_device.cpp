@@ -19,6 +19,7 @@
 #include "codegen/dialect.h"
 #include "codegen/render_c.h"
 #include "ember/error.h"
+#include "runtime/numbered_source.h"
 #include "runtime/opencl/cl_api.h"
 
 namespace ember::runtime {
@@ -38,20 +39,6 @@ struct OpenCLProgram : Program {
   size_t items = 0;        // work-items (codegen::work_items)
   void launch(void* const* bufs) const override;
 };
-
-// The source with numbered lines, for build errors.
-std::string numbered(const std::string& src) {
-  std::string out;
-  int line = 1;
-  size_t at = 0;
-  while (at < src.size()) {
-    size_t end = src.find('\n', at);
-    if (end == std::string::npos) end = src.size();
-    out += std::to_string(line++) + ": " + src.substr(at, end - at) + "\n";
-    at = end + 1;
-  }
-  return out;
-}
 
 class OpenCLDevice : public Device {
  public:
@@ -206,7 +193,7 @@ class OpenCLDevice : public Device {
       clReleaseProgram(prog);
       throw CompileError("opencl: building a program of " + std::to_string(kernels) +
                          " kernel(s) on " + dev_name_ + " failed (" + cl::error_name(err) + "):\n" +
-                         log.c_str() + "\nsource (" + options_ + "):\n" + numbered(source));
+                         log.c_str() + "\nsource (" + options_ + "):\n" + numbered_source(source));
     }
     programs_.emplace(source, prog);
     return prog;

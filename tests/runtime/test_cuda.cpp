@@ -1,0 +1,176 @@
+// The cuda device (runtime/cuda/). Without a GPU: NVRTC compiles every kernel of the PPO step,
+// rendered in the CUDA dialect, for sm_90 (the parity suite does the same for its kernels:
+// tests/parity/parity_nvrtc.cpp), its build errors show the log and the source, and the device
+// says why it is unavailable. With a GPU (scripts/gpu_check.sh): its memory, and its kernels and
+// the PPO step against cpu and interp. Each case is skipped, with the reason, where it cannot run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "../support/nvrtc_check.h"
+#include "ember/ember.h"
+#include "ember/error.h"
+#include "ember/rl/gaussian_policy.h"
+#include "ember/rl/ppo_update.h"
+#include "runtime/cuda/cuda_device.h"
+
+namespace ember::runtime {
+namespace {
+
+// Why NVRTC cannot be used ("" where it can): ember built without the toolkit.
+std::string nvrtc_unavailable() {
+  try {
+    cuda_compile("extern \"C\" __global__ void probe() {}\n", "sm_90");
+    return "";
+  } catch (const ValueError& e) {
+    return e.what();
+  }
+}
+
+// Why the device cannot run ("" where it can).
+std::string device_unavailable() {
+  try {
+    cuda_device();
+    return "";
+  } catch (const ValueError& e) {
+    return e.what();
+  }
+}
+
+// The PPO step (default policy and options: 4 x 128 tanh layers, minibatch 10,000) on `device`:
+// its 8 metrics, then every parameter after the step.
+std::vector<std::vector<float>> ppo_step(const std::string& device, bool jit) {
+  DeviceGuard g(device);
+  const int64_t m = 10000;
+  std::mt19937 gen(3);
+  std::normal_distribution<float> n;
+  std::vector<float> obs(m * 8), act(m * 2), logp(m), adv(m), ret(m);
+  for (auto* v : {&obs, &act, &logp, &adv, &ret})
+    for (float& x : *v) x = n(gen);
+  for (float& x : logp) x = x * 0.3f - 2.f;
+  manual_seed(7);
+  const rl::ActorCritic policy{rl::PolicyOptions{}};
+  rl::PpoUpdateOptions o;
+  o.jit = jit;
+  rl::PpoLearner learner(policy, o);
+  const std::vector<Tensor> in = {
+      from_blob(obs.data(), {m, 8}, kFloat32), from_blob(act.data(), {m, 2}, kFloat32),
+      from_blob(logp.data(), {m}, kFloat32), from_blob(adv.data(), {m}, kFloat32),
+      from_blob(ret.data(), {m}, kFloat32)};
+  std::vector<std::vector<float>> out;
+  for (const Tensor& t : learner.step_fn()(in)) out.push_back({t.item<float>()});
+  for (const Tensor& p : learner.optimizer().params()) out.push_back(p.to_vector<float>());
+  return out;
+}
+
+TEST(CudaCompile, EveryKernelOfThePpoStepCompilesForSm90) {
+  if (std::string why = nvrtc_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  test::register_nvrtc_check_device();
+  test::compile_recorded("sm_90");  // nothing recorded before this case
+  ppo_step("nvrtc-check", false);
+  const size_t kernels = test::recorded_cuda_kernels();
+  EXPECT_GT(kernels, 20u);  // forward, backward, Adam: dozens of kernels
+  const std::string error = test::compile_recorded("sm_90");
+  EXPECT_EQ(error, "") << "of " << kernels << " kernels";
+}
+
+TEST(CudaCompile, ErrorShowsTheLogAndTheSource) {
+  if (std::string why = nvrtc_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  try {
+    cuda_compile("extern \"C\" __global__ void broken(float* b0) { b0[0] = undeclared_; }\n",
+                 "sm_90");
+    FAIL() << "an undeclared identifier compiled";
+  } catch (const CompileError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("undeclared_"), std::string::npos) << m;
+    EXPECT_NE(m.find("1: extern \"C\" __global__ void broken"), std::string::npos) << m;
+  }
+}
+
+// Without a GPU (or a driver), the device says so, and a realize on it fails with that error.
+TEST(CudaUnavailable, SaysWhyAndRealizeFails) {
+  const std::string why = device_unavailable();
+  if (why.empty()) GTEST_SKIP() << "a CUDA GPU is present";
+  EXPECT_NE(why.find("the cuda device is unavailable"), std::string::npos) << why;
+  DeviceGuard g("cuda");
+  Tensor x = arange(4, kFloat32) * 2.0;
+  EXPECT_THROW(x.to_vector<float>(), ValueError);
+}
+
+class CudaDevice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string why = device_unavailable(); !why.empty()) GTEST_SKIP() << why;
+    dev_ = &cuda_device();
+  }
+  Device* dev_ = nullptr;
+};
+
+TEST_F(CudaDevice, CopiesInOnTheDeviceAndOut) {
+  std::vector<float> in(1000);
+  std::iota(in.begin(), in.end(), 0.5f);
+  const size_t bytes = in.size() * sizeof(float);
+  DeviceBuffer a = dev_->allocate(bytes), b = dev_->allocate(bytes);
+  dev_->copy_in(a, in.data(), bytes);
+  dev_->copy(b, a, bytes);
+  std::vector<float> out(in.size(), -1);
+  dev_->copy_out(out.data(), b, bytes);
+  EXPECT_EQ(out, in);
+  EXPECT_THROW(dev_->copy_out(out.data(), a, bytes + 4), Error);  // past the end: refused
+  dev_->free(a);
+  dev_->free(b);
+}
+
+TEST_F(CudaDevice, FreedBuffersAreReused) {
+  DeviceBuffer a = dev_->allocate(3000);
+  const size_t cached = cuda_cached_bytes();
+  dev_->free(a);
+  EXPECT_EQ(cuda_cached_bytes(), cached + 3072);  // rounded to 256 bytes
+  DeviceBuffer b = dev_->allocate(2900);          // the same rounded size
+  EXPECT_EQ(b.handle, a.handle);
+  dev_->free(b);
+}
+
+// An in-place update, a full reduction (one thread), row and column reductions, against interp.
+TEST_F(CudaDevice, KernelsMatchTheInterpreter) {
+  auto run = [](const char* device) {
+    DeviceGuard g(device);
+    Tensor x = arange(24, kFloat32).reshape({4, 6}) * 0.25 - 2.0;
+    Tensor w = ones({4, 6});
+    w.add_(x * x);
+    std::vector<Tensor> outs = {w, x.sum(), x.exp().amax({1}), x.sum({0})};
+    realize(outs);
+    std::vector<std::vector<float>> v;
+    for (Tensor& t : outs) v.push_back(t.to_vector<float>());
+    return v;
+  };
+  const auto got = run("cuda"), ref = run("interp");
+  ASSERT_EQ(got.size(), ref.size());
+  for (size_t i = 0; i < ref.size(); i++) {
+    ASSERT_EQ(got[i].size(), ref[i].size()) << "output " << i;
+    for (size_t j = 0; j < ref[i].size(); j++)
+      EXPECT_NEAR(got[i][j], ref[i][j], 1e-5 * std::abs(ref[i][j]) + 1e-6)
+          << "output " << i << " element " << j;
+  }
+}
+
+// The PPO step at batch 10,000 (eager and captured) on cuda against cpu: the metrics and the
+// parameters after one Adam step, within float32 summation-order tolerance.
+TEST_F(CudaDevice, PpoStepMatchesCpu) {
+  for (bool jit : {false, true}) {
+    const auto got = ppo_step("cuda", jit), want = ppo_step("cpu", jit);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); i++) {
+      ASSERT_EQ(got[i].size(), want[i].size());
+      for (size_t j = 0; j < want[i].size(); j++)
+        ASSERT_NEAR(got[i][j], want[i][j], 1e-5 + 1e-3 * std::abs(want[i][j]))
+            << (i < 8 ? "metric " : "parameter ") << i << " element " << j << " jit " << jit;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ember::runtime
