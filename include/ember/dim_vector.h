@@ -15,15 +15,13 @@
 #include <vector>
 
 #include "ember/error.h"
+#include "ember/support/contiguous_list.h"
 
 namespace ember {
 
-class DimVector {
+class DimVector : public support::ContiguousList<DimVector, int64_t> {
  public:
   static constexpr size_t kInline = 6;
-  using value_type = int64_t;
-  using iterator = int64_t*;
-  using const_iterator = const int64_t*;
 
   DimVector() noexcept = default;
   DimVector(std::initializer_list<int64_t> l) { assign_n(l.begin(), l.size()); }
@@ -56,7 +54,6 @@ class DimVector {
   }
   ~DimVector() { release(); }
   operator std::vector<int64_t>() const { return vec(); }  // NOLINT: implicit
-  std::vector<int64_t> vec() const { return {begin(), end()}; }
 
   template <class It>
   void assign(It first, It last) {
@@ -85,13 +82,8 @@ class DimVector {
   void clear() noexcept { n_ = 0; }
   size_t size() const noexcept { return n_; }
   size_t capacity() const noexcept { return cap_; }
-  bool empty() const noexcept { return n_ == 0; }
   int64_t* data() noexcept { return p_; }
   const int64_t* data() const noexcept { return p_; }
-  int64_t* begin() noexcept { return p_; }
-  int64_t* end() noexcept { return p_ + n_; }
-  const int64_t* begin() const noexcept { return p_; }
-  const int64_t* end() const noexcept { return p_ + n_; }
   /// operator[], front() and back() are unchecked (as std::vector's): i < size(), non-empty.
   /// at() throws IndexError when i >= size().
   int64_t& operator[](size_t i) noexcept { return p_[i]; }
@@ -109,9 +101,6 @@ class DimVector {
   int64_t& back() noexcept { return p_[n_ - 1]; }
   int64_t back() const noexcept { return p_[n_ - 1]; }
 
-  friend bool operator==(const DimVector& a, const DimVector& b) noexcept {
-    return a.n_ == b.n_ && std::equal(a.begin(), a.end(), b.begin());
-  }
   friend bool operator==(const DimVector& a, const std::vector<int64_t>& b) noexcept {
     return a.n_ == b.size() && std::equal(a.begin(), a.end(), b.begin());
   }

@@ -66,6 +66,7 @@
 #include <memory>
 #include <vector>
 
+#include "ember/support/non_copyable.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -109,12 +110,10 @@ bool jit_capturing();
 /// static tensors and constants may be read (item, to_vector): a replay, which runs with the
 /// same input shapes and dtypes, would read the same values. Use it for such data only: a
 /// replay reuses what the capture saw. An in-place write gives a tensor a new, non-static value.
-class StaticData {
+class StaticData : support::NonCopyable {
  public:
   StaticData();
   ~StaticData();
-  StaticData(const StaticData&) = delete;
-  StaticData& operator=(const StaticData&) = delete;
 };
 
 /// Makes t (realized first) static, as a StaticData scope makes host data: for constants made

@@ -6,24 +6,28 @@
 #include "ember/error.h"
 
 namespace ember::python {
+namespace {
+
+// The Python type of an ember error: shapes, dtypes and values are ValueError (as NumPy and
+// PyTorch raise), a file is OSError, the rest RuntimeError.
+PyObject* python_type(const Error& e) {
+  if (dynamic_cast<const ShapeError*>(&e) || dynamic_cast<const DTypeError*>(&e) ||
+      dynamic_cast<const ValueError*>(&e))
+    return PyExc_ValueError;
+  if (dynamic_cast<const IndexError*>(&e)) return PyExc_IndexError;
+  if (dynamic_cast<const IOError*>(&e)) return PyExc_OSError;
+  return PyExc_RuntimeError;
+}
+
+}  // namespace
 
 void register_errors() {
   py::register_exception_translator([](std::exception_ptr p) {
     if (!p) return;
     try {
       std::rethrow_exception(p);
-    } catch (const ShapeError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const DTypeError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const ValueError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const IndexError& e) {
-      PyErr_SetString(PyExc_IndexError, e.what());
-    } catch (const IOError& e) {
-      PyErr_SetString(PyExc_OSError, e.what());
     } catch (const Error& e) {
-      PyErr_SetString(PyExc_RuntimeError, e.what());
+      PyErr_SetString(python_type(e), e.what());
     }
   });
 }

@@ -1,5 +1,5 @@
-// ember::dist's public API (include/ember/dist.h): argument checks, tensors to host bytes and
-// back, the replica check. The transport is backend.h's.
+// ember::dist's collectives (include/ember/dist.h): argument checks, tensors to host bytes and
+// back, the replica check. The job functions and the transport are the backend's (backend.h).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -71,18 +71,6 @@ std::string hex(uint64_t v) {
 }
 
 }  // namespace
-
-bool mpi_available() { return backend::built_with_mpi(); }
-void init() { backend::init(); }
-void finalize() { backend::finalize(); }
-bool initialized() { return backend::initialized(); }
-// Outside a job (before init(), after finalize()): a job of one.
-int rank() { return backend::initialized() ? backend::rank() : 0; }
-int world_size() { return backend::initialized() ? backend::world_size() : 1; }
-
-void barrier() {
-  if (world_size() > 1) backend::barrier();
-}
 
 void all_reduce(std::span<float> values, ReduceOp op) {
   reduce_host(values, op, backend::Element::Float32);
@@ -168,7 +156,5 @@ std::vector<uint64_t> check_replicas(const std::vector<Tensor>& tensors, const s
                              hex(all[0]) + " (the replicas diverged)");
   return all;
 }
-
-void abort_job(int code) { backend::abort(code); }
 
 }  // namespace ember::dist

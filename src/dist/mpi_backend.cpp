@@ -10,9 +10,10 @@
 #include <string>
 
 #include "backend.h"
+#include "ember/dist.h"
 #include "ember/error.h"
 
-namespace ember::dist::backend {
+namespace ember::dist {
 namespace {
 
 struct State {
@@ -38,13 +39,14 @@ void check(int rc, const std::string& what) {
 
 }  // namespace
 
-bool built_with_mpi() { return true; }
+bool mpi_available() { return true; }
 
 void init() {
   if (g.initialized) return;
   if (g.finalized)
     throw DistributedError("dist::init: MPI cannot start again after dist::finalize()");
-  if (!started_by_launcher()) {  // a job of one: no MPI (no singleton daemon, no network setup)
+  if (!backend::started_by_launcher()) {  // a job of one: no MPI (no singleton daemon, no network
+                                          // setup)
     g.initialized = true;
     return;
   }
@@ -73,10 +75,21 @@ void finalize() {
 }
 
 bool initialized() { return g.initialized; }
-int rank() { return g.rank; }
-int world_size() { return g.size; }
+// Outside a job (before init(), after finalize()): a job of one.
+int rank() { return g.initialized ? g.rank : 0; }
+int world_size() { return g.initialized ? g.size : 1; }
 
-void barrier() { check(MPI_Barrier(g.comm), "barrier"); }
+void barrier() {
+  if (world_size() > 1) check(MPI_Barrier(g.comm), "barrier");
+}
+
+void abort_job(int code) {
+  std::fflush(nullptr);
+  if (g.initialized && g.size > 1) MPI_Abort(g.comm, code);
+  std::exit(code);
+}
+
+namespace backend {
 
 void all_reduce_sum(void* data, size_t count, Element element) {
   const MPI_Datatype type = element == Element::Float32 ? MPI_FLOAT : MPI_DOUBLE;
@@ -104,10 +117,5 @@ void all_gather(const void* send, void* recv, size_t bytes) {
   check(MPI_Allgather(send, n, MPI_BYTE, recv, n, MPI_BYTE, g.comm), "all_gather");
 }
 
-void abort(int code) {
-  std::fflush(nullptr);
-  if (g.initialized && g.size > 1) MPI_Abort(g.comm, code);
-  std::exit(code);
-}
-
-}  // namespace ember::dist::backend
+}  // namespace backend
+}  // namespace ember::dist

@@ -4,9 +4,10 @@
 #include <string>
 
 #include "backend.h"
+#include "ember/dist.h"
 #include "ember/error.h"
 
-namespace ember::dist::backend {
+namespace ember::dist {
 namespace {
 
 bool g_initialized = false;
@@ -17,10 +18,10 @@ bool g_initialized = false;
 
 }  // namespace
 
-bool built_with_mpi() { return false; }
+bool mpi_available() { return false; }
 
 void init() {
-  if (started_by_launcher())
+  if (backend::started_by_launcher())
     throw DistributedError(
         "dist::init: this process was started by mpirun (or another MPI launcher), but ember was "
         "built without MPI, so every rank would train alone; install libopenmpi-dev "
@@ -32,12 +33,15 @@ bool initialized() { return g_initialized; }
 int rank() { return 0; }
 int world_size() { return 1; }
 void barrier() {}
-void all_reduce_sum(void*, size_t, Element) { unreachable("all_reduce"); }
-void broadcast(void*, size_t, int) { unreachable("broadcast"); }
-void all_gather(const void*, void*, size_t) { unreachable("all_gather"); }
-void abort(int code) {
+void abort_job(int code) {
   std::fflush(nullptr);
   std::exit(code);
 }
 
-}  // namespace ember::dist::backend
+namespace backend {
+void all_reduce_sum(void*, size_t, Element) { unreachable("all_reduce"); }
+void broadcast(void*, size_t, int) { unreachable("broadcast"); }
+void all_gather(const void*, void*, size_t) { unreachable("all_gather"); }
+}  // namespace backend
+
+}  // namespace ember::dist

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "ember/support/non_copyable.h"
 #include "runtime/device.h"
 #include "schedule/kernel.h"
 
@@ -49,12 +50,10 @@ ProgramBatch get_programs(const std::vector<schedule::Kernel>& kernels, runtime:
 /// on another thread, from throwaway tensors of the real shapes (rl::PpoLearner::compile_ahead):
 /// a capture on another thread does not record these realizes. Leaving the scope without
 /// finish() compiles nothing; a nested scope is inert.
-class CompileOnly {
+class CompileOnly : support::NonCopyable {
  public:
   CompileOnly();
   ~CompileOnly();
-  CompileOnly(const CompileOnly&) = delete;
-  CompileOnly& operator=(const CompileOnly&) = delete;
   /// Ends the scope and compiles; returns what that cost (throws CompileError).
   CompileTally finish();
 

@@ -9,16 +9,14 @@
 #include <vector>
 
 #include "ember/error.h"
+#include "ember/support/contiguous_list.h"
 
 namespace ember::ir {
 
 template <class Ref>
-class InlineRefs {
+class InlineRefs : public support::ContiguousList<InlineRefs<Ref>, Ref> {
  public:
   static constexpr size_t kMax = 3;
-  using value_type = Ref;
-  using iterator = Ref*;
-  using const_iterator = const Ref*;
 
   InlineRefs() noexcept = default;
   InlineRefs(std::initializer_list<Ref> l) {
@@ -68,11 +66,7 @@ class InlineRefs {
     n_ = 0;
   }
   size_t size() const noexcept { return n_; }
-  bool empty() const noexcept { return n_ == 0; }
-  Ref* begin() noexcept { return items_; }
-  Ref* end() noexcept { return items_ + n_; }
-  const Ref* begin() const noexcept { return items_; }
-  const Ref* end() const noexcept { return items_ + n_; }
+  Ref* data() noexcept { return items_; }
   const Ref* data() const noexcept { return items_; }
   Ref& operator[](size_t i) noexcept { return items_[i]; }
   const Ref& operator[](size_t i) const noexcept { return items_[i]; }
@@ -82,15 +76,6 @@ class InlineRefs {
   }
   const Ref& front() const noexcept { return items_[0]; }
   const Ref& back() const noexcept { return items_[n_ - 1]; }
-  /// The sources as a vector (for code that keeps a list of its own).
-  std::vector<Ref> vec() const { return {begin(), end()}; }
-
-  friend bool operator==(const InlineRefs& a, const InlineRefs& b) noexcept {
-    if (a.n_ != b.n_) return false;
-    for (size_t i = 0; i < a.n_; i++)
-      if (!(a.items_[i] == b.items_[i])) return false;
-    return true;
-  }
 
  private:
   Ref items_[kMax];  // null past n_

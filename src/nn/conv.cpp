@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <string>
-#include <type_traits>
 
 #include "ember/convolution.h"
 #include "ember/nn/init.h"
@@ -38,7 +37,7 @@ void reset(Module& m, Tensor& weight, Tensor& bias, const Shape& shape, int64_t 
 
 template <typename Options>
 ConvModule<Options>::ConvModule(Options o) : options(std::move(o)) {
-  constexpr bool transposed = std::is_same_v<Options, ConvTranspose2dOptions>;
+  constexpr bool transposed = Options::transposed;
   const int64_t in = options.in_channels(), out = options.out_channels(), g = options.groups();
   check_channels(in, out, g, transposed ? "ConvTranspose2d" : "Conv2d");
   const auto& k = options.kernel_size();

@@ -1,4 +1,5 @@
-// Learning-rate schedulers (include/ember/optim/lr_scheduler.h has the formulas).
+// Learning-rate schedulers (include/ember/optim/lr_scheduler.h has the formulas). Each derived
+// class checks its options and hands the base its closed form.
 #include "ember/optim/lr_scheduler.h"
 
 #include <algorithm>
@@ -9,70 +10,76 @@
 #include "ember/error.h"
 
 namespace ember::optim {
+namespace {
 
-LRScheduler::LRScheduler(Optimizer& optimizer)
-    : optimizer_(optimizer), base_lr_(optimizer.lr()), last_lr_(optimizer.lr()) {}
+using Schedule = LRScheduler::Schedule;
 
-void LRScheduler::start() {
-  last_lr_ = lr_at(0);
-  optimizer_.set_lr(last_lr_);
+// ValueError naming the option unless v >= 1.
+void require_at_least_one(int64_t v, const char* option) {
+  if (v < 1)
+    throw ValueError(std::string(option) + " must be at least 1, got " + std::to_string(v));
+}
+
+Schedule step_schedule(int64_t step_size, double gamma) {
+  require_at_least_one(step_size, "StepLR: step_size");
+  return [=](double base_lr, int64_t e) {
+    return base_lr * std::pow(gamma, static_cast<double>(e / step_size));
+  };
+}
+
+Schedule cosine_schedule(int64_t T_max, double eta_min) {
+  require_at_least_one(T_max, "CosineAnnealingLR: T_max");
+  return [=](double base_lr, int64_t e) {
+    const double phase = std::numbers::pi * static_cast<double>(e) / static_cast<double>(T_max);
+    return eta_min + (base_lr - eta_min) * (1 + std::cos(phase)) / 2;
+  };
+}
+
+Schedule linear_schedule(double start_factor, double end_factor, int64_t total_iters) {
+  if (!(start_factor > 0 && start_factor <= 1) || !(end_factor >= 0 && end_factor <= 1))
+    throw ValueError("LinearLR: start_factor must be in (0, 1] and end_factor in [0, 1], got " +
+                     std::to_string(start_factor) + " and " + std::to_string(end_factor));
+  require_at_least_one(total_iters, "LinearLR: total_iters");
+  return [=](double base_lr, int64_t e) {
+    const double done =
+        static_cast<double>(std::min(e, total_iters)) / static_cast<double>(total_iters);
+    return base_lr * (start_factor + (end_factor - start_factor) * done);
+  };
+}
+
+Schedule lambda_schedule(std::function<double(int64_t)> lr_lambda) {
+  if (!lr_lambda) throw ValueError("LambdaLR: lr_lambda is empty");
+  return [f = std::move(lr_lambda)](double base_lr, int64_t e) { return base_lr * f(e); };
+}
+
+}  // namespace
+
+LRScheduler::LRScheduler(Optimizer& optimizer, Schedule schedule)
+    : optimizer_(optimizer), schedule_(std::move(schedule)), base_lr_(optimizer.lr()) {
+  set_lr();
 }
 
 void LRScheduler::step() {
-  last_lr_ = lr_at(++epoch_);
+  ++epoch_;
+  set_lr();
+}
+
+void LRScheduler::set_lr() {
+  last_lr_ = schedule_(base_lr_, epoch_);
   optimizer_.set_lr(last_lr_);
 }
 
 StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
-    : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
-  if (step_size < 1)
-    throw ValueError("StepLR: step_size must be at least 1, got " + std::to_string(step_size));
-  start();
-}
-
-double StepLR::lr_at(int64_t e) const {
-  return base_lr() * std::pow(gamma_, static_cast<double>(e / step_size_));
-}
+    : LRScheduler(optimizer, step_schedule(step_size, gamma)) {}
 
 CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min)
-    : LRScheduler(optimizer), T_max_(T_max), eta_min_(eta_min) {
-  if (T_max < 1)
-    throw ValueError("CosineAnnealingLR: T_max must be at least 1, got " + std::to_string(T_max));
-  start();
-}
-
-double CosineAnnealingLR::lr_at(int64_t e) const {
-  const double phase = std::numbers::pi * static_cast<double>(e) / static_cast<double>(T_max_);
-  return eta_min_ + (base_lr() - eta_min_) * (1 + std::cos(phase)) / 2;
-}
+    : LRScheduler(optimizer, cosine_schedule(T_max, eta_min)) {}
 
 LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor,
                    int64_t total_iters)
-    : LRScheduler(optimizer),
-      start_factor_(start_factor),
-      end_factor_(end_factor),
-      total_iters_(total_iters) {
-  if (!(start_factor > 0 && start_factor <= 1) || !(end_factor >= 0 && end_factor <= 1))
-    throw ValueError("LinearLR: start_factor must be in (0, 1] and end_factor in [0, 1], got " +
-                     std::to_string(start_factor) + " and " + std::to_string(end_factor));
-  if (total_iters < 1)
-    throw ValueError("LinearLR: total_iters must be at least 1, got " +
-                     std::to_string(total_iters));
-  start();
-}
-
-double LinearLR::lr_at(int64_t e) const {
-  const double done =
-      static_cast<double>(std::min(e, total_iters_)) / static_cast<double>(total_iters_);
-  return base_lr() * (start_factor_ + (end_factor_ - start_factor_) * done);
-}
+    : LRScheduler(optimizer, linear_schedule(start_factor, end_factor, total_iters)) {}
 
 LambdaLR::LambdaLR(Optimizer& optimizer, std::function<double(int64_t)> lr_lambda)
-    : LRScheduler(optimizer), lr_lambda_(std::move(lr_lambda)) {
-  if (!lr_lambda_) throw ValueError("LambdaLR: lr_lambda is empty");
-  start();
-}
-
-double LambdaLR::lr_at(int64_t e) const { return base_lr() * lr_lambda_(e); }
+    : LRScheduler(optimizer, lambda_schedule(std::move(lr_lambda))) {}
 
 }  // namespace ember::optim

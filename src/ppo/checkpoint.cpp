@@ -266,10 +266,6 @@ std::string find_checkpoint(const std::string& path) {
 
 std::string write_checkpoint_manifest(const std::string& dir, const std::string& stem,
                                       const CheckpointManifest& m) {
-  json curve = json::array();
-  for (const auto& p : m.curve)
-    curve.push_back(
-        {{"epoch", p.epoch}, {"transitions", p.transitions}, {"mean", p.mean}, {"std", p.std}});
   const json manifest = {
       {"format", "ember.ppo.checkpoint/1"},
       {"epoch", m.epoch},
@@ -278,7 +274,7 @@ std::string write_checkpoint_manifest(const std::string& dir, const std::string&
       {"optimizer", fs::path(m.optimizer_file).filename().string()},
       {"reward_scaler",
        {{"mean", m.scaler_mean}, {"var", m.scaler_var}, {"count", m.scaler_count}}},
-      {"curve", curve},
+      {"curve", m.curve},
       {"config", m.config},
       {"record", m.record}};
   json out = manifest;

@@ -36,6 +36,14 @@
 #define EMBER_BUILD_TYPE "unknown"
 #endif
 
+namespace ember {
+// The kernel compiler and target as run.json records them: every field by its name (nlohmann's
+// to_json; the from_json it also defines goes unused).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BuildInfo, kernel_compiler_path, kernel_compiler_version,
+                                   kernel_compiler_flags, isa, host_isa, vector_bits,
+                                   vector_registers, fma, l1d_bytes, l2_bytes, l3_bytes)
+}  // namespace ember
+
 namespace ember::rl {
 namespace {
 
@@ -112,20 +120,9 @@ nlohmann::json provenance() {
 #endif
   j["compiler"] = {{"cxx", cxx}, {"flags", EMBER_CXX_FLAGS}, {"build_type", EMBER_BUILD_TYPE}};
   try {
-    const BuildInfo b = build_info();
-    j["kernel_compiler"] = {{"path", b.kernel_compiler_path},
-                            {"version", b.kernel_compiler_version},
-                            {"flags", b.kernel_compiler_flags}};
-    j["kernel_target"] = {{"isa", b.isa},
-                          {"host_isa", b.host_isa},
-                          {"vector_bits", b.vector_bits},
-                          {"vector_registers", b.vector_registers},
-                          {"fma", b.fma},
-                          {"l1d_bytes", b.l1d_bytes},
-                          {"l2_bytes", b.l2_bytes},
-                          {"l3_bytes", b.l3_bytes}};
+    j["kernel"] = build_info();
   } catch (const std::exception& e) {
-    j["kernel_compiler"] = {{"error", e.what()}};
+    j["kernel"] = {{"error", e.what()}};
   }
   j["libraries"] = {
       {"ember", EMBER_VERSION},
@@ -320,6 +317,10 @@ void RunRecorder::epoch(const nlohmann::json& record) {
     }
     throw IOError("cannot append to '" + path("epochs.jsonl") + "': " + std::strerror(e));
   }
+}
+
+void to_json(nlohmann::json& j, const CurvePoint& p) {
+  j = {{"epoch", p.epoch}, {"transitions", p.transitions}, {"mean", p.mean}, {"std", p.std}};
 }
 
 void RunRecorder::eval_point(const CurvePoint& p, double target) {

@@ -28,6 +28,12 @@
 #include "ember/support/splitmix64.h"
 
 namespace ember::rl {
+
+// The summary's JSON of an evaluation's results (nlohmann's to_json, found by argument-dependent
+// lookup; the from_json it also defines goes unused).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EvalResult, mean, std, min, max, episodes_per_env, env_steps,
+                                   seconds, inference_seconds, env_seconds, returns, lengths)
+
 namespace {
 
 using json = nlohmann::json;
@@ -38,27 +44,11 @@ enum : uint64_t { kInit = 1, kTrainEnvs, kEval, kFinalEval, kShuffle, kResumeEnv
 
 using support::now_seconds;
 
-json curve_to_json(const std::vector<CurvePoint>& curve) {
-  json a = json::array();
-  for (const auto& p : curve)
-    a.push_back(
-        {{"epoch", p.epoch}, {"transitions", p.transitions}, {"mean", p.mean}, {"std", p.std}});
-  return a;
-}
-
+// A summary's evaluation: these fields and the number of episodes.
 json eval_json(const EvalResult& r) {
-  return {{"mean", r.mean},
-          {"std", r.std},
-          {"min", r.min},
-          {"max", r.max},
-          {"episodes", r.returns.size()},
-          {"episodes_per_env", r.episodes_per_env},
-          {"env_steps", r.env_steps},
-          {"seconds", r.seconds},
-          {"inference_seconds", r.inference_seconds},
-          {"env_seconds", r.env_seconds},
-          {"returns", r.returns},
-          {"lengths", r.lengths}};
+  json j = r;
+  j["episodes"] = r.returns.size();
+  return j;
 }
 
 // Thrown from the collection callback to abandon an epoch after an interrupt.
@@ -547,7 +537,7 @@ class TrainingRun {
         {"saved_policy_eval", final_eval ? eval_json(result_.saved_policy_eval) : json(nullptr)},
         {"policy", result_.policy_path},
         {"checkpoint", result_.checkpoint_path},
-        {"curve", curve_to_json(curve_)},
+        {"curve", curve_},
         {"seconds_total", seconds_since_process_start()}};
     rec_->finish(summary, final_eval ? &saved_point : nullptr, c_.target);
   }

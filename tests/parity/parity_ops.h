@@ -157,41 +157,40 @@ inline torch::nn::functional::CrossEntropyFuncOptions::reduction_t torch_reducti
   return torch::kMean;
 }
 
+// Sets a's weight, ignore_index and reduction on ember's or libtorch's loss options o (libtorch's
+// take the reduction as an enum, and a weight only when one is given).
+template <class B, class O, class T>
+O& set_loss_args(O& o, const T& weight, const LossArgs& a) {
+  if (weight.defined()) o.weight(weight);
+  o.ignore_index(a.ignore_index);
+  if constexpr (is_ember<B>)
+    o.reduction(a.reduction);
+  else
+    o.reduction(torch_reduction(a.reduction));
+  return o;
+}
+
 template <class B, class T>
 T cross_entropy(B&, const T& x, const T& target, const T& weight, const LossArgs& a) {
   if constexpr (is_ember<B>) {
-    return ember::nn::functional::cross_entropy(x, target,
-                                                ember::nn::functional::CrossEntropyFuncOptions()
-                                                    .weight(weight)
-                                                    .ignore_index(a.ignore_index)
-                                                    .reduction(a.reduction)
-                                                    .label_smoothing(a.label_smoothing));
+    ember::nn::functional::CrossEntropyFuncOptions o;
+    set_loss_args<B>(o, weight, a).label_smoothing(a.label_smoothing);
+    return ember::nn::functional::cross_entropy(x, target, o);
   } else {
-    namespace F = torch::nn::functional;
-    auto o = F::CrossEntropyFuncOptions()
-                 .ignore_index(a.ignore_index)
-                 .reduction(torch_reduction(a.reduction))
-                 .label_smoothing(a.label_smoothing);
-    if (weight.defined()) o.weight(weight);
-    return F::cross_entropy(x, target, o);
+    torch::nn::functional::CrossEntropyFuncOptions o;
+    set_loss_args<B>(o, weight, a).label_smoothing(a.label_smoothing);
+    return torch::nn::functional::cross_entropy(x, target, o);
   }
 }
 
 template <class B, class T>
 T nll_loss(B&, const T& x, const T& target, const T& weight, const LossArgs& a) {
   if constexpr (is_ember<B>) {
-    return ember::nn::functional::nll_loss(x, target,
-                                           ember::nn::functional::NLLLossFuncOptions()
-                                               .weight(weight)
-                                               .ignore_index(a.ignore_index)
-                                               .reduction(a.reduction));
+    ember::nn::functional::NLLLossFuncOptions o;
+    return ember::nn::functional::nll_loss(x, target, set_loss_args<B>(o, weight, a));
   } else {
-    namespace F = torch::nn::functional;
-    auto o = F::NLLLossFuncOptions().ignore_index(a.ignore_index);
-    if (a.reduction == "none") o.reduction(torch::kNone);
-    if (a.reduction == "sum") o.reduction(torch::kSum);
-    if (weight.defined()) o.weight(weight);
-    return F::nll_loss(x, target, o);
+    torch::nn::functional::NLLLossFuncOptions o;
+    return torch::nn::functional::nll_loss(x, target, set_loss_args<B>(o, weight, a));
   }
 }
 

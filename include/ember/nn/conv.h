@@ -11,32 +11,27 @@
 
 namespace ember::nn {
 
-struct Conv2dOptions {
-  Conv2dOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
+/// libtorch's Conv2dOptions and ConvTranspose2dOptions (ConvOptions<D>, ConvTransposeOptions<D>)
+/// as one template: the transposed convolution adds output_padding.
+template <size_t D, bool Transposed>
+struct ConvNdOptions {
+  static constexpr bool transposed = Transposed;
+  ConvNdOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<D> kernel_size)
       : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
   EMBER_ARG(int64_t, in_channels);
   EMBER_ARG(int64_t, out_channels);
-  EMBER_ARG(ExpandingArray<2>, kernel_size);
-  EMBER_ARG(ExpandingArray<2>, stride) = 1;
-  EMBER_ARG(ExpandingArray<2>, padding) = 0;
-  EMBER_ARG(ExpandingArray<2>, dilation) = 1;
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
+  EMBER_ARG(ExpandingArray<D>, stride) = 1;
+  EMBER_ARG(ExpandingArray<D>, padding) = 0;
+  EMBER_ARG(ExpandingArray<D>, dilation) = 1;
   EMBER_ARG(int64_t, groups) = 1;
   EMBER_ARG(bool, bias) = true;
-};
 
-struct ConvTranspose2dOptions {
-  ConvTranspose2dOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
-      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
-  EMBER_ARG(int64_t, in_channels);
-  EMBER_ARG(int64_t, out_channels);
-  EMBER_ARG(ExpandingArray<2>, kernel_size);
-  EMBER_ARG(ExpandingArray<2>, stride) = 1;
-  EMBER_ARG(ExpandingArray<2>, padding) = 0;
-  EMBER_ARG(ExpandingArray<2>, output_padding) = 0;
-  EMBER_ARG(int64_t, groups) = 1;
-  EMBER_ARG(bool, bias) = true;
-  EMBER_ARG(ExpandingArray<2>, dilation) = 1;
+  /// ConvTranspose only: sizes added to one side of each output dim.
+  EMBER_ARG_IF(Transposed, ExpandingArray<D>, output_padding) = 0;
 };
+using Conv2dOptions = ConvNdOptions<2, false>;
+using ConvTranspose2dOptions = ConvNdOptions<2, true>;
 
 /// What Conv2d and ConvTranspose2d share (libtorch's ConvNdImpl): the options, the parameters and
 /// the constructors; conv.cpp checks the channels and initialises the parameters.

@@ -50,3 +50,16 @@ class ExpandingArray {
                                             \
  private:                                   \
   T name##_
+
+/// An option `name` that only the options with `condition` true have (a template's parameter:
+/// ConvTranspose's output_padding in ConvNdOptions): its setter and getter require it.
+#define EMBER_ARG_IF(condition, T, name)                        \
+ public:                                                        \
+  auto& name(const T& v) requires(condition) {                  \
+    this->name##_ = v;                                          \
+    return *this;                                               \
+  }                                                             \
+  const T& name() const requires(condition) { return name##_; } \
+                                                                \
+ private:                                                       \
+  T name##_

@@ -9,28 +9,23 @@
 
 namespace ember::nn {
 
-/// libtorch's MaxPoolOptions<D>, over D spatial dims (MaxPool2dOptions: D = 2).
-template <size_t D>
-struct MaxPoolOptions {
-  MaxPoolOptions(ExpandingArray<D> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
+/// libtorch's MaxPoolOptions<D> and AvgPoolOptions<D> as one template over D spatial dims and the
+/// kind: dilation is max pooling's, count_include_pad average pooling's.
+template <size_t D, bool Max>
+struct PoolNdOptions {
+  PoolNdOptions(ExpandingArray<D> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
   EMBER_ARG(ExpandingArray<D>, kernel_size);
   EMBER_ARG(ExpandingArray<D>, stride);  // default: kernel_size
   EMBER_ARG(ExpandingArray<D>, padding) = 0;
-  EMBER_ARG(ExpandingArray<D>, dilation) = 1;
+  EMBER_ARG_IF(Max, ExpandingArray<D>, dilation) = 1;
   EMBER_ARG(bool, ceil_mode) = false;
+  EMBER_ARG_IF(!Max, bool, count_include_pad) = true;
 };
+template <size_t D>
+using MaxPoolOptions = PoolNdOptions<D, true>;
+template <size_t D>
+using AvgPoolOptions = PoolNdOptions<D, false>;
 using MaxPool2dOptions = MaxPoolOptions<2>;
-
-/// libtorch's AvgPoolOptions<D> (AvgPool2dOptions: D = 2).
-template <size_t D>
-struct AvgPoolOptions {
-  AvgPoolOptions(ExpandingArray<D> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
-  EMBER_ARG(ExpandingArray<D>, kernel_size);
-  EMBER_ARG(ExpandingArray<D>, stride);  // default: kernel_size
-  EMBER_ARG(ExpandingArray<D>, padding) = 0;
-  EMBER_ARG(bool, ceil_mode) = false;
-  EMBER_ARG(bool, count_include_pad) = true;
-};
 using AvgPool2dOptions = AvgPoolOptions<2>;
 
 /// libtorch's AdaptiveAvgPoolOptions (AdaptiveAvgPool2dOptions: D = 2).

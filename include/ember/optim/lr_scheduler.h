@@ -19,8 +19,12 @@
 
 namespace ember::optim {
 
+/// A schedule in closed form: the learning rate of each epoch from base_lr.
 class LRScheduler {
  public:
+  /// The learning rate of epoch e for a base_lr.
+  using Schedule = std::function<double(double base_lr, int64_t e)>;
+
   virtual ~LRScheduler() = default;
   /// Advances one epoch and sets its learning rate on the optimizer.
   void step();
@@ -31,15 +35,16 @@ class LRScheduler {
   double base_lr() const { return base_lr_; }
 
  protected:
-  explicit LRScheduler(Optimizer& optimizer);
-  /// Sets epoch 0's rate; the derived constructors call it once their options are checked.
-  void start();
-  /// The learning rate of epoch e.
-  virtual double lr_at(int64_t e) const = 0;
+  /// Sets epoch 0's rate. The derived classes check their options while they make the schedule,
+  /// so a rejected scheduler leaves the optimizer's rate alone.
+  LRScheduler(Optimizer& optimizer, Schedule schedule);
 
  private:
+  void set_lr();
+
   Optimizer& optimizer_;
-  double base_lr_, last_lr_;
+  Schedule schedule_;
+  double base_lr_, last_lr_ = 0;
   int64_t epoch_ = 0;
 };
 
@@ -47,22 +52,12 @@ class LRScheduler {
 class StepLR : public LRScheduler {
  public:
   StepLR(Optimizer& optimizer, int64_t step_size, double gamma = 0.1);
-
- private:
-  double lr_at(int64_t e) const override;
-  int64_t step_size_;
-  double gamma_;
 };
 
 /// ValueError for T_max < 1.
 class CosineAnnealingLR : public LRScheduler {
  public:
   CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min = 0.0);
-
- private:
-  double lr_at(int64_t e) const override;
-  int64_t T_max_;
-  double eta_min_;
 };
 
 /// ValueError for start_factor outside (0, 1], end_factor outside [0, 1] or total_iters < 1 (as
@@ -71,21 +66,12 @@ class LinearLR : public LRScheduler {
  public:
   explicit LinearLR(Optimizer& optimizer, double start_factor = 1.0 / 3, double end_factor = 1.0,
                     int64_t total_iters = 5);
-
- private:
-  double lr_at(int64_t e) const override;
-  double start_factor_, end_factor_;
-  int64_t total_iters_;
 };
 
 /// ValueError for an empty lr_lambda.
 class LambdaLR : public LRScheduler {
  public:
   LambdaLR(Optimizer& optimizer, std::function<double(int64_t)> lr_lambda);
-
- private:
-  double lr_at(int64_t e) const override;
-  std::function<double(int64_t)> lr_lambda_;
 };
 
 }  // namespace ember::optim

@@ -32,8 +32,9 @@ double seconds_since_process_start();
 
 /// Where and on what a run happened: {"git": {"revision", "dirty"} (or "unknown" when git or the
 /// source tree is unavailable), "cpu": {"model", "logical_cores"}, "compiler": {"cxx", "flags",
-/// "build_type"}, "kernel_compiler": {"path", "version", "flags"}, "libraries": {...},
-/// "threads": {"kernel"}, "device", "host", "started_at" (UTC, ISO 8601)}.
+/// "build_type"}, "kernel": ember::BuildInfo's fields by name (the kernel compiler and target; or
+/// {"error"} when there is none), "libraries": {...}, "threads": {"kernel"}, "device", "host",
+/// "started_at" (UTC, ISO 8601)}.
 nlohmann::json provenance();
 
 /// One evaluation on the learning curve.
@@ -42,6 +43,9 @@ struct CurvePoint {
   int64_t transitions = 0;
   double mean = 0, std = 0;
 };
+/// {"epoch", "transitions", "mean", "std"}: nlohmann's to_json, so a curve converts to a JSON array
+/// (the records, the checkpoint manifest).
+void to_json(nlohmann::json& j, const CurvePoint& p);
 
 /// Where a resumed run continues: epochs before `next_epoch` are kept from `source_dir`'s records.
 struct RunResume {
