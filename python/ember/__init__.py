@@ -8,8 +8,10 @@ NumPy exchange:
     A lazy tensor is realized first, and a view (a slice, a transpose) is first copied into a
     buffer of its own, which the array then shares. Writing through the array changes the
     tensor, and any lazy result built from it that is not realized yet.
-  * ``from_numpy(array)`` and ``tensor(data)`` copy the data (ember's buffers are its own
-    allocations); the array and the tensor are independent afterwards.
+  * ``from_numpy(array)`` shares the array's memory when it is C-contiguous, aligned, writeable
+    and native (else copies); ``tensor(data)`` always copies.
+  * DLPack both ways: ``Tensor.__dlpack__``/``__dlpack_device__`` and ``from_dlpack(obj)``
+    share CPU memory with NumPy (``numpy.from_dlpack``), PyTorch and any DLPack producer.
 
 Errors are Python's: ValueError for shapes, dtypes and bad values, IndexError for indices,
 OSError for files, with ember's messages.
@@ -26,8 +28,8 @@ long = int64
 int = int32  # noqa: A001
 half = float16
 
-__all__ = ["Tensor", "dtype", "tensor", "from_numpy", "zeros", "ones", "arange", "rand", "randn",
-           "manual_seed", "no_grad", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16",
+__all__ = ["Tensor", "dtype", "tensor", "from_numpy", "from_dlpack", "zeros", "ones", "arange",
+           "rand", "randn", "manual_seed", "no_grad", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16",
            "uint32", "uint64", "float16", "bfloat16", "float32", "float64"]
 
 
@@ -64,18 +66,46 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False):
 
 
 def from_numpy(array):
-    """A tensor holding a copy of the array's elements (same shape and dtype).
+    """A tensor over the array's memory where ember can use it as it is, else over a copy.
 
-    Non-contiguous arrays and other byte orders are converted first; NumPy dtypes ember lacks
-    (complex, object, strings) raise TypeError.
+    Shared (no copy, as torch.from_numpy) when the array is C-contiguous, aligned, writeable, in
+    native byte order and not empty: writes through either are seen by the other, and the tensor
+    keeps the array alive. Otherwise the elements are copied (non-contiguous and byte-swapped
+    arrays converted; read-only arrays copied, since ember's in-place ops would write into them).
+    NumPy dtypes ember lacks (complex, object, strings) raise TypeError.
     """
     if not isinstance(array, _np.ndarray):
         raise TypeError(f"from_numpy expects a numpy.ndarray, not {type(array).__name__}")
+    flags = array.flags
+    if (flags.c_contiguous and flags.aligned and flags.writeable and array.dtype.isnative
+            and array.size > 0):
+        return _ember._from_numpy_shared(array)
+    return _from_numpy_copy(array)
+
+
+def _from_numpy_copy(array):
     if not array.flags.c_contiguous:
         array = array.copy(order="C")  # (ascontiguousarray would make a 0-d array 1-d)
     if not array.dtype.isnative:
         array = array.astype(array.dtype.newbyteorder("="))
     return _ember._from_numpy_copy(array)
+
+
+def from_dlpack(ext):
+    """A tensor over the memory of any object with ``__dlpack__`` (a NumPy array, a PyTorch CPU
+    tensor, an ember tensor) or over a DLPack capsule, without a copy (as torch.from_dlpack).
+
+    The tensor holds the producer's buffer until it dies. CPU memory only (ValueError for other
+    devices); strided or misaligned data is copied into a row-major buffer of ember's.
+    """
+    if hasattr(ext, "__dlpack__"):
+        if hasattr(ext, "__dlpack_device__"):
+            device = tuple(ext.__dlpack_device__())
+            if device[0] != 1:  # kDLCPU
+                raise ValueError(f"from_dlpack: the tensor is on DLPack device {device}; ember "
+                                 "reads CPU memory only")
+        ext = ext.__dlpack__()
+    return _ember._from_dlpack_capsule(ext)
 
 
 def tensor(data, *, dtype=None, requires_grad=False):
@@ -89,7 +119,7 @@ def tensor(data, *, dtype=None, requires_grad=False):
         array = _np.asarray(data)
         if not isinstance(data, _np.ndarray) and array.dtype == _np.float64:
             array = array.astype(_np.float32)
-        t = from_numpy(array)
+        t = _from_numpy_copy(array)
     if dtype is not None and t.dtype != dtype:
         t = t.to(dtype)
     if requires_grad:

@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -39,7 +40,21 @@ py::array to_numpy(Tensor& t);
 /// A tensor holding a copy of a C-contiguous, native-byte-order array's elements (the Python
 /// side, ember/__init__.py, makes such an array); ValueError for any other array.
 Tensor from_numpy_copy(const py::array& a);
+/// A tensor over a C-contiguous, aligned, writeable, native-byte-order, non-empty array's memory
+/// (no copy): the tensor holds a reference to the array until its buffer dies. ValueError for
+/// any other array (ember/__init__.py copies those).
+Tensor from_numpy_shared(const py::array& a);
+/// Makes t a buffer of its own (realized, not a view), as numpy() and __dlpack__ export it: a
+/// lazy tensor is realized, a view rebound to a realized copy of its values.
+void own_buffer(Tensor& t);
+/// A from_blob deleter that runs `release` (which touches Python objects) holding the GIL, from
+/// whichever thread drops the last tensor; nothing once the interpreter is finalized.
+std::function<void(void*)> release_with_gil(std::function<void()> release);
 
-void register_tensor(py::module_& m);
+/// DLPack (the tensor exchange ABI of dlpack/dlpack.h): Tensor.__dlpack__ /
+/// __dlpack_device__ and _from_dlpack_capsule.
+void register_dlpack(py::module_& m, py::class_<Tensor>& tensor);
+
+py::class_<Tensor> register_tensor(py::module_& m);
 
 }  // namespace ember::python

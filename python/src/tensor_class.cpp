@@ -255,13 +255,14 @@ void define_methods(py::class_<Tensor>& c) {
 
 }  // namespace
 
-void register_tensor(py::module_& m) {
+py::class_<Tensor> register_tensor(py::module_& m) {
   py::class_<Tensor> c(m, "Tensor");
   define_operators(c);
   define_in_place(c);
   define_autograd(c);
   define_data(c);
   define_methods(c);
+  return c;
 }
 
 }  // namespace ember::python
