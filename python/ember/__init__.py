@@ -16,6 +16,8 @@ NumPy exchange:
 Errors are Python's: ValueError for shapes, dtypes and bad values, IndexError for indices,
 OSError for files, with ember's messages.
 """
+import os as _os
+
 import numpy as _np
 
 from ._ember import (Tensor, dtype, manual_seed, bool, uint8, int8, int16, int32, int64,  # noqa: A004
@@ -29,7 +31,7 @@ int = int32  # noqa: A001
 half = float16
 
 __all__ = ["Tensor", "dtype", "tensor", "from_numpy", "from_dlpack", "zeros", "ones", "arange",
-           "rand", "randn", "manual_seed", "no_grad", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16",
+           "rand", "randn", "manual_seed", "save", "load", "nn", "optim", "no_grad", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16",
            "uint32", "uint64", "float16", "bfloat16", "float32", "float64"]
 
 
@@ -127,6 +129,25 @@ def tensor(data, *, dtype=None, requires_grad=False):
     return t
 
 
+def save(obj, path, metadata=None):
+    """Writes a module's state dict, or a dict of name -> tensor, to a safetensors file (readable
+    by Python's safetensors and by ember's C++ ember::load). OSError on failure."""
+    from .nn import Module
+    tensors = obj.state_dict() if isinstance(obj, Module) else obj
+    if not isinstance(tensors, dict) or not all(isinstance(t, Tensor) for t in tensors.values()):
+        raise TypeError("save: expects a Module or a dict of name -> ember.Tensor")
+    _ember._io.save_file([(str(k), v.detach()) for k, v in tensors.items()], _os.fspath(path),
+                         dict(metadata or {}))
+
+
+def load(path):
+    """The tensors of a safetensors file, by name in file order (an OrderedDict, for
+    Module.load_state_dict). OSError for a missing or malformed file."""
+    from collections import OrderedDict
+    tensors, _metadata = _ember._io.load_file(_os.fspath(path))
+    return OrderedDict(tensors)
+
+
 class no_grad:
     """Within it, results of operations do not require grad (as torch.no_grad); also a
     decorator."""
@@ -152,3 +173,6 @@ class no_grad:
             with no_grad():
                 return fn(*args, **kwargs)
         return wrapper
+
+
+from . import nn, optim  # noqa: E402  (they import the names above)

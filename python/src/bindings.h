@@ -54,6 +54,11 @@ std::function<void(void*)> release_with_gil(std::function<void()> release);
 /// DLPack (the tensor exchange ABI of dlpack/dlpack.h): Tensor.__dlpack__ /
 /// __dlpack_device__ and _from_dlpack_capsule.
 void register_dlpack(py::module_& m, py::class_<Tensor>& tensor);
+/// ember._ember._nn (initialisers, functional ops, losses, Linear's parameters), ._optim (SGD,
+/// Adam, AdamW) and ._io (safetensors files).
+void register_nn(py::module_& m);
+void register_optim(py::module_& m);
+void register_io(py::module_& m);
 
 py::class_<Tensor> register_tensor(py::module_& m);
 

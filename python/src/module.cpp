@@ -89,6 +89,9 @@ PYBIND11_MODULE(_ember, m) {
   define_dtypes(m);
   py::class_<ember::Tensor> tensor = register_tensor(m);
   register_dlpack(m, tensor);
+  register_nn(m);
+  register_optim(m);
+  register_io(m);
   define_creation(m);
   define_grad_mode(m);
 }

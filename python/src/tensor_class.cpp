@@ -162,11 +162,13 @@ void define_autograd(py::class_<Tensor>& c) {
       .def(
           "requires_grad_", [](Tensor& t, bool r) -> Tensor& { return t.requires_grad_(r); },
           py::arg("requires_grad") = true, py::return_value_policy::reference_internal)
-      .def_property_readonly("grad",
-                             [](const Tensor& t) -> py::object {
-                               Tensor g = t.grad();
-                               return g.defined() ? py::cast(g) : py::none();
-                             })
+      .def_property(
+          "grad",
+          [](const Tensor& t) -> py::object {
+            Tensor g = t.grad();
+            return g.defined() ? py::cast(g) : py::none();
+          },
+          [](Tensor& t, const std::optional<Tensor>& g) { t.set_grad(g.value_or(Tensor())); })
       .def(
           "backward",
           [](const Tensor& t, std::optional<Tensor> gradient) {
@@ -214,6 +216,9 @@ void define_data(py::class_<Tensor>& c) {
              return to_numpy(v).attr("tolist")();
            })
       .def("realize", [](const Tensor& t) { return t.realize(); })
+      // The address of a realized tensor's buffer (torch's data_ptr); ValueError for a lazy
+      // tensor or a view (realize() or numpy() gives it a buffer).
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("__getitem__",
            [](const Tensor& t, py::handle key) { return t.index(as_indices(key, t.dim())); })
       .def("__repr__", &Tensor::toString);
@@ -225,6 +230,15 @@ void define_methods(py::class_<Tensor>& c) {
       .def("double", [](const Tensor& t) { return t.to(kFloat64); })
       .def("long", [](const Tensor& t) { return t.to(kInt64); })
       .def("contiguous", &Tensor::contiguous)
+      .def(
+          "copy_",
+          [](py::object self, const Tensor& src) {  // realized at once, as the operators
+            Tensor& t = self.cast<Tensor&>();
+            t.copy_(src);
+            t.realize();
+            return self;
+          },
+          py::arg("src"))
       .def("clone", &Tensor::clone)
       .def("reshape", [](const Tensor& t, py::args s) { return t.reshape(as_shape(s)); })
       .def("view", [](const Tensor& t, py::args s) { return t.reshape(as_shape(s)); })
