@@ -13,6 +13,11 @@ NumPy exchange:
   * DLPack both ways: ``Tensor.__dlpack__``/``__dlpack_device__`` and ``from_dlpack(obj)``
     share CPU memory with NumPy (``numpy.from_dlpack``), PyTorch and any DLPack producer.
 
+Threads: ember releases the GIL while it computes (realizing for item(), numpy(), printing and
+in-place operators; backward(); optimizer steps; save and load), so other Python threads run
+meanwhile, and several threads may compute at once. One tensor is not for sharing between
+threads that change it.
+
 Errors are Python's: ValueError for shapes, dtypes and bad values, IndexError for indices,
 OSError for files, with ember's messages.
 """

@@ -18,6 +18,12 @@ namespace py = pybind11;
 /// IndexError; IOError -> OSError; any other ember::Error -> RuntimeError. The message is ember's.
 void register_errors();
 
+/// Realizes t with the GIL released, so that other Python threads run while ember computes
+/// (ember's realizes may run on several threads at once). Every binding that waits for kernels
+/// (item, numpy, tolist, repr, realize, in-place operators, backward, optimizer steps, save and
+/// load) goes through here or releases the GIL itself.
+void realize_without_gil(const Tensor& t);
+
 /// A Python bool, int or float (or a NumPy scalar of one) as an ember Scalar; nullopt for
 /// anything else. A Python int outside int64 raises OverflowError.
 std::optional<Scalar> as_scalar(py::handle h);

@@ -44,10 +44,16 @@ ScalarType ember_dtype(const py::dtype& d) {
 }
 
 void own_buffer(Tensor& t) {
-  t.realize();
+  realize_without_gil(t);
   // A view of another buffer (a reshape, a slice, a detach) becomes a buffer of its own with the
   // same values (ember's views never alias writes, so nothing else can tell).
-  if (!t.is_realized()) t = realized_clone(t);
+  if (!t.is_realized()) {
+    Tensor own = [&] {
+      py::gil_scoped_release released;
+      return realized_clone(t);
+    }();
+    t = own;
+  }
   if (!t.is_realized()) throw Error("the tensor did not realize into a buffer");
 }
 

@@ -133,7 +133,7 @@ py::object in_place(py::object self, py::handle b, F f) {
   } else {
     return not_implemented();
   }
-  a.realize();
+  realize_without_gil(a);
   return self;
 }
 
@@ -172,6 +172,7 @@ void define_autograd(py::class_<Tensor>& c) {
       .def(
           "backward",
           [](const Tensor& t, std::optional<Tensor> gradient) {
+            py::gil_scoped_release released;
             t.backward(gradient.value_or(Tensor()));
           },
           py::arg("gradient") = py::none())
@@ -192,9 +193,21 @@ void define_data(py::class_<Tensor>& c) {
              return t.size(0);
            })
       .def("item", &item)
-      .def("__float__", [](const Tensor& t) { return t.item<double>(); })
-      .def("__int__", [](const Tensor& t) { return t.item<int64_t>(); })
-      .def("__bool__", [](const Tensor& t) { return t.item<bool>(); })
+      .def("__float__",
+           [](const Tensor& t) {
+             realize_without_gil(t);
+             return t.item<double>();
+           })
+      .def("__int__",
+           [](const Tensor& t) {
+             realize_without_gil(t);
+             return t.item<int64_t>();
+           })
+      .def("__bool__",
+           [](const Tensor& t) {
+             realize_without_gil(t);
+             return t.item<bool>();
+           })
       .def("numpy",
            [](Tensor& t) {
              if (t.requires_grad())
@@ -215,13 +228,20 @@ void define_data(py::class_<Tensor>& c) {
              Tensor v = t.dtype() == kBFloat16 ? t.detach().to(kFloat32) : t.detach();
              return to_numpy(v).attr("tolist")();
            })
-      .def("realize", [](const Tensor& t) { return t.realize(); })
+      .def("realize",
+           [](const Tensor& t) {
+             realize_without_gil(t);
+             return t;
+           })
       // The address of a realized tensor's buffer (torch's data_ptr); ValueError for a lazy
       // tensor or a view (realize() or numpy() gives it a buffer).
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("__getitem__",
            [](const Tensor& t, py::handle key) { return t.index(as_indices(key, t.dim())); })
-      .def("__repr__", &Tensor::toString);
+      .def("__repr__", [](const Tensor& t) {
+        realize_without_gil(t);
+        return t.toString();
+      });
 }
 
 void define_methods(py::class_<Tensor>& c) {
@@ -235,7 +255,7 @@ void define_methods(py::class_<Tensor>& c) {
           [](py::object self, const Tensor& src) {  // realized at once, as the operators
             Tensor& t = self.cast<Tensor&>();
             t.copy_(src);
-            t.realize();
+            realize_without_gil(t);
             return self;
           },
           py::arg("src"))
