@@ -22,6 +22,7 @@ Errors are Python's: ValueError for shapes, dtypes and bad values, IndexError fo
 OSError for files, with ember's messages.
 """
 import os as _os
+import collections as _collections
 
 import numpy as _np
 
@@ -134,23 +135,39 @@ def tensor(data, *, dtype=None, requires_grad=False):
     return t
 
 
+class StateDict(_collections.OrderedDict):
+    """What ember.load returns: the file's tensors by name, in file order, and its metadata."""
+
+    def __init__(self, tensors=(), metadata=None):
+        super().__init__(tensors)
+        self.metadata = dict(metadata or {})
+
+
 def save(obj, path, metadata=None):
-    """Writes a module's state dict, or a dict of name -> tensor, to a safetensors file (readable
-    by Python's safetensors and by ember's C++ ember::load). OSError on failure."""
+    """Writes a safetensors file (readable by Python's safetensors and ember's C++ ember::load):
+    a Module's state dict, an optimizer's state with its learning rate (metadata "lr"), or a dict
+    of name -> tensor. OSError on failure."""
     from .nn import Module
+    from .optim import Optimizer
+    path = _os.fspath(path)
+    if isinstance(obj, Optimizer):
+        if metadata:
+            raise ValueError("save: an optimizer's file holds its own metadata (the lr)")
+        obj._impl.save(path)
+        return
     tensors = obj.state_dict() if isinstance(obj, Module) else obj
     if not isinstance(tensors, dict) or not all(isinstance(t, Tensor) for t in tensors.values()):
-        raise TypeError("save: expects a Module or a dict of name -> ember.Tensor")
-    _ember._io.save_file([(str(k), v.detach()) for k, v in tensors.items()], _os.fspath(path),
-                         dict(metadata or {}))
+        raise TypeError("save: expects a Module, an optimizer or a dict of name -> ember.Tensor")
+    _ember._io.save_file([(str(k), v.detach()) for k, v in tensors.items()], path,
+                         {str(k): str(v) for k, v in (metadata or {}).items()})
 
 
 def load(path):
-    """The tensors of a safetensors file, by name in file order (an OrderedDict, for
-    Module.load_state_dict). OSError for a missing or malformed file."""
-    from collections import OrderedDict
-    tensors, _metadata = _ember._io.load_file(_os.fspath(path))
-    return OrderedDict(tensors)
+    """A safetensors file's tensors (a StateDict: an OrderedDict by name in file order, with the
+    file's metadata), for Module.load_state_dict and Optimizer.load_state_dict. OSError for a
+    missing or malformed file."""
+    tensors, metadata = _ember._io.load_file(_os.fspath(path))
+    return StateDict(tensors, metadata)
 
 
 class no_grad:

@@ -8,6 +8,7 @@
 
 #include "bindings.h"
 #include "ember/optim.h"
+#include "ember/optim/serialize.h"
 
 namespace ember::python {
 
@@ -28,7 +29,11 @@ void register_optim(py::module_& m) {
       .def("step", &optim::Optimizer::step, py::call_guard<py::gil_scoped_release>())
       .def("zero_grad", &optim::Optimizer::zero_grad)
       .def_property("lr", &optim::Optimizer::lr, &optim::Optimizer::set_lr)
-      .def("state", &optim::Optimizer::state);
+      .def("state", &optim::Optimizer::state)
+      // A safetensors checkpoint of state() with the learning rate (metadata "lr").
+      .def(
+          "save", [](const optim::Optimizer& o, const std::string& path) { ember::save(o, path); },
+          py::arg("path"), py::call_guard<py::gil_scoped_release>());
   py::class_<optim::SGD, optim::Optimizer, std::shared_ptr<optim::SGD>>(o, "SGD").def(
       py::init([](std::vector<Tensor> params, double lr, double momentum, double dampening,
                   double weight_decay, bool nesterov) {

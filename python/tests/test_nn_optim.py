@@ -194,3 +194,36 @@ def test_errors():
         ember.load("/nonexistent/model.safetensors")
     with pytest.raises(ValueError):
         F.cross_entropy(ember.zeros(2, 3), ember.tensor([0, 1]), reduction="bogus")
+
+
+def test_optimizer_state_round_trip_resumes_training_exactly(tmp_path):
+    x, y = regression_data()
+    xt, yt = ember.from_numpy(x), ember.from_numpy(y)
+
+    def run(model, opt, steps):
+        for _ in range(steps):
+            opt.zero_grad()
+            F.mse_loss(model(xt), yt).backward()
+            opt.step()
+
+    ember.manual_seed(5)
+    a = nn.Linear(3, 1)
+    opt_a = ember.optim.Adam(a.parameters(), lr=0.03)
+    run(a, opt_a, 3)
+    ember.save(a, tmp_path / "m.safetensors")
+    ember.save(opt_a, tmp_path / "o.safetensors")
+    state = ember.load(tmp_path / "o.safetensors")
+    assert set(state) == {"0.exp_avg", "0.exp_avg_sq", "1.exp_avg", "1.exp_avg_sq", "steps"}
+    assert float(state.metadata["lr"]) == 0.03 and state["steps"].tolist() == [3.0, 3.0]
+
+    b = nn.Linear(3, 1)
+    opt_b = ember.optim.Adam(b.parameters(), lr=0.5)
+    b.load_state_dict(ember.load(tmp_path / "m.safetensors"))
+    opt_b.load_state_dict(state)
+    assert opt_b.lr == 0.03
+    run(a, opt_a, 2)
+    run(b, opt_b, 2)
+    for (name, p), q in zip(a.named_parameters(), b.parameters()):
+        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy(), err_msg=name)
+    with pytest.raises(KeyError):
+        opt_b.load_state_dict({"steps": ember.zeros(2)})

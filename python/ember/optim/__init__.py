@@ -34,9 +34,31 @@ class Optimizer:
         self._impl.lr = value
 
     def state_dict(self):
-        """The optimizer's state tensors by name ("0.exp_avg", "steps", ...), as ember's C++
-        optimizers name them."""
-        return dict(self._impl.state())
+        """The optimizer's state tensors by name ("0.exp_avg", "0.exp_avg_sq", "steps", ...: the
+        C++ optimizers' names), detached. ``ember.save(optimizer, path)`` writes them with the
+        learning rate."""
+        return {name: t.detach() for name, t in self._impl.state()}
+
+    def load_state_dict(self, state_dict):
+        """Copies the values in place into the optimizer's state (the same names and shapes:
+        KeyError / ValueError otherwise, with nothing changed), and takes the learning rate from
+        the metadata of a dict returned by ``ember.load`` when it has one."""
+        own = dict(self._impl.state())
+        if set(own) != set(state_dict):
+            raise KeyError(f"load_state_dict: the optimizer's state is {sorted(own)}, the dict "
+                           f"has {sorted(state_dict)}")
+        for name, t in own.items():
+            if tuple(state_dict[name].shape) != tuple(t.shape):
+                raise ValueError(f"load_state_dict: '{name}' has shape "
+                                 f"{tuple(state_dict[name].shape)}, the optimizer's has "
+                                 f"{tuple(t.shape)}")
+        from .. import no_grad
+        with no_grad():
+            for name, t in own.items():
+                t.copy_(state_dict[name])
+        lr = getattr(state_dict, "metadata", {}).get("lr")
+        if lr is not None:
+            self._impl.lr = float(lr)
 
 
 class SGD(Optimizer):
