@@ -24,12 +24,13 @@ run=(build-essential cmake ninja-build g++ file
 # project venv (scripts/python-venv.sh); pkgconf: the install tests (pkg-config's flags);
 # pocl-opencl-icd: an OpenCL driver on the CPU, which the opencl device's tests run on;
 # python3-sklearn: the digits example's data, which the suite trains on at reduced size.
-# python3-dev and pybind11-dev: the Python package's extension (python/); python3-numpy and
-# python3-pytest: its pytest suite (Debian's python3-torch is one of its references).
+# python3-dev, pybind11-dev and libdlpack-dev: the Python package's extension (python/);
+# python3-numpy and python3-pytest: its pytest suite (Debian's python3-torch is one of its
+# references).
 test=(libgtest-dev libgmock-dev libtorch-dev
       libopenblas-dev libdnnl-dev libonnx-testdata
       python3 python3-venv python3-torch python3-torchvision pkgconf pocl-opencl-icd
-      python3-sklearn python3-dev pybind11-dev python3-numpy python3-pytest)
+      python3-sklearn python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest)
 # Google Benchmark; oneDNN, OpenBLAS and libtorch: the references the benchmarks and the study
 # compare against; python3-venv: the study's Python references (scripts/study-venv.sh).
 bench=(libbenchmark-dev libdnnl-dev libopenblas-dev libtorch-dev python3 python3-venv)

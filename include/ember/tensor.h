@@ -419,6 +419,14 @@ Tensor eye(int64_t n, TensorOptions o = {});
 Tensor eye(int64_t n, int64_t m, TensorOptions o = {});
 /// Copies `numel(shape)` elements of dtype from data.
 Tensor from_blob(const void* data, IntList shape, ScalarType dtype);
+/// A realized tensor over `numel(shape)` row-major elements of dtype at data, without a copy (as
+/// libtorch's from_blob with a deleter): ember reads and, through in-place ops, writes that
+/// memory, and calls deleter(data) once when the last tensor using it dies (possibly on another
+/// thread). The caller keeps the memory valid until then. Writes made to it by others are seen by
+/// lazy results realized afterwards (the buffer's version is not bumped). ValueError when data is
+/// null or not aligned to the element size; an empty shape's tensor is a copy (deleter called at
+/// once).
+Tensor from_blob(void* data, IntList shape, ScalarType dtype, std::function<void(void*)> deleter);
 /// Copies values; shape defaults to {values.size()}.
 template <typename T>
 Tensor from_vector(const std::vector<T>& values, std::optional<IntList> shape = std::nullopt);

@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -16,6 +17,12 @@ namespace py = pybind11;
 /// ember's errors as Python's: ShapeError, DTypeError, ValueError -> ValueError; IndexError ->
 /// IndexError; IOError -> OSError; any other ember::Error -> RuntimeError. The message is ember's.
 void register_errors();
+
+/// Realizes t with the GIL released, so that other Python threads run while ember computes
+/// (ember's realizes may run on several threads at once). Every binding that waits for kernels
+/// (item, numpy, tolist, repr, realize, in-place operators, backward, optimizer steps, save and
+/// load) goes through here or releases the GIL itself.
+void realize_without_gil(const Tensor& t);
 
 /// A Python bool, int or float (or a NumPy scalar of one) as an ember Scalar; nullopt for
 /// anything else. A Python int outside int64 raises OverflowError.
@@ -39,7 +46,26 @@ py::array to_numpy(Tensor& t);
 /// A tensor holding a copy of a C-contiguous, native-byte-order array's elements (the Python
 /// side, ember/__init__.py, makes such an array); ValueError for any other array.
 Tensor from_numpy_copy(const py::array& a);
+/// A tensor over a C-contiguous, aligned, writeable, native-byte-order, non-empty array's memory
+/// (no copy): the tensor holds a reference to the array until its buffer dies. ValueError for
+/// any other array (ember/__init__.py copies those).
+Tensor from_numpy_shared(const py::array& a);
+/// Makes t a buffer of its own (realized, not a view), as numpy() and __dlpack__ export it: a
+/// lazy tensor is realized, a view rebound to a realized copy of its values.
+void own_buffer(Tensor& t);
+/// A from_blob deleter that runs `release` (which touches Python objects) holding the GIL, from
+/// whichever thread drops the last tensor; nothing once the interpreter is finalized.
+std::function<void(void*)> release_with_gil(std::function<void()> release);
 
-void register_tensor(py::module_& m);
+/// DLPack (the tensor exchange ABI of dlpack/dlpack.h): Tensor.__dlpack__ /
+/// __dlpack_device__ and _from_dlpack_capsule.
+void register_dlpack(py::module_& m, py::class_<Tensor>& tensor);
+/// ember._ember._nn (initialisers, functional ops, losses, Linear's parameters), ._optim (SGD,
+/// Adam, AdamW) and ._io (safetensors files).
+void register_nn(py::module_& m);
+void register_optim(py::module_& m);
+void register_io(py::module_& m);
+
+py::class_<Tensor> register_tensor(py::module_& m);
 
 }  // namespace ember::python

@@ -62,6 +62,7 @@ void define_creation(py::module_& m) {
       py::arg("start"), py::arg("end"), py::arg("step"), py::arg("dtype") = py::none(),
       py::arg("requires_grad") = false);
   m.def("_from_numpy_copy", &from_numpy_copy, py::arg("array"));
+  m.def("_from_numpy_shared", &from_numpy_shared, py::arg("array"));
   m.def(
       "manual_seed", [](uint64_t seed) { manual_seed(seed); }, py::arg("seed"));
 }
@@ -86,7 +87,11 @@ PYBIND11_MODULE(_ember, m) {
   m.doc() = "ember's C++ core (the Python API is the package ember)";
   register_errors();
   define_dtypes(m);
-  register_tensor(m);
+  py::class_<ember::Tensor> tensor = register_tensor(m);
+  register_dlpack(m, tensor);
+  register_nn(m);
+  register_optim(m);
+  register_io(m);
   define_creation(m);
   define_grad_mode(m);
 }

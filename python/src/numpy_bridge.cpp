@@ -1,6 +1,7 @@
 // Tensors to NumPy arrays and back. Tensor -> array shares the realized buffer (no copy) and the
-// array's base object holds a handle on the tensor; array -> tensor copies (ember::from_blob:
-// ember's buffers are its own allocations, which an outside array cannot become).
+// array's base object holds a handle on the tensor; array -> tensor shares the array's memory
+// (from_blob with a deleter that drops a reference to the array) where ember can use it as it
+// is, and copies otherwise (ember/__init__.py decides).
 #include <string>
 
 #include "bindings.h"
@@ -42,13 +43,32 @@ ScalarType ember_dtype(const py::dtype& d) {
                        "and float64");
 }
 
-py::array to_numpy(Tensor& t) {
-  const py::dtype dt = numpy_dtype(t.dtype());
-  t.realize();
+void own_buffer(Tensor& t) {
+  realize_without_gil(t);
   // A view of another buffer (a reshape, a slice, a detach) becomes a buffer of its own with the
   // same values (ember's views never alias writes, so nothing else can tell).
-  if (!t.is_realized()) t = realized_clone(t);
-  if (!t.is_realized()) throw Error("numpy(): the tensor did not realize into a buffer");
+  if (!t.is_realized()) {
+    Tensor own = [&] {
+      py::gil_scoped_release released;
+      return realized_clone(t);
+    }();
+    t = own;
+  }
+  if (!t.is_realized()) throw Error("the tensor did not realize into a buffer");
+}
+
+std::function<void(void*)> release_with_gil(std::function<void()> release) {
+  return [release = std::move(release)](void*) {
+    if (!Py_IsInitialized()) return;  // at exit: the objects are gone with the interpreter
+    const PyGILState_STATE s = PyGILState_Ensure();
+    release();
+    PyGILState_Release(s);
+  };
+}
+
+py::array to_numpy(Tensor& t) {
+  const py::dtype dt = numpy_dtype(t.dtype());
+  own_buffer(t);
   Tensor held = t;
   std::vector<py::ssize_t> shape(held.sizes().begin(), held.sizes().end());
   std::vector<py::ssize_t> strides(shape.size());
@@ -71,6 +91,21 @@ Tensor from_numpy_copy(const py::array& a) {
   const ScalarType t = ember_dtype(a.dtype());
   IntList shape(a.shape(), a.shape() + a.ndim());
   return from_blob(a.data(), shape, t);
+}
+
+Tensor from_numpy_shared(const py::array& a) {
+  const int f = a.flags();
+  if (!(f & py::array::c_style) || !(f & py::detail::npy_api::NPY_ARRAY_ALIGNED_) ||
+      !(f & py::detail::npy_api::NPY_ARRAY_WRITEABLE_) ||
+      !a.dtype().attr("isnative").cast<bool>() || a.size() == 0)
+    throw ValueError(
+        "from_numpy: only a C-contiguous, aligned, writeable, native-byte-order, non-empty array "
+        "is shared (ember/__init__.py copies the others)");
+  const ScalarType t = ember_dtype(a.dtype());
+  IntList shape(a.shape(), a.shape() + a.ndim());
+  auto* held = new py::object(a);  // released under the GIL when the buffer dies
+  return from_blob(const_cast<void*>(a.data()), shape, t,
+                   release_with_gil([held] { delete held; }));
 }
 
 }  // namespace ember::python

@@ -17,7 +17,13 @@ std::optional<Scalar> as_scalar(py::handle h) {
   return std::nullopt;
 }
 
+void realize_without_gil(const Tensor& t) {
+  py::gil_scoped_release released;
+  t.realize();
+}
+
 py::object item(const Tensor& t) {
+  realize_without_gil(t);  // then item<T>() reads the realized value
   const ScalarType d = t.dtype();
   if (d == kBool) return py::bool_(t.item<bool>());
   if (is_floating_point(d)) return py::float_(t.item<double>());

@@ -133,7 +133,7 @@ py::object in_place(py::object self, py::handle b, F f) {
   } else {
     return not_implemented();
   }
-  a.realize();
+  realize_without_gil(a);
   return self;
 }
 
@@ -162,14 +162,17 @@ void define_autograd(py::class_<Tensor>& c) {
       .def(
           "requires_grad_", [](Tensor& t, bool r) -> Tensor& { return t.requires_grad_(r); },
           py::arg("requires_grad") = true, py::return_value_policy::reference_internal)
-      .def_property_readonly("grad",
-                             [](const Tensor& t) -> py::object {
-                               Tensor g = t.grad();
-                               return g.defined() ? py::cast(g) : py::none();
-                             })
+      .def_property(
+          "grad",
+          [](const Tensor& t) -> py::object {
+            Tensor g = t.grad();
+            return g.defined() ? py::cast(g) : py::none();
+          },
+          [](Tensor& t, const std::optional<Tensor>& g) { t.set_grad(g.value_or(Tensor())); })
       .def(
           "backward",
           [](const Tensor& t, std::optional<Tensor> gradient) {
+            py::gil_scoped_release released;
             t.backward(gradient.value_or(Tensor()));
           },
           py::arg("gradient") = py::none())
@@ -190,9 +193,21 @@ void define_data(py::class_<Tensor>& c) {
              return t.size(0);
            })
       .def("item", &item)
-      .def("__float__", [](const Tensor& t) { return t.item<double>(); })
-      .def("__int__", [](const Tensor& t) { return t.item<int64_t>(); })
-      .def("__bool__", [](const Tensor& t) { return t.item<bool>(); })
+      .def("__float__",
+           [](const Tensor& t) {
+             realize_without_gil(t);
+             return t.item<double>();
+           })
+      .def("__int__",
+           [](const Tensor& t) {
+             realize_without_gil(t);
+             return t.item<int64_t>();
+           })
+      .def("__bool__",
+           [](const Tensor& t) {
+             realize_without_gil(t);
+             return t.item<bool>();
+           })
       .def("numpy",
            [](Tensor& t) {
              if (t.requires_grad())
@@ -213,10 +228,20 @@ void define_data(py::class_<Tensor>& c) {
              Tensor v = t.dtype() == kBFloat16 ? t.detach().to(kFloat32) : t.detach();
              return to_numpy(v).attr("tolist")();
            })
-      .def("realize", [](const Tensor& t) { return t.realize(); })
+      .def("realize",
+           [](const Tensor& t) {
+             realize_without_gil(t);
+             return t;
+           })
+      // The address of a realized tensor's buffer (torch's data_ptr); ValueError for a lazy
+      // tensor or a view (realize() or numpy() gives it a buffer).
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("__getitem__",
            [](const Tensor& t, py::handle key) { return t.index(as_indices(key, t.dim())); })
-      .def("__repr__", &Tensor::toString);
+      .def("__repr__", [](const Tensor& t) {
+        realize_without_gil(t);
+        return t.toString();
+      });
 }
 
 void define_methods(py::class_<Tensor>& c) {
@@ -225,6 +250,15 @@ void define_methods(py::class_<Tensor>& c) {
       .def("double", [](const Tensor& t) { return t.to(kFloat64); })
       .def("long", [](const Tensor& t) { return t.to(kInt64); })
       .def("contiguous", &Tensor::contiguous)
+      .def(
+          "copy_",
+          [](py::object self, const Tensor& src) {  // realized at once, as the operators
+            Tensor& t = self.cast<Tensor&>();
+            t.copy_(src);
+            realize_without_gil(t);
+            return self;
+          },
+          py::arg("src"))
       .def("clone", &Tensor::clone)
       .def("reshape", [](const Tensor& t, py::args s) { return t.reshape(as_shape(s)); })
       .def("view", [](const Tensor& t, py::args s) { return t.reshape(as_shape(s)); })
@@ -255,13 +289,14 @@ void define_methods(py::class_<Tensor>& c) {
 
 }  // namespace
 
-void register_tensor(py::module_& m) {
+py::class_<Tensor> register_tensor(py::module_& m) {
   py::class_<Tensor> c(m, "Tensor");
   define_operators(c);
   define_in_place(c);
   define_autograd(c);
   define_data(c);
   define_methods(c);
+  return c;
 }
 
 }  // namespace ember::python

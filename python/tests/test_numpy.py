@@ -1,6 +1,8 @@
-"""NumPy exchange: numpy() shares the tensor's buffer (no copy), from_numpy copies; dtypes,
-lifetimes and arrays that are not C-contiguous or native."""
+"""NumPy exchange: numpy() shares the tensor's buffer (no copy), from_numpy shares the array's
+where it can and copies otherwise; dtypes, lifetimes and arrays that are not C-contiguous,
+aligned, writeable or native."""
 import gc
+import sys
 
 import numpy as np
 import pytest
@@ -61,11 +63,56 @@ def test_the_tensor_outlives_a_dropped_array():
     assert t.sum().item() == 4.0
 
 
-def test_from_numpy_copies():
-    a = np.ones(3, np.float32)
+def test_from_numpy_shares_a_contiguous_writeable_array():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
     t = ember.from_numpy(a)
-    a[0] = 9
-    assert t.tolist() == [1.0, 1.0, 1.0]
+    a[0, 1] = 9  # the array's write is the tensor's value
+    assert t[0, 1].item() == 9.0
+    t *= 2  # ember's in-place write is the array's
+    np.testing.assert_array_equal(a, [[0, 18, 4], [6, 8, 10]])
+    assert np.shares_memory(t.numpy(), a)
+
+
+def test_from_numpy_keeps_the_array_alive():
+    a = np.arange(1000, dtype=np.int64)
+    ref = sys.getrefcount(a)
+    t = ember.from_numpy(a)
+    assert sys.getrefcount(a) == ref + 1
+    view = t.numpy()
+    del a
+    gc.collect()
+    ember.arange(1000).numpy()  # new allocations must not reuse the array's memory
+    np.testing.assert_array_equal(view, np.arange(1000))
+    assert (t * 2).sum().item() == 999 * 1000
+
+
+def test_from_numpy_releases_the_array_with_the_tensor():
+    a = np.ones(8, np.float32)
+    ref = sys.getrefcount(a)
+    t = ember.from_numpy(a)
+    r = t + 1  # a lazy result reads the array's memory: it holds it too
+    del t
+    gc.collect()
+    assert sys.getrefcount(a) == ref + 1
+    assert r.tolist() == [2.0] * 8
+    del r
+    gc.collect()
+    assert sys.getrefcount(a) == ref
+
+
+def test_from_numpy_copies_what_it_cannot_share():
+    base = np.arange(12, dtype=np.float32).reshape(3, 4)
+    ro = base.copy()
+    ro.flags.writeable = False
+    unaligned = np.frombuffer(b"\0" + np.arange(4, dtype=np.int32).tobytes(), np.int32, 4, 1)
+    assert not unaligned.flags.aligned
+    for a in (base[:, ::2], base.T, ro, unaligned, np.arange(3, dtype=">i4")):
+        t = ember.from_numpy(a)
+        np.testing.assert_array_equal(t.numpy(), a)
+        assert not np.shares_memory(t.numpy(), a)
+    t = ember.tensor(base)  # tensor() always copies, as torch.tensor
+    base[0, 0] = 7
+    assert t[0, 0].item() == 0.0
 
 
 def test_non_contiguous_read_only_and_swapped_arrays_are_read_correctly():

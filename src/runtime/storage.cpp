@@ -4,6 +4,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <utility>
 
 #include "ember/error.h"
 #include "ir/node.h"
@@ -18,7 +19,12 @@ std::atomic<uint64_t> g_next_id{1};
 Storage::Storage(ScalarType dtype, int64_t numel)
     : id_(g_next_id++), dtype_(dtype), numel_(numel) {}
 
-Storage::~Storage() { host_free(data_, nbytes()); }
+Storage::Storage(ScalarType dtype, int64_t numel, void* data, std::shared_ptr<void> owner)
+    : id_(g_next_id++), dtype_(dtype), numel_(numel), data_(data), owner_(std::move(owner)) {}
+
+Storage::~Storage() {
+  if (!owner_) host_free(data_, nbytes());
+}
 
 uint64_t Storage::next_id() { return g_next_id.load(); }
 

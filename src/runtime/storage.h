@@ -22,6 +22,10 @@ namespace ember::runtime {
 class Storage {
  public:
   Storage(ScalarType dtype, int64_t numel);
+  /// A storage over memory that ember did not allocate (ember::from_blob with a deleter): `data`
+  /// holds numel elements of dtype, aligned to the element size; `owner` keeps it alive and is
+  /// released (its deleter run) when the storage dies. Never freed by host_free.
+  Storage(ScalarType dtype, int64_t numel, void* data, std::shared_ptr<void> owner);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -63,6 +67,7 @@ class Storage {
   ScalarType dtype_;
   int64_t numel_;
   void* data_ = nullptr;
+  std::shared_ptr<void> owner_;  // set for outside memory (then data_ is not host_alloc's)
 };
 
 }  // namespace ember::runtime

@@ -92,6 +92,26 @@ Tensor from_blob(const void* data, IntList shape, ScalarType dtype) {
   return t;
 }
 
+Tensor from_blob(void* data, IntList shape, ScalarType dtype, std::function<void(void*)> deleter) {
+  check_shape(shape, "from_blob");
+  if (!deleter) throw ValueError("from_blob: the deleter is empty");
+  // The deleter runs exactly once from here on, whatever is thrown below.
+  std::shared_ptr<void> owner(data, std::move(deleter));
+  if (!data) throw ValueError("from_blob: data is null");
+  if (reinterpret_cast<uintptr_t>(data) % element_size(dtype) != 0)
+    throw ValueError("from_blob: data is not aligned to its " +
+                     std::to_string(element_size(dtype)) + "-byte elements (" + dtype_name(dtype) +
+                     ")");
+  const int64_t numel = ir::shape_numel(shape);
+  if (numel == 0) return from_blob(static_cast<const void*>(data), std::move(shape), dtype);
+  const bool fixed = detail::in_static_scope();  // as the copying from_blob above
+  if (auto* o = detail::access_observer(); o && !fixed) o->host_data();
+  auto st = std::make_shared<runtime::Storage>(dtype, numel, data, std::move(owner));
+  Tensor t = make_tensor(engine::make_buffer(st, shape));
+  if (fixed) detail::set_static_buffer(t);
+  return t;
+}
+
 template <typename T>
 Tensor from_vector(const std::vector<T>& values, std::optional<IntList> shape) {
   IntList s = shape ? *shape : IntList{static_cast<int64_t>(values.size())};
