@@ -78,7 +78,8 @@ void timed_launch(const runtime::Program& p, void* const* ptrs) {
 // The buffers of one launch of a program that takes its device's buffers (Program::memory): a
 // storage that lives there gives its own (and is marked written when it is an output); a host
 // storage (a realize of host tensors on that device: EMBER_DEVICE=opencl) a buffer of the launch,
-// copied in before it (unless it has no data yet) and, for an output, out after it. Freed however the launch ends.
+// copied in before it (unless it has no data yet) and, for an output, out after it. Freed however
+// the launch ends.
 class DeviceArgs {
  public:
   DeviceArgs(runtime::Device& dev, size_t outputs) : dev_(dev), outputs_(outputs) {}
