@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   const study::StepTimes times = study::time_steps(args, one);
   nlohmann::json r = study::step_record("ember", get_num_threads(), args, times);
   r["target"] = kernel_target();
+  r["device"] = Context::get().device;  // EMBER_DEVICE: cpu, or opencl for its time on PoCL
   r["jit"] = rl::jit_available();
   std::printf("%s\n", r.dump().c_str());
   if (args.attribution) {

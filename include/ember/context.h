@@ -98,6 +98,11 @@ struct RuntimeStats {
   /// cache instead.
   int64_t beam_searches = 0;
   int64_t beam_cache_hits = 0;
+  /// Buffer copies between host and device memory (devices with memory of their own: opencl):
+  /// Tensor::to, reads of a device tensor's data, and the host buffers that a realize on such a
+  /// device copies in and its outputs out (Context::device = "opencl" on host tensors).
+  int64_t copies_to_device = 0;
+  int64_t copies_to_host = 0;
 };
 RuntimeStats& runtime_stats();
 void reset_runtime_stats();

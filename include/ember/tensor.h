@@ -22,6 +22,7 @@
 #include <variant>
 #include <vector>
 
+#include "ember/device.h"
 #include "ember/dim_vector.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
@@ -168,6 +169,16 @@ class Tensor {
   /// Every device and every host-side conversion (item, to_vector, fill values) gives the same
   /// result.
   Tensor to(ScalarType t) const;
+  /// This tensor's value in the memory of `device` (device.h), as libtorch's Tensor::to(Device):
+  /// *this when it is there already, else a realized copy there (the engine's launch list copies
+  /// it: RuntimeStats::copies_to_device / copies_to_host). Ops on tensors that live on a device
+  /// run there and their results stay there; reading data (item, to_vector) copies it back.
+  /// Gradients flow through it: the backward of to(device) is a to() back. Throws ValueError for
+  /// a device that is unknown or not built (device.h, runtime::get_device).
+  Tensor to(const Device& device) const;
+  /// Where the data lives: the device of the buffers this tensor's value reads ("cpu" for host
+  /// memory and for a value that reads none). Throws ValueError when it reads two memories.
+  Device device() const;
   Tensor detach() const;
 
   // ---- elementwise ----------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 
 #include "runtime/cpu/compiler.h"
 #include "runtime/cpu/target.h"
+#include "runtime/storage.h"
 
 namespace ember {
 
@@ -56,13 +57,17 @@ Context& Context::get() {
 
 RuntimeStats& runtime_stats() {
   static RuntimeStats s;
+  // The runtime's host<->device copies count here (runtime/storage.h).
+  static const bool counted =
+      (runtime::count_transfers_into(&s.copies_to_device, &s.copies_to_host), true);
+  (void)counted;
   return s;
 }
 void reset_runtime_stats() { runtime_stats() = RuntimeStats(); }
 
 RuntimeStats runtime_stats_snapshot() {
   // Every field, read as atomically as engine/stats.h adds to it (a new field must be added here).
-  static_assert(sizeof(RuntimeStats) == 17 * 8, "runtime_stats_snapshot: a field is missing");
+  static_assert(sizeof(RuntimeStats) == 19 * 8, "runtime_stats_snapshot: a field is missing");
   RuntimeStats& s = runtime_stats();
   RuntimeStats out;
   auto get = [](auto& field) {
@@ -86,6 +91,8 @@ RuntimeStats runtime_stats_snapshot() {
   out.plan_cache_misses = get(s.plan_cache_misses);
   out.beam_searches = get(s.beam_searches);
   out.beam_cache_hits = get(s.beam_cache_hits);
+  out.copies_to_device = get(s.copies_to_device);
+  out.copies_to_host = get(s.copies_to_host);
   return out;
 }
 

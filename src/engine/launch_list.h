@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -16,7 +17,9 @@
 namespace ember::engine {
 
 /// One launch: `program` on the buffers of `slots` (the program's slot order: outputs, then
-/// inputs), or, without a program, a copy of the buffer of slots[1] into that of slots[0].
+/// inputs), or, without a program, a copy of the buffer of slots[1] into that of slots[0]: the
+/// list's host<->device transfers (Tensor::to) are such copies, between storages that live in
+/// different memories (runtime::copy_data).
 struct LaunchStep {
   std::shared_ptr<runtime::Program> program;
   std::vector<int32_t> slots;
@@ -29,6 +32,9 @@ struct LaunchList {
   std::vector<LaunchStep> steps;
   int32_t bound = 0;
   std::vector<std::pair<ScalarType, int64_t>> fresh;
+  /// The device whose memory holds the new buffers (a realize of tensors that live there); null:
+  /// host memory.
+  runtime::Device* place = nullptr;
 
   int32_t slots() const { return bound + static_cast<int32_t>(fresh.size()); }
   /// The slot of new buffer `i`.
@@ -44,8 +50,18 @@ struct LaunchList {
 void run(const LaunchList& list, std::span<const StorageRef* const> bound,
          std::vector<StorageRef>& fresh);
 
-/// A copy of src's data into dst, run as a one-step list (a capture records it like any launch).
+/// A copy of src's data into dst, run as a one-step list (a capture records it like any launch);
+/// either may live on a device (host<->device, device<->device).
 void copy_storage(const StorageRef& dst, const StorageRef& src);
+
+/// The device whose memory holds `storages` (null: host memory). Throws ValueError when they live
+/// in two memories: "Expected all tensors to be on the same device, but found at least two
+/// devices, cpu and opencl:0!" (libtorch's message).
+runtime::Device* placement(std::span<const StorageRef* const> storages);
+/// True when `storages` live in one memory.
+bool one_memory(std::span<const StorageRef* const> storages);
+/// A device's name as Tensor::device() gives it: "cpu" for host memory, else "<name>:0".
+std::string device_label(const runtime::Device* d);
 
 /// Launches everything that DeferLaunches scopes (of any thread) hold back, after one compile of
 /// the programs they wait for. Host code calls it before it touches buffer memory (the tensor

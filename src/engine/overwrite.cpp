@@ -69,7 +69,7 @@ int preserve_for_readers(const std::vector<StorageRef>& targets,
   for (size_t t = 0; t < targets.size(); t++) {
     if (!keep[t]) continue;
     const auto& from = targets[t];
-    auto kept = std::make_shared<runtime::Storage>(from->dtype(), from->numel());
+    auto kept = std::make_shared<runtime::Storage>(from->dtype(), from->numel(), from->device());
     kept->set_version(from->version());
     copy_storage(kept, from);
     // The node keeps its identity, so every graph that reads it now reads the copy.

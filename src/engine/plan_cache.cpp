@@ -154,7 +154,8 @@ void GraphKey::push_storage(const StorageRef& s) {
   len_ += 2;
   if (fresh) {
     storages_.push_back(&s);
-    t[2] = static_cast<int64_t>(s->dtype());
+    // Where it lives is part of the key: a list's new buffers live there too (LaunchList::place).
+    t[2] = static_cast<int64_t>(s->dtype()) | (s->device() ? int64_t{1} << 32 : 0);
     t[3] = s->numel();
     len_ += 2;
   }

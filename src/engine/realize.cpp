@@ -106,7 +106,9 @@ void print_realize(const schedule::Schedule& sched, const ProgramBatch& progs, d
 
 // Schedules the roots and finds their programs (memory cache, else one compile batch); stores
 // the plan when `key` is set and its programs are built.
-Plan schedule_plan(const std::vector<Root>& roots, runtime::Device& dev, const GraphKey* key,
+// The device is that of the storages the graph reads when they live on one (placement), else
+// `host_dev` (Context::device: cpu, interp, or a device that copies host buffers in and out).
+Plan schedule_plan(const std::vector<Root>& roots, runtime::Device& host_dev, const GraphKey* key,
                    Slots& slots) {
   const Context& ctx = Context::get();
   const double t0 = now();
@@ -117,11 +119,16 @@ Plan schedule_plan(const std::vector<Root>& roots, runtime::Device& dev, const G
     return slots.name(storage_of(n));
   });
   const double t_sched = now() - t0;
+  std::vector<const StorageRef*> read;
+  for (const auto& [name, storage] : slots.named) read.push_back(storage);
+  runtime::Device* place = placement(read);
+  runtime::Device& dev = place ? *place : host_dev;
   std::vector<schedule::Kernel> simplified;
   for (auto& item : sched.items) simplified.push_back(schedule::simplify(item.kernel));
   const ProgramBatch progs = get_programs(simplified, dev);
   if (ctx.debug >= 1) print_realize(sched, progs, t_sched, key != nullptr, dev);
   Plan p = to_plan(sched, progs, slots);
+  p.list.place = place;
   // While launches are deferred or compiled only, programs (this realize's or an earlier one's,
   // found in the program cache) may not be built yet, and a failed batch build forgets them: only
   // plans made where every program is built are kept.
@@ -178,7 +185,49 @@ struct Scratch {
   void clear() { fresh.clear(); }
 };
 
+// Roots whose values live in different memories (a loss on opencl realized with the gradients
+// of cpu leaves): each memory's roots as one realize, results in the roots' order. False (nothing
+// done) when they share one.
+bool realize_by_memory(const std::vector<Root>& roots, const std::vector<const ir::Node*>& holders,
+                       std::vector<StorageRef>& results) {
+  std::vector<runtime::Device*> where;
+  for (const Root& r : roots)
+    where.push_back(placement_of(*r.node, r.target ? &r.target : nullptr));
+  if (std::all_of(where.begin(), where.end(), [&](auto* d) { return d == where[0]; })) return false;
+  results.assign(roots.size(), nullptr);
+  std::vector<bool> done(roots.size(), false);
+  for (size_t i = 0; i < roots.size(); i++) {
+    if (done[i]) continue;
+    std::vector<Root> group;
+    std::vector<size_t> at;
+    for (size_t j = i; j < roots.size(); j++)
+      if (!done[j] && where[j] == where[i]) {
+        group.push_back(roots[j]);
+        at.push_back(j);
+        done[j] = true;
+      }
+    std::vector<StorageRef> got = realize(group, holders);
+    for (size_t k = 0; k < at.size(); k++) results[at[k]] = std::move(got[k]);
+  }
+  return true;
+}
+
 }  // namespace
+
+runtime::Device* placement_of(const ir::Node& root, const StorageRef* target) {
+  std::vector<const StorageRef*> read;
+  if (target) read.push_back(target);
+  std::unordered_set<const ir::Node*> seen{&root};
+  std::vector<const ir::Node*> todo{&root};
+  while (!todo.empty()) {
+    const ir::Node* n = todo.back();
+    todo.pop_back();
+    if (n->op == ir::Op::BUFFER) read.push_back(&storage_of(*n));
+    for (const ir::NodeRef& s : n->src)
+      if (seen.insert(s.get()).second) todo.push_back(s.get());
+  }
+  return placement(read);
+}
 
 std::vector<StorageRef> realize(const std::vector<Root>& roots,
                                 const std::vector<const ir::Node*>& holders) {
@@ -189,7 +238,17 @@ std::vector<StorageRef> realize(const std::vector<Root>& roots,
   preserve_target_readers(roots, holders);
   runtime::Device& dev = runtime::get_device(ctx.device);
   thread_local GraphKey key;
-  const bool cacheable = ctx.plan_cache && !ctx.graph && key.build(roots, dev.name());
+  bool cacheable = ctx.plan_cache && !ctx.graph && key.build(roots, dev.name());
+  // Roots in different memories are realized apart (the check walks the roots' graphs only where
+  // the key's storages are not in one memory, or there is no key).
+  if (roots.size() > 1 && (!cacheable || !one_memory(key.storages()))) {
+    std::vector<StorageRef> split;
+    if (realize_by_memory(roots, holders, split)) return split;
+  }
+  // A graph of storages that live on a device runs there (its key names that device).
+  if (runtime::Device* place = cacheable ? placement(key.storages()) : nullptr;
+      place && place != &dev)
+    cacheable = key.build(roots, place->name());
   support::ThreadSpare<Scratch> scratch;
   std::vector<StorageRef>& fresh = scratch->fresh;
   std::vector<StorageRef> results(roots.size());

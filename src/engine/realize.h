@@ -22,7 +22,15 @@ namespace ember::engine {
 /// `holders`: the node of each distinct handle (the caller's tensors) on a root's value, so that
 /// the copy-on-write of in-place targets (overwrite.h) does not count them as outside readers;
 /// read only when a root has an in-place target (the caller may pass none otherwise).
+/// Roots whose graphs read storages in different memories (host, a device: Tensor::to) are
+/// realized apart, each on its memory's device; one root whose graph reads two throws ValueError
+/// (launch_list.h, placement).
 std::vector<StorageRef> realize(const std::vector<Root>& roots,
                                 const std::vector<const ir::Node*>& holders);
+
+/// The device whose memory holds the buffers that root's value reads, and `target` (an in-place
+/// target) when given (null: host memory, or none). Throws ValueError when they live in two
+/// (launch_list.h, placement).
+runtime::Device* placement_of(const ir::Node& root, const StorageRef* target = nullptr);
 
 }  // namespace ember::engine

@@ -4,8 +4,10 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <optional>
 
 #include "ember/context.h"
+#include "ember/error.h"
 #include "ember/support/clock.h"
 #include "ember/support/shape_str.h"
 #include "engine/kernel_summary.h"
@@ -45,13 +47,8 @@ std::string shape_text(const std::vector<int64_t>& s) {
   return s.empty() ? "1" : support::dims_str(s);
 }
 
-// Runs one program now on n buffers (buffer(i) gives the i-th), with DEBUG=2 / PROFILE timing.
-template <class BufferAt>
-void launch_on(const runtime::Program& p, size_t n, BufferAt buffer) {
-  void* small[16];  // no allocation for the usual few buffers
-  std::vector<void*> many(n > 16 ? n : 0);
-  void** ptrs = many.empty() ? small : many.data();
-  for (size_t i = 0; i < n; i++) ptrs[i] = buffer(i)->data();
+// Launches p on ptrs, with DEBUG=2 / PROFILE timing.
+void timed_launch(const runtime::Program& p, void* const* ptrs) {
   const Context& ctx = Context::get();
   auto& stats = runtime_stats();
   stat_add(stats.kernels_launched);
@@ -78,6 +75,80 @@ void launch_on(const runtime::Program& p, size_t n, BufferAt buffer) {
   if (!p.opts.empty()) std::fprintf(stderr, "    opts: %s\n", p.opts.c_str());
 }
 
+// The buffers of one launch of a program that takes its device's buffers (Program::memory): a
+// storage that lives there gives its own (and is marked written when it is an output); a host
+// storage (a realize of host tensors on that device: EMBER_DEVICE=opencl) a buffer of the launch,
+// copied in before it (unless it has no data yet) and, for an output, out after it. Freed however
+// the launch ends.
+class DeviceArgs {
+ public:
+  DeviceArgs(runtime::Device& dev, size_t outputs) : dev_(dev), outputs_(outputs) {}
+  DeviceArgs(const DeviceArgs&) = delete;
+  DeviceArgs& operator=(const DeviceArgs&) = delete;
+  ~DeviceArgs() {
+    for (auto& t : temps_) dev_.free(t.buf);
+  }
+
+  void* handle(runtime::Storage& s, size_t slot) {
+    if (slot < outputs_) outs_.push_back(&s);
+    if (s.device() == &dev_) return s.device_buffer().handle;
+    if (s.device())  // placement() lets no such graph through
+      throw Error("internal error: a kernel on " + dev_.name() + " reads a buffer on " +
+                  s.device()->name());
+    for (auto& t : temps_)
+      if (t.storage == &s) return t.buf.handle;
+    temps_.push_back({&s, dev_.allocate(s.nbytes())});
+    if (s.allocated()) {  // else nothing to copy: a new output, written by the kernel
+      dev_.copy_in(temps_.back().buf, s.host_read(), s.nbytes());
+      runtime::count_transfer(true);
+    }
+    return temps_.back().buf.handle;
+  }
+
+  // After the launch: outputs that live on the device are written there; host ones copied out.
+  void finish() {
+    for (runtime::Storage* s : outs_) {
+      if (s->device()) {
+        s->device_written();
+        continue;
+      }
+      for (auto& t : temps_)
+        if (t.storage == s) {
+          dev_.copy_out(s->data(), t.buf, s->nbytes());
+          runtime::count_transfer(false);
+          t.storage = nullptr;  // once, however many slots name it
+        }
+    }
+  }
+
+ private:
+  struct Temp {
+    runtime::Storage* storage;
+    runtime::DeviceBuffer buf;
+  };
+  runtime::Device& dev_;
+  size_t outputs_;
+  std::vector<Temp> temps_;
+  std::vector<runtime::Storage*> outs_;
+};
+
+// Runs one program now on n buffers (buffer(i) gives the i-th), with DEBUG=2 / PROFILE timing.
+template <class BufferAt>
+void launch_on(const runtime::Program& p, size_t n, BufferAt buffer) {
+  void* small[16];  // no allocation for the usual few buffers
+  std::vector<void*> many(n > 16 ? n : 0);
+  void** ptrs = many.empty() ? small : many.data();
+  std::optional<DeviceArgs> args;
+  if (p.memory) {
+    args.emplace(*p.memory, p.kernel.num_outputs());
+    for (size_t i = 0; i < n; i++) ptrs[i] = args->handle(*buffer(i), i);
+  } else {
+    for (size_t i = 0; i < n; i++) ptrs[i] = buffer(i)->data();
+  }
+  timed_launch(p, ptrs);
+  if (args) args->finish();
+}
+
 // The steps of `list`, now, in order; slot(s) gives the storage of slot s. The loop of every
 // launch: run()'s, and sync()'s for the runs it held back.
 // With BEAM on, a program runs as the one its search chose (tune.h), searched here at its first
@@ -90,9 +161,8 @@ void execute(const LaunchList& list, SlotAt slot) {
     for (const LaunchStep& s : list.steps) count.n += s.program && needs_search(*s.program);
   std::vector<void*> ptrs;
   for (const LaunchStep& s : list.steps) {
-    if (!s.program) {
-      runtime::Storage& dst = *slot(s.slots[0]);
-      std::memcpy(dst.data(), slot(s.slots[1])->data(), dst.nbytes());
+    if (!s.program) {  // host or device memory, either side (storage.h)
+      runtime::copy_data(*slot(s.slots[0]), *slot(s.slots[1]));
       continue;
     }
     const runtime::Program* p = s.program.get();
@@ -186,7 +256,8 @@ void run(const LaunchList& list, std::span<const StorageRef* const> bound,
          std::vector<StorageRef>& fresh) {
   fresh.resize(list.fresh.size());
   for (size_t i = 0; i < list.fresh.size(); i++)
-    fresh[i] = std::make_shared<runtime::Storage>(list.fresh[i].first, list.fresh[i].second);
+    fresh[i] =
+        std::make_shared<runtime::Storage>(list.fresh[i].first, list.fresh[i].second, list.place);
   const int32_t nb = list.bound;
   auto slot = [&](int32_t s) -> runtime::Storage* {
     return s < nb ? bound[static_cast<size_t>(s)]->get() : fresh[static_cast<size_t>(s - nb)].get();
@@ -218,6 +289,26 @@ void copy_storage(const StorageRef& dst, const StorageRef& src) {
   const StorageRef* bound[] = {&dst, &src};
   std::vector<StorageRef> none;
   run(copy, bound, none);
+}
+
+std::string device_label(const runtime::Device* d) { return d ? d->name() + ":0" : "cpu"; }
+
+runtime::Device* placement(std::span<const StorageRef* const> storages) {
+  if (storages.empty()) return nullptr;
+  runtime::Device* first = (*storages[0])->device();
+  for (const StorageRef* s : storages)
+    if (runtime::Device* d = (*s)->device(); d != first)  // host memory named first
+      throw ValueError(
+          "Expected all tensors to be on the same device, but found at least two devices, " +
+          device_label(d ? first : d) + " and " + device_label(d ? d : first) +
+          "! (move one with Tensor::to)");
+  return first;
+}
+
+bool one_memory(std::span<const StorageRef* const> storages) {
+  for (const StorageRef* s : storages)
+    if ((*s)->device() != (*storages[0])->device()) return false;
+  return true;
 }
 
 DeferLaunches::DeferLaunches() {

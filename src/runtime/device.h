@@ -1,7 +1,7 @@
 // The device interface (docs/design.md principle 6): a device turns kernels into programs and
-// launches them on buffers, and owns the memory of its buffers. The engine's buffers
-// (runtime::Storage) are host memory still: a program of a device with memory of its own (opencl)
-// copies its buffers in and its outputs out around each launch (a first step of issue 41).
+// launches them on buffers, and owns the memory of its buffers. A program of a device with memory
+// of its own (opencl) takes that memory's buffers: the engine gives it those of the storages that
+// live there (runtime::Storage) and copies host storages in and out around the launch.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -12,6 +12,8 @@
 
 namespace ember::runtime {
 
+class Device;
+
 /// A kernel ready to launch on one device.
 struct Program {
   virtual ~Program() = default;
@@ -19,6 +21,8 @@ struct Program {
   schedule::Kernel kernel;  // simplified kernel (what both devices execute)
   std::string opts;         // applied optimisations (DEBUG=3)
   std::string source;       // generated source, if any (DEBUG=4)
+  /// The device whose buffers launch() takes (DeviceBuffer handles); null: host pointers.
+  Device* memory = nullptr;
   /// Runs the whole kernel on `bufs` (slot order).
   virtual void launch(void* const* bufs) const = 0;
 };
@@ -41,6 +45,9 @@ class Device {
   virtual void copy_in(DeviceBuffer dst, const void* src, size_t bytes);  // host -> device
   virtual void copy_out(void* dst, DeviceBuffer src, size_t bytes);       // device -> host
   virtual void copy(DeviceBuffer dst, DeviceBuffer src, size_t bytes);    // device -> device
+  /// True for a device with memory of its own (opencl), where tensors can live (Tensor::to);
+  /// false for those that run on host memory (cpu, interp).
+  virtual bool own_memory() const { return false; }
 
   virtual std::string name() const = 0;
   /// Builds programs for kernels (already simplified); one batch (compiler.h) for all of them.

@@ -1,6 +1,7 @@
-// Storage: the memory behind a buffer. Host memory, 64-byte aligned, so both the cpu and the
-// interp device use it directly. Allocated on first use. The graph names a buffer by its id and
-// the version of the data it reads (ir/node.h, BUFFER); the engine's buffer table
+// Storage: the memory behind a buffer. Host memory (64-byte aligned, used directly by the cpu and
+// interp devices), or the memory of a device that has its own (opencl: Tensor::to), with a host
+// copy made when host code reads the data. Allocated on first use. The graph names a buffer by its
+// id and the version of the data it reads (ir/node.h, BUFFER); the engine's buffer table
 // (engine/buffer_table.h) maps those nodes to storages.
 #pragma once
 #include <atomic>
@@ -11,6 +12,7 @@
 
 #include "ember/dtype.h"
 #include "ember/support/spin_lock.h"
+#include "runtime/device.h"
 
 namespace ember::ir {
 struct Node;
@@ -21,10 +23,11 @@ namespace ember::runtime {
 
 class Storage {
  public:
-  Storage(ScalarType dtype, int64_t numel);
-  /// A storage over memory that ember did not allocate (ember::from_blob with a deleter): `data`
-  /// holds numel elements of dtype, aligned to the element size; `owner` keeps it alive and is
-  /// released (its deleter run) when the storage dies. Never freed by host_free.
+  /// `device`: the device whose memory holds the data; null for host memory (cpu, interp).
+  Storage(ScalarType dtype, int64_t numel, Device* device = nullptr);
+  /// A host storage over memory that ember did not allocate (ember::from_blob with a deleter):
+  /// `data` holds numel elements of dtype, aligned to the element size; `owner` keeps it alive
+  /// and is released (its deleter run) when the storage dies. Never freed by host_free.
   Storage(ScalarType dtype, int64_t numel, void* data, std::shared_ptr<void> owner);
   ~Storage();
   Storage(const Storage&) = delete;
@@ -35,11 +38,22 @@ class Storage {
   ScalarType dtype() const { return dtype_; }
   int64_t numel() const { return numel_; }
   size_t nbytes() const { return static_cast<size_t>(numel_) * element_size(dtype_); }
-  bool allocated() const { return data_ != nullptr; }
-  /// The memory, allocated (uninitialised) on first call. Reading it does not wait for kernels
-  /// that the engine holds back (engine::DeferLaunches): host code that reads data calls
-  /// engine::sync() first (the tensor layer's data accessors do).
+  bool allocated() const { return data_ != nullptr || buf_.handle != nullptr; }
+  /// The device whose memory holds the data (null: host memory).
+  Device* device() const { return device_; }
+  /// The host memory, allocated (uninitialised) on first call. Reading it does not wait for
+  /// kernels that the engine holds back (engine::DeferLaunches): host code that reads data calls
+  /// engine::sync() first (the tensor layer's data accessors do). Of a device storage: the host
+  /// copy, copied out when a launch wrote the device's since; the caller may write it, so the
+  /// next device_buffer() copies it in again (host_read() does not).
   void* data();
+  /// data() for a read only: the device's copy stays current.
+  const void* host_read();
+  /// A device storage's buffer in its device's memory, allocated on first call; copied in when
+  /// the host copy is newer (written through data()).
+  DeviceBuffer device_buffer();
+  /// A launch (or copy) wrote the device's buffer: the host copy is stale.
+  void device_written();
   /// The id the next Storage will get (storages created after this point have ids >= it).
   static uint64_t next_id();
 
@@ -68,6 +82,20 @@ class Storage {
   int64_t numel_;
   void* data_ = nullptr;
   std::shared_ptr<void> owner_;  // set for outside memory (then data_ is not host_alloc's)
+  // A device storage's buffer, and which copies hold the current data.
+  Device* device_ = nullptr;
+  DeviceBuffer buf_;
+  enum class Current : uint8_t { None, Host, Device, Both } current_ = Current::None;
 };
+
+/// Copies src's data into dst (the same dtype and numel), wherever each lives: host to host, in,
+/// out, on one device, or through the host between two devices.
+void copy_data(Storage& dst, Storage& src);
+
+/// Copies between host and device memory since process start (copy_data, device_buffer, data;
+/// the engine's launches of host buffers on a device: count_transfer), for
+/// RuntimeStats::copies_to_device / copies_to_host: the engine points them at its counters.
+void count_transfers_into(int64_t* to_device, int64_t* to_host);
+void count_transfer(bool to_device);
 
 }  // namespace ember::runtime

@@ -198,6 +198,16 @@ const ir::SrcList& grad_sources(const ir::Node* n) {
   return one;
 }
 
+// The gradient that buffer n passes to its origin: the same, or, for a value that Tensor::to
+// copied from a buffer in another memory, the gradient copied back there (to()'s backward).
+NodeRef to_origin_memory(const ir::Node& n, NodeRef g) {
+  const NodeRef origin = engine::origin_of(n);
+  if (!origin || origin->op != Op::BUFFER) return g;
+  runtime::Device* from = engine::storage_of(*origin)->device();
+  if (engine::storage_of(n)->device() == from) return g;
+  return detail::to_memory(g, from);
+}
+
 std::vector<const ir::Node*> grad_toposort(const ir::Node* root) {
   std::vector<const ir::Node*> order;
   std::unordered_set<const ir::Node*> seen{root};
@@ -255,7 +265,7 @@ std::unordered_map<const ir::Node*, NodeRef> backward_graph(
     if (src.empty() || n->op == Op::DETACH) continue;
     // A realized value passes its gradient to the graph it was computed from.
     const auto v = value_of.find(n);
-    auto contrib = n->op == Op::BUFFER ? std::vector<NodeRef>{g}
+    auto contrib = n->op == Op::BUFFER ? std::vector<NodeRef>{to_origin_memory(*n, g)}
                                        : rule(*n, v != value_of.end() ? v->second : self.at(n), g);
     for (size_t j = 0; j < src.size(); j++) {
       const ir::Node* s = src[j].get();

@@ -5,6 +5,10 @@
 
 #include "ir/node.h"
 
+namespace ember::runtime {
+class Device;
+}
+
 namespace ember::detail {
 
 /// d(root · seed)/d(target) for every target reachable from root (without crossing DETACH).
@@ -12,5 +16,9 @@ namespace ember::detail {
 std::unordered_map<const ir::Node*, ir::NodeRef> backward_graph(
     const ir::NodeRef& root, const ir::NodeRef& seed,
     const std::unordered_set<const ir::Node*>& targets);
+
+/// n's value copied into the memory of `target` (null: host memory; tensor/device.cpp): a new
+/// buffer, realized. Tensor::to, and the gradient's way back through it.
+ir::NodeRef to_memory(const ir::NodeRef& n, runtime::Device* target);
 
 }  // namespace ember::detail

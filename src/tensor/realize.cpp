@@ -170,7 +170,7 @@ std::vector<T> Tensor::to_vector() const {
   auto s = contiguous_storage(*this);
   std::vector<T> out(static_cast<size_t>(numel()));
   if (out.empty()) return out;
-  const void* p = s->data();
+  const void* p = s->host_read();
   for (size_t i = 0; i < out.size(); i++) out[i] = convert<T>(p, dtype(), static_cast<int64_t>(i));
   return out;
 }

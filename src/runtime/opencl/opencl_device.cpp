@@ -4,10 +4,9 @@
 // launches each kernel as one work-item per output element on an in-order queue.
 //
 // Memory: the device allocates cl_mem buffers through a cache of freed buffers (by size rounded
-// to 256 bytes, up to kCacheCapBytes), and copies between them and host memory. The engine's
-// buffers are host memory still (runtime/storage.h), so a launch copies every buffer of the
-// kernel in (an output too: a store may cover only part of it), runs, and copies the outputs
-// out. Slots bound to one host buffer (an in-place update) share one device buffer.
+// to 256 bytes, up to kCacheCapBytes), and copies between them and host memory. A launch takes
+// cl_mem buffers (Program::memory): the engine's run loop gives it the buffers of storages that
+// live here and copies host storages in and out around it (engine/run.cpp, DeviceArgs).
 #include "runtime/opencl/opencl_device.h"
 
 #include <algorithm>
@@ -59,12 +58,14 @@ class OpenCLDevice : public Device {
   }
 
   std::string name() const override { return "opencl"; }
+  bool own_memory() const override { return true; }
 
   std::vector<std::shared_ptr<Program>> prepare(
       const std::vector<const schedule::Kernel*>& kernels) override {
     return make_programs(kernels, [this](const schedule::Kernel& k) {
       auto p = new_program<OpenCLProgram>(k);
       p->device = this;
+      p->memory = this;
       p->items = static_cast<size_t>(codegen::work_items(k));
       return p;
     });
@@ -211,55 +212,16 @@ class OpenCLDevice : public Device {
   std::mutex launch_mu_;  // a kernel's arguments are set and enqueued by one thread at a time
 };
 
-// The device buffers of one launch, freed (after the queue has finished with them) however the
-// launch ends.
-struct LaunchBuffers {
-  Device& dev;
-  cl_command_queue queue;
-  std::vector<DeviceBuffer> owned;
-  ~LaunchBuffers() {
-    clFinish(queue);
-    for (const DeviceBuffer& b : owned) dev.free(b);
-  }
-};
-
 void OpenCLDevice::launch(const OpenCLProgram& p, void* const* bufs) {
   if (!p.fn) throw Error("internal error: kernel " + p.name + " launched before it was built");
-  const schedule::Kernel& k = p.kernel;
-  const size_t n = k.buffers.size();
-  // Slot i's device buffer is that of the first slot bound to the same host buffer.
-  std::vector<size_t> first(n), bytes(n, 0);
-  for (size_t i = 0; i < n; i++) {
-    first[i] = static_cast<size_t>(std::find(bufs, bufs + i, bufs[i]) - bufs);
-    const size_t b = static_cast<size_t>(k.buffers[i].numel) * element_size(k.buffers[i].dtype);
-    bytes[first[i]] = std::max(bytes[first[i]], b);
-  }
   std::lock_guard<std::mutex> lock(launch_mu_);
-  LaunchBuffers held{*this, queue_, {}};
-  std::vector<cl_mem> mems(n);
-  for (size_t i = 0; i < n; i++) {
-    if (first[i] == i) {
-      held.owned.push_back(allocate(bytes[i]));
-      mems[i] = static_cast<cl_mem>(held.owned.back().handle);
-      if (bytes[i])
-        cl::check(clEnqueueWriteBuffer(queue_, mems[i], CL_FALSE, 0, bytes[i], bufs[i], 0, nullptr,
-                                       nullptr),
-                  "clEnqueueWriteBuffer");
-    } else {
-      mems[i] = mems[first[i]];
-    }
-    cl::check(clSetKernelArg(p.fn, static_cast<cl_uint>(i), sizeof(cl_mem), &mems[i]),
+  for (size_t i = 0; i < p.kernel.buffers.size(); i++)
+    cl::check(clSetKernelArg(p.fn, static_cast<cl_uint>(i), sizeof(cl_mem), &bufs[i]),
               "clSetKernelArg");
-  }
   if (p.items > 0)
     cl::check(
         clEnqueueNDRangeKernel(queue_, p.fn, 1, nullptr, &p.items, nullptr, 0, nullptr, nullptr),
         "clEnqueueNDRangeKernel");
-  for (size_t i = 0; i < k.num_outputs(); i++)
-    if (first[i] == i && bytes[i])
-      cl::check(
-          clEnqueueReadBuffer(queue_, mems[i], CL_FALSE, 0, bytes[i], bufs[i], 0, nullptr, nullptr),
-          "clEnqueueReadBuffer");
   cl::check(clFinish(queue_), "clFinish");
 }
 
