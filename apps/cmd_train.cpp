@@ -23,9 +23,11 @@
 #include "ember/context.h"
 #include "ember/dist.h"
 #include "ember/error.h"
+#include "ember/profile.h"
 #include "ember/rl/checkpoint.h"
 #include "ember/rl/trainer.h"
 #include "ember/support/clock.h"
+#include "ember/support/settings.h"
 #include "option_rules.h"
 
 namespace ember::app {
@@ -123,7 +125,33 @@ struct TrainArgs {
   rl::TrainConfig config;
   bool no_jit = false, no_reward_scaling = false, no_adv_norm = false, global_clip = false;
   bool tune = false;
+  bool profile = false;
 };
+
+// --profile (or PROFILE=1): the trace, the kernel table and every realize's graphs go to
+// <run>/profile/ (trace.json, trace.kernels.json, graphs/), where `ember viz` reads them. An
+// explicit EMBER_PROFILE_FILE keeps the trace where it says.
+// A directory that holds another run (which the records refuse, unless resumed) gets no
+// profile files before that refusal.
+void start_profile(const std::string& out_dir, bool resuming) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(out_dir, ec))
+    if (!resuming && e.path().filename() != ".lock" && e.path().filename() != "profile") return;
+  Context& ctx = Context::get();
+  ctx.profile = true;
+  if (support::settings().profile_file.empty()) ctx.profile_path = out_dir + "/profile/trace.json";
+  ctx.graph = true;
+  ctx.graph_dir = out_dir + "/profile/graphs";
+}
+
+void write_profile() {
+  const std::string& path = Context::get().profile_path;
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  write_trace(path);
+  write_kernel_table(kernel_table_path(path));
+}
 
 void run_train(TrainArgs& a, const CLI::App& cmd) {
   dist::init();  // started by mpirun -np N: one rank of N, else a job of one
@@ -138,8 +166,9 @@ void run_train(TrainArgs& a, const CLI::App& cmd) {
     // what does not change the training (rl::resume_config).
     std::set<std::string> given;
     for (const CLI::Option* o : cmd.get_options())
-      if (o->count() > 0 && !o->get_lnames().empty() && o->get_lnames()[0] != "tune")
-        given.insert("--" + o->get_lnames()[0]);  // --tune: how kernels run, not the training
+      if (o->count() > 0 && !o->get_lnames().empty() && o->get_lnames()[0] != "tune" &&
+          o->get_lnames()[0] != "profile")
+        given.insert("--" + o->get_lnames()[0]);  // --tune, --profile: not the training
     const std::string manifest = rl::find_checkpoint(c.resume);
     const rl::CheckpointManifest m = rl::read_checkpoint_manifest(manifest);
     const bool own_out = given.count("--out") > 0;
@@ -151,6 +180,8 @@ void run_train(TrainArgs& a, const CLI::App& cmd) {
   if (c.out_dir.empty()) c.out_dir = dist::rank() == 0 ? unique_run_dir() : std::string();
   if (parallel) c.out_dir = broadcast_string(c.out_dir);  // rank 0's, which writes the records
   if (a.tune && Context::get().beam < 2) Context::get().beam = 2;
+  const bool profile = (a.profile || Context::get().profile) && dist::rank() == 0;
+  if (profile) start_profile(c.out_dir, !c.resume.empty());
   rl::Trainer trainer(c);
   if (parallel) {
     install_dist_signal_handlers();
@@ -161,6 +192,7 @@ void run_train(TrainArgs& a, const CLI::App& cmd) {
   const rl::TrainResult r = trainer.run();
   dist::finalize();
   if (dist::rank() != 0) return;  // rank 0 reports for the job
+  if (profile) write_profile();
   if (r.interrupted_by) {
     std::printf("\nInterrupted by %s after %lld epochs (%lld transitions). Saved:\n",
                 r.interrupted_by == SIGINT ? "SIGINT" : "SIGTERM", static_cast<long long>(r.epochs),
@@ -187,6 +219,10 @@ void run_train(TrainArgs& a, const CLI::App& cmd) {
   std::printf("policy:     %s\n", r.policy_path.c_str());
   std::printf("checkpoint: %s (resume with --resume)\n", r.checkpoint_path.c_str());
   std::printf("plot:       %s\n", r.plot_path.c_str());
+  if (profile)
+    std::printf(
+        "profile:    %s, %s, %s (ember viz shows them)\n", Context::get().profile_path.c_str(),
+        kernel_table_path(Context::get().profile_path).c_str(), Context::get().graph_dir.c_str());
 }
 
 }  // namespace
@@ -245,6 +281,11 @@ void add_train_command(CLI::App& app) {
   cmd->add_flag("--tune", a->tune,
                 "Search each kernel's plan at its first launch, as BEAM=2 does, and keep the "
                 "results in the tune cache for later runs (ember tune --list)");
+  cmd->add_flag("--profile", a->profile,
+                "Record every kernel launch (as PROFILE=1 does) and every realize's graphs (as "
+                "GRAPH=1 does) into <out>/profile/: trace.json (Chrome/Perfetto), "
+                "trace.kernels.json (the kernel table with plans and sources) and graphs/; "
+                "`ember viz` shows them");
   cmd->option_defaults()->group("Workload");
   cmd->add_option("--envs", c.envs, "Training environments (one vector env)")
       ->check(rule::in_range(1, 4096));

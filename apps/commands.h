@@ -25,5 +25,8 @@ void add_eval_command(CLI::App& app);   // ember eval: evaluate a saved policy
 void add_tune_command(CLI::App& app);
 // ember onnx run|test|info: ONNX models (only when the ONNX frontend is built)
 void add_onnx_command(CLI::App& app);
+// ember viz: a local web page over the runs' records, kernels, graphs and traces (only when
+// cpp-httplib is found)
+void add_viz_command(CLI::App& app);
 
 }  // namespace ember::app

@@ -96,6 +96,9 @@ int main(int argc, char** argv) {
 #ifdef EMBER_HAVE_ONNX
   ember::app::add_onnx_command(app);
 #endif
+#ifdef EMBER_HAVE_VIZ
+  ember::app::add_viz_command(app);
+#endif
   ember::app::rule::refuse_negative_unsigned(app);
   for (CLI::App* sub : app.get_subcommands({}))
     sub->footer(sub->get_footer() + "\n" + kEnvironmentHelp);

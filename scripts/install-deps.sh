@@ -12,11 +12,11 @@ set -euo pipefail
 # libsqlite3-dev: the schedule search's plan cache. libopenmpi-dev and openmpi-bin (mpirun):
 # data-parallel training, `mpirun -np N ember train` (src/dist); the tests run it on 2 ranks.
 # ocl-icd-opencl-dev and opencl-c-headers: the opencl device (the ICD loader and the headers; the
-# driver is the machine's own).
+# driver is the machine's own). libcpp-httplib-dev: `ember viz`'s HTTP server.
 run=(build-essential cmake ninja-build g++ file
      libbox2d-dev libcli11-dev nlohmann-json3-dev libpng-dev
      libonnx-dev libprotobuf-dev libsqlite3-dev libopenmpi-dev openmpi-bin
-     ocl-icd-opencl-dev opencl-c-headers)
+     ocl-icd-opencl-dev opencl-c-headers libcpp-httplib-dev)
 # GoogleTest (GTest's CMake package needs GMock's libraries too); libtorch: the parity, training
 # parity and PPO-loss references; OpenBLAS and oneDNN: the speed guard's and the study's
 # references (study.short, study.direct_kernel); libonnx-testdata: onnx.conformance_subset;
@@ -30,7 +30,8 @@ run=(build-essential cmake ninja-build g++ file
 test=(libgtest-dev libgmock-dev libtorch-dev
       libopenblas-dev libdnnl-dev libonnx-testdata
       python3 python3-venv python3-torch python3-torchvision pkgconf pocl-opencl-icd
-      python3-sklearn python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest)
+      python3-sklearn python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest
+      chromium chromium-driver python3-selenium)
 # Google Benchmark; oneDNN, OpenBLAS and libtorch: the references the benchmarks and the study
 # compare against; python3-venv: the study's Python references (scripts/study-venv.sh).
 bench=(libbenchmark-dev libdnnl-dev libopenblas-dev libtorch-dev python3 python3-venv)

@@ -24,8 +24,9 @@ struct Context {
   bool profile = false;
   /// EMBER_PROFILE_FILE, default "ember-trace-<pid>.json" in the working directory.
   std::string profile_path;
-  /// GRAPH=1: every realize writes realize-<n>.ops.dot (the op graph below its roots) and
-  /// realize-<n>.kernels.dot (its kernels and the buffers between them) into `graph_dir`, for the
+  /// GRAPH=1: every realize writes realize-<n>.ops.dot (the op graph below its roots),
+  /// realize-<n>.kernels.dot (its kernels and the buffers between them) and realize-<n>.fused.dot
+  /// (the op graph, each kernel a cluster around its ops) into `graph_dir`, for the
   /// first kMaxGraphRealizes realizes of the process.
   bool graph = false;
   /// EMBER_GRAPH_DIR, default "ember-graph" in the working directory (created if missing).

@@ -58,6 +58,29 @@ std::vector<PhaseEvent> profiled_phases();
 /// Drops every recorded event (the origin stays).
 void clear_profile();
 
+/// One compiled program's launches in the profile: the kernel table of `ember train --profile`.
+struct KernelTableRow {
+  std::string name;      ///< kernel name (as DEBUG=2 prints it)
+  uint64_t program = 0;  ///< KernelEvent::program
+  int64_t launches = 0;
+  double seconds = 0;           ///< summed launch time
+  double flops = 0, bytes = 0;  ///< per launch (KernelEvent)
+  std::vector<int64_t> shape;   ///< loop space (output axes, then reduce axes)
+  KernelFamily family = KernelFamily::Other;
+  std::string ops;     ///< the primitive ops fused into it, in evaluation order ("MUL SUM ADD")
+  std::string plan;    ///< its applied optimisations (DEBUG=3's text)
+  std::string source;  ///< its generated source (DEBUG=4's text; empty on interp)
+};
+/// The recorded launches grouped by program, the most total time first.
+std::vector<KernelTableRow> profiled_kernel_table();
+/// Writes profiled_kernel_table() as JSON to `path`: {"kernels": [{name, program, launches,
+/// seconds, flops, bytes, gflops, gbs, shape, family, ops, plan, source}], "seconds"}; flops and
+/// bytes per launch, gflops and gbs = flops x launches / seconds / 1e9 (bytes likewise).
+/// Atomic like write_trace; throws ember::Error when the file cannot be written.
+void write_kernel_table(const std::string& path);
+/// Where the kernel table goes beside a trace: "<trace without .json>.kernels.json".
+std::string kernel_table_path(const std::string& trace_path);
+
 /// Writes the recorded events as Chrome trace JSON to `path` (temp file + rename, so a reader never
 /// sees half a trace). Throws ember::Error when the file cannot be written.
 void write_trace(const std::string& path);

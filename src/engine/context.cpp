@@ -22,7 +22,9 @@ void write_trace_at_exit() {
   try {
     const std::string& path = Context::get().profile_path;
     write_trace(path);
-    std::fprintf(stderr, "PROFILE: trace written to %s\n", path.c_str());
+    write_kernel_table(kernel_table_path(path));
+    std::fprintf(stderr, "PROFILE: trace written to %s (kernel table: %s)\n", path.c_str(),
+                 kernel_table_path(path).c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "PROFILE: %s\n", e.what());
   }

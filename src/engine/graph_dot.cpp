@@ -16,10 +16,36 @@ namespace ember::engine {
 
 namespace {
 
-std::string op_graph(const std::vector<schedule::Root>& roots) {
+// The kernel (schedule item) that computes each node: an item's value and the nodes below it,
+// down to values that other items materialise, buffers and constants. A value that two kernels
+// recompute is drawn in the first.
+std::unordered_map<const ir::Node*, size_t> kernel_of(const schedule::Schedule& sched) {
+  std::unordered_map<const ir::Node*, size_t> owner, materialised;
+  for (size_t i = 0; i < sched.items.size(); i++)
+    if (sched.items[i].node) materialised.emplace(sched.items[i].node, i);
+  for (size_t i = 0; i < sched.items.size(); i++) {
+    std::vector<const ir::Node*> stack{sched.items[i].node};
+    while (!stack.empty()) {
+      const ir::Node* n = stack.back();
+      stack.pop_back();
+      if (!n || n->op == ir::Op::BUFFER || n->op == ir::Op::CONST || owner.count(n)) continue;
+      if (auto m = materialised.find(n); m != materialised.end() && m->second != i) continue;
+      owner.emplace(n, i);
+      for (auto& s : n->src) stack.push_back(s.get());
+    }
+  }
+  return owner;
+}
+
+// The op graph below the roots. With `kernels` (a node's schedule item) and `names` (each item's
+// kernel name), each kernel is a cluster around the ops it fused.
+std::string op_graph(const std::vector<schedule::Root>& roots,
+                     const std::unordered_map<const ir::Node*, size_t>* kernels = nullptr,
+                     const std::vector<std::string>& names = {}) {
   std::ostringstream o;
   o << "digraph ops {\n  rankdir=BT;\n  node [fontname=\"monospace\", fontsize=10];\n";
   std::unordered_map<const ir::Node*, size_t> ids;
+  std::vector<std::string> cluster_lines(names.size());
   std::vector<const ir::Node*> stack;
   for (auto& r : roots) stack.push_back(r.node);
   // Iterative DFS: graphs of a training step are deep.
@@ -41,10 +67,23 @@ std::string op_graph(const std::vector<schedule::Root>& roots) {
       label += std::string("\\n") + v;
       shape = "plaintext";
     }
-    o << "  n" << id << " [label=\"" << label << "\", shape=" << shape << "];\n";
+    const std::string line =
+        "  n" + std::to_string(id) + " [label=\"" + label + "\", shape=" + shape + "];\n";
+    size_t cluster = cluster_lines.size();  // none
+    if (kernels)
+      if (auto k = kernels->find(n); k != kernels->end()) cluster = k->second;
+    if (cluster < cluster_lines.size())
+      cluster_lines[cluster] += "  " + line;
+    else
+      o << line;
     if (n->op != ir::Op::BUFFER)
       for (auto& s : n->src) stack.push_back(s.get());
   }
+  for (size_t i = 0; i < cluster_lines.size(); i++)
+    if (!cluster_lines[i].empty())
+      o << "  subgraph cluster_k" << i << " {\n    label=\"" << i << ": " << names[i]
+        << "\";\n    style=filled;\n    fillcolor=\"#dde8f5\";\n"
+        << cluster_lines[i] << "  }\n";
   for (auto& [n, id] : ids)
     if (n->op != ir::Op::BUFFER)
       for (auto& s : n->src) o << "  n" << ids.at(s.get()) << " -> n" << id << ";\n";
@@ -119,6 +158,13 @@ void write_realize_graphs(const std::vector<schedule::Root>& roots, const schedu
                              "GRAPH: ");
   support::write_file_atomic((base / (std::string(stem) + ".kernels.dot")).string(),
                              kernel_graph(sched, programs), "GRAPH: ");
+  std::vector<std::string> names;
+  for (size_t i = 0; i < sched.items.size(); i++)
+    names.push_back(i < programs.size() && programs[i] ? programs[i]->name
+                                                       : sched.items[i].kernel.name());
+  const auto kernels = kernel_of(sched);
+  support::write_file_atomic((base / (std::string(stem) + ".fused.dot")).string(),
+                             op_graph(roots, &kernels, names), "GRAPH: ");
 }
 
 }  // namespace ember::engine

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -15,15 +17,22 @@
 #include "ember/support/atomic_file.h"
 #include "ember/support/clock.h"
 #include "ember/support/shape_str.h"
+#include "engine/kernel_summary.h"
 
 namespace ember {
 
 namespace {
 
+// A program's texts, kept once per program for the kernel table.
+struct ProgramText {
+  std::string ops, plan, source;
+};
+
 struct Store {
   std::mutex mu;
   std::vector<KernelEvent> kernels;
   std::vector<PhaseEvent> phases;
+  std::map<uint64_t, ProgramText> programs;
 };
 Store& store() {
   static Store s;
@@ -105,6 +114,76 @@ void clear_profile() {
   std::lock_guard<std::mutex> l(store().mu);
   store().kernels.clear();
   store().phases.clear();
+  store().programs.clear();
+}
+
+std::vector<KernelTableRow> profiled_kernel_table() {
+  std::vector<KernelEvent> ks;
+  std::map<uint64_t, ProgramText> texts;
+  {
+    std::lock_guard<std::mutex> l(store().mu);
+    ks = store().kernels;
+    texts = store().programs;
+  }
+  std::map<uint64_t, KernelTableRow> rows;
+  for (const KernelEvent& e : ks) {
+    KernelTableRow& r = rows[e.program];
+    if (r.launches++ == 0) {
+      r.name = e.name;
+      r.program = e.program;
+      r.flops = e.flops;
+      r.bytes = e.bytes;
+      r.shape = e.shape;
+      r.family = e.family;
+      if (auto t = texts.find(e.program); t != texts.end()) {
+        r.ops = t->second.ops;
+        r.plan = t->second.plan;
+        r.source = t->second.source;
+      }
+    }
+    r.seconds += e.end_s - e.start_s;
+  }
+  std::vector<KernelTableRow> out;
+  for (auto& [id, r] : rows) out.push_back(std::move(r));
+  std::stable_sort(out.begin(), out.end(), [](const KernelTableRow& a, const KernelTableRow& b) {
+    return a.seconds > b.seconds;
+  });
+  return out;
+}
+
+void write_kernel_table(const std::string& path) {
+  nlohmann::json rows = nlohmann::json::array();
+  double total = 0;
+  for (const KernelTableRow& r : profiled_kernel_table()) {
+    const double n = static_cast<double>(r.launches);
+    char id[24];
+    std::snprintf(id, sizeof id, "%llx", static_cast<unsigned long long>(r.program));
+    rows.push_back({{"name", r.name},
+                    {"program", id},
+                    {"launches", r.launches},
+                    {"seconds", r.seconds},
+                    {"flops", r.flops},
+                    {"bytes", r.bytes},
+                    {"gflops", r.seconds > 0 ? r.flops * n / r.seconds * 1e-9 : 0.0},
+                    {"gbs", r.seconds > 0 ? r.bytes * n / r.seconds * 1e-9 : 0.0},
+                    {"shape", r.shape},
+                    {"family", kernel_family_name(r.family)},
+                    {"ops", r.ops},
+                    {"plan", r.plan},
+                    {"source", r.source}});
+    total += r.seconds;
+  }
+  const nlohmann::json j = {{"kernels", rows}, {"seconds", total}};
+  support::write_file_atomic(path, j.dump(1) + "\n",
+                             "PROFILE: cannot write the kernel table to " + path + ": ");
+}
+
+std::string kernel_table_path(const std::string& trace_path) {
+  const std::string ext = ".json";
+  const bool has = trace_path.size() > ext.size() &&
+                   trace_path.compare(trace_path.size() - ext.size(), ext.size(), ext) == 0;
+  return (has ? trace_path.substr(0, trace_path.size() - ext.size()) : trace_path) +
+         ".kernels.json";
 }
 
 void write_trace(const std::string& path) {
@@ -214,6 +293,8 @@ void record_kernel(const runtime::Program& p, double start_s, double end_s) {
   for (int64_t ax : k.reduce_axes) e.reduce_extent *= k.full_shape[ax];
   e.family = classify_kernel(k);
   std::lock_guard<std::mutex> l(store().mu);
+  auto [text, first] = store().programs.try_emplace(e.program);
+  if (first) text->second = {fused_ops(k), p.opts, p.source};
   store().kernels.push_back(std::move(e));
 }
 

@@ -245,8 +245,10 @@ RunRecorder::RunRecorder(std::string dir, const nlohmann::json& config, const nl
   lock_fd_ = claim_directory(dir_);
   try {
     bool empty = true;
+    // profile/: `ember train --profile` writes the graphs of the realizes that build the networks
+    // there before the records open.
     for (const auto& e : fs::directory_iterator(dir_, ec))
-      if (e.path().filename() != ".lock") empty = false;
+      if (e.path().filename() != ".lock" && e.path().filename() != "profile") empty = false;
     const bool in_place = resume && fs::equivalent(dir_, resume->source_dir, ec);
     if (!empty && !in_place)
       throw IOError(

@@ -241,7 +241,7 @@ void check_dot(const fs::path& p, size_t min_nodes) {
   EXPECT_EQ(depth, 0) << p;
   EXPECT_FALSE(in_string) << p;
   std::set<std::string> nodes;
-  std::regex node_re(R"(^  (\w+) \[label=)");
+  std::regex node_re(R"(^ +(\w+) \[label=)");  // clusters indent their nodes further
   std::regex edge_re(R"(^  (\w+) -> (\w+)[ ;])");
   std::istringstream in(s);
   std::string line;
@@ -287,5 +287,106 @@ TEST(Graph, RealizeWritesOpAndKernelGraphs) {
   EXPECT_NE(o.find("TANH"), std::string::npos);
   EXPECT_NE(o.find("SUM"), std::string::npos);
   EXPECT_NE(o.find("BUFFER"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// The ops of each cluster of a fused graph, by cluster label ("0: name" -> {"MUL", "SUM", ...}).
+std::map<std::string, std::multiset<std::string>> cluster_ops(const std::string& dot) {
+  std::map<std::string, std::multiset<std::string>> out;
+  std::istringstream in(dot);
+  std::string line, cluster;
+  std::smatch m;
+  const std::regex label_re(R"re(^    label="([^"]*)";)re");
+  const std::regex node_re(R"re(^    +\w+ \[label="(\w+))re");
+  while (std::getline(in, line)) {
+    if (line.rfind("  subgraph cluster_", 0) == 0) cluster = "?";
+    if (line == "  }") cluster.clear();
+    if (cluster.empty()) continue;
+    if (std::regex_search(line, m, label_re)) cluster = m[1];
+    if (std::regex_search(line, m, node_re)) out[cluster].insert(m[1]);
+  }
+  return out;
+}
+
+TEST(Graph, FusedGraphDrawsEachKernelAroundItsOps) {
+  const fs::path dir = temp_dir("fused");
+  ProfileOn on;
+  Tensor a = randn({4, 8}), b = randn({8, 3});
+  realize({a, b});
+  clear_profile();
+  Context::get().graph_dir = dir.string();
+  Context::get().graph = true;
+  Tensor c = (a.matmul(b) + 1).tanh().sum({1});
+  c.realize();
+  Context::get().graph = false;
+  std::vector<fs::path> fused;
+  for (auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().ends_with(".fused.dot")) fused.push_back(e.path());
+  ASSERT_EQ(fused.size(), 1u);
+  check_dot(fused[0], 6);
+  // One cluster per launched kernel, around the very ops the kernel's own expression fused (the
+  // kernel table's, walked from the kernel rather than from the graph); movement ops are index
+  // arithmetic and may sit in either.
+  std::map<std::string, std::multiset<std::string>> expected;
+  for (const KernelTableRow& r : profiled_kernel_table()) {
+    std::istringstream ops(r.ops);
+    std::string op;
+    while (ops >> op) expected[r.name].insert(op);
+  }
+  ASSERT_EQ(expected.size(), 2u);  // the product, then the bias, tanh and row sum
+  const auto clusters = cluster_ops(slurp(fused[0]));
+  ASSERT_EQ(clusters.size(), expected.size()) << slurp(fused[0]);
+  const std::set<std::string> movement{"RESHAPE", "EXPAND", "PERMUTE", "PAD", "SHRINK", "FLIP"};
+  for (const auto& [label, ops] : clusters) {
+    const std::string name = label.substr(label.find(": ") + 2);
+    std::multiset<std::string> compute;
+    for (const std::string& op : ops)
+      if (!movement.count(op)) compute.insert(op);
+    ASSERT_TRUE(expected.count(name)) << label;
+    EXPECT_EQ(compute, expected[name]) << label;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Profile, KernelTableGroupsLaunchesByProgram) {
+  ProfileOn on;
+  Tensor a = randn({16, 8}), b = randn({8, 4});
+  realize({a, b});
+  clear_profile();
+  for (int i = 0; i < 3; i++) (a.matmul(b) * 2).realize();  // one program, three launches
+  (a + 1).realize();
+  const std::vector<KernelEvent> events = profiled_kernels();
+  const std::vector<KernelTableRow> table = profiled_kernel_table();
+  ASSERT_EQ(table.size(), 2u);
+  std::map<uint64_t, std::pair<int64_t, double>> by_program;  // launches, seconds
+  for (const KernelEvent& e : events) {
+    by_program[e.program].first++;
+    by_program[e.program].second += e.end_s - e.start_s;
+  }
+  for (const KernelTableRow& r : table) {
+    ASSERT_TRUE(by_program.count(r.program));
+    EXPECT_EQ(r.launches, by_program[r.program].first);
+    EXPECT_DOUBLE_EQ(r.seconds, by_program[r.program].second);
+    EXPECT_NE(r.source.find("void "), std::string::npos) << r.name;
+  }
+  const KernelTableRow& product = table[0].launches == 3 ? table[0] : table[1];
+  EXPECT_EQ(product.launches, 3);
+  EXPECT_EQ(product.ops, "MUL SUM MUL");
+  EXPECT_FALSE(product.plan.empty());             // a product's plan always names its tiling
+  EXPECT_GE(table[0].seconds, table[1].seconds);  // the most time first
+
+  const fs::path dir = temp_dir("table");
+  const std::string path = kernel_table_path((dir / "trace.json").string());
+  EXPECT_EQ(path, (dir / "trace.kernels.json").string());
+  write_kernel_table(path);
+  const nlohmann::json j = nlohmann::json::parse(slurp(path));
+  ASSERT_EQ(j["kernels"].size(), 2u);
+  for (const nlohmann::json& k : j["kernels"]) {
+    const double n = k["launches"].get<double>(), s = k["seconds"].get<double>();
+    EXPECT_DOUBLE_EQ(k["gflops"].get<double>(), k["flops"].get<double>() * n / s * 1e-9);
+    EXPECT_DOUBLE_EQ(k["gbs"].get<double>(), k["bytes"].get<double>() * n / s * 1e-9);
+  }
+  EXPECT_DOUBLE_EQ(j["seconds"].get<double>(), table[0].seconds + table[1].seconds);
+  EXPECT_EQ(kernel_table_path("trace"), "trace.kernels.json");
   fs::remove_all(dir);
 }

@@ -1,0 +1,90 @@
+#include "viz/profile_records.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "ember/support/process.h"
+
+namespace ember::viz {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string read_text(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) n++;
+  return n;
+}
+
+// Graphviz's dot on PATH, looked up once ("" when absent).
+const std::string& dot_program() {
+  static const std::string path = [] {
+    const char* env = std::getenv("PATH");
+    std::istringstream dirs(env ? env : "/usr/bin:/bin");
+    std::string d;
+    while (std::getline(dirs, d, ':'))
+      if (!d.empty() && access((d + "/dot").c_str(), X_OK) == 0) return d + "/dot";
+    return std::string();
+  }();
+  return path;
+}
+
+}  // namespace
+
+json run_kernels(const fs::path& run_dir) {
+  std::ifstream f(run_dir / "profile" / "trace.kernels.json");
+  if (!f) return nullptr;
+  json j = json::parse(f, nullptr, false);
+  return j.is_discarded() ? json(nullptr) : j;
+}
+
+json run_graphs(const fs::path& run_dir) {
+  json out = json::array();
+  std::error_code ec;
+  const std::string suffix = ".fused.dot";
+  for (const auto& e : fs::directory_iterator(run_dir / "profile" / "graphs", ec)) {
+    const std::string file = e.path().filename().string();
+    if (file.size() <= suffix.size() || !file.ends_with(suffix)) continue;
+    const std::string name = file.substr(0, file.size() - suffix.size());
+    if (!valid_graph(name, "fused")) continue;
+    const std::string text = read_text(e.path());
+    out.push_back({{"name", name},
+                   {"kernels", count(text, "subgraph cluster_")},
+                   {"ops", count(text, "[label=")}});
+  }
+  std::sort(out.begin(), out.end(), [](const json& a, const json& b) {
+    return a["kernels"] != b["kernels"] ? a["kernels"] > b["kernels"] : a["name"] < b["name"];
+  });
+  return out;
+}
+
+bool valid_graph(const std::string& name, const std::string& kind) {
+  static const std::regex pattern("realize-[0-9]{1,9}");
+  return std::regex_match(name, pattern) && (kind == "ops" || kind == "kernels" || kind == "fused");
+}
+
+bool have_dot() { return !dot_program().empty(); }
+
+std::optional<std::string> render_svg(const fs::path& dot_file) {
+  if (dot_program().empty()) return std::nullopt;
+  const support::ProcessResult r =
+      support::run_process({dot_program(), "-Tsvg", dot_file.string()}, 64 << 20, true);
+  if (!r.ok()) return std::nullopt;
+  return r.output;
+}
+
+}  // namespace ember::viz

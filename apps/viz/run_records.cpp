@@ -1,0 +1,93 @@
+#include "viz/run_records.h"
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+
+namespace ember::viz {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+json read_json(const fs::path& p) {
+  std::ifstream f(p);
+  return json::parse(f, nullptr, false);  // discarded (a run rewriting it) on a parse error
+}
+
+// The JSON objects of a JSONL file, one per complete line.
+std::vector<json> read_jsonl(const fs::path& p) {
+  std::vector<json> out;
+  std::ifstream f(p);
+  std::string line;
+  while (std::getline(f, line)) {
+    if (f.eof()) break;  // no '\n' yet: a line being written
+    json j = json::parse(line, nullptr, false);
+    if (j.is_object()) out.push_back(std::move(j));
+  }
+  return out;
+}
+
+json run_entry(const fs::path& root, const fs::path& dir) {
+  const json run = read_json(dir / "run.json");
+  const auto field = [&](const char* k) { return run.is_object() ? run.value(k, json()) : json(); };
+  const json prov = field("provenance");
+  std::ifstream epochs(dir / "epochs.jsonl");
+  const auto lines =
+      std::count(std::istreambuf_iterator<char>(epochs), std::istreambuf_iterator<char>(), '\n');
+  std::error_code ec;
+  return {{"id", dir.lexically_relative(root).generic_string()},
+          {"started_at", prov.is_object() ? prov.value("started_at", json()) : json()},
+          {"config", field("config")},
+          {"provenance", prov},
+          {"summary", field("summary")},
+          {"epochs", lines},
+          {"profile", fs::is_directory(dir / "profile", ec)}};
+}
+
+}  // namespace
+
+json list_runs(const fs::path& root) {
+  json runs = json::array();
+  std::error_code ec;
+  if (fs::is_regular_file(root / "run.json", ec)) runs.push_back(run_entry(root, root));
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    // Symlinks are left out: one out of the folder is not read, one inside would list a run twice.
+    if (it.depth() >= 3 || it->is_symlink(ec) || !it->is_directory(ec)) {
+      if (it.depth() >= 3) it.disable_recursion_pending();
+      continue;
+    }
+    const std::string name = it->path().filename().string();
+    if (name == "checkpoints" || name == "profile") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (fs::is_regular_file(it->path() / "run.json", ec)) {
+      runs.push_back(run_entry(root, it->path()));
+      it.disable_recursion_pending();
+    }
+  }
+  std::sort(runs.begin(), runs.end(), [](const json& a, const json& b) {
+    const auto key = [](const json& r) {
+      return r["started_at"].is_string() ? r["started_at"].get<std::string>() : std::string();
+    };
+    return key(a) != key(b) ? key(a) > key(b) : a["id"] < b["id"];
+  });
+  return runs;
+}
+
+json run_epochs(const fs::path& run_dir) {
+  json rows = json::array();
+  for (const json& r : read_jsonl(run_dir / "epochs.jsonl")) {
+    json row;
+    for (const char* k : {"epoch", "transitions", "eval_mean", "eval_std", "train_return_mean",
+                          "collect_s", "update_s", "eval_s", "epoch_s"})
+      row[k] = r.value(k, json());
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace ember::viz
