@@ -26,7 +26,8 @@ run=(build-essential cmake ninja-build g++ file
 # python3-sklearn: the digits example's data, which the suite trains on at reduced size.
 # python3-dev, pybind11-dev and libdlpack-dev: the Python package's extension (python/);
 # python3-numpy and python3-pytest: its pytest suite (Debian's python3-torch is one of its
-# references).
+# references). chromium, chromium-driver and python3-selenium: the viz page's test in a headless
+# browser.
 test=(libgtest-dev libgmock-dev libtorch-dev
       libopenblas-dev libdnnl-dev libonnx-testdata
       python3 python3-venv python3-torch python3-torchvision pkgconf pocl-opencl-icd
