@@ -132,6 +132,8 @@ enter() {
     mounted+=("$root/$d")
   done
   cp /etc/resolv.conf "$root/etc/resolv.conf"
+  # A machine has /etc/hosts (its installer writes it; no package does): localhost resolves.
+  cp /etc/hosts "$root/etc/hosts"
   carry_host_ca
   git clone -q --no-local "$top" "$root/root/ember"
   git -C "$root/root/ember" checkout -q --detach "$sha"

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -106,8 +107,19 @@ def main():
     print(f"trained in {time.time() - t0:.1f} s: {len(rec)} epochs, {evals} evaluations, "
           f"{returns} returns, {len(table)} kernels, {len(step_list)} in the step")
 
+    # chromedriver reaches chromium, and selenium reaches chromedriver, at the name localhost: say
+    # so plainly where it does not resolve (a root with no /etc/hosts) instead of timing out.
+    try:
+        socket.getaddrinfo("localhost", None)
+    except OSError as e:
+        sys.exit(f"the name localhost does not resolve ({e}): chromedriver needs it (/etc/hosts)")
     viz, url = start_viz(a.ember, runs)
-    d = browser()
+    try:
+        d = browser()
+    except Exception:
+        viz.kill()  # else its open stdout keeps ctest waiting until the test's timeout
+        viz.wait()
+        raise
     try:
         d.get(url)
         wait_count(d, "#runs-table tbody tr", 2, "runs listed")
