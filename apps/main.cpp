@@ -5,6 +5,7 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "build_info.h"
 #include "commands.h"
@@ -40,29 +41,19 @@ constexpr const char* kEnvironmentHelp =
     "  GRAPH=1              write the op graph and kernel graph of each realize as Graphviz\n"
     "                       files into $EMBER_GRAPH_DIR (default: ember-graph)\n";
 
-// The OpenCL platforms (the opencl device's), one line each.
-std::string opencl_text() {
+// The `--version` lines of one kind of device: a heading, then its list (from ember's query),
+// one line each; `none` where the list is empty; `error_prefix` and the reason where the query
+// throws (the device is unavailable).
+std::string device_list_text(std::vector<std::string> (*list)(), const std::string& heading,
+                             const std::string& none, const std::string& error_prefix) {
   try {
-    const std::vector<std::string> ps = ember::opencl_platforms();
-    if (ps.empty()) return "opencl platforms: none found (no OpenCL driver installed)";
-    std::string t = "opencl platforms:";
-    for (const std::string& p : ps) t += "\n  " + p;
+    const std::vector<std::string> items = list();
+    if (items.empty()) return heading + " " + none;
+    std::string t = heading;
+    for (const std::string& item : items) t += "\n  " + item;
     return t;
   } catch (const std::exception& e) {
-    return std::string("opencl platforms: unavailable: ") + e.what();
-  }
-}
-
-// The CUDA GPUs (the cuda device's), one line each, or why there are none.
-std::string cuda_text() {
-  try {
-    const std::vector<std::string> gs = ember::cuda_devices();
-    if (gs.empty()) return "cuda devices: none found";
-    std::string t = "cuda devices:";
-    for (const std::string& g : gs) t += "\n  " + g;
-    return t;
-  } catch (const std::exception& e) {
-    return std::string("cuda: ") + e.what();  // "the cuda device is unavailable: ..."
+    return error_prefix + e.what();
   }
 }
 
@@ -74,7 +65,13 @@ std::string version_text() {
     t = std::string("unavailable: ") + e.what();
   }
   return std::string("ember ") + EMBER_VERSION + " (revision " + EMBER_BUILD_REVISION +
-         ")\nkernel target: " + t + "\n" + opencl_text() + "\n" + cuda_text();
+         ")\nkernel target: " + t + "\n" +
+         device_list_text(ember::opencl_platforms,
+                          "opencl platforms:", "none found (no OpenCL driver installed)",
+                          "opencl platforms: unavailable: ") +
+         "\n" +
+         // cuda_devices() throws "the cuda device is unavailable: ...".
+         device_list_text(ember::cuda_devices, "cuda devices:", "none found", "cuda: ");
 }
 
 }  // namespace
