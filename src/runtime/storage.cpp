@@ -90,23 +90,26 @@ const void* Storage::host_read() {
       throw Error("out of memory: cannot allocate a tensor buffer of " + std::to_string(nbytes()) +
                   " bytes (" + std::to_string(static_cast<double>(nbytes()) / (1 << 30)) + " GiB)");
   }
-  if (current_ == Current::Device) {
-    device_->copy_out(data_, buf_, nbytes());
-    count_transfer(false);
-    current_ = Current::Both;
-  }
+  copy_across_to(Current::Host);
   return data_;
 }
 
 DeviceBuffer Storage::device_buffer() {
   if (!device_) throw Error("internal error: device_buffer() of a host storage");
   if (!buf_.handle) buf_ = device_->allocate(nbytes());
-  if (current_ == Current::Host) {
-    device_->copy_in(buf_, data_, nbytes());
-    count_transfer(true);
-    current_ = Current::Both;
-  }
+  copy_across_to(Current::Device);
   return buf_;
+}
+
+void Storage::copy_across_to(Current side) {
+  const bool to_device = side == Current::Device;
+  if (current_ != (to_device ? Current::Host : Current::Device)) return;
+  if (to_device)
+    device_->copy_in(buf_, data_, nbytes());
+  else
+    device_->copy_out(data_, buf_, nbytes());
+  count_transfer(to_device);
+  current_ = Current::Both;
 }
 
 void Storage::device_written() {

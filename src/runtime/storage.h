@@ -86,6 +86,9 @@ class Storage {
   Device* device_ = nullptr;
   DeviceBuffer buf_;
   enum class Current : uint8_t { None, Host, Device, Both } current_ = Current::None;
+  // Copies the data to `side` (Host or Device, both allocated) where only the other side holds
+  // it (counted as a transfer); both hold it then.
+  void copy_across_to(Current side);
 };
 
 /// Copies src's data into dst (the same dtype and numel), wherever each lives: host to host, in,
