@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <unordered_map>
 
 #include "ember/error.h"
@@ -52,25 +53,41 @@ double round_to(double v, ScalarType t) {
   }
 }
 
-int64_t wrap_int(int64_t v, ScalarType t) {
+// Calls f.template operator()<T>() with the C type T that holds an integer dtype's elements
+// (bool: uint8_t; uint64: int64_t, the bits that Val::i carries) and returns its result: the
+// one table of integer element types that loads, stores and wrapping share.
+template <class F>
+auto with_int_type(ScalarType t, F f) {
   switch (t) {
-    case kInt32:
-      return static_cast<int32_t>(v);
-    case kUInt8:
-      return static_cast<uint8_t>(v);
     case kInt8:
-      return static_cast<int8_t>(v);
+      return f.template operator()<int8_t>();
     case kInt16:
-      return static_cast<int16_t>(v);
+      return f.template operator()<int16_t>();
+    case kInt32:
+      return f.template operator()<int32_t>();
+    case kInt64:
+    case kUInt64:
+      return f.template operator()<int64_t>();
     case kUInt16:
-      return static_cast<uint16_t>(v);
+      return f.template operator()<uint16_t>();
     case kUInt32:
-      return static_cast<uint32_t>(v);
+      return f.template operator()<uint32_t>();
     case kBool:
-      return v != 0;
-    default:
-      return v;
+    case kUInt8:
+      return f.template operator()<uint8_t>();
+    case kFloat32:
+    case kFloat64:
+    case kFloat16:
+    case kBFloat16:
+      break;
   }
+  throw Error(std::string("internal error: interp: ") + dtype_name(t) + " is not an integer dtype");
+}
+
+// v wrapped to dtype t's range, as C converts an integer to it (bool: v != 0).
+int64_t wrap_int(int64_t v, ScalarType t) {
+  if (t == kBool) return v != 0;
+  return with_int_type(t, [v]<class T>() -> int64_t { return static_cast<T>(v); });
 }
 
 // A float16 word's value from its fields (IEEE 754 binary16).
@@ -95,19 +112,6 @@ Val load(const void* p, ScalarType t, int64_t idx) {
       return {static_cast<const float*>(p)[idx], 0};
     case kFloat64:
       return {static_cast<const double*>(p)[idx], 0};
-    case kInt32:
-      return {0, static_cast<const int32_t*>(p)[idx]};
-    case kInt64:
-    case kUInt64:
-      return {0, static_cast<const int64_t*>(p)[idx]};
-    case kInt8:
-      return {0, static_cast<const int8_t*>(p)[idx]};
-    case kInt16:
-      return {0, static_cast<const int16_t*>(p)[idx]};
-    case kUInt16:
-      return {0, static_cast<const uint16_t*>(p)[idx]};
-    case kUInt32:
-      return {0, static_cast<const uint32_t*>(p)[idx]};
     case kFloat16:
       return {half_value(static_cast<const uint16_t*>(p)[idx]), 0};
     case kBFloat16: {  // float32's top half
@@ -116,11 +120,10 @@ Val load(const void* p, ScalarType t, int64_t idx) {
       std::memcpy(&f, &w, 4);
       return {f, 0};
     }
-    case kBool:
-    case kUInt8:
-      return {0, static_cast<const uint8_t*>(p)[idx]};
+    default:
+      return {
+          0, with_int_type(t, [&]<class T>() -> int64_t { return static_cast<const T*>(p)[idx]; })};
   }
-  return {};
 }
 
 void store(void* p, ScalarType t, int64_t idx, Val v) {
@@ -131,35 +134,14 @@ void store(void* p, ScalarType t, int64_t idx, Val v) {
     case kFloat64:
       static_cast<double*>(p)[idx] = v.f;
       break;
-    case kInt32:
-      static_cast<int32_t*>(p)[idx] = static_cast<int32_t>(v.i);
-      break;
-    case kInt64:
-    case kUInt64:
-      static_cast<int64_t*>(p)[idx] = v.i;
-      break;
-    case kInt8:
-      static_cast<int8_t*>(p)[idx] = static_cast<int8_t>(v.i);
-      break;
-    case kInt16:
-      static_cast<int16_t*>(p)[idx] = static_cast<int16_t>(v.i);
-      break;
-    case kUInt16:
-      static_cast<uint16_t*>(p)[idx] = static_cast<uint16_t>(v.i);
-      break;
-    case kUInt32:
-      static_cast<uint32_t*>(p)[idx] = static_cast<uint32_t>(v.i);
-      break;
     case kFloat16:  // v.f is a float16 value already: the conversion is exact
       static_cast<uint16_t*>(p)[idx] = ember_f2h(static_cast<float>(v.f));
       break;
     case kBFloat16:
       static_cast<uint16_t*>(p)[idx] = ember_f2bf(static_cast<float>(v.f));
       break;
-    case kBool:
-    case kUInt8:
-      static_cast<uint8_t*>(p)[idx] = static_cast<uint8_t>(v.i);
-      break;
+    default:
+      with_int_type(t, [&]<class T>() { static_cast<T*>(p)[idx] = static_cast<T>(v.i); });
   }
 }
 
