@@ -74,32 +74,20 @@ std::string index_str(size_t flat, const Shape& s) {
   return shape_str(idx);
 }
 
+// encode_as<T>(v) for the T of those listed whose dtype is t (an empty vector for none).
+template <class... Ts>
+std::vector<uint8_t> encode_as_one_of(const std::vector<double>& v, ember::ScalarType t) {
+  std::vector<uint8_t> out;
+  ((t == ember::dtype_of<Ts>() && (out = encode_as<Ts>(v), true)) || ...);
+  return out;
+}
+
 }  // namespace
 
 std::vector<uint8_t> encode(const std::vector<double>& v, ember::ScalarType t) {
   switch (t) {
-    case ember::kBool:
-      return encode_as<uint8_t>(std::vector<double>(v.begin(), v.end()));
-    case ember::kUInt8:
+    case ember::kBool:  // one byte a value
       return encode_as<uint8_t>(v);
-    case ember::kInt32:
-      return encode_as<int32_t>(v);
-    case ember::kInt64:
-      return encode_as<int64_t>(v);
-    case ember::kFloat32:
-      return encode_as<float>(v);
-    case ember::kFloat64:
-      return encode_as<double>(v);
-    case ember::kInt8:
-      return encode_as<int8_t>(v);
-    case ember::kInt16:
-      return encode_as<int16_t>(v);
-    case ember::kUInt16:
-      return encode_as<uint16_t>(v);
-    case ember::kUInt32:
-      return encode_as<uint32_t>(v);
-    case ember::kUInt64:
-      return encode_as<uint64_t>(v);
     case ember::kFloat16:
     case ember::kBFloat16: {  // the 16-bit words of c10::Half / c10::BFloat16 (rounded by libtorch)
       std::vector<uint8_t> out(v.size() * 2);
@@ -110,8 +98,10 @@ std::vector<uint8_t> encode(const std::vector<double>& v, ember::ScalarType t) {
       }
       return out;
     }
+    default:
+      return encode_as_one_of<uint8_t, int8_t, int16_t, int32_t, int64_t, uint16_t, uint32_t,
+                              uint64_t, float, double>(v, t);
   }
-  return {};
 }
 
 // ---- ember ------------------------------------------------------------------------------------
