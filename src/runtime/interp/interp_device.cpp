@@ -53,41 +53,29 @@ double round_to(double v, ScalarType t) {
   }
 }
 
+// Calls f.template operator()<T>() with the T of Ts whose dtype is t; false where none is.
+template <class... Ts, class F>
+bool call_with_type_of(ScalarType t, F& f) {
+  return ((t == dtype_of<Ts>() && (f.template operator()<Ts>(), true)) || ...);
+}
+
 // Calls f.template operator()<T>() with the C type T that holds an integer dtype's elements
-// (bool: uint8_t; uint64: int64_t, the bits that Val::i carries) and returns its result: the
-// one table of integer element types that loads, stores and wrapping share.
+// (bool as uint8_t; uint64 as int64_t, the bits that Val::i carries): the one table of integer
+// element types that loads, stores and wrapping share.
 template <class F>
-auto with_int_type(ScalarType t, F f) {
-  switch (t) {
-    case kInt8:
-      return f.template operator()<int8_t>();
-    case kInt16:
-      return f.template operator()<int16_t>();
-    case kInt32:
-      return f.template operator()<int32_t>();
-    case kInt64:
-    case kUInt64:
-      return f.template operator()<int64_t>();
-    case kUInt16:
-      return f.template operator()<uint16_t>();
-    case kUInt32:
-      return f.template operator()<uint32_t>();
-    case kBool:
-    case kUInt8:
-      return f.template operator()<uint8_t>();
-    case kFloat32:
-    case kFloat64:
-    case kFloat16:
-    case kBFloat16:
-      break;
-  }
-  throw Error(std::string("internal error: interp: ") + dtype_name(t) + " is not an integer dtype");
+void with_int_type(ScalarType t, F f) {
+  const ScalarType held = t == kBool ? kUInt8 : t == kUInt64 ? kInt64 : t;
+  if (!call_with_type_of<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t>(held, f))
+    throw Error(std::string("internal error: interp: ") + dtype_name(t) +
+                " is not an integer dtype");
 }
 
 // v wrapped to dtype t's range, as C converts an integer to it (bool: v != 0).
 int64_t wrap_int(int64_t v, ScalarType t) {
   if (t == kBool) return v != 0;
-  return with_int_type(t, [v]<class T>() -> int64_t { return static_cast<T>(v); });
+  int64_t w = 0;
+  with_int_type(t, [&]<class T>() { w = static_cast<T>(v); });
+  return w;
 }
 
 // A float16 word's value from its fields (IEEE 754 binary16).
@@ -120,9 +108,11 @@ Val load(const void* p, ScalarType t, int64_t idx) {
       std::memcpy(&f, &w, 4);
       return {f, 0};
     }
-    default:
-      return {
-          0, with_int_type(t, [&]<class T>() -> int64_t { return static_cast<const T*>(p)[idx]; })};
+    default: {
+      Val v;
+      with_int_type(t, [&]<class T>() { v.i = static_cast<const T*>(p)[idx]; });
+      return v;
+    }
   }
 }
 
@@ -145,26 +135,13 @@ void store(void* p, ScalarType t, int64_t idx, Val v) {
   }
 }
 
-// The float-to-integer rule of the generated code (kernel_scalar.h).
+// The float-to-integer rule of the generated code (kernel_scalar.h): int32 and uint64 saturate
+// at their own bounds; every other dtype takes int64's rule, and the caller's make() wraps the
+// value to int8, int16, uint8, uint16 or uint32 (as ember_f2i8 and its like do).
 int64_t float_to_int(double v, ScalarType t) {
-  switch (t) {
-    case kInt32:
-      return ember_f2i32(v);
-    case kUInt8:
-      return ember_f2u8(v);
-    case kInt8:
-      return ember_f2i8(v);
-    case kInt16:
-      return ember_f2i16(v);
-    case kUInt16:
-      return ember_f2u16(v);
-    case kUInt32:
-      return ember_f2u32(v);
-    case kUInt64:
-      return static_cast<int64_t>(ember_f2u64(v));
-    default:
-      return ember_f2i64(v);
-  }
+  if (t == kInt32) return ember_f2i32(v);
+  if (t == kUInt64) return static_cast<int64_t>(ember_f2u64(v));
+  return ember_f2i64(v);
 }
 
 // An integer value (uint64 from its bits) converted to the float dtype `to` once, as C converts
@@ -366,7 +343,7 @@ class Evaluator {
         if (t == kBool) return make(0, sfl ? a[0].f != 0 : a[0].i != 0, t);
         if (fl) return make(sfl ? a[0].f : int_to_float(a[0].i, st, t), 0, t);
         if (!sfl) return make(0, a[0].i, t);
-        return make(0, float_to_int(a[0].f, t), t);
+        return make(0, float_to_int(a[0].f, t), t);  // wrapped by make
       }
       case Op::ADD:
         return make(a[0].f + a[1].f, a[0].i + a[1].i, t);
