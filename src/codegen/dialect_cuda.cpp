@@ -1,9 +1,9 @@
 // The CUDA dialect (dialect.h), CUDA C++ as NVRTC compiles it: a kernel is
 //   extern "C" __global__ void NAME(T0* __restrict__ b0, const T1* __restrict__ b1, ...)
-// run as one thread per output element (render_c.h, render_work_item), in blocks of
-// kCudaBlockThreads. The prelude gives the kernels the C names they use (NVRTC has no C headers)
-// and then the same scalar functions as the C prelude (ember/support/kernel_scalar.h, compiled as
-// device functions: NVRTC's -default-device), so every device computes them with the same code.
+// run as its GpuPlan's blocks of threads (kernel_plan.h, render_gpu.h). The prelude gives the
+// kernels the C names they use (NVRTC has no C headers) and then the same scalar functions as the C
+// prelude (ember/support/kernel_scalar.h, compiled as device functions: NVRTC's -default-device),
+// so every device computes them with the same code.
 #include "codegen/c_expr.h"
 #include "codegen/dialect.h"
 
@@ -59,33 +59,19 @@ EMBER_CAST_RULE(uint32_t, ember_f2u32)
 EMBER_CAST_RULE(uint64_t, ember_f2u64)
 )";
 
-class CUDADialect : public Dialect {
- public:
-  const char* name() const override { return "cuda"; }
-  std::string prelude(const Target&) const override {
-    return std::string(kCudaTypes) + kKernelScalarText + kCudaCasts;
-  }
-  void signature(std::ostringstream& s, const std::string& fn,
-                 const schedule::Kernel& k) const override {
-    s << "extern \"C\" __global__ void " << fn << "(";
-    for (size_t i = 0; i < k.buffers.size(); i++)
-      s << (i ? ", " : "") << (i >= k.num_outputs() ? "const " : "") << ctype(k.buffers[i].dtype)
-        << "* __restrict__ b" << i;
-    s << ") {\n";
-  }
-  std::string work_item() const override {
-    return "((int64_t)blockIdx.x * blockDim.x + threadIdx.x)";
-  }
-  const char* float_suffix() const override { return "f"; }
-  const char* int64_suffix() const override { return "LL"; }
-  std::string ivdep() const override { return ""; }
-  std::string unroll(int64_t n) const override { return "#pragma unroll " + std::to_string(n); }
-};
+std::string cuda_prelude(const Target&) {
+  return std::string(kCudaTypes) + kKernelScalarText + kCudaCasts;
+}
 
 }  // namespace
 
 const Dialect& cuda_dialect() {
-  static const CUDADialect d;
+  // The fields of Spellings (dialect.h), in order.
+  static const Dialect d(Spellings{"cuda", cuda_prelude, "extern \"C\" __global__ void ", "",
+                                   "__restrict__", "(int64_t)threadIdx.x", "(int64_t)blockIdx.x",
+                                   "((int64_t)blockIdx.x * blockDim.x + threadIdx.x)",
+                                   "__shared__ ", "__syncthreads();", "f", "LL", "",
+                                   "#pragma unroll ", false});
   return d;
 }
 

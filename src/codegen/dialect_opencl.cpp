@@ -1,6 +1,6 @@
 // The OpenCL C dialect (dialect.h), OpenCL C 1.2: a kernel is
 //   __kernel void NAME(__global T0* restrict b0, __global const T1* restrict b1, ...)
-// run as one work-item per output element (render_c.h, render_work_item). The prelude gives the
+// run as its GpuPlan's work-groups (kernel_plan.h, render_gpu.h). The prelude gives the
 // kernels the C names they use (stdint's types and limits) and then the same scalar functions as
 // the C prelude (ember/support/kernel_scalar.h, which has an OpenCL branch where C and OpenCL C
 // differ), so both devices compute them with the same code.
@@ -35,31 +35,16 @@ typedef ulong uint64_t;
 #define UINT64_MAX ULONG_MAX
 )";
 
-class OpenCLDialect : public Dialect {
- public:
-  const char* name() const override { return "opencl"; }
-  std::string prelude(const Target&) const override {
-    return std::string(kOpenCLTypes) + kKernelScalarText;
-  }
-  void signature(std::ostringstream& s, const std::string& fn,
-                 const schedule::Kernel& k) const override {
-    s << "__kernel void " << fn << "(";
-    for (size_t i = 0; i < k.buffers.size(); i++)
-      s << (i ? ", " : "") << "__global " << (i >= k.num_outputs() ? "const " : "")
-        << ctype(k.buffers[i].dtype) << "* restrict b" << i;
-    s << ") {\n";
-  }
-  std::string work_item() const override { return "(int64_t)get_global_id(0)"; }
-  const char* float_suffix() const override { return ""; }
-  const char* int64_suffix() const override { return "L"; }
-  std::string ivdep() const override { return ""; }
-  std::string unroll(int64_t n) const override { return "#pragma unroll " + std::to_string(n); }
-};
+std::string opencl_prelude(const Target&) { return std::string(kOpenCLTypes) + kKernelScalarText; }
 
 }  // namespace
 
 const Dialect& opencl_dialect() {
-  static const OpenCLDialect d;
+  // The fields of Spellings (dialect.h), in order.
+  static const Dialect d(
+      Spellings{"opencl", opencl_prelude, "__kernel void ", "__global ", "restrict",
+                "(int64_t)get_local_id(0)", "(int64_t)get_group_id(0)", "(int64_t)get_global_id(0)",
+                "__local ", "barrier(CLK_LOCAL_MEM_FENCE);", "", "L", "", "#pragma unroll ", true});
   return d;
 }
 

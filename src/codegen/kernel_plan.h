@@ -185,6 +185,36 @@ struct Move {
   KernelPlan plan;
 };
 
+/// How a kernel runs in a dialect with work-items (OpenCL, CUDA: dialect.h; gpu_plan.cpp): which
+/// loop axes are global (across work-groups), local (across a group's work-items) and unrolled
+/// (a work-item's register tile). A launch is `groups` work-groups of `local` work-items.
+enum class GpuKind {
+  /// One work-item per output element (output axes global, flattened), in groups of `local`; the
+  /// reduce axes, if any, a loop in each work-item.
+  Items,
+  /// One work-group per output element: the reduce axes, flattened, local (each work-item sums
+  /// every local-th term), combined by a tree in local memory; work-item 0 stores.
+  GroupReduce,
+  /// A product (tile_operands.h): each work-group computes a tile_m x tile_n tile of (row, col) of
+  /// one batch index, staging panels of tile_k along the reduce axis of the row and column
+  /// operands in local memory; each work-item holds a reg_m x reg_n register tile (rows and
+  /// columns local / reg apart).
+  TiledProduct
+};
+
+struct GpuPlan {
+  GpuKind kind = GpuKind::Items;
+  int64_t groups = 0, local = 1;
+  int64_t tile_m = 1, tile_n = 1, tile_k = 1, reg_m = 1, reg_n = 1;  // TiledProduct
+  /// DEBUG=3's words, e.g. "gpu tiled_product: GROUPS(1250) LOCAL(256) TILE(32,32,16) REG(2,2)".
+  std::string str() const;
+};
+
+/// The plan of `k` in a dialect with work-items: a product (without nests or further outputs) as
+/// a tiled product, another reduce over more than one term as a group reduce, anything else as
+/// items.
+GpuPlan gpu_plan(const schedule::Kernel& k);
+
 /// The kernel's plain loops (no upcast, no unroll), and its nests' likewise.
 LoopPlan plain_loop_plan(const schedule::Kernel& k);
 

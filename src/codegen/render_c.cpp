@@ -6,6 +6,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "codegen/blocked_sum.h"
 #include "codegen/c_expr.h"
 #include "codegen/column_split.h"
 #include "codegen/render_dot.h"
@@ -19,81 +20,6 @@ using schedule::Expr;
 using schedule::Kernel;
 
 namespace {
-
-// Blocked pairwise summation of a floating SUM (the error bound is stated on Tensor::sum in
-// tensor.h). Each accumulator slot sums a block of at most kSumBlock terms in its register (the
-// inner loop stays a plain, vectorisable loop); each finished block partial enters a binary
-// counter of partials (lv_[k] holds the sum of 2^k blocks), which combines them pairwise:
-// block c merges with the partials of the levels given by c's trailing one bits. All slots
-// flush together, so one block counter serves them all. Costs one flush per block. The block,
-// kSumBlock, is in render_tile.h: the tiled products sum in the same blocks.
-
-struct BlockedSum {
-  bool on = false;
-  size_t flush_depth = 0;  // indentation of the loop after whose body a block may end
-  int64_t nacc = 1, every = 1;
-  std::string T;
-
-  std::string slot(const char* x, const std::string& i) const {
-    return nacc == 1 ? std::string(x) + "0" : std::string(x) + "[" + i + "]";
-  }
-  std::string level(int64_t k, const std::string& i) const {
-    return nacc == 1 ? "lv_[" + std::to_string(k) + "]"
-                     : "lv_[" + std::to_string(k) + "][" + i + "]";
-  }
-  void begin(std::ostringstream& s, const std::string& ind, const std::string& type, int64_t n_acc,
-             int64_t per_slot, int64_t n_last) {
-    T = type;
-    nacc = n_acc;
-    // A last axis longer than a block is split into blocks; a shorter one ends a block every
-    // `every` passes of it (at most kSumBlock terms).
-    every = n_last > kSumBlock ? 1 : kSumBlock / n_last;
-    int64_t passes = per_slot / n_last;  // of the last axis
-    int64_t blocks =
-        every > 1 ? (passes + every - 1) / every : passes * ((n_last + kSumBlock - 1) / kSumBlock);
-    int64_t levels = 1;
-    // Flushing block c writes level (trailing ones of c) <= log2(c + 1); the finish reads every set
-    // bit of the final count: 2^levels > blocks covers both.
-    while ((int64_t{1} << levels) <= blocks) levels++;
-    s << ind << T << " lv_[" << levels << "]" << (nacc == 1 ? "" : "[" + std::to_string(nacc) + "]")
-      << ";\n";
-    s << ind << "uint64_t nblk_ = 0;\n";
-    if (every > 1) s << ind << "int64_t cnt_ = 0;\n";
-  }
-  // Adds each slot's block partial to the counter and clears the slot.
-  void flush(std::ostringstream& s, const std::string& ind) const {
-    std::string in = ind + "  ";
-    s << ind << "{\n";
-    s << in << "int k_ = 0;\n";
-    s << in << "for (uint64_t c_ = nblk_; c_ & 1; c_ >>= 1) k_++;\n";
-    s << in << "for (int i = 0; i < " << nacc << "; i++) {\n";
-    s << in << "  " << T << " p_ = " << slot("acc", "i") << ";\n";
-    s << in << "  for (int l_ = 0; l_ < k_; l_++) p_ = " << (nacc == 1 ? "lv_[l_]" : "lv_[l_][i]")
-      << " + p_;\n";
-    s << in << "  " << (nacc == 1 ? "lv_[k_]" : "lv_[k_][i]") << " = p_;\n";
-    s << in << "  " << slot("acc", "i") << " = 0;\n";
-    s << in << "}\n";
-    s << in << "nblk_++;\n";
-    s << ind << "}\n";
-  }
-  void after_block(std::ostringstream& s, const std::string& ind) const {
-    if (every == 1) return flush(s, ind);
-    s << ind << "if (++cnt_ == " << every << ") {\n";
-    s << ind << "  cnt_ = 0;\n";
-    flush(s, ind + "  ");
-    s << ind << "}\n";
-  }
-  // Each slot's total: its open block plus the stored partials, smallest first.
-  void finish(std::ostringstream& s, const std::string& ind) const {
-    s << ind << "for (int i = 0; i < " << nacc << "; i++) {\n";
-    s << ind << "  " << T << " p_ = " << slot("acc", "i") << ";\n";
-    s << ind << "  for (int l_ = 0; (nblk_ >> l_) != 0; l_++)\n";
-    s << ind << "    if ((nblk_ >> l_) & 1) p_ = p_ + " << (nacc == 1 ? "lv_[l_]" : "lv_[l_][i]")
-      << ";\n";
-    s << ind << "  " << slot("acc", "i") << " = p_;\n";
-    s << ind << "}\n";
-  }
-};
 
 // An elementwise kernel's last axis up to this long is unrolled rather than vectorised: it would
 // not fill SSE2's four float lanes. Then the loop around it vectorises (E_10000_2, the Gaussian
@@ -196,6 +122,8 @@ class Renderer {
         d_(d),
         em_(d) {}
 
+  void group(int64_t local) { group_ = k_.reduce_axes.empty() ? 0 : local; }
+
   std::string render(const std::string& fn) {
     std::ostringstream s;
     d_.signature(s, fn, k_);
@@ -247,8 +175,12 @@ class Renderer {
         std::any_of(up_.begin(), up_.end(), [](int64_t u) { return u != 1; }))
       throw Error("internal error: kernel " + k_.name() + ": a " + d_.name() +
                   " work-item renders plain loops only");
-    s << "  const int64_t w_ = " << id << ";\n";
-    s << "  if (w_ >= " << work_items(k_) << ") return;\n";
+    if (group_) {  // a work-group per output element (GpuKind::GroupReduce)
+      s << "  const int64_t w_ = " << d_.group_id() << ", l_ = " << d_.local_id() << ";\n";
+    } else {
+      s << "  const int64_t w_ = " << id << ";\n";
+      s << "  if (w_ >= " << work_items(k_) << ") return;\n";
+    }
     int64_t inner = 1;  // the output elements per step of axis d
     for (size_t d = nglob_; d-- > 0;) {
       s << "  const int64_t o" << d << " = "
@@ -319,6 +251,7 @@ class Renderer {
     int64_t per_slot = 1;
     for (size_t d = nglob_; d < rank_; d++) per_slot *= k_.full_shape[d];
     per_slot /= unroll_;
+    if (group_) return render_group_reduce(s, ind, acc);
     BlockedSum bs;
     bs.on = red->op == Op::SUM && is_floating_point(red->dtype) && per_slot > kSumBlock;
     if (bs.on) bs.begin(s, ind, acc.T, acc.n, per_slot, k_.full_shape[rank_ - 1] / unroll_);
@@ -333,6 +266,40 @@ class Renderer {
     if (bs.on) bs.finish(s, ind);
     if (split_) render_split_finish(s, ind, bs);
     render_reduce_epilogue(s, ind, acc);
+  }
+
+  // The group reduce (GpuKind::GroupReduce): work-item l_ sums terms l_, l_ + L, ... of the
+  // flattened reduce axes (the last fastest), the group's partials are combined pairwise in local
+  // memory (a tree: log2 L steps between barriers), and work-item 0 runs the epilogue.
+  void render_group_reduce(std::ostringstream& s, std::string& ind, const Accumulators& acc) {
+    int64_t terms = 1;
+    for (size_t d = nglob_; d < rank_; d++) terms *= k_.full_shape[d];
+    s << ind << "for (int64_t f_ = l_; f_ < " << terms << "; f_ += " << group_ << ") {\n";
+    std::string rind = ind + "  ";
+    int64_t inner = 1;
+    for (size_t d = rank_; d-- > nglob_;) {
+      s << rind << "const int64_t r" << d << " = f_"
+        << (inner > 1 ? " / " + std::to_string(inner) : "") << " % " << k_.full_shape[d] << ";\n";
+      inner *= k_.full_shape[d];
+    }
+    render_update(s, rind, acc);
+    s << ind << "}\n";
+    for (auto& x : acc.arrays)
+      s << ind << d_.local_array(acc.T, "g" + x + "_", group_) << "\n"
+        << ind << "g" << x << "_[l_] = " << x << "0;\n";
+    s << ind << d_.barrier() << "\n";
+    s << ind << "for (int64_t h_ = " << group_ / 2 << "; h_ > 0; h_ >>= 1) {\n";
+    s << ind << "  if (l_ < h_) {\n";
+    for (auto& x : acc.arrays) {
+      const std::string g = "g" + x + "_";
+      s << ind << "    " << g << "[l_] = " << acc.update(g + "[l_]", g + "[l_ + h_]") << ";\n";
+    }
+    s << ind << "  }\n" << ind << "  " << d_.barrier() << "\n" << ind << "}\n";
+    s << ind << "if (l_ == 0) {\n";
+    std::string in = ind + "  ";
+    for (auto& x : acc.arrays) s << in << x << "0 = g" << x << "_[0];\n";
+    render_reduce_epilogue(s, in, acc);
+    s << ind << "}\n";
   }
 
   // The loops over the reduce axes; the last in blocks of kSumBlock iterations where the sum is
@@ -531,7 +498,8 @@ class Renderer {
   size_t rank_, nglob_;
   std::vector<int64_t> up_;
   int64_t unroll_;
-  int64_t split_;  // a column split's slice (rows), 0 without
+  int64_t split_;      // a column split's slice (rows), 0 without
+  int64_t group_ = 0;  // a group reduce's work-items per group, 0 without
   bool short_red_ = false;
   std::vector<LoopPlan> nest_plans_;
   std::string result_;  // a nest's renderer: its value goes to this variable, not to b0
@@ -561,10 +529,13 @@ int64_t work_items(const Kernel& k) {
   return n;
 }
 
-std::string render_work_item(const Kernel& k, const std::string& fn_name, const Dialect& d) {
+std::string render_work_item(const Kernel& k, const std::string& fn_name, const Dialect& d,
+                             int64_t group) {
   if (d.work_item().empty())
     throw Error(std::string("internal error: the ") + d.name() + " dialect has no work-items");
-  return Renderer(k, plain_loop_plan(k), 0, d).render(fn_name);
+  Renderer r(k, plain_loop_plan(k), 0, d);
+  r.group(group);
+  return r.render(fn_name);
 }
 
 }  // namespace ember::codegen

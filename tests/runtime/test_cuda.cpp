@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <numeric>
 #include <random>
 #include <vector>
 
+#include "../support/device_cases.h"
 #include "../support/nvrtc_check.h"
 #include "ember/ember.h"
 #include "ember/error.h"
@@ -77,6 +77,19 @@ TEST(CudaCompile, EveryKernelOfThePpoStepCompilesForSm90) {
   EXPECT_EQ(error, "") << "of " << kernels << " kernels";
 }
 
+// The GPU plans' edges (group reductions of odd lengths, tiled products of odd shapes: the same
+// kernels as the opencl device's test) compile for sm_90.
+TEST(CudaCompile, GroupReductionsAndTiledProductsCompileForSm90) {
+  if (std::string why = nvrtc_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  test::register_nvrtc_check_device();
+  test::compile_recorded("sm_90");
+  test::gpu_shape_cases("nvrtc-check");
+  const size_t kernels = test::recorded_cuda_kernels();
+  EXPECT_GT(kernels, 20u);
+  const std::string error = test::compile_recorded("sm_90");
+  EXPECT_EQ(error, "") << "of " << kernels << " kernels";
+}
+
 TEST(CudaCompile, ErrorShowsTheLogAndTheSource) {
   if (std::string why = nvrtc_unavailable(); !why.empty()) GTEST_SKIP() << why;
   try {
@@ -109,20 +122,7 @@ class CudaDevice : public ::testing::Test {
   Device* dev_ = nullptr;
 };
 
-TEST_F(CudaDevice, CopiesInOnTheDeviceAndOut) {
-  std::vector<float> in(1000);
-  std::iota(in.begin(), in.end(), 0.5f);
-  const size_t bytes = in.size() * sizeof(float);
-  DeviceBuffer a = dev_->allocate(bytes), b = dev_->allocate(bytes);
-  dev_->copy_in(a, in.data(), bytes);
-  dev_->copy(b, a, bytes);
-  std::vector<float> out(in.size(), -1);
-  dev_->copy_out(out.data(), b, bytes);
-  EXPECT_EQ(out, in);
-  EXPECT_THROW(dev_->copy_out(out.data(), a, bytes + 4), Error);  // past the end: refused
-  dev_->free(a);
-  dev_->free(b);
-}
+TEST_F(CudaDevice, CopiesInOnTheDeviceAndOut) { test::expect_copies_round_trip(*dev_); }
 
 TEST_F(CudaDevice, FreedBuffersAreReused) {
   DeviceBuffer a = dev_->allocate(3000);
@@ -134,27 +134,15 @@ TEST_F(CudaDevice, FreedBuffersAreReused) {
   dev_->free(b);
 }
 
-// An in-place update, a full reduction (one thread), row and column reductions, against interp.
+// An in-place update, a full reduction (one block), row and column reductions, against interp.
 TEST_F(CudaDevice, KernelsMatchTheInterpreter) {
-  auto run = [](const char* device) {
-    DeviceGuard g(device);
-    Tensor x = arange(24, kFloat32).reshape({4, 6}) * 0.25 - 2.0;
-    Tensor w = ones({4, 6});
-    w.add_(x * x);
-    std::vector<Tensor> outs = {w, x.sum(), x.exp().amax({1}), x.sum({0})};
-    realize(outs);
-    std::vector<std::vector<float>> v;
-    for (Tensor& t : outs) v.push_back(t.to_vector<float>());
-    return v;
-  };
-  const auto got = run("cuda"), ref = run("interp");
-  ASSERT_EQ(got.size(), ref.size());
-  for (size_t i = 0; i < ref.size(); i++) {
-    ASSERT_EQ(got[i].size(), ref[i].size()) << "output " << i;
-    for (size_t j = 0; j < ref[i].size(); j++)
-      EXPECT_NEAR(got[i][j], ref[i][j], 1e-5 * std::abs(ref[i][j]) + 1e-6)
-          << "output " << i << " element " << j;
-  }
+  test::expect_outputs_near(test::small_kernels("cuda"), test::small_kernels("interp"), 1e-5, 1e-6);
+}
+
+// Group reductions and tiled products at the plans' edges, against interp (the fuzz tolerance).
+TEST_F(CudaDevice, GroupReductionsAndTiledProductsMatchTheInterpreter) {
+  test::expect_outputs_near(test::gpu_shape_cases("cuda"), test::gpu_shape_cases("interp"), 1e-4, 0,
+                            1e-5);
 }
 
 // The PPO step at batch 10,000 (eager and captured) on cuda against cpu: the metrics and the

@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <numeric>
 #include <vector>
 
+#include "../support/device_cases.h"
 #include "ember/ember.h"
 #include "ember/error.h"
 #include "runtime/opencl/opencl_device.h"
@@ -28,22 +28,7 @@ class OpenCLDevice : public ::testing::Test {
   Device* dev_ = nullptr;
 };
 
-TEST_F(OpenCLDevice, CopiesInOnTheDeviceAndOut) {
-  std::vector<float> in(1000);
-  std::iota(in.begin(), in.end(), 0.5f);
-  const size_t bytes = in.size() * sizeof(float);
-  DeviceBuffer a = dev_->allocate(bytes), b = dev_->allocate(bytes);
-  EXPECT_EQ(a.bytes, bytes);
-  dev_->copy_in(a, in.data(), bytes);
-  dev_->copy(b, a, bytes);
-  std::vector<float> out(in.size(), -1);
-  dev_->copy_out(out.data(), b, bytes);
-  EXPECT_EQ(out, in);
-  // A copy past a buffer's end is refused, not done.
-  EXPECT_THROW(dev_->copy_out(out.data(), a, bytes + 4), Error);
-  dev_->free(a);
-  dev_->free(b);
-}
+TEST_F(OpenCLDevice, CopiesInOnTheDeviceAndOut) { test::expect_copies_round_trip(*dev_); }
 
 TEST_F(OpenCLDevice, FreedBuffersAreReused) {
   const size_t bytes = 3000;
@@ -78,27 +63,18 @@ TEST_F(OpenCLDevice, BuildErrorShowsTheLogAndTheSource) {
 }
 
 // The same storage as an output and an input of one kernel (an in-place update), a full reduction
-// (one work-item), and a row reduction, against the interpreter.
+// (one work-group), and row and column reductions, against the interpreter.
 TEST_F(OpenCLDevice, KernelsMatchTheInterpreter) {
-  auto run = [](const char* device) {
-    DeviceGuard g(device);
-    Tensor x = arange(24, kFloat32).reshape({4, 6}) * 0.25 - 2.0;
-    Tensor w = ones({4, 6});
-    w.add_(x * x);  // in place
-    std::vector<Tensor> outs = {w, x.sum(), x.exp().amax({1}), x.sum({0})};
-    realize(outs);
-    std::vector<std::vector<float>> v;
-    for (Tensor& t : outs) v.push_back(t.to_vector<float>());
-    return v;
-  };
-  const auto got = run("opencl"), ref = run("interp");
-  ASSERT_EQ(got.size(), ref.size());
-  for (size_t i = 0; i < ref.size(); i++) {
-    ASSERT_EQ(got[i].size(), ref[i].size()) << "output " << i;
-    for (size_t j = 0; j < ref[i].size(); j++)
-      EXPECT_NEAR(got[i][j], ref[i][j], 1e-5 * std::abs(ref[i][j]) + 1e-6)
-          << "output " << i << " element " << j;
-  }
+  test::expect_outputs_near(test::small_kernels("opencl"), test::small_kernels("interp"), 1e-5,
+                            1e-6);
+}
+
+// The GPU plans' edges (codegen::GpuPlan): group reductions of lengths 1 to 10,001, tiled
+// products of shapes that the tiles do not divide, against the interpreter, with the codegen fuzz
+// test's tolerance.
+TEST_F(OpenCLDevice, GroupReductionsAndTiledProductsMatchTheInterpreter) {
+  test::expect_outputs_near(test::gpu_shape_cases("opencl"), test::gpu_shape_cases("interp"), 1e-4,
+                            0, 1e-5);
 }
 
 }  // namespace

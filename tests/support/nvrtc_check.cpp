@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "codegen/dialect.h"
-#include "codegen/render_c.h"
+#include "codegen/render_gpu.h"
 #include "ember/error.h"
 #include "runtime/cuda/cuda_device.h"
 #include "runtime/device.h"
@@ -24,7 +24,8 @@ class NvrtcCheckDevice : public runtime::Device {
   std::vector<std::shared_ptr<runtime::Program>> prepare(
       const std::vector<const schedule::Kernel*>& kernels) override {
     for (const schedule::Kernel* k : kernels) {
-      std::string src = codegen::render_work_item(*k, kPlaceholder, codegen::cuda_dialect());
+      std::string src =
+          codegen::render_gpu(*k, codegen::gpu_plan(*k), kPlaceholder, codegen::cuda_dialect());
       std::lock_guard<std::mutex> lock(mu_);
       sources_.insert(std::move(src));
     }

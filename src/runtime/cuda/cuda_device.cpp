@@ -1,11 +1,11 @@
 // The cuda device: renders a batch of kernels into one CUDA C++ translation unit (the CUDA
-// dialect's prelude, then each kernel as codegen::render_work_item writes it), compiles it once
-// with NVRTC for the GPU's architecture (modules are cached by their source: the same batch is
-// never compiled twice in a process), and launches each kernel as one thread per output element,
-// in blocks of kBlock threads, on the primary context's default stream.
+// dialect's prelude, then each kernel as codegen::render_gpu writes it for its GpuPlan), compiles
+// it once with NVRTC for the GPU's architecture (modules are cached by their source: the same
+// batch is never compiled twice in a process), and launches each kernel as its plan's blocks on
+// the primary context's default stream.
 //
-// Memory: cuMemAlloc buffers through a cache of freed buffers (by size rounded to 256 bytes, up to
-// kCacheCapBytes), as the opencl device's. The engine's buffers are host memory still
+// Memory: cuMemAlloc buffers through a cache of freed buffers (gpu_device.h, BufferCache), as the
+// opencl device's. The engine's buffers are host memory still
 // (runtime/storage.h), so a launch copies every buffer of the kernel in (an output too: a store
 // may cover only part of it), runs, and copies the outputs out. Slots bound to one host buffer (an
 // in-place update) share one device buffer.
@@ -18,28 +18,19 @@
 #include <vector>
 
 #include "codegen/dialect.h"
-#include "codegen/render_c.h"
 #include "ember/error.h"
 #include "runtime/cuda/cuda_api.h"
+#include "runtime/gpu_device.h"
 
 namespace ember::runtime {
 
 namespace {
 
-constexpr size_t kCacheCapBytes = size_t{512} << 20;
-constexpr unsigned kBlock = 256;
 std::atomic<int64_t> g_builds{0};
-
-size_t rounded(size_t bytes) { return (std::max<size_t>(bytes, 1) + 255) / 256 * 256; }
 
 class CUDADevice;
 
-struct CUDAProgram : Program {
-  CUDADevice* device = nullptr;
-  CUfunction fn = nullptr;  // null until built; the module is kept for the process
-  size_t items = 0;         // threads (codegen::work_items)
-  void launch(void* const* bufs) const override;
-};
+using CUDAProgram = GpuProgramOn<CUDADevice, CUfunction>;
 
 std::string gpu_line(const cu::Driver& d, CUdevice dev) {
   char name[256] = {};
@@ -55,7 +46,7 @@ std::string gpu_line(const cu::Driver& d, CUdevice dev) {
          std::to_string(mem >> 20) + " MiB)";
 }
 
-class CUDADevice : public Device {
+class CUDADevice : public GpuCompiler<CUDADevice, CUDAProgram> {
  public:
   CUDADevice() : d_(cu::driver()) {
     int count = 0;
@@ -74,29 +65,9 @@ class CUDADevice : public Device {
 
   std::string name() const override { return "cuda"; }
 
-  std::vector<std::shared_ptr<Program>> prepare(
-      const std::vector<const schedule::Kernel*>& kernels) override {
-    return make_programs(kernels, [this](const schedule::Kernel& k) {
-      auto p = new_program<CUDAProgram>(k);
-      p->device = this;
-      p->items = static_cast<size_t>(codegen::work_items(k));
-      return p;
-    });
-  }
-
-  // One module for the batch's unbuilt kernels; their functions are numbered within the batch,
-  // so its text, and its cache entry, depend only on its kernels.
-  void build(const std::vector<std::shared_ptr<Program>>& programs) override {
-    const std::vector<CUDAProgram*> todo = unbuilt<CUDAProgram>(programs);
-    if (todo.empty()) return;
-    std::vector<std::string> symbols;
-    std::string source = codegen::cuda_dialect().prelude(codegen::Target{});
-    for (size_t i = 0; i < todo.size(); i++) {
-      symbols.push_back(batch_symbol(i, todo[i]->name));
-      todo[i]->source =
-          codegen::render_work_item(todo[i]->kernel, symbols[i], codegen::cuda_dialect());
-      source += "\n" + todo[i]->source;
-    }
+  static const codegen::Dialect& dialect() { return codegen::cuda_dialect(); }
+  void load(const std::string& source, const std::vector<CUDAProgram*>& todo,
+            const std::vector<std::string>& symbols) {
     CUmodule mod = module(source);
     for (size_t i = 0; i < todo.size(); i++)
       cu::check(d_.cuModuleGetFunction(&todo[i]->fn, mod, symbols[i].c_str()),
@@ -104,23 +75,14 @@ class CUDADevice : public Device {
   }
 
   DeviceBuffer allocate(size_t bytes) override {
-    const size_t size = rounded(bytes);
-    {
-      std::lock_guard<std::mutex> lock(mem_mu_);
-      auto it = free_.find(size);
-      if (it != free_.end() && !it->second.empty()) {
-        CUdeviceptr p = it->second.back();
-        it->second.pop_back();
-        cached_ -= size;
-        return {to_handle(p), bytes};
-      }
-    }
+    if (void* h = cache_.take(bytes)) return {h, bytes};
     current();
     CUdeviceptr p = 0;
-    CUresult r = d_.cuMemAlloc(&p, size);
+    CUresult r = d_.cuMemAlloc(&p, BufferCache::rounded(bytes));
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {
-      release_cached();  // the cache's buffers may be what the allocation lacks
-      r = d_.cuMemAlloc(&p, size);
+      // The cache's buffers may be what the allocation lacks.
+      for (void* h : cache_.drain()) d_.cuMemFree(reinterpret_cast<CUdeviceptr>(h));
+      r = d_.cuMemAlloc(&p, BufferCache::rounded(bytes));
     }
     if (r != CUDA_SUCCESS)
       throw Error("out of memory: the cuda device cannot allocate " + std::to_string(bytes) +
@@ -129,16 +91,7 @@ class CUDADevice : public Device {
   }
 
   void free(DeviceBuffer b) override {
-    if (!b.handle) return;
-    const size_t size = rounded(b.bytes);
-    {
-      std::lock_guard<std::mutex> lock(mem_mu_);
-      if (cached_ + size <= kCacheCapBytes) {
-        free_[size].push_back(ptr(b));
-        cached_ += size;
-        return;
-      }
-    }
+    if (!b.handle || cache_.keep(b.handle, b.bytes)) return;
     current();
     d_.cuMemFree(ptr(b));
   }
@@ -162,10 +115,7 @@ class CUDADevice : public Device {
   void launch(const CUDAProgram& p, void* const* bufs);
   const std::string& gpu() const { return gpu_; }
 
-  size_t cached_bytes() {
-    std::lock_guard<std::mutex> lock(mem_mu_);
-    return cached_;
-  }
+  size_t cached_bytes() { return cache_.bytes(); }
 
  private:
   static void* to_handle(CUdeviceptr p) { return reinterpret_cast<void*>(p); }
@@ -184,38 +134,25 @@ class CUDADevice : public Device {
   // The primary context, current on the calling thread (the engine calls from any thread).
   void current() const { cu::check(d_.cuCtxSetCurrent(ctx_), "cuCtxSetCurrent"); }
 
-  void release_cached() {
-    std::lock_guard<std::mutex> lock(mem_mu_);
-    current();
-    for (auto& [size, ps] : free_)
-      for (CUdeviceptr p : ps) d_.cuMemFree(p);
-    free_.clear();
-    cached_ = 0;
-  }
-
   // The loaded module of `source`: from the cache, else compiled by NVRTC now (a failure shows
   // the log and the numbered source).
   CUmodule module(const std::string& source) {
-    std::lock_guard<std::mutex> lock(build_mu_);
-    if (auto it = modules_.find(source); it != modules_.end()) return it->second;
-    g_builds++;
-    const std::string cubin = cu::compile(source, arch_);
-    current();
-    CUmodule mod = nullptr;
-    cu::check(d_.cuModuleLoadData(&mod, cubin.data()), "cuModuleLoadData");
-    modules_.emplace(source, mod);
-    return mod;
+    return modules_.get(source, [&](const std::string&) {
+      g_builds++;
+      const std::string cubin = cu::compile(source, arch_);
+      current();
+      CUmodule mod = nullptr;
+      cu::check(d_.cuModuleLoadData(&mod, cubin.data()), "cuModuleLoadData");
+      return mod;
+    });
   }
 
   const cu::Driver& d_;
   CUdevice dev_ = 0;
   CUcontext ctx_ = nullptr;
   std::string arch_, gpu_;
-  std::mutex build_mu_;  // modules_
-  std::unordered_map<std::string, CUmodule> modules_;
-  std::mutex mem_mu_;  // free_, cached_
-  std::unordered_map<size_t, std::vector<CUdeviceptr>> free_;
-  size_t cached_ = 0;
+  ProgramTable<CUmodule> modules_;
+  BufferCache cache_;
   std::mutex launch_mu_;  // one launch at a time: its buffers, copies and kernel in order
 };
 
@@ -255,25 +192,18 @@ void CUDADevice::launch(const CUDAProgram& p, void* const* bufs) {
     }
     args[i] = &ptrs[i];
   }
-  if (p.items > 0) {
-    const size_t blocks = (p.items + kBlock - 1) / kBlock;
-    cu::check(d_.cuLaunchKernel(p.fn, static_cast<unsigned>(blocks), 1, 1, kBlock, 1, 1, 0, nullptr,
-                                args.data(), nullptr),
-              "cuLaunchKernel");
-  }
+  if (p.plan.groups > 0)
+    cu::check(
+        d_.cuLaunchKernel(
+            p.fn, static_cast<unsigned>(codegen::cuda_dialect().grid(p.plan.groups, p.plan.local)),
+            1, 1, static_cast<unsigned>(p.plan.local), 1, 1, 0, nullptr, args.data(), nullptr),
+        "cuLaunchKernel");
   for (size_t i = 0; i < k.num_outputs(); i++)
     if (first[i] == i) copy_out(bufs[i], slot[i], bytes[i]);  // waits for the kernel
   cu::check(d_.cuCtxSynchronize(), "cuCtxSynchronize");       // a kernel's fault, here
 }
 
-void CUDAProgram::launch(void* const* bufs) const { device->launch(*this, bufs); }
-
-CUDADevice& the_device() {
-  // Created on first use (a failure is retried by the next use) and never destroyed: driver
-  // objects released after the driver's own teardown at exit may crash.
-  static CUDADevice* d = new CUDADevice();
-  return *d;
-}
+CUDADevice& the_device() { return lasting_device<CUDADevice>(); }
 
 }  // namespace
 

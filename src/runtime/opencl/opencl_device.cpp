@@ -1,10 +1,10 @@
 // The opencl device: renders a batch of kernels into one OpenCL C program (the OpenCL dialect's
-// prelude, then each kernel as codegen::render_work_item writes it), builds it once (programs are
-// cached by their source on this device: the same batch is never built twice in a process), and
-// launches each kernel as one work-item per output element on an in-order queue.
+// prelude, then each kernel as codegen::render_gpu writes it for its GpuPlan), builds it once
+// (programs are cached by their source on this device: the same batch is never built twice in a
+// process), and launches each kernel as its plan's work-groups on an in-order queue.
 //
-// Memory: the device allocates cl_mem buffers through a cache of freed buffers (by size rounded
-// to 256 bytes, up to kCacheCapBytes), and copies between them and host memory. A launch takes
+// Memory: the device allocates cl_mem buffers through a cache of freed buffers (gpu_device.h,
+// BufferCache), and copies between them and host memory. A launch takes
 // cl_mem buffers (Program::memory): the engine's run loop gives it the buffers of storages that
 // live here and copies host storages in and out around it (engine/run.cpp, DeviceArgs).
 #include "runtime/opencl/opencl_device.h"
@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "codegen/dialect.h"
-#include "codegen/render_c.h"
 #include "ember/error.h"
+#include "runtime/gpu_device.h"
 #include "runtime/numbered_source.h"
 #include "runtime/opencl/cl_api.h"
 
@@ -25,21 +25,13 @@ namespace ember::runtime {
 
 namespace {
 
-constexpr size_t kCacheCapBytes = size_t{512} << 20;
 std::atomic<int64_t> g_builds{0};
-
-size_t rounded(size_t bytes) { return (std::max<size_t>(bytes, 1) + 255) / 256 * 256; }
 
 class OpenCLDevice;
 
-struct OpenCLProgram : Program {
-  OpenCLDevice* device = nullptr;
-  cl_kernel fn = nullptr;  // null until built; kept for the process, as the cpu's objects are
-  size_t items = 0;        // work-items (codegen::work_items)
-  void launch(void* const* bufs) const override;
-};
+using OpenCLProgram = GpuProgramOn<OpenCLDevice, cl_kernel>;
 
-class OpenCLDevice : public Device {
+class OpenCLDevice : public GpuCompiler<OpenCLDevice, OpenCLProgram> {
  public:
   OpenCLDevice() : dev_(cl::pick_device()) {
     cl_int err = CL_SUCCESS;
@@ -60,30 +52,9 @@ class OpenCLDevice : public Device {
   std::string name() const override { return "opencl"; }
   bool own_memory() const override { return true; }
 
-  std::vector<std::shared_ptr<Program>> prepare(
-      const std::vector<const schedule::Kernel*>& kernels) override {
-    return make_programs(kernels, [this](const schedule::Kernel& k) {
-      auto p = new_program<OpenCLProgram>(k);
-      p->device = this;
-      p->memory = this;
-      p->items = static_cast<size_t>(codegen::work_items(k));
-      return p;
-    });
-  }
-
-  // One program for the batch's unbuilt kernels; their functions are numbered within the batch,
-  // so its text, and its cache entry, depend only on its kernels.
-  void build(const std::vector<std::shared_ptr<Program>>& programs) override {
-    const std::vector<OpenCLProgram*> todo = unbuilt<OpenCLProgram>(programs);
-    if (todo.empty()) return;
-    std::vector<std::string> symbols;
-    std::string source = codegen::opencl_dialect().prelude(codegen::Target{});
-    for (size_t i = 0; i < todo.size(); i++) {
-      symbols.push_back(batch_symbol(i, todo[i]->name));
-      todo[i]->source =
-          codegen::render_work_item(todo[i]->kernel, symbols[i], codegen::opencl_dialect());
-      source += "\n" + todo[i]->source;
-    }
+  static const codegen::Dialect& dialect() { return codegen::opencl_dialect(); }
+  void load(const std::string& source, const std::vector<OpenCLProgram*>& todo,
+            const std::vector<std::string>& symbols) {
     cl_program prog = program(source, todo.size());
     for (size_t i = 0; i < todo.size(); i++) {
       cl_int err = CL_SUCCESS;
@@ -93,23 +64,14 @@ class OpenCLDevice : public Device {
   }
 
   DeviceBuffer allocate(size_t bytes) override {
-    const size_t size = rounded(bytes);
-    {
-      std::lock_guard<std::mutex> lock(mem_mu_);
-      auto it = free_.find(size);
-      if (it != free_.end() && !it->second.empty()) {
-        cl_mem m = it->second.back();
-        it->second.pop_back();
-        cached_ -= size;
-        return {m, bytes};
-      }
-    }
+    if (void* h = cache_.take(bytes)) return {h, bytes};
     cl_int err = CL_SUCCESS;
-    cl_mem m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, size, nullptr, &err);
+    cl_mem m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, BufferCache::rounded(bytes), nullptr, &err);
     if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
         err == CL_OUT_OF_HOST_MEMORY) {
-      release_cached();  // the cache's buffers may be what the allocation lacks
-      m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, size, nullptr, &err);
+      // The cache's buffers may be what the allocation lacks.
+      for (void* h : cache_.drain()) clReleaseMemObject(static_cast<cl_mem>(h));
+      m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, BufferCache::rounded(bytes), nullptr, &err);
     }
     if (err != CL_SUCCESS)
       throw Error("out of memory: the opencl device cannot allocate " + std::to_string(bytes) +
@@ -118,17 +80,8 @@ class OpenCLDevice : public Device {
   }
 
   void free(DeviceBuffer b) override {
-    if (!b.handle) return;
-    const size_t size = rounded(b.bytes);
-    {
-      std::lock_guard<std::mutex> lock(mem_mu_);
-      if (cached_ + size <= kCacheCapBytes) {
-        free_[size].push_back(static_cast<cl_mem>(b.handle));
-        cached_ += size;
-        return;
-      }
-    }
-    clReleaseMemObject(static_cast<cl_mem>(b.handle));
+    if (b.handle && !cache_.keep(b.handle, b.bytes))
+      clReleaseMemObject(static_cast<cl_mem>(b.handle));
   }
 
   void copy_in(DeviceBuffer dst, const void* src, size_t bytes) override {
@@ -154,10 +107,7 @@ class OpenCLDevice : public Device {
   void launch(const OpenCLProgram& p, void* const* bufs);
   void build_source(const std::string& source) { program(source, 0); }
 
-  size_t cached_bytes() {
-    std::lock_guard<std::mutex> lock(mem_mu_);
-    return cached_;
-  }
+  size_t cached_bytes() { return cache_.bytes(); }
 
  private:
   cl_mem mem(DeviceBuffer b, size_t bytes) const {
@@ -167,48 +117,37 @@ class OpenCLDevice : public Device {
     return static_cast<cl_mem>(b.handle);
   }
 
-  void release_cached() {
-    std::lock_guard<std::mutex> lock(mem_mu_);
-    for (auto& [size, ms] : free_)
-      for (cl_mem m : ms) clReleaseMemObject(m);
-    free_.clear();
-    cached_ = 0;
-  }
-
   // The built program of `source`: from the cache, else built now (a failure shows the log and
   // the numbered source).
   cl_program program(const std::string& source, size_t kernels) {
-    std::lock_guard<std::mutex> lock(build_mu_);
-    if (auto it = programs_.find(source); it != programs_.end()) return it->second;
-    const char* text = source.c_str();
-    cl_int err = CL_SUCCESS;
-    cl_program prog = clCreateProgramWithSource(ctx_, 1, &text, nullptr, &err);
-    cl::check(err, "clCreateProgramWithSource");
-    g_builds++;
-    err = clBuildProgram(prog, 1, &dev_, options_.c_str(), nullptr, nullptr);
-    if (err != CL_SUCCESS) {
-      size_t n = 0;
-      clGetProgramBuildInfo(prog, dev_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
-      std::string log(n, '\0');
-      clGetProgramBuildInfo(prog, dev_, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-      clReleaseProgram(prog);
-      throw CompileError("opencl: building a program of " + std::to_string(kernels) +
-                         " kernel(s) on " + dev_name_ + " failed (" + cl::error_name(err) + "):\n" +
-                         log.c_str() + "\nsource (" + options_ + "):\n" + numbered_source(source));
-    }
-    programs_.emplace(source, prog);
-    return prog;
+    return programs_.get(source, [&](const std::string&) {
+      const char* text = source.c_str();
+      cl_int err = CL_SUCCESS;
+      cl_program prog = clCreateProgramWithSource(ctx_, 1, &text, nullptr, &err);
+      cl::check(err, "clCreateProgramWithSource");
+      g_builds++;
+      err = clBuildProgram(prog, 1, &dev_, options_.c_str(), nullptr, nullptr);
+      if (err != CL_SUCCESS) {
+        size_t n = 0;
+        clGetProgramBuildInfo(prog, dev_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+        std::string log(n, '\0');
+        clGetProgramBuildInfo(prog, dev_, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+        clReleaseProgram(prog);
+        throw CompileError("opencl: building a program of " + std::to_string(kernels) +
+                           " kernel(s) on " + dev_name_ + " failed (" + cl::error_name(err) +
+                           "):\n" + log.c_str() + "\nsource (" + options_ + "):\n" +
+                           numbered_source(source));
+      }
+      return prog;
+    });
   }
 
   cl_device_id dev_;
   cl_context ctx_ = nullptr;
   cl_command_queue queue_ = nullptr;
   std::string dev_name_, options_;
-  std::mutex build_mu_;  // programs_
-  std::unordered_map<std::string, cl_program> programs_;
-  std::mutex mem_mu_;  // free_, cached_
-  std::unordered_map<size_t, std::vector<cl_mem>> free_;
-  size_t cached_ = 0;
+  ProgramTable<cl_program> programs_;
+  BufferCache cache_;
   std::mutex launch_mu_;  // a kernel's arguments are set and enqueued by one thread at a time
 };
 
@@ -218,21 +157,18 @@ void OpenCLDevice::launch(const OpenCLProgram& p, void* const* bufs) {
   for (size_t i = 0; i < p.kernel.buffers.size(); i++)
     cl::check(clSetKernelArg(p.fn, static_cast<cl_uint>(i), sizeof(cl_mem), &bufs[i]),
               "clSetKernelArg");
-  if (p.items > 0)
+  if (p.plan.groups > 0) {
+    const size_t global = static_cast<size_t>(
+                     codegen::opencl_dialect().grid(p.plan.groups, p.plan.local)),
+                 local = static_cast<size_t>(p.plan.local);
     cl::check(
-        clEnqueueNDRangeKernel(queue_, p.fn, 1, nullptr, &p.items, nullptr, 0, nullptr, nullptr),
+        clEnqueueNDRangeKernel(queue_, p.fn, 1, nullptr, &global, &local, 0, nullptr, nullptr),
         "clEnqueueNDRangeKernel");
+  }
   cl::check(clFinish(queue_), "clFinish");
 }
 
-void OpenCLProgram::launch(void* const* bufs) const { device->launch(*this, bufs); }
-
-OpenCLDevice& the_device() {
-  // Created on first use (a failure is retried by the next use) and never destroyed: OpenCL
-  // objects released after the driver's own teardown at exit may crash.
-  static OpenCLDevice* d = new OpenCLDevice();
-  return *d;
-}
+OpenCLDevice& the_device() { return lasting_device<OpenCLDevice>(); }
 
 }  // namespace
 

@@ -1,0 +1,34 @@
+// Kernels that a device with its own dialect (opencl, cuda) is checked on against the
+// interpreter, shared by the device tests (tests/runtime/test_opencl_device.cpp, test_cuda.cpp):
+// small kernels of each kind, and the GPU plans' edges (codegen::GpuPlan): reductions of odd
+// lengths and products of odd shapes.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "runtime/device.h"
+
+namespace ember::test {
+
+/// Allocates two buffers of 1,000 floats on `dev`, copies values in, from one to the other on the
+/// device and out, and expects them back; a copy past a buffer's end must throw ember::Error.
+void expect_copies_round_trip(runtime::Device& dev);
+
+/// Each output's values, in order.
+using Outputs = std::vector<std::vector<float>>;
+
+/// An in-place update, a full reduction, a row max after exp, a column sum (4 x 6 floats).
+Outputs small_kernels(const std::string& device);
+
+/// Sums, means and maxima over lengths 1, 7, 1000 and 10,001 (full and per row), and products
+/// m x k @ k x n of 1x1x1, 5x7x3, 129x65x257, 4 x 128 x 128 (a batch of 4), 10000 x 128 x 128,
+/// a batched 3 x 33 x 17 x 40, a transposed operand and a product with bias and tanh after it.
+Outputs gpu_shape_cases(const std::string& device);
+
+/// Expects got[i][j] within rtol |want[i][j]| + atol + stol max_j |want[i][j]| of want[i][j]
+/// (reports up to 5 elements per output). The codegen fuzz test's tolerance is rtol 1e-4, stol
+/// 1e-5.
+void expect_outputs_near(const Outputs& got, const Outputs& want, double rtol, double atol,
+                         double stol = 0);
+
+}  // namespace ember::test
