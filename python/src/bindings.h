@@ -14,7 +14,8 @@ namespace ember::python {
 
 namespace py = pybind11;
 
-/// ember's errors as Python's: ShapeError, DTypeError, ValueError -> ValueError; IndexError ->
+/// ember's errors as Python's: ShapeError, DTypeError, ValueError (and an env's InvalidActionError
+/// and InvalidOptionError) -> ValueError; IndexError ->
 /// IndexError; IOError -> OSError; any other ember::Error -> RuntimeError. The message is ember's.
 void register_errors();
 
@@ -65,6 +66,12 @@ void register_dlpack(py::module_& m, py::class_<Tensor>& tensor);
 void register_nn(py::module_& m);
 void register_optim(py::module_& m);
 void register_io(py::module_& m);
+/// ember._ember._envs (LunarLander), ._ppo (the PPO trainer), ._jit (capture and replay) and
+/// ._onnx (the ONNX frontend, where the build has it).
+void register_envs(py::module_& m);
+void register_ppo(py::module_& m);
+void register_jit(py::module_& m);
+void register_onnx(py::module_& m);
 
 py::class_<Tensor> register_tensor(py::module_& m);
 

@@ -1,0 +1,108 @@
+// ember._ember._ppo: the PPO trainer (ember/rl/trainer.h) for ember.ppo. Settings and results
+// cross as JSON text, the form the trainer itself records them in (run.json's "config",
+// epochs.jsonl's records, summary.json), so that Python sees the same names as the files.
+// A run holds no GIL; on the main thread, SIGINT stops it cleanly as it stops `ember train`.
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <csignal>
+#include <string>
+
+#include "bindings.h"
+#include "ember/rl/trainer.h"
+
+namespace ember::python {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::atomic<int> g_interrupt{0};
+
+extern "C" void on_sigint(int sig) { g_interrupt.store(sig); }
+
+// Routes SIGINT to the trainer's interrupt flag while it lives (Python's own handler runs only
+// when the interpreter gets the GIL back, which a run does not give it).
+class SigintToTrainer {
+ public:
+  explicit SigintToTrainer(rl::Trainer& trainer) {
+    g_interrupt.store(0);
+    struct sigaction sa {};
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, &previous_);
+    trainer.set_interrupt_flag(&g_interrupt);
+  }
+  ~SigintToTrainer() { sigaction(SIGINT, &previous_, nullptr); }
+  SigintToTrainer(const SigintToTrainer&) = delete;
+  SigintToTrainer& operator=(const SigintToTrainer&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+};
+
+json eval_json(const rl::EvalResult& r) {
+  return {{"mean", r.mean},
+          {"std", r.std},
+          {"min", r.min},
+          {"max", r.max},
+          {"episodes", r.returns.size()},
+          {"returns", r.returns},
+          {"lengths", r.lengths},
+          {"episodes_per_env", r.episodes_per_env},
+          {"env_steps", r.env_steps},
+          {"seconds", r.seconds}};
+}
+
+json result_json(const rl::TrainResult& r) {
+  return {{"reached_target", r.reached_target},
+          {"stop_reason", r.stop_reason},
+          {"interrupted_by", r.interrupted_by},
+          {"epochs", r.epochs},
+          {"transitions_at_stop", r.transitions_at_stop},
+          {"seconds_to_stop", r.seconds_to_stop},
+          {"last_eval_mean", r.last_eval_mean},
+          {"saved_policy_eval", eval_json(r.saved_policy_eval)},
+          {"curve", r.curve},
+          {"records", r.records},
+          {"out_dir", r.out_dir},
+          {"policy_path", r.policy_path},
+          {"checkpoint_path", r.checkpoint_path},
+          {"plot_path", r.plot_path},
+          {"records_path", r.records_path}};
+}
+
+json parse(const std::string& text) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    throw ValueError(std::string("train config: malformed JSON: ") + e.what());
+  }
+}
+
+}  // namespace
+
+void register_ppo(py::module_& m) {
+  py::module_ p = m.def_submodule("_ppo", "ember.ppo's C++ parts");
+  p.def("default_config", [] { return rl::to_json(rl::TrainConfig{}).dump(); });
+  p.def(
+      "check",
+      [](const std::string& config) {
+        rl::Trainer::check(rl::train_config_from_json(parse(config)));
+      },
+      py::arg("config"));
+  p.def(
+      "train",
+      [](const std::string& config, bool catch_sigint) {
+        const rl::TrainConfig c = rl::train_config_from_json(parse(config));
+        py::gil_scoped_release released;
+        rl::Trainer trainer(c);
+        if (!catch_sigint) return result_json(trainer.run()).dump();
+        SigintToTrainer guard(trainer);
+        return result_json(trainer.run()).dump();
+      },
+      py::arg("config"), py::arg("catch_sigint"));
+}
+
+}  // namespace ember::python
