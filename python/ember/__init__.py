@@ -37,7 +37,7 @@ int = int32  # noqa: A001
 half = float16
 
 __all__ = ["Tensor", "dtype", "tensor", "from_numpy", "from_dlpack", "zeros", "ones", "arange",
-           "rand", "randn", "manual_seed", "save", "load", "nn", "optim", "no_grad", "envs", "ppo", "jit", "JitFunction", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16",
+           "rand", "randn", "manual_seed", "save", "load", "nn", "optim", "no_grad", "envs", "ppo", "onnx", "jit", "JitFunction", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16",
            "uint32", "uint64", "float16", "bfloat16", "float32", "float64"]
 
 
@@ -198,4 +198,4 @@ class no_grad:
 
 
 from ._jit import jit, JitFunction  # noqa: E402
-from . import nn, optim, envs, ppo  # noqa: E402  (they import the names above)
+from . import nn, optim, envs, ppo, onnx  # noqa: E402  (they import the names above)

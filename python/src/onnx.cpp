@@ -40,6 +40,9 @@ void register_onnx(py::module_& m) {
   o.def(
       "load", [](const std::string& path) { return onnx::load(path); }, py::arg("path"),
       py::call_guard<py::gil_scoped_release>());
+  o.def(
+      "load_tensor", [](const std::string& path) { return onnx::load_tensor(path); },
+      py::arg("path"), py::call_guard<py::gil_scoped_release>());
 }
 #else
 void register_onnx(py::module_&) {}  // ember.onnx.load says that the build lacks the frontend
