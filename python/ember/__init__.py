@@ -5,6 +5,8 @@ Operations build a graph; data is computed (fused kernels, compiled and cached) 
 
 NumPy exchange:
   * ``Tensor.numpy()`` shares the tensor's buffer (no copy); the array keeps the buffer alive.
+    ``t.detach().numpy()`` of a realized tensor (a parameter) shares t's buffer, as torch's:
+    writes through the array are t's, and t's in-place updates and optimizer steps the array's.
     A lazy tensor is realized first, and a view (a slice, a transpose) is first copied into a
     buffer of its own, which the array then shares. Writing through the array changes the
     tensor, and any lazy result built from it that is not realized yet.

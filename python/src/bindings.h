@@ -39,10 +39,8 @@ std::vector<TensorIndex> as_indices(py::handle key, int64_t ndim);
 py::dtype numpy_dtype(ScalarType t);
 /// The ember dtype of a NumPy dtype; TypeError for one ember has no match for.
 ScalarType ember_dtype(const py::dtype& d);
-/// A NumPy array over t's realized buffer (no copy): the array holds a handle on the tensor, so
-/// the buffer lives while either does. A lazy tensor is realized first; a view (a reshape, a
-/// slice, a transpose, a detach) is first rebound to a buffer of its own holding its values,
-/// which the array then shares.
+/// A NumPy array over the memory exported_data(t) names (no copy): the array holds that memory
+/// alive while it lives.
 py::array to_numpy(Tensor& t);
 /// A tensor holding a copy of a C-contiguous, native-byte-order array's elements (the Python
 /// side, ember/__init__.py, makes such an array); ValueError for any other array.
@@ -51,9 +49,11 @@ Tensor from_numpy_copy(const py::array& a);
 /// (no copy): the tensor holds a reference to the array until its buffer dies. ValueError for
 /// any other array (ember/__init__.py copies those).
 Tensor from_numpy_shared(const py::array& a);
-/// Makes t a buffer of its own (realized, not a view), as numpy() and __dlpack__ export it: a
-/// lazy tensor is realized, a view rebound to a realized copy of its values.
-void own_buffer(Tensor& t);
+/// The memory numpy() and __dlpack__ export for t: the buffer t reads when t is realized or is a
+/// detach() of a realized tensor (shared: writes through it are seen by t, and t's in-place
+/// updates by it, as with torch); otherwise t is first made a buffer of its own (a lazy tensor
+/// realized, a view rebound to a realized copy of its values), which is then shared.
+Tensor::SharedData exported_data(Tensor& t);
 /// A from_blob deleter that runs `release` (which touches Python objects) holding the GIL, from
 /// whichever thread drops the last tensor; nothing once the interpreter is finalized.
 std::function<void(void*)> release_with_gil(std::function<void()> release);

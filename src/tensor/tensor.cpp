@@ -302,6 +302,15 @@ void* Tensor::data_ptr() const {
   return engine::storage_of(*n)->data();
 }
 
+Tensor::SharedData Tensor::shared_data() const {
+  const ir::Node* n = node().get();
+  if (n->op == Op::DETACH) n = n->src[0].get();
+  if (n->op != Op::BUFFER) return {};
+  engine::sync();  // as data_ptr()
+  const engine::StorageRef& storage = engine::storage_of(*n);
+  return {storage->data(), storage};
+}
+
 int64_t Tensor::size(int64_t d) const {
   if (dim() == 0) throw IndexError("size(): a 0-d tensor has no dims");
   return sizes()[detail::wrap_dim(d, dim())];
