@@ -154,15 +154,6 @@ class Tensor {
   /// The first byte of a realized tensor's buffer (row-major elements of dtype()). Throws
   /// ValueError when !is_realized(). Write through it only inside ember::overwrite_in_place.
   void* data_ptr() const;
-  /// For exporters that share memory (NumPy, DLPack): the host memory of the buffer this tensor
-  /// reads unchanged, which is its own when it is realized, or that of the realized tensor it is
-  /// a detach() of (detach shares the storage, as torch's does), and a handle that keeps that
-  /// memory alive; {nullptr, {}} otherwise (a lazy value, another view, a pending update).
-  struct SharedData {
-    void* data = nullptr;
-    std::shared_ptr<void> owner;
-  };
-  SharedData shared_data() const;
 
   // ---- copies and casts ------------------------------------------------------------------------
   Tensor contiguous() const;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "ember/host_values.h"
 #include "ember/tensor.h"
 
 namespace ember::python {
@@ -53,7 +54,7 @@ Tensor from_numpy_shared(const py::array& a);
 /// detach() of a realized tensor (shared: writes through it are seen by t, and t's in-place
 /// updates by it, as with torch); otherwise t is first made a buffer of its own (a lazy tensor
 /// realized, a view rebound to a realized copy of its values), which is then shared.
-Tensor::SharedData exported_data(Tensor& t);
+SharedData exported_data(Tensor& t);
 /// A from_blob deleter that runs `release` (which touches Python objects) holding the GIL, from
 /// whichever thread drops the last tensor; nothing once the interpreter is finalized.
 std::function<void(void*)> release_with_gil(std::function<void()> release);

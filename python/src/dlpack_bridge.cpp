@@ -69,7 +69,7 @@ void capsule_destructor(PyObject* capsule) {
 py::capsule to_dlpack(Tensor& t) {
   if (t.requires_grad())
     throw py::value_error("__dlpack__: the tensor requires grad; use tensor.detach()");
-  const Tensor::SharedData data = exported_data(t);
+  const SharedData data = exported_data(t);
   auto e = std::make_unique<Exported>();
   e->owner = data.owner;
   e->shape.assign(t.sizes().begin(), t.sizes().end());

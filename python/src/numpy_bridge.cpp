@@ -43,10 +43,10 @@ ScalarType ember_dtype(const py::dtype& d) {
                        "and float64");
 }
 
-Tensor::SharedData exported_data(Tensor& t) {
+SharedData exported_data(Tensor& t) {
   {
     py::gil_scoped_release released;  // shared_data() waits for kernels held back
-    if (Tensor::SharedData d = t.shared_data(); d.data) return d;
+    if (SharedData d = shared_data(t); d.data) return d;
   }
   realize_without_gil(t);
   // Another view of a buffer (a reshape, a slice) becomes a buffer of its own with the same
@@ -58,7 +58,7 @@ Tensor::SharedData exported_data(Tensor& t) {
     }();
     t = own;
   }
-  Tensor::SharedData d = t.shared_data();
+  SharedData d = shared_data(t);
   if (!d.data) throw Error("the tensor did not realize into a buffer");
   return d;
 }
@@ -74,7 +74,7 @@ std::function<void(void*)> release_with_gil(std::function<void()> release) {
 
 py::array to_numpy(Tensor& t) {
   const py::dtype dt = numpy_dtype(t.dtype());
-  const Tensor::SharedData data = exported_data(t);
+  const SharedData data = exported_data(t);
   std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
   std::vector<py::ssize_t> strides(shape.size());
   py::ssize_t stride = static_cast<py::ssize_t>(element_size(t.dtype()));

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ember/grad_mode.h"
+#include "ember/host_values.h"
 #include "ember/support/kernel_scalar.h"
 #include "engine/launch_list.h"
 #include "engine/launch_sink.h"
@@ -302,8 +303,8 @@ void* Tensor::data_ptr() const {
   return engine::storage_of(*n)->data();
 }
 
-Tensor::SharedData Tensor::shared_data() const {
-  const ir::Node* n = node().get();
+SharedData shared_data(const Tensor& t) {
+  const ir::Node* n = t.node().get();
   if (n->op == Op::DETACH) n = n->src[0].get();
   if (n->op != Op::BUFFER) return {};
   engine::sync();  // as data_ptr()
