@@ -7,8 +7,10 @@
 #include <atomic>
 #include <csignal>
 #include <string>
+#include <vector>
 
 #include "bindings.h"
+#include "ember/rl/ppo_update.h"
 #include "ember/rl/trainer.h"
 
 namespace ember::python {
@@ -73,6 +75,14 @@ json result_json(const rl::TrainResult& r) {
           {"records_path", r.records_path}};
 }
 
+// The training step `ember train` runs (rl::PpoLearner::step_fn, jitted) on the default
+// networks, for bench/python_overhead.py: the same step as bench/study/ember_step.cpp and
+// bench/python_pairs.cpp, called from Python.
+struct LearnerStep {
+  rl::ActorCritic policy{rl::PolicyOptions{}};
+  rl::PpoLearner learner{policy, rl::PpoUpdateOptions{}};
+};
+
 json parse(const std::string& text) {
   try {
     return json::parse(text);
@@ -103,6 +113,15 @@ void register_ppo(py::module_& m) {
         return result_json(trainer.run()).dump();
       },
       py::arg("config"), py::arg("catch_sigint"));
+  py::class_<LearnerStep>(p, "_LearnerStep")
+      .def(py::init<>())  // initialised from ember's generator: manual_seed first
+      .def(
+          "__call__",
+          [](const LearnerStep& s, const std::vector<Tensor>& inputs) {
+            py::gil_scoped_release released;
+            return s.learner.step_fn()(inputs);
+          },
+          py::arg("inputs"));
 }
 
 }  // namespace ember::python
