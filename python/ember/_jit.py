@@ -17,6 +17,7 @@ not require grad (call backward() inside the function); reading tensor data insi
 (item(), numpy()) raises, as it would be read only once.
 """
 import functools
+from typing import Callable
 import weakref
 
 import numpy as _np
@@ -71,15 +72,15 @@ class JitFunction:
         self._impl.reset()
 
     @property
-    def calls(self):
+    def calls(self) -> int:
         return self._impl.calls
 
     @property
-    def replays(self):
+    def replays(self) -> int:
         return self._impl.replays
 
     @property
-    def captured_launches(self):
+    def captured_launches(self) -> int:
         return self._impl.captured_launches
 
     def __get__(self, obj, objtype=None):
@@ -94,6 +95,6 @@ class JitFunction:
         return bound
 
 
-def jit(fn):
+def jit(fn: Callable) -> "JitFunction":
     """Wraps fn (a function of tensors returning tensors) in a JitFunction; a decorator."""
     return JitFunction(fn)

@@ -7,6 +7,8 @@ episode here is the same, bit for bit, as in C++.
     obs, info = env.reset(seed=1)
     obs, reward, terminated, truncated, info = env.step(numpy.array([0.5, 0.0], numpy.float32))
 """
+from typing import Any, Dict, Optional, Tuple
+
 import numpy as _np
 
 from . import _ember
@@ -77,8 +79,9 @@ class LunarLander:
 
     metadata = {"render_modes": []}
 
-    def __init__(self, continuous=True, gravity=-10.0, enable_wind=False, wind_power=15.0,
-                 turbulence_power=1.5, max_episode_steps=1000):
+    def __init__(self, continuous: bool = True, gravity: float = -10.0, enable_wind: bool = False,
+                 wind_power: float = 15.0, turbulence_power: float = 1.5,
+                 max_episode_steps: int = 1000):
         self._env = _ember._envs.LunarLander(bool(continuous), float(gravity), bool(enable_wind),
                                              float(wind_power), float(turbulence_power),
                                              int(max_episode_steps))
@@ -86,7 +89,8 @@ class LunarLander:
         self.observation_space = _space(self._env.observation_space)
         self.action_space = _space(self._env.action_space)
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: Optional[int] = None,
+              options: Optional[Dict[str, Any]] = None) -> Tuple[_np.ndarray, Dict[str, Any]]:
         """Starts an episode: ``(observation, info)``. A seed reseeds the env's generator; without
         one the generator continues its stream. LunarLander takes no options."""
         if options:
@@ -95,7 +99,7 @@ class LunarLander:
             raise ValueError(f"LunarLander.reset: seed must be an int >= 0 (got {seed!r})")
         return self._env.reset(None if seed is None else int(seed)), {}
 
-    def step(self, action):
+    def step(self, action) -> Tuple[_np.ndarray, float, bool, bool, Dict[str, Any]]:
         """One step: ``(observation, reward, terminated, truncated, info)``."""
         return (*self._env.step(self._action(action)), {})
 

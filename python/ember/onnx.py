@@ -11,6 +11,7 @@ model (ember's message names the file and the reason); ValueError for an op, att
 element type ember cannot run, and for a wrong input (name, dtype, shape).
 """
 import os as _os
+from typing import List, Tuple, Union
 
 import numpy as _np
 
@@ -44,15 +45,15 @@ class Model:
         self._impl = impl
 
     @property
-    def input_names(self):
+    def input_names(self) -> List[str]:
         return self._impl.input_names
 
     @property
-    def output_names(self):
+    def output_names(self) -> List[str]:
         return self._impl.output_names
 
     @property
-    def opsets(self):
+    def opsets(self) -> List[Tuple[str, int]]:
         return self._impl.opsets
 
     @property
@@ -63,7 +64,7 @@ class Model:
         """The op types in the model that ember cannot run (they raise ValueError when run)."""
         return self._impl.unsupported_ops()
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args, **kwargs) -> Union["_ember.Tensor", Tuple["_ember.Tensor", ...]]:
         names = self.input_names
         if len(args) > len(names):
             raise ValueError(f"ember.onnx: the model takes {len(names)} inputs "
@@ -82,13 +83,13 @@ class Model:
                 f"producer={self.producer!r}>")
 
 
-def load(path):
+def load(path: Union[str, "_os.PathLike[str]"]) -> "Model":
     """Loads an ONNX model file (checked by ONNX's checker and shape inference); external data
     files are looked up beside it. OSError for a missing, unreadable or malformed file."""
     return Model(_frontend().load(_os.fspath(path)))
 
 
-def load_tensor(path):
+def load_tensor(path: Union[str, "_os.PathLike[str]"]) -> "_ember.Tensor":
     """A file holding one serialized onnx.TensorProto (as ONNX's test data stores inputs and
     outputs), as a tensor. OSError for a malformed file."""
     return _frontend().load_tensor(_os.fspath(path))

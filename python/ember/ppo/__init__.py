@@ -12,6 +12,7 @@ The run releases the GIL; on the main thread, Ctrl-C stops it cleanly (stop_reas
 import dataclasses as _dataclasses
 import json as _json
 import threading as _threading
+from typing import Any, Dict, List, Optional, Union
 
 from .. import _ember
 
@@ -100,6 +101,21 @@ class TrainResult:
     when out_dir was set, the paths of the files written (``out_dir``, ``policy_path``,
     ``checkpoint_path``, ``plot_path``, ``records_path``)."""
 
+    records: List[Dict[str, Any]]
+    curve: List[Dict[str, Any]]
+    reached_target: bool
+    stop_reason: str
+    epochs: int
+    transitions_at_stop: int
+    seconds_to_stop: float
+    last_eval_mean: float
+    saved_policy_eval: Dict[str, Any]
+    out_dir: str
+    policy_path: str
+    checkpoint_path: str
+    plot_path: str
+    records_path: str
+
     def __init__(self, fields):
         self.__dict__.update(fields)
 
@@ -118,13 +134,15 @@ def _config(config, settings):
     return _dataclasses.replace(config, **settings) if settings else config
 
 
-def check(config=None, **settings):
+def check(config: Optional[Union["TrainConfig", Dict[str, Any]]] = None,
+          **settings: Any) -> None:
     """What a run needs before it writes anything (ember::rl::Trainer::check): valid settings
     (ValueError naming the first bad one) and a C compiler for the kernels."""
     _ember._ppo.check(_json.dumps(_config(config, settings).to_json()))
 
 
-def train(config=None, **settings):
+def train(config: Optional[Union["TrainConfig", Dict[str, Any]]] = None,
+          **settings: Any) -> "TrainResult":
     """Runs PPO to the target or max_transitions as ``ember train`` does; returns a TrainResult.
 
     ``config``: a TrainConfig (or a dict of its fields); ``settings`` override its fields
