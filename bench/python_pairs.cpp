@@ -6,7 +6,7 @@
 //                                replayed on a [4, 8] input, under NoGradGuard;
 //   "ppo step batch B, jit"     the step `ember train` runs (rl::PpoLearner::step_fn, jitted) on
 //                                one minibatch of B transitions, its metrics read on the host
-//                                (bench/study/ember_step.cpp's step).
+//                                (bench/study/learner_step.h, as study_ember_step).
 // Each case: warm-up calls, then `rounds` rounds of `calls` calls; prints one JSON line per case
 // with the median over rounds of the microseconds per call.
 // Usage: bench_python_pairs [--rounds R] [--calls N] [--step-calls N] [--batch B]. Not a test.
@@ -14,57 +14,51 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "ember/ember.h"
-#include "ember/rl/ppo_update.h"
 #include "ember/support/clock.h"
+#include "ppo_like_step.h"
+#include "study/learner_step.h"
 
 using namespace ember;
 
 namespace {
 
 struct Args {
-  int rounds = 30, calls = 200, step_calls = 3;
-  long batch = 10000;
+  long rounds = 30, calls = 200, step_calls = 3, batch = 10000;
 };
 
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i];
-    const long v = std::atol(argv[i + 1]);
-    if (v < 1) {
-      std::fprintf(stderr, "%s: bad value for %s\n", argv[0], k.c_str());
-      std::exit(2);
-    }
-    if (k == "--rounds")
-      a.rounds = int(v);
-    else if (k == "--calls")
-      a.calls = int(v);
-    else if (k == "--step-calls")
-      a.step_calls = int(v);
-    else if (k == "--batch")
-      a.batch = v;
-    else {
+  const std::map<std::string, long*> options = {{"--rounds", &a.rounds},
+                                                {"--calls", &a.calls},
+                                                {"--step-calls", &a.step_calls},
+                                                {"--batch", &a.batch}};
+  for (int i = 1; i < argc; i += 2) {
+    const auto o = options.find(argv[i]);
+    const long v = i + 1 < argc ? std::atol(argv[i + 1]) : 0;
+    if (o == options.end() || v < 1) {
       std::fprintf(stderr, "usage: %s [--rounds R] [--calls N] [--step-calls N] [--batch B]\n",
                    argv[0]);
       std::exit(2);
     }
+    *o->second = v;
   }
   return a;
 }
 
 // Median over rounds of the microseconds per call (after 10 warm-up calls).
-double median_us(const std::function<void()>& fn, int rounds, int calls) {
+double median_us(const std::function<void()>& fn, long rounds, long calls) {
   for (int i = 0; i < 10; ++i) fn();
   std::vector<double> per_call;
-  for (int r = 0; r < rounds; ++r) {
+  for (long r = 0; r < rounds; ++r) {
     const double t0 = support::now_seconds();
-    for (int i = 0; i < calls; ++i) fn();
+    for (long i = 0; i < calls; ++i) fn();
     per_call.push_back((support::now_seconds() - t0) / calls * 1e6);
   }
   std::sort(per_call.begin(), per_call.end());
@@ -73,18 +67,6 @@ double median_us(const std::function<void()>& fn, int rounds, int calls) {
 
 void print(const std::string& name, double us) {
   std::printf("%s\n", nlohmann::json{{"case", name}, {"us_per_call", us}}.dump().c_str());
-}
-
-nn::Sequential actor() {
-  nn::Sequential s;
-  s->push_back(nn::Linear(8, 128));
-  for (int i = 0; i < 3; ++i) {
-    s->push_back(nn::Tanh());
-    s->push_back(nn::Linear(128, 128));
-  }
-  s->push_back(nn::Tanh());
-  s->push_back(nn::Linear(128, 2));
-  return s;
 }
 
 }  // namespace
@@ -98,7 +80,7 @@ int main(int argc, char** argv) {
     print("a + b (4x4)", median_us([&] { (a + b).realize(); }, args.rounds, args.calls));
   }
   {
-    nn::Sequential net = actor();
+    nn::Sequential net = ppo_like::mlp(2);
     Tensor x = randn({4, 8});
     x.realize();
     NoGradGuard no_grad;
@@ -107,20 +89,9 @@ int main(int argc, char** argv) {
     print("actor forward batch 4, jit", median_us([&] { forward({x}); }, args.rounds, args.calls));
   }
   {
-    manual_seed(0);  // as bench/study/ember_step.cpp and the Python bench
-    rl::ActorCritic policy{rl::PolicyOptions{}};
-    rl::PpoLearner learner(policy, rl::PpoUpdateOptions{});
-    const int64_t B = args.batch;
-    const std::vector<Tensor> in = {randn({B, 8}), randn({B, 2}) * 0.37, randn({B}) * 0.1 - 1.0,
-                                    randn({B}), randn({B}) * 10.0};
-    realize(in);
-    const rl::TensorFn& step = learner.step_fn();
-    print("ppo step batch " + std::to_string(B) + ", jit", median_us(
-                                                               [&] {
-                                                                 for (Tensor& t : step(in))
-                                                                   (void)t.item<float>();
-                                                               },
-                                                               args.rounds, args.step_calls));
+    const study::LearnerStep step(args.batch);
+    print("ppo step batch " + std::to_string(args.batch) + ", jit",
+          median_us([&] { step.one(); }, args.rounds, args.step_calls));
   }
   return 0;
 }

@@ -44,35 +44,27 @@ class SigintToTrainer {
   struct sigaction previous_ {};
 };
 
+// The results by their C++ names (summary.json's, where it has them).
+// clang-format off
+#define EMBER_EVAL_FIELDS(X) \
+  X(mean) X(std) X(min) X(max) X(returns) X(lengths) X(episodes_per_env) X(env_steps) X(seconds)
+#define EMBER_RESULT_FIELDS(X) \
+  X(reached_target) X(stop_reason) X(interrupted_by) X(epochs) X(transitions_at_stop) \
+  X(seconds_to_stop) X(last_eval_mean) X(curve) X(records) X(out_dir) X(policy_path) \
+  X(checkpoint_path) X(plot_path) X(records_path)
+// clang-format on
+#define EMBER_FIELD(name) j[#name] = r.name;
+
 json eval_json(const rl::EvalResult& r) {
-  return {{"mean", r.mean},
-          {"std", r.std},
-          {"min", r.min},
-          {"max", r.max},
-          {"episodes", r.returns.size()},
-          {"returns", r.returns},
-          {"lengths", r.lengths},
-          {"episodes_per_env", r.episodes_per_env},
-          {"env_steps", r.env_steps},
-          {"seconds", r.seconds}};
+  json j = {{"episodes", r.returns.size()}};
+  EMBER_EVAL_FIELDS(EMBER_FIELD)
+  return j;
 }
 
 json result_json(const rl::TrainResult& r) {
-  return {{"reached_target", r.reached_target},
-          {"stop_reason", r.stop_reason},
-          {"interrupted_by", r.interrupted_by},
-          {"epochs", r.epochs},
-          {"transitions_at_stop", r.transitions_at_stop},
-          {"seconds_to_stop", r.seconds_to_stop},
-          {"last_eval_mean", r.last_eval_mean},
-          {"saved_policy_eval", eval_json(r.saved_policy_eval)},
-          {"curve", r.curve},
-          {"records", r.records},
-          {"out_dir", r.out_dir},
-          {"policy_path", r.policy_path},
-          {"checkpoint_path", r.checkpoint_path},
-          {"plot_path", r.plot_path},
-          {"records_path", r.records_path}};
+  json j = {{"saved_policy_eval", eval_json(r.saved_policy_eval)}};
+  EMBER_RESULT_FIELDS(EMBER_FIELD)
+  return j;
 }
 
 // The training step `ember train` runs (rl::PpoLearner::step_fn, jitted) on the default
