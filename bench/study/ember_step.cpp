@@ -11,6 +11,7 @@
 #include "ember/ember.h"
 #include "ember/rl/ppo_update.h"
 #include "ember/support/clock.h"
+#include "learner_step.h"
 #include "step_args.h"
 
 using namespace ember;
@@ -18,19 +19,8 @@ using namespace ember;
 int main(int argc, char** argv) {
   const study::StepArgs args = study::parse_step_args(argc, argv);
   if (args.threads > 0) set_num_threads(args.threads);
-  manual_seed(0);
-  rl::ActorCritic policy{rl::PolicyOptions{}};
-  rl::PpoLearner learner(policy, rl::PpoUpdateOptions{});
-  const int64_t B = args.batch;
-  const std::vector<Tensor> in = {randn({B, 8}), randn({B, 2}) * 0.37, randn({B}) * 0.1 - 1.0,
-                                  randn({B}), randn({B}) * 10.0};
-  realize(in);
-  const rl::TensorFn& step = learner.step_fn();
-  // One step as the trainer runs it: the step, then its metrics read on the host.
-  auto one = [&] {
-    std::vector<Tensor> m = step(in);
-    for (auto& t : m) (void)t.item<float>();
-  };
+  const study::LearnerStep step(args.batch);
+  auto one = [&] { step.one(); };
   const study::StepTimes times = study::time_steps(args, one);
   nlohmann::json r = study::step_record("ember", get_num_threads(), args, times);
   r["target"] = kernel_target();
@@ -57,10 +47,10 @@ int main(int argc, char** argv) {
                          {"family", kernel_family_name(e.family)},
                          {"us", (e.end_s - e.start_s) * 1e6},
                          {"flops", e.flops}});
-    nlohmann::json o = {
-        {"kind", "attribution"}, {"impl", "ember"},        {"batch", B},
-        {"calls", a.calls},      {"programs", a.programs}, {"kernel_ms", a.seconds * 1e3},
-        {"families", fam},       {"kernels", kernels}};
+    nlohmann::json o = {{"kind", "attribution"},  {"impl", "ember"},
+                        {"batch", args.batch},    {"calls", a.calls},
+                        {"programs", a.programs}, {"kernel_ms", a.seconds * 1e3},
+                        {"families", fam},        {"kernels", kernels}};
     std::printf("%s\n", o.dump().c_str());
   }
   return 0;

@@ -1,7 +1,9 @@
 // ember/host_values.h — values made on the host instead of by a kernel: what start-up needs
-// (parameters, optimizer states, initialisers) then compiles nothing (issue 17, cold start).
+// (parameters, optimizer states, initialisers) then compiles nothing (issue 17, cold start);
+// and the host memory a tensor's values are in, for exporters that share it.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "ember/tensor.h"
@@ -19,5 +21,15 @@ std::vector<double> rand_values_f64(int64_t n);
 /// ones, or a reshape, expand or permute of one) is filled on the host; anything else, and
 /// everything while ember::jit captures, is computed by a kernel.
 Tensor realized_clone(const Tensor& t);
+
+/// For exporters that share memory (NumPy, DLPack): the host memory of the buffer a tensor reads
+/// unchanged, which is its own when it is realized, or that of the realized tensor it is a
+/// detach() of (detach shares the storage, as torch's does), and a handle that keeps that memory
+/// alive; {nullptr, {}} otherwise (a lazy value, another view, a pending update).
+struct SharedData {
+  void* data = nullptr;
+  std::shared_ptr<void> owner;
+};
+SharedData shared_data(const Tensor& t);
 
 }  // namespace ember

@@ -5,6 +5,8 @@ Operations build a graph; data is computed (fused kernels, compiled and cached) 
 
 NumPy exchange:
   * ``Tensor.numpy()`` shares the tensor's buffer (no copy); the array keeps the buffer alive.
+    ``t.detach().numpy()`` of a realized tensor (a parameter) shares t's buffer, as torch's:
+    writes through the array are t's, and t's in-place updates and optimizer steps the array's.
     A lazy tensor is realized first, and a view (a slice, a transpose) is first copied into a
     buffer of its own, which the array then shares. Writing through the array changes the
     tensor, and any lazy result built from it that is not realized yet.
@@ -37,7 +39,7 @@ int = int32  # noqa: A001
 half = float16
 
 __all__ = ["Tensor", "dtype", "tensor", "from_numpy", "from_dlpack", "zeros", "ones", "arange",
-           "rand", "randn", "manual_seed", "save", "load", "nn", "optim", "no_grad", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16",
+           "rand", "randn", "manual_seed", "save", "load", "nn", "optim", "no_grad", "envs", "ppo", "onnx", "jit", "JitFunction", "bool", "uint8", "int8", "int16", "int32", "int64", "uint16",
            "uint32", "uint64", "float16", "bfloat16", "float32", "float64"]
 
 
@@ -197,4 +199,5 @@ class no_grad:
         return wrapper
 
 
-from . import nn, optim  # noqa: E402  (they import the names above)
+from ._jit import jit, JitFunction  # noqa: E402
+from . import nn, optim, envs, ppo, onnx  # noqa: E402  (they import the names above)

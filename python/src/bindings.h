@@ -8,13 +8,15 @@
 #include <optional>
 #include <vector>
 
+#include "ember/host_values.h"
 #include "ember/tensor.h"
 
 namespace ember::python {
 
 namespace py = pybind11;
 
-/// ember's errors as Python's: ShapeError, DTypeError, ValueError -> ValueError; IndexError ->
+/// ember's errors as Python's: ShapeError, DTypeError, ValueError (and an env's InvalidActionError
+/// and InvalidOptionError) -> ValueError; IndexError ->
 /// IndexError; IOError -> OSError; any other ember::Error -> RuntimeError. The message is ember's.
 void register_errors();
 
@@ -38,10 +40,8 @@ std::vector<TensorIndex> as_indices(py::handle key, int64_t ndim);
 py::dtype numpy_dtype(ScalarType t);
 /// The ember dtype of a NumPy dtype; TypeError for one ember has no match for.
 ScalarType ember_dtype(const py::dtype& d);
-/// A NumPy array over t's realized buffer (no copy): the array holds a handle on the tensor, so
-/// the buffer lives while either does. A lazy tensor is realized first; a view (a reshape, a
-/// slice, a transpose, a detach) is first rebound to a buffer of its own holding its values,
-/// which the array then shares.
+/// A NumPy array over the memory exported_data(t) names (no copy): the array holds that memory
+/// alive while it lives.
 py::array to_numpy(Tensor& t);
 /// A tensor holding a copy of a C-contiguous, native-byte-order array's elements (the Python
 /// side, ember/__init__.py, makes such an array); ValueError for any other array.
@@ -50,9 +50,11 @@ Tensor from_numpy_copy(const py::array& a);
 /// (no copy): the tensor holds a reference to the array until its buffer dies. ValueError for
 /// any other array (ember/__init__.py copies those).
 Tensor from_numpy_shared(const py::array& a);
-/// Makes t a buffer of its own (realized, not a view), as numpy() and __dlpack__ export it: a
-/// lazy tensor is realized, a view rebound to a realized copy of its values.
-void own_buffer(Tensor& t);
+/// The memory numpy() and __dlpack__ export for t: the buffer t reads when t is realized or is a
+/// detach() of a realized tensor (shared: writes through it are seen by t, and t's in-place
+/// updates by it, as with torch); otherwise t is first made a buffer of its own (a lazy tensor
+/// realized, a view rebound to a realized copy of its values), which is then shared.
+SharedData exported_data(Tensor& t);
 /// A from_blob deleter that runs `release` (which touches Python objects) holding the GIL, from
 /// whichever thread drops the last tensor; nothing once the interpreter is finalized.
 std::function<void(void*)> release_with_gil(std::function<void()> release);
@@ -65,6 +67,12 @@ void register_dlpack(py::module_& m, py::class_<Tensor>& tensor);
 void register_nn(py::module_& m);
 void register_optim(py::module_& m);
 void register_io(py::module_& m);
+/// ember._ember._envs (LunarLander), ._ppo (the PPO trainer), ._jit (capture and replay) and
+/// ._onnx (the ONNX frontend, where the build has it).
+void register_envs(py::module_& m);
+void register_ppo(py::module_& m);
+void register_jit(py::module_& m);
+void register_onnx(py::module_& m);
 
 py::class_<Tensor> register_tensor(py::module_& m);
 

@@ -46,10 +46,10 @@ ScalarType ember_dtype(DLDataType d) {
                        std::to_string(d.lanes) + " lanes");
 }
 
-// What a DLManagedTensor of ember's points at: the tensor (holding the buffer) and the arrays
+// What a DLManagedTensor of ember's points at: the memory it exports (held alive) and the arrays
 // the DLTensor's shape and strides point into.
 struct Exported {
-  Tensor tensor;
+  std::shared_ptr<void> owner;
   std::vector<int64_t> shape, strides;
   DLManagedTensor managed{};
 };
@@ -69,9 +69,9 @@ void capsule_destructor(PyObject* capsule) {
 py::capsule to_dlpack(Tensor& t) {
   if (t.requires_grad())
     throw py::value_error("__dlpack__: the tensor requires grad; use tensor.detach()");
-  own_buffer(t);
+  const SharedData data = exported_data(t);
   auto e = std::make_unique<Exported>();
-  e->tensor = t;
+  e->owner = data.owner;
   e->shape.assign(t.sizes().begin(), t.sizes().end());
   e->strides.resize(e->shape.size());
   int64_t stride = 1;  // row-major, in elements
@@ -80,7 +80,7 @@ py::capsule to_dlpack(Tensor& t) {
     stride *= e->shape[i];
   }
   DLTensor& d = e->managed.dl_tensor;
-  d.data = t.data_ptr();
+  d.data = data.data;
   d.device = {kDLCPU, 0};
   d.ndim = static_cast<int>(e->shape.size());
   d.dtype = dl_dtype(t.dtype());

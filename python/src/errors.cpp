@@ -4,15 +4,18 @@
 
 #include "bindings.h"
 #include "ember/error.h"
+#include "ember/rl/env.h"
 
 namespace ember::python {
 namespace {
 
-// The Python type of an ember error: shapes, dtypes and values are ValueError (as NumPy and
-// PyTorch raise), a file is OSError, the rest RuntimeError.
+// The Python type of an ember error: shapes, dtypes and values (an env's bad action or option
+// too) are ValueError (as NumPy, PyTorch and Gymnasium raise), a file is OSError, the rest
+// RuntimeError.
 PyObject* python_type(const Error& e) {
   if (dynamic_cast<const ShapeError*>(&e) || dynamic_cast<const DTypeError*>(&e) ||
-      dynamic_cast<const ValueError*>(&e))
+      dynamic_cast<const ValueError*>(&e) || dynamic_cast<const rl::InvalidActionError*>(&e) ||
+      dynamic_cast<const rl::InvalidOptionError*>(&e))
     return PyExc_ValueError;
   if (dynamic_cast<const IndexError*>(&e)) return PyExc_IndexError;
   if (dynamic_cast<const IOError*>(&e)) return PyExc_OSError;

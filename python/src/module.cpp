@@ -92,6 +92,10 @@ PYBIND11_MODULE(_ember, m) {
   register_nn(m);
   register_optim(m);
   register_io(m);
+  register_envs(m);
+  register_ppo(m);
+  register_jit(m);
+  register_onnx(m);
   define_creation(m);
   define_grad_mode(m);
 }

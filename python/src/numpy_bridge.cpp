@@ -1,5 +1,5 @@
 // Tensors to NumPy arrays and back. Tensor -> array shares the realized buffer (no copy) and the
-// array's base object holds a handle on the tensor; array -> tensor shares the array's memory
+// array's base object holds that memory; array -> tensor shares the array's memory
 // (from_blob with a deleter that drops a reference to the array) where ember can use it as it
 // is, and copies otherwise (ember/__init__.py decides).
 #include <string>
@@ -43,10 +43,14 @@ ScalarType ember_dtype(const py::dtype& d) {
                        "and float64");
 }
 
-void own_buffer(Tensor& t) {
+SharedData exported_data(Tensor& t) {
+  {
+    py::gil_scoped_release released;  // shared_data() waits for kernels held back
+    if (SharedData d = shared_data(t); d.data) return d;
+  }
   realize_without_gil(t);
-  // A view of another buffer (a reshape, a slice, a detach) becomes a buffer of its own with the
-  // same values (ember's views never alias writes, so nothing else can tell).
+  // Another view of a buffer (a reshape, a slice) becomes a buffer of its own with the same
+  // values (ember's views never alias writes, so nothing else can tell).
   if (!t.is_realized()) {
     Tensor own = [&] {
       py::gil_scoped_release released;
@@ -54,7 +58,9 @@ void own_buffer(Tensor& t) {
     }();
     t = own;
   }
-  if (!t.is_realized()) throw Error("the tensor did not realize into a buffer");
+  SharedData d = shared_data(t);
+  if (!d.data) throw Error("the tensor did not realize into a buffer");
+  return d;
 }
 
 std::function<void(void*)> release_with_gil(std::function<void()> release) {
@@ -68,19 +74,18 @@ std::function<void(void*)> release_with_gil(std::function<void()> release) {
 
 py::array to_numpy(Tensor& t) {
   const py::dtype dt = numpy_dtype(t.dtype());
-  own_buffer(t);
-  Tensor held = t;
-  std::vector<py::ssize_t> shape(held.sizes().begin(), held.sizes().end());
+  const SharedData data = exported_data(t);
+  std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
   std::vector<py::ssize_t> strides(shape.size());
-  py::ssize_t stride = static_cast<py::ssize_t>(element_size(held.dtype()));
+  py::ssize_t stride = static_cast<py::ssize_t>(element_size(t.dtype()));
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = stride;
     stride *= shape[i];
   }
-  void* data = held.data_ptr();
-  // The capsule owns a handle on the tensor: its buffer outlives every array over it.
-  py::capsule owner(new Tensor(std::move(held)), [](void* p) { delete static_cast<Tensor*>(p); });
-  return py::array(dt, shape, strides, data, owner);
+  // The capsule holds the memory: it outlives every array over it, whatever becomes of t.
+  py::capsule owner(new std::shared_ptr<void>(data.owner),
+                    [](void* p) { delete static_cast<std::shared_ptr<void>*>(p); });
+  return py::array(dt, shape, strides, data.data, owner);
 }
 
 Tensor from_numpy_copy(const py::array& a) {

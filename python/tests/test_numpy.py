@@ -149,3 +149,47 @@ def test_asarray_uses_the_array_protocol():
     t = ember.tensor([[1.0, 2.0]])
     np.testing.assert_array_equal(np.asarray(t), [[1.0, 2.0]])
     assert np.asarray(t, dtype=np.float64).dtype == np.float64
+
+
+def detach_numpy_story(lib, no_grad, tensor, step):
+    """What the user sees through w.detach().numpy() of a parameter: the values after writes
+    through the array, an in-place update and an optimizer step."""
+    w = tensor([[1.0, 2.0], [3.0, 4.0]])
+    a = w.detach().numpy()
+    seen = [a.tolist()]
+    a[0, 0] = 10.0  # the array's write is the parameter's value
+    seen.append(w.detach().numpy().tolist())
+    with no_grad():
+        w *= 2  # an in-place update is the array's
+    seen.append(a.tolist())
+    (w * w).sum().backward()
+    step(w)  # SGD, lr 0.125: w -= 0.25 w
+    seen.append(a.tolist())
+    return w, a, seen
+
+
+def test_detach_numpy_shares_a_realized_tensors_buffer_both_ways_as_torch():
+    torch = pytest.importorskip("torch")
+
+    def ember_step(w):
+        ember.optim.SGD([w], lr=0.125).step()
+
+    def torch_step(w):
+        torch.optim.SGD([w], lr=0.125).step()
+
+    w, a, seen = detach_numpy_story(
+        ember, ember.no_grad, lambda v: ember.tensor(v, requires_grad=True), ember_step)
+    _, _, want = detach_numpy_story(
+        torch, torch.no_grad, lambda v: torch.tensor(v, requires_grad=True), torch_step)
+    assert seen == want and seen[-1] == [[15.0, 3.0], [4.5, 6.0]]
+    assert np.shares_memory(a, w.detach().numpy()) and np.shares_memory(a, np.asarray(w))
+    del w
+    gc.collect()
+    ember.ones(4).numpy()  # new allocations must not reuse a's memory
+    assert a.tolist() == [[15.0, 3.0], [4.5, 6.0]]
+
+
+def test_detach_numpy_of_a_lazy_tensor_realizes_it():
+    w = ember.tensor([1.0, 2.0], requires_grad=True)
+    a = (w * 3).detach().numpy()
+    assert a.tolist() == [3.0, 6.0] and not np.shares_memory(a, w.detach().numpy())

@@ -471,6 +471,7 @@ class TrainingRun {
     r["epoch_s"] = now_seconds() - e0;
     r["elapsed_s"] = seconds_since_process_start();
     if (rec_) rec_->epoch(r);
+    if (rank_ == 0) result_.records.push_back(r);
     progress_.epoch_done(epoch, transitions_, collect_s, update_s, r["eval_s"].get<double>(),
                          r["epoch_s"].get<double>());
   }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ember/grad_mode.h"
+#include "ember/host_values.h"
 #include "ember/support/kernel_scalar.h"
 #include "engine/launch_list.h"
 #include "engine/launch_sink.h"
@@ -300,6 +301,15 @@ void* Tensor::data_ptr() const {
         "contiguous() first)");
   engine::sync();  // kernels held back by a DeferLaunches scope write it first
   return engine::storage_of(*n)->data();
+}
+
+SharedData shared_data(const Tensor& t) {
+  const ir::Node* n = t.node().get();
+  if (n->op == Op::DETACH) n = n->src[0].get();
+  if (n->op != Op::BUFFER) return {};
+  engine::sync();  // as data_ptr()
+  const engine::StorageRef& storage = engine::storage_of(*n);
+  return {storage->data(), storage};
 }
 
 int64_t Tensor::size(int64_t d) const {

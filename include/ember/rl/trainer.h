@@ -89,6 +89,9 @@ struct TrainResult {
   double last_eval_mean = 0;
   EvalResult saved_policy_eval;
   std::vector<CurvePoint> curve;
+  // Every epoch's record as epochs.jsonl holds it (kept with or without an out_dir; rank 0's
+  // only; a resumed run's from the resumed epoch on).
+  std::vector<nlohmann::json> records;
   std::string out_dir, policy_path, checkpoint_path, plot_path, records_path;
 };
 

@@ -116,7 +116,24 @@ class Flatten(Module):
         return input.reshape(shape[:s] + (inner,) + shape[e + 1:])
 
 
-class Sequential(Module):
+class _Container(Module):
+    """What Sequential and ModuleList share: children named "0", "1", ... by position."""
+
+    def append(self, module):
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __getitem__(self, i):
+        return list(self._modules.values())[i]
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+
+class Sequential(_Container):
     """Applies its modules in order; children are named "0", "1", ... (or by an OrderedDict's
     keys), as in PyTorch."""
 
@@ -129,43 +146,17 @@ class Sequential(Module):
             for i, m in enumerate(modules):
                 self.add_module(str(i), m)
 
-    def append(self, module):
-        self.add_module(str(len(self._modules)), module)
-        return self
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __getitem__(self, i):
-        return list(self._modules.values())[i]
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
     def forward(self, input):
         for m in self._modules.values():
             input = m(input)
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_Container):
     def __init__(self, modules=()):
         super().__init__()
         for m in modules:
             self.append(m)
-
-    def append(self, module):
-        self.add_module(str(len(self._modules)), module)
-        return self
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __getitem__(self, i):
-        return list(self._modules.values())[i]
-
-    def __iter__(self):
-        return iter(self._modules.values())
 
 
 class _Loss(Module):
