@@ -6,7 +6,7 @@ BUILD := build/$(PRESET)
 
 .PHONY: deps configure ember build test test-dev test-opencl gpu-check train install deb bench bench-build bench-mpi \
         study onnx-conformance onnx-networks bench-onnx format clean fresh-check examples \
-        example-digits example-digits-torch example-attention
+        example-digits example-digits-torch example-attention bench-cnn
 
 # Debian packages by set (scripts/install-deps.sh): run for the ember command and the libraries,
 # test and bench beside it. `make deps` installs every set (a developer's machine).
@@ -105,6 +105,15 @@ bench: bench-build
 bench-mpi: configure
 	@cmake --build --preset $(PRESET) -j $(JOBS) --target ember_cli bench_allreduce
 	@python3 scripts/mpi_scaling.py --build $(BUILD) --out $(BUILD)/bench-mpi $(ARGS)
+
+# The CNN training step (examples/digits' LeNet, forward, cross-entropy, backward, Adam) at batch 64
+# and 256: ember (eager and jit replay) beside libtorch in one process, paired process by process
+# with PyTorch from Python (Debian's python3-torch). ARGS="--pairs P --rounds R --reps N".
+bench-cnn:
+	@bash scripts/install-deps.sh run bench examples
+	@cmake --preset $(PRESET) -DEMBER_BUILD_BENCH=ON >/dev/null
+	@cmake --build --preset $(PRESET) -j $(JOBS) --target bench_cnn_step
+	@/usr/bin/python3 bench/cnn_step.py $(BUILD) $(ARGS)
 
 # The study (docs/training.md) side by side with libtorch and the BLAS libraries, one process at a
 # time: writes runs/study-<time>/report.md and raw.jsonl. ARGS="--short" (seconds), "--full"

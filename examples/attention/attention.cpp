@@ -17,6 +17,7 @@
 #include <random>
 #include <string>
 
+#include "../guarded_main.h"
 #include "ember/ember.h"
 
 using namespace ember;
@@ -177,10 +178,5 @@ int run(const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(parse(argc, argv));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 2;
-  }
+  return examples::guarded_main([&] { return run(parse(argc, argv)); });
 }

@@ -12,8 +12,10 @@
 #include <random>
 #include <string>
 
+#include "../guarded_main.h"
 #include "ember/ember.h"
 #include "ember/io/npy.h"
+#include "lenet.h"
 
 using namespace ember;
 
@@ -68,14 +70,6 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
-nn::Sequential lenet() {
-  return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 16, 3).padding(1)), nn::BatchNorm2d(16),
-                        nn::ReLU(), nn::MaxPool2d(2),  // [16, 4, 4]
-                        nn::Conv2d(nn::Conv2dOptions(16, 32, 3).padding(1)), nn::BatchNorm2d(32),
-                        nn::ReLU(), nn::MaxPool2d(2),  // [32, 2, 2]
-                        nn::Flatten(), nn::Linear(128, 64), nn::ReLU(), nn::Linear(64, 10));
-}
-
 // The rows `idx` of the data as a batch.
 std::pair<Tensor, Tensor> batch(const Data& d, const int64_t* idx, int64_t b) {
   std::vector<float> x(static_cast<size_t>(b * 64));
@@ -102,7 +96,7 @@ int run(const Args& args) {
   const int epochs = args.epochs;
   const Data train = load(args.dir, "train"), test = load(args.dir, "test");
   manual_seed(0);
-  nn::Sequential net = lenet();
+  nn::Sequential net = digits::lenet();
   optim::Adam opt(net->parameters(), optim::AdamOptions(2e-3));
   const int64_t b = 32, steps = train.n() / b;  // full batches only: one shape, one compile
   std::vector<int64_t> order(static_cast<size_t>(train.n()));
@@ -136,10 +130,5 @@ int run(const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(parse(argc, argv));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 2;
-  }
+  return examples::guarded_main([&] { return run(parse(argc, argv)); });
 }

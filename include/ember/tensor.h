@@ -351,6 +351,12 @@ class Tensor {
   Tensor& mul_(const Scalar& o);
   Tensor& div_(const Tensor& o);
   Tensor& div_(const Scalar& o);
+  /// libtorch's set_data: this tensor (every handle to it) now holds `new_data`'s value, shape
+  /// and dtype, in new_data's buffer (realized first when it is not one), keeping requires_grad
+  /// and its gradient; what it held before, and updates pending on it, are dropped. For
+  /// conversions such as nn::Module::to. ValueError for an undefined tensor; DTypeError when this
+  /// tensor requires grad and new_data is not floating.
+  Tensor& set_data(const Tensor& new_data);
 
   // ---- autograd (src/tensor/autograd) ----------------------------------------------------------
   bool requires_grad() const;

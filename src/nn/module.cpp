@@ -60,6 +60,21 @@ void Module::replace_module(const std::string& name, std::shared_ptr<Module> m) 
   throw ValueError("replace_module: no child module named '" + name + "'");
 }
 
+void Module::to(ScalarType dtype) {
+  if (!is_floating_point(dtype))
+    throw DTypeError(std::string("Module::to: expected a floating dtype, got ") +
+                     dtype_name(dtype));
+  NoGradGuard no_grad;
+  for (NamedTensors* own : {&params_, &buffers_})
+    for (auto& [n, t] : *own) {
+      if (!is_floating_point(t.dtype()) || t.dtype() == dtype) continue;
+      Tensor g = t.grad();
+      t.set_data(t.to(dtype));
+      if (g.defined()) t.set_grad(realized_clone(g.to(dtype)));
+    }
+  for (auto& [n, c] : children_) c->to(dtype);
+}
+
 void Module::train(bool on) {
   training_ = on;
   for (auto& [n, c] : children_) c->train(on);

@@ -1,6 +1,7 @@
 // Convolutions as the tiled matrix product of the weight and the stacked kernel taps (views of
-// the input), in the output's layout; depthwise ones without gradients as a sum over the taps;
-// transposed convolutions as convolutions of the zero-stuffed input (include/ember/convolution.h).
+// the input), in the output's layout (channel-major when the weight's gradient sums over a batch);
+// depthwise ones without gradients as a sum over the taps; transposed convolutions as convolutions
+// of the zero-stuffed input (include/ember/convolution.h).
 #include "ember/convolution.h"
 
 #include <algorithm>
@@ -148,15 +149,37 @@ Tensor windows_product(const Tensor& x, const Tensor& w, const Taps& g, int64_t 
 // (cols) give one.
 constexpr int64_t kMaxDirectTaps = 64;
 
-// x [N, C, *S] (unpadded), w [OC, C / groups, *k] -> [N, G, OCg, *O], computed in the output's
-// layout: y[N, G, OCg, L] = W[G, OCg, Cg K] @ cols[N, G, Cg K, L], so the result is NCHW as it
-// stands and a bias added to it is the product's epilogue. cols is x itself for a 1x1
-// kernel with stride 1 and no padding, the taps stacked into one copy otherwise (a 1x1 kernel's
-// strided or padded view too: its output positions would be two loop axes of the product). A
-// depthwise convolution (Cg = 1) is the sum over the taps of tap * w[tap]: one elementwise kernel,
-// no cols at all. Without gradients a larger kernel takes windows_product (faster forward); with
-// them the stacked taps, whose backward is 4 kernels where the windows' is 12.
-Tensor correlate(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups) {
+// The product with gradients at batch > 1 in the channel-major layout: cols [G, Cg K, N L] (one
+// copy of the stacked taps, or of x's channels ahead of its batch for a 1x1 kernel) and
+// y[G, OCg, N L] = W[G, OCg, Cg K] @ cols + bias, viewed as [N, G, OCg, *O]. The weight's
+// gradient dY'[G, OCg, N L] @ cols^T (and the bias's, its row sums beside it) is then a product
+// over the one reduce axis N L, as the taps' gradient W^T @ dY' is over OCg: each a tiled product
+// (tile_operands), where the output's layout [N, G, OCg, L] would leave the weight's gradient a
+// sum over N and L, two axes apart (a loop kernel). The price: dY in this layout, one copy.
+Tensor channel_major_product(const Tensor& cols, const Tensor& w, const Tensor& bias, const Taps& g,
+                             int64_t N, int64_t groups) {
+  const int64_t OCg = w.size(0) / groups, CgK = cols.size(0) / groups, NL = cols.size(1);
+  Tensor terms = w.reshape({groups, OCg, CgK, 1}) * cols.reshape({groups, 1, CgK, NL});
+  Tensor y = terms.sum({2}, false, terms.dtype());  // [G, OCg, N L]
+  if (bias.defined()) y = y + bias.reshape({groups, OCg, 1});
+  Shape split = {groups, OCg, N};
+  split.insert(split.end(), g.out.begin(), g.out.end());
+  std::vector<int64_t> order = {2, 0, 1};  // [G, OCg, N, *O] -> [N, G, OCg, *O]
+  for (size_t i = 0; i < g.out.size(); i++) order.push_back(3 + static_cast<int64_t>(i));
+  return y.reshape(split).permute(order);
+}
+
+// x [N, C, *S] (unpadded), w [OC, C / groups, *k] -> [N, G, OCg, *O] plus bias ([OC] or
+// undefined), computed in the output's layout: y[N, G, OCg, L] = W[G, OCg, Cg K] @ cols[N, G,
+// Cg K, L], so the result is NCHW as it stands and the bias is the product's epilogue. cols is x
+// itself for a 1x1 kernel with stride 1 and no padding, the taps stacked into one copy otherwise
+// (a 1x1 kernel's strided or padded view too: its output positions would be two loop axes of the
+// product). A depthwise convolution (Cg = 1) is the sum over the taps of tap * w[tap]: one
+// elementwise kernel, no cols at all. Without gradients a larger kernel takes windows_product
+// (faster forward); with them the stacked taps, whose backward is 4 kernels where the windows' is
+// 12, in the channel-major layout when the weight's gradient sums over a batch.
+Tensor correlate(const Tensor& x, const Tensor& w, const Tensor& bias, const Taps& g,
+                 int64_t groups) {
   const int64_t N = x.size(0), Cg = x.size(1) / groups, OCg = w.size(0) / groups;
   const int64_t K = product(g.kernel);
   bool in_place = K == 1;  // a 1x1 kernel, stride 1, no padding: cols is x
@@ -167,6 +190,9 @@ Tensor correlate(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups
   Shape grouped = {N, groups, 1};
   grouped.insert(grouped.end(), g.out.begin(), g.out.end());  // [N, G, 1, *O]
   const bool grads = detail::grad_mode_enabled() && (x.requires_grad() || w.requires_grad());
+  Shape b = {groups, OCg};
+  b.insert(b.end(), g.out.size(), 1);  // bias as [G, OCg, 1...]
+  auto with_bias = [&](const Tensor& y) { return bias.defined() ? y + bias.reshape(b) : y; };
   if (Cg == 1 && K <= kMaxDirectTaps && !grads) {
     Shape wk = {1, groups, OCg};
     wk.insert(wk.end(), g.out.size(), 1);  // [1, G, OCg, 1...]
@@ -177,17 +203,25 @@ Tensor correlate(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups
       Tensor term = tap(xs, js[t], g).reshape(grouped) * wt.narrow(2, ti, 1).reshape(wk);
       y = y.defined() ? y + term : term;
     }
-    return y;
+    return with_bias(y);
   }
-  if (K > 1 && !grads) return windows_product(x, w, g, groups);
+  if (K > 1 && !grads) return with_bias(windows_product(x, w, g, groups));
+  const int64_t L = product(g.out);
   Tensor cols;  // [N, C, K, *O]
   if (in_place) {
     cols = tap(xs, js[0], g).unsqueeze(2);
   } else {  // one copy: the product then reads each column of cols at unit stride
     std::vector<Tensor> taps;
     for (const IntList& j : js) taps.push_back(tap(xs, j, g));
-    cols = stack(taps, 2).contiguous();
+    cols = stack(taps, 2);
   }
+  if (N > 1 && w.requires_grad()) {
+    std::vector<int64_t> order = {1, 2, 0};  // [N, C, K, *O] -> [C, K, N, *O]
+    for (int64_t i = 0; i < cols.dim() - 3; i++) order.push_back(3 + i);
+    Tensor cm = cols.permute(order).contiguous().reshape({groups * Cg * K, N * L});
+    return channel_major_product(cm, w, bias, g, N, groups);
+  }
+  if (!in_place) cols = cols.contiguous();
   // The product as multiply and sum over [N, G, OCg, Cg K, *O] (linalg.cpp's form; the scheduler
   // puts the reduce axis last): the sum is [N, G, OCg, *O], which its consumers reshape only where
   // G > 1, and the gradient of cols, a sum over OCg, comes out in cols' own layout.
@@ -196,7 +230,7 @@ Tensor correlate(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups
   Shape cs = {N, groups, 1, Cg * K};
   cs.insert(cs.end(), g.out.begin(), g.out.end());
   Tensor terms = w.reshape(ws) * cols.reshape(cs);
-  return terms.sum({3}, false, terms.dtype());
+  return with_bias(terms.sum({3}, false, terms.dtype()));
 }
 
 // Inserts s - 1 zeros between the elements of each of the last n dims.
@@ -272,16 +306,11 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
                      std::to_string(groups));
   }
   const Taps g = geometry(x, w, stride, dilation, pad_lo, pad_hi);
-  Tensor y = correlate(x, w, g, groups);  // [N, G, OCg, *O]
   const int64_t OC = w.size(0);
-  if (bias.defined()) {
-    if (bias.dim() != 1 || bias.size(0) != OC)
-      throw ShapeError("convolution: bias " + str(bias.sizes()) + " does not match " +
-                       std::to_string(OC) + " output channels");
-    Shape b = {groups, OC / groups};
-    b.insert(b.end(), ns, 1);
-    y = y + bias.reshape(b);
-  }
+  if (bias.defined() && (bias.dim() != 1 || bias.size(0) != OC))
+    throw ShapeError("convolution: bias " + str(bias.sizes()) + " does not match " +
+                     std::to_string(OC) + " output channels");
+  Tensor y = correlate(x, w, bias, g, groups);  // [N, G, OCg, *O]
   Shape out = {x.size(0), OC};
   out.insert(out.end(), g.out.begin(), g.out.end());
   y = y.reshape(out);

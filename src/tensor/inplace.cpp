@@ -1,6 +1,7 @@
 // In-place ops. A realized tensor keeps its buffer: the new value is computed lazily and written
 // into the same storage on realize, so parameters keep their identity (optimizer steps, checkpoint
 // loads, jit captures that bound the buffer).
+#include "ember/host_values.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
@@ -68,6 +69,20 @@ Tensor& update(Tensor& self, ScalarType result, const char* name, F out_of_place
 }
 
 }  // namespace
+
+Tensor& Tensor::set_data(const Tensor& new_data) {
+  if (!impl_ || !new_data.defined()) throw ValueError("set_data: undefined tensor");
+  if (impl_->requires_grad && !new_data.is_floating_point())
+    throw DTypeError(std::string("set_data: a tensor that requires grad cannot hold ") +
+                     dtype_name(new_data.dtype()) + " data");
+  Tensor d = new_data.is_realized() ? new_data : realized_clone(new_data);
+  if (auto* o = detail::access_observer()) o->assign(*this);
+  // A jit capture that read this tensor must not replay with its old buffer (as a rebound handle).
+  if (impl_->jit_read) impl_->rebinds++;
+  impl_->assign_target = nullptr;
+  impl_->node = node_of(d);
+  return *this;
+}
 
 Tensor& Tensor::copy_(const Tensor& src) {
   assign(*this, src, "copy_");

@@ -99,15 +99,18 @@ Tensor avg_pool(const Tensor& x, int64_t n, IntList k, IntList s, IntList p, boo
 
 }  // namespace
 
-Tensor max_pool1d(const Tensor& x, IntList k, IntList s, IntList p, IntList d, bool c) {
-  return max_pool(x, 1, k, s, p, d, c, "max_pool1d");
-}
-Tensor max_pool2d(const Tensor& x, IntList k, IntList s, IntList p, IntList d, bool c) {
-  return max_pool(x, 2, k, s, p, d, c, "max_pool2d");
-}
-Tensor max_pool3d(const Tensor& x, IntList k, IntList s, IntList p, IntList d, bool c) {
-  return max_pool(x, 3, k, s, p, d, c, "max_pool3d");
-}
+// max_poolNd and avg_poolNd for N = 1, 2, 3: the shared pools over N spatial dims.
+#define EMBER_POOL(n)                                                                          \
+  Tensor max_pool##n##d(const Tensor& x, IntList k, IntList s, IntList p, IntList d, bool c) { \
+    return max_pool(x, n, k, s, p, d, c, "max_pool" #n "d");                                   \
+  }                                                                                            \
+  Tensor avg_pool##n##d(const Tensor& x, IntList k, IntList s, IntList p, bool c, bool inc) {  \
+    return avg_pool(x, n, k, s, p, c, inc, "avg_pool" #n "d");                                 \
+  }
+EMBER_POOL(1)
+EMBER_POOL(2)
+EMBER_POOL(3)
+#undef EMBER_POOL
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, IntList k, IntList s, IntList p,
                                                    IntList d, bool c) {
@@ -126,16 +129,6 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, IntList k, I
   Tensor hit = arange(g.kernel[0] * g.kernel[1]) == at;
   Tensor index = where(hit, pw, zeros({}, kInt64)).sum({-1});
   return {wf.amax({-1}), index};
-}
-
-Tensor avg_pool1d(const Tensor& x, IntList k, IntList s, IntList p, bool c, bool inc) {
-  return avg_pool(x, 1, k, s, p, c, inc, "avg_pool1d");
-}
-Tensor avg_pool2d(const Tensor& x, IntList k, IntList s, IntList p, bool c, bool inc) {
-  return avg_pool(x, 2, k, s, p, c, inc, "avg_pool2d");
-}
-Tensor avg_pool3d(const Tensor& x, IntList k, IntList s, IntList p, bool c, bool inc) {
-  return avg_pool(x, 3, k, s, p, c, inc, "avg_pool3d");
 }
 
 namespace {

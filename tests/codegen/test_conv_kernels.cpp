@@ -4,10 +4,15 @@
 //   - KxK without gradients: the padded input's windows (spatial_windows' copies, no masks), the
 //     product in im2col's orientation [N L, Cg K] x W^T, then its output permuted to NCHW in the
 //     consumer (bias and activation (tanh) beside it).
-//   - KxK with gradients: one copy of the stacked taps, then the product with the bias and
-//     activation as its epilogue; backward: the taps' gradient product, one kernel summing it back
-//     onto the input, the taps again, and the weight gradient product with the bias gradient
+//   - KxK with gradients at batch 1: one copy of the stacked taps, then the product with the bias
+//     and activation as its epilogue; backward: the taps' gradient product, one kernel summing it
+//     back onto the input, the taps again, and the weight gradient product with the bias gradient
 //     beside it.
+//   - KxK with the weight's gradient at batch > 1: the taps copied channel-major ([C K, N L]), the
+//     product with the bias as its epilogue, the activation reading it in NCHW order; backward: the
+//     output's gradient copied channel-major, the taps' gradient product, the sum back onto the
+//     input, the taps again, the weight gradient product (one reduce axis, N L) with the bias
+//     gradient beside it.
 //   - 1x1, stride 1, no padding: the product alone, reading the input in place; backward: two
 //     products.
 //   - depthwise without gradients: one tap sum (a copy of the input padded to whole rows of the
@@ -60,14 +65,20 @@ TEST(ConvKernels, KxKWithoutGradientsIsTheWindowsThenOneTiledProduct) {
 }
 
 TEST(ConvKernels, KxKWithGradientsIsTheTapsThenOneTiledProductWithItsEpilogue) {
-  Tensor x = input({2, 8, 10, 9}), w = input({16, 8, 3, 3}).requires_grad_(), b = input({16});
+  Tensor x = input({1, 8, 10, 9}), w = input({16, 8, 3, 3}).requires_grad_(), b = input({16});
   Tensor y = conv2d(x, w, b, {1}, {1}).tanh();
   EXPECT_EQ(plan_kinds({y}), (Kinds{"loop", "product"}));
   // Strided: the input viewed as rows of the stride, padded to whole rows first (one copy) where
   // the stride does not divide a dim (9).
-  Tensor xe = input({2, 8, 10, 8});
+  Tensor xe = input({1, 8, 10, 8});
   EXPECT_EQ(plan_kinds({conv2d(xe, w, b, {2}, {1}).tanh()}), (Kinds{"loop", "product"}));
   EXPECT_EQ(plan_kinds({conv2d(x, w, b, {2}, {1}).tanh()}), (Kinds{"loop", "loop", "product"}));
+  // Batch 2: channel-major, the activation its own kernel.
+  Tensor x2 = input({2, 8, 10, 9});
+  EXPECT_EQ(plan_kinds({conv2d(x2, w, b, {1}, {1}).tanh()}), (Kinds{"loop", "product", "loop"}));
+  // Only the input's gradient: the output's layout, as at batch 1.
+  Tensor xg = input({2, 8, 10, 9}).requires_grad_(), wf = input({16, 8, 3, 3});
+  EXPECT_EQ(plan_kinds({conv2d(xg, wf, b, {1}, {1}).tanh()}), (Kinds{"loop", "product"}));
 }
 
 TEST(ConvKernels, PointwiseIsOneTiledProduct) {
@@ -97,15 +108,32 @@ TEST(ConvKernels, BackwardRunsItsProductsTiled) {
             (Kinds{"product", "product"}));
 }
 
+// At batch > 1 the weight's gradient sums over N and the output positions: one reduce axis in the
+// channel-major layout, so a product (and the bias's gradient beside it), not a loop kernel.
+TEST(ConvKernels, BatchedBackwardRunsItsProductsTiled) {
+  Tensor x = input({4, 8, 10, 9}).requires_grad_(), w = input({16, 8, 3, 3}).requires_grad_();
+  Tensor b = input({16}).requires_grad_();
+  Tensor y = conv2d(x, w, b, {1}, {1});
+  auto g = autograd::grad({y}, {x, w, b}, {input(y.sizes())});
+  EXPECT_EQ(plan_kinds(g), (Kinds{"loop", "product", "loop", "loop", "product"}));
+  // 1x1: the output's gradient copied channel-major, the input's gradient product, copied back to
+  // NCHW, x copied channel-major, the weight's gradient product.
+  Tensor x1 = input({3, 32, 7, 9}).requires_grad_(), w1 = input({24, 32, 1, 1}).requires_grad_();
+  Tensor y1 = conv2d(x1, w1);
+  EXPECT_EQ(plan_kinds(autograd::grad({y1}, {x1, w1}, {input(y1.sizes())})),
+            (Kinds{"loop", "product", "loop", "loop", "product"}));
+}
+
 TEST(ConvKernels, DepthwiseBackwardIsBounded) {
   Tensor x = input({2, 16, 12, 10}).requires_grad_(), w = input({16, 1, 3, 3}).requires_grad_();
   Tensor y = conv2d(x, w, {}, {2}, {1}, {1}, 16);
-  EXPECT_EQ(kernels_of({y}).size(), 2u);  // the stacked taps, their sum with the weight
-  // The taps' gradients summed in the input's rows-of-the-stride layout, that sum copied into the
-  // input's gradient (the scheduler materialises a sum of padded views under a reshape), the taps
-  // again, the weight's gradient.
+  // The stacked taps (channel-major), their sum with the weight, the output in NCHW order.
+  EXPECT_EQ(kernels_of({y}).size(), 3u);
+  // The output's gradient copied channel-major, the taps' gradients, summed in the input's
+  // rows-of-the-stride layout, that sum copied into the input's gradient (the scheduler
+  // materialises a sum of padded views under a reshape), the taps again, the weight's gradient.
   auto g = autograd::grad({y}, {x, w}, {input(y.sizes())});
-  EXPECT_EQ(kernels_of(g).size(), 4u);
+  EXPECT_EQ(kernels_of(g).size(), 6u);
 }
 
 }  // namespace

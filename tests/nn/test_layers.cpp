@@ -1,8 +1,8 @@
 // What libtorch cannot check for the layers of ember/nn and the ops under them: dropout's masks
 // (ember's generator is not libtorch's) by their structure and statistics, seeded reproducibility,
-// the modules' errors, train()/eval(), and a checkpoint round trip of a CNN's state dict
-// (BatchNorm2d's buffers included). Values against libtorch: tests/parity/parity_modules.cpp and
-// parity_training.cpp.
+// the modules' errors, train()/eval(), Module::to, and a checkpoint round trip of a CNN's state
+// dict (BatchNorm2d's buffers included). Values against libtorch: tests/parity/parity_modules.cpp
+// and parity_training.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -175,6 +175,68 @@ TEST(Modules, OptimizerStepRealizesRunningStatistics) {
     EXPECT_TRUE(bn->num_batches_tracked.is_realized()) << step;
   }
   EXPECT_EQ(bn->num_batches_tracked.item<int64_t>(), 3);
+}
+
+// Module::to(kFloat64) converts the floating state of the whole tree in place: the modules'
+// members, the names and requires_grad follow, gradients are converted, num_batches_tracked
+// stays int64, values are kept exactly, a pending running statistic is kept, an optimizer built
+// afterwards steps the new tensors; a pending in-place update and a non-floating dtype too.
+TEST(Modules, ToConvertsTheTreeInPlace) {
+  manual_seed(7);
+  nn::Sequential net(nn::Conv2d(1, 2, 3), nn::BatchNorm2d(2), nn::Flatten(), nn::Linear(8, 1));
+  auto conv = std::dynamic_pointer_cast<nn::Conv2dImpl>(net->named_children()[0].second);
+  auto bn = std::dynamic_pointer_cast<nn::BatchNorm2dImpl>(net->named_children()[1].second);
+  ASSERT_TRUE(conv && bn);
+  net->forward(randn({4, 1, 4, 4})).sum().backward();
+  const auto names = net->named_parameters();
+  const std::vector<float> w32 = conv->weight.to_vector<float>();
+  const std::vector<float> g32 = conv->weight.grad().to_vector<float>();
+  const std::vector<float> mean32 = bn->running_mean.to_vector<float>();
+  net->to(kFloat64);
+  EXPECT_EQ(conv->weight.dtype(), kFloat64);
+  EXPECT_TRUE(conv->weight.requires_grad());
+  EXPECT_EQ(conv->weight.grad().dtype(), kFloat64);
+  EXPECT_EQ(bn->running_mean.dtype(), kFloat64);
+  EXPECT_EQ(bn->num_batches_tracked.dtype(), kInt64);
+  EXPECT_EQ(bn->num_batches_tracked.item<int64_t>(), 1);
+  const std::vector<double> w64 = conv->weight.to_vector<double>();
+  const std::vector<double> g64 = conv->weight.grad().to_vector<double>();
+  const std::vector<double> mean64 = bn->running_mean.to_vector<double>();
+  ASSERT_EQ(w64.size(), w32.size());
+  for (size_t i = 0; i < w32.size(); i++) {
+    EXPECT_EQ(w64[i], static_cast<double>(w32[i]));
+    EXPECT_EQ(g64[i], static_cast<double>(g32[i]));
+  }
+  for (size_t i = 0; i < mean32.size(); i++) EXPECT_EQ(mean64[i], static_cast<double>(mean32[i]));
+  auto after = net->named_parameters();
+  ASSERT_EQ(after.size(), names.size());
+  for (size_t i = 0; i < after.size(); i++) {
+    EXPECT_EQ(after[i].first, names[i].first);
+    EXPECT_EQ(after[i].second.dtype(), kFloat64) << after[i].first;
+    EXPECT_TRUE(after[i].second.requires_grad()) << after[i].first;
+  }
+  // The optimizer built afterwards steps the converted tensors (the modules' members).
+  optim::SGD opt(net->parameters(), optim::SGDOptions(0.5));
+  opt.zero_grad();
+  Tensor y = net->forward(randn({4, 1, 4, 4}, kFloat64));
+  EXPECT_EQ(y.dtype(), kFloat64);
+  y.sum().backward();
+  const std::vector<double> grad = conv->weight.grad().to_vector<double>();
+  opt.step();
+  const std::vector<double> stepped = conv->weight.to_vector<double>();
+  for (size_t i = 0; i < w64.size(); i++) EXPECT_DOUBLE_EQ(stepped[i], w64[i] - 0.5 * grad[i]);
+  EXPECT_THROW(net->to(kInt32), DTypeError);
+  EXPECT_EQ(conv->weight.dtype(), kFloat64);  // nothing converted
+
+  // set_data drops a pending in-place update of the tensor it replaces.
+  Tensor t = ones({3});
+  t.realize();
+  t.add_(1);
+  t.set_data(zeros({2}, kFloat64));
+  EXPECT_EQ(t.to_vector<double>(), (std::vector<double>{0, 0}));
+  EXPECT_THROW(Tensor().set_data(t), ValueError);
+  Tensor leaf = ones({2}).requires_grad_();
+  EXPECT_THROW(leaf.set_data(ones({2}, kInt64)), DTypeError);
 }
 
 }  // namespace

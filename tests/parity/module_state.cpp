@@ -44,6 +44,13 @@ torch::Tensor to_torch(const ember::Tensor& t) {
   return tb.from_host(v, h.shape, dt);
 }
 
+void to_float64(ember::nn::Module& e, torch::nn::Module& t) {
+  e.to(ember::kFloat64);
+  torch::NoGradGuard no_grad;
+  for (auto& [n, x] : torch_state(t))
+    if (x.is_floating_point()) x.set_data(x.to(torch::kFloat64));
+}
+
 void copy_state(const ember::nn::Module& e, torch::nn::Module& t) {
   auto es = ember_state(e);
   auto ts = torch_state(t);

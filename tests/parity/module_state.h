@@ -17,6 +17,11 @@ std::map<std::string, ember::Tensor> ember_state(const ember::nn::Module& m);
 /// The same for a libtorch module; undefined entries (an unused projection) are left out.
 std::map<std::string, torch::Tensor> torch_state(const torch::nn::Module& m);
 
+/// Both modules' floating state to float64: ember's by Module::to, libtorch's by set_data on its
+/// floating tensors only (libtorch's C++ to() would convert num_batches_tracked as well, where
+/// PyTorch's Module.to and ember keep it int64).
+void to_float64(ember::nn::Module& e, torch::nn::Module& t);
+
 /// ember's values as a torch tensor of the same dtype (float32, float64 or int64).
 torch::Tensor to_torch(const ember::Tensor& t);
 

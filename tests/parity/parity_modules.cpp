@@ -3,7 +3,8 @@
 // containers (ModuleList, ModuleDict) against libtorch's modules of the same options. Each check
 // copies ember's state dict into the libtorch module by name (so the names must be libtorch's),
 // runs both on the same input, backpropagates sum(out * cotangent) and compares the output, the
-// input's gradient, every parameter's gradient and every buffer.
+// input's gradient, every parameter's gradient and every buffer. Every case runs in float32 and,
+// with both modules converted by to(kFloat64) first, in float64.
 #include <torch/torch.h>
 
 #include <map>
@@ -29,8 +30,12 @@ constexpr parity::Tol kTol{1e-5, 1e-3};  // norms and transcendental activations
 
 // Runs both modules on the same input (seeded normal values, or `indices` for an int64 input),
 // checks the forward, the backward and the state after it.
+// The dtype of the running case (the suite's parameter).
+bool g_float64 = false;
+
 template <class E, class T>
 void check(E& e, T& t, const Shape& in, uint64_t seed, std::optional<Host> indices = {}) {
+  if (g_float64) parity::to_float64(*e, *t);
   copy_state(*e, *t);
   if (::testing::Test::HasFatalFailure()) return;
   parity::EmberB eb(seed, true);
@@ -42,16 +47,16 @@ void check(E& e, T& t, const Shape& in, uint64_t seed, std::optional<Host> indic
     ex = eb.from_host(v, indices->shape, eb.i64);
     tx = tb.from_host(v, indices->shape, tb.i64);
   } else {
-    ex = eb.randn(in);
-    tx = tb.randn(in);
+    ex = eb.randn(in, g_float64 ? eb.f64 : eb.f32);
+    tx = tb.randn(in, g_float64 ? tb.f64 : tb.f32);
   }
   ember::Tensor ey = e->forward(ex);
   torch::Tensor ty = t->forward(tx);
   parity::Gen g(seed + 1);
   Shape ys = ey.shape();
   auto cot = g.normal(parity::numel(ys));
-  (ey * eb.from_host(cot, ys, eb.f32)).sum().backward();
-  (ty * tb.from_host(cot, ys, tb.f32)).sum().backward();
+  (ey * eb.from_host(cot, ys, ey.dtype())).sum().backward();
+  (ty * tb.from_host(cot, ys, ty.scalar_type())).sum().backward();
   expect_same(ey, ty, "output", kTol);
   if (!indices) expect_same(ex.grad(), tx.grad(), "input gradient", {1e-4, 1e-3});
   auto ts = torch_state(*t);
@@ -65,21 +70,29 @@ uint64_t seed() {
   return parity::seed_of(::testing::UnitTest::GetInstance()->current_test_info()->name());
 }
 
+class Modules : public ::testing::TestWithParam<bool> {  // true: float64
+ protected:
+  void SetUp() override { g_float64 = GetParam(); }
+};
+
 }  // namespace
 
-TEST(Modules, conv2d) {
+INSTANTIATE_TEST_SUITE_P(Dtypes, Modules, ::testing::Values(false, true),
+                         [](const auto& i) { return i.param ? "float64" : "float32"; });
+
+TEST_P(Modules, conv2d) {
   enn::Conv2d e(enn::Conv2dOptions(3, 4, {3, 2}).stride({2, 1}).padding(1).dilation({1, 2}));
   tnn::Conv2d t(tnn::Conv2dOptions(3, 4, {3, 2}).stride({2, 1}).padding(1).dilation({1, 2}));
   check(e, t, {2, 3, 7, 6}, seed());
 }
 
-TEST(Modules, conv2d_depthwise_without_bias) {
+TEST_P(Modules, conv2d_depthwise_without_bias) {
   enn::Conv2d e(enn::Conv2dOptions(3, 6, 3).groups(3).bias(false).padding(2));
   tnn::Conv2d t(tnn::Conv2dOptions(3, 6, 3).groups(3).bias(false).padding(2));
   check(e, t, {1, 3, 5, 5}, seed());
 }
 
-TEST(Modules, conv_transpose2d) {
+TEST_P(Modules, conv_transpose2d) {
   enn::ConvTranspose2d e(
       enn::ConvTranspose2dOptions(4, 2, 3).stride(2).padding(1).output_padding(1));
   tnn::ConvTranspose2d t(
@@ -89,7 +102,7 @@ TEST(Modules, conv_transpose2d) {
 
 // Training mode twice (batch statistics; the running statistics and num_batches_tracked
 // updated), then eval mode (the running statistics).
-TEST(Modules, batch_norm2d_train_then_eval) {
+TEST_P(Modules, batch_norm2d_train_then_eval) {
   enn::BatchNorm2d e(enn::BatchNorm2dOptions(3).momentum(0.2));
   tnn::BatchNorm2d t(tnn::BatchNorm2dOptions(3).momentum(0.2));
   check(e, t, {4, 3, 2, 3}, seed());
@@ -101,7 +114,7 @@ TEST(Modules, batch_norm2d_train_then_eval) {
   EXPECT_EQ(e->num_batches_tracked.item<int64_t>(), 2);
 }
 
-TEST(Modules, batch_norm2d_cumulative_average_and_untracked) {
+TEST_P(Modules, batch_norm2d_cumulative_average_and_untracked) {
   enn::BatchNorm2d e(enn::BatchNorm2dOptions(2).momentum(std::nullopt).eps(1e-3));
   tnn::BatchNorm2d t(tnn::BatchNorm2dOptions(2).momentum(c10::nullopt).eps(1e-3));
   for (uint64_t i = 0; i < 3; i++) check(e, t, {3, 2, 2, 2}, seed() + i);
@@ -112,7 +125,7 @@ TEST(Modules, batch_norm2d_cumulative_average_and_untracked) {
   check(eu, tu, {3, 2, 2, 2}, seed());
 }
 
-TEST(Modules, layer_norm_and_group_norm) {
+TEST_P(Modules, layer_norm_and_group_norm) {
   enn::LayerNorm el(enn::LayerNormOptions({4, 5}).eps(1e-4));
   tnn::LayerNorm tl(tnn::LayerNormOptions({4, 5}).eps(1e-4));
   check(el, tl, {2, 3, 4, 5}, seed());
@@ -121,14 +134,14 @@ TEST(Modules, layer_norm_and_group_norm) {
   check(eg, tg, {2, 6, 3, 2}, seed());
 }
 
-TEST(Modules, embedding_with_padding_idx) {
+TEST_P(Modules, embedding_with_padding_idx) {
   enn::Embedding e(enn::EmbeddingOptions(7, 3).padding_idx(-2));
   tnn::Embedding t(tnn::EmbeddingOptions(7, 3).padding_idx(-2));
   EXPECT_EQ(e->weight.select(0, 5).abs().sum().item<float>(), 0.0f);  // the padding row
   check(e, t, {}, seed(), Host{{2, 3}, ember::kInt64, {}, {5, 0, 5, 6, 1, 0}});
 }
 
-TEST(Modules, pools_and_flatten) {
+TEST_P(Modules, pools_and_flatten) {
   enn::MaxPool2d em(enn::MaxPool2dOptions(3).stride(2).padding(1).ceil_mode(true));
   tnn::MaxPool2d tm(tnn::MaxPool2dOptions(3).stride(2).padding(1).ceil_mode(true));
   check(em, tm, {2, 2, 6, 7}, seed());
@@ -145,7 +158,7 @@ TEST(Modules, pools_and_flatten) {
   check(ef, tf, {2, 3, 2, 2}, seed());
 }
 
-TEST(Modules, activations_and_dropout_in_eval) {
+TEST_P(Modules, activations_and_dropout_in_eval) {
   enn::GELU eg(enn::GELUOptions().approximate("tanh"));
   tnn::GELU tg(tnn::GELUOptions().approximate("tanh"));
   check(eg, tg, {3, 5}, seed());
@@ -209,7 +222,7 @@ struct TorchNet : tnn::Module {
 };
 }  // namespace
 
-TEST(Modules, module_list_and_dict_names) {
+TEST_P(Modules, module_list_and_dict_names) {
   auto e = std::make_shared<EmberNet>();
   auto t = std::make_shared<TorchNet>();
   EXPECT_EQ(e->heads->keys(), (std::vector<std::string>{"cls", "norm"}));

@@ -50,6 +50,14 @@ class Module {
   /// when there is none (libtorch's replace_module).
   void replace_module(const std::string& name, std::shared_ptr<Module> m);
 
+  /// Converts every floating-point parameter and buffer of the module tree (and any gradient
+  /// they hold) to `dtype` in place (Tensor::set_data): names, requires_grad and every handle to
+  /// them (the modules' members) are kept; integer state such as num_batches_tracked stays as
+  /// it is, as PyTorch's Module.to(dtype) (libtorch's C++ to() converts it too). Build optimizers
+  /// afterwards: their states follow their parameters' dtypes when made. DTypeError for a dtype
+  /// that is not floating.
+  void to(ScalarType dtype);
+
   virtual void train(bool on = true);
   void eval() { train(false); }
   bool is_training() const { return training_; }
