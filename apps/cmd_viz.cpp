@@ -15,13 +15,16 @@ namespace ember::app {
 void add_viz_command(CLI::App& app) {
   auto o = std::make_shared<viz::ServerOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "viz", "Serve a local web page of the runs' learning curves, kernels, graphs and traces");
+      "viz",
+      "Serve a local web page of the runs' learning curves, kernels, graphs and traces, and of "
+      "profiled ONNX models");
   cmd->footer(
       "Open the printed URL in a browser. The page lists every run under --runs (folders with a "
       "run.json) and updates while one trains; kernels, graphs and the timeline need a run "
-      "trained with `ember train --profile`. Everything is served from this binary; the browser "
-      "can read files under --runs only. The JSON API under /api/ is in README.md, \"ember "
-      "viz\".\n");
+      "trained with `ember train --profile`; the ONNX view lists the models profiled with "
+      "`ember onnx run MODEL --profile DIR` into a folder under --runs. Everything is served "
+      "from this binary; the browser can read files under --runs only. The JSON API under /api/ "
+      "is in README.md, \"ember viz\".\n");
   cmd->option_defaults()->always_capture_default();
   cmd->add_option("--runs", o->runs_dir, "Folder of runs (ember train's runs/, or one run)")
       ->check(rule::existing_path());

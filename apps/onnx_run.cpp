@@ -12,6 +12,7 @@
 #include "ember/io/npy.h"
 #include "ember/jit.h"
 #include "ember/onnx/model.h"
+#include "onnx_profile.h"
 #include "onnx_test.h"
 
 namespace ember::app {
@@ -83,7 +84,7 @@ NamedTensors gather_inputs(const OnnxRunOptions& o, const onnx::Model& m) {
     auto [name, file] = split_pair(spec, "--input", "FILE.npy");
     given.emplace_back(name, load_npy(file));
   }
-  if (o.repeat == 0) return given;  // a plain run: missing inputs are the model's error
+  if (o.repeat == 0 && o.profile_dir.empty()) return given;  // a plain run: the model's error
   const auto dims = parse_dims(o.dims, m);
   for (const auto& v : m.inputs()) {
     const bool have =
@@ -161,10 +162,16 @@ void write_outputs(const NamedTensors& out, const std::string& dir) {
 void run_onnx_model(const OnnxRunOptions& o) {
   if (!o.device.empty()) Context::get().device = o.device;
   if (o.threads > 0) set_num_threads(o.threads);
-  if (!o.dims.empty() && o.repeat == 0)
+  if (!o.dims.empty() && o.repeat == 0 && o.profile_dir.empty())
     throw ValueError("--dim sizes the zero inputs of --repeat; give every input with --input");
   const onnx::Model m = onnx::load(o.model);
   const NamedTensors in = gather_inputs(o, m);
+  if (!o.profile_dir.empty()) {
+    const NamedTensors out =
+        profile_onnx_model(m, o.model, in, o.repeat > 0 ? o.repeat : 5, o.profile_dir);
+    if (!o.output_dir.empty()) write_outputs(out, o.output_dir);
+    return;
+  }
   if (o.repeat > 0) {
     const NamedTensors out = timed_runs(o, m, in);
     if (!o.output_dir.empty()) write_outputs(out, o.output_dir);

@@ -12,6 +12,7 @@ struct OnnxRunOptions {
   std::vector<std::string> dims;    // NAME=V: a symbolic dimension's size for zero inputs
   int repeat = 0;                   // timed runs; 0: run once and write the outputs
   int threads = 0;                  // 0: EMBER_THREADS or all cores
+  std::string profile_dir;          // --profile: per-node times into DIR (onnx_profile.h)
 };
 
 /// Runs the model. Without --repeat every input must be given (ValueError otherwise) and the
@@ -21,6 +22,8 @@ struct OnnxRunOptions {
 /// it runs, which a replay cannot), then N timed calls; prints their median and minimum latency.
 /// Outputs are written only when output_dir is given. A --input or --dim name the model does not
 /// have, a bad NAME=VALUE, or an input with no declared shape left to zeros: ValueError.
+/// With --profile DIR: inputs as for --repeat, then profile_onnx_model with --repeat's N timed
+/// runs (default 5) instead of the latency measurement.
 void run_onnx_model(const OnnxRunOptions& o);
 
 }  // namespace ember::app

@@ -27,12 +27,12 @@ run=(build-essential cmake ninja-build g++ file
 # python3-dev, pybind11-dev and libdlpack-dev: the Python package's extension (python/);
 # python3-numpy and python3-pytest: its pytest suite (Debian's python3-torch is one of its
 # references). chromium, chromium-driver and python3-selenium: the viz page's test in a headless
-# browser.
+# browser; graphviz: the viz page's Graphviz layout of graphs (dot -Tsvg), which its tests run.
 test=(libgtest-dev libgmock-dev libtorch-dev
       libopenblas-dev libdnnl-dev libonnx-testdata
       python3 python3-venv python3-torch python3-torchvision pkgconf pocl-opencl-icd
       python3-sklearn python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest
-      chromium chromium-driver python3-selenium)
+      chromium chromium-driver python3-selenium graphviz)
 # Google Benchmark; oneDNN, OpenBLAS and libtorch: the references the benchmarks and the study
 # compare against; python3-venv: the study's Python references (scripts/study-venv.sh).
 bench=(libbenchmark-dev libdnnl-dev libopenblas-dev libtorch-dev python3 python3-venv)

@@ -3,7 +3,7 @@
 const $ = (s) => document.querySelector(s);
 const SVGNS = 'http://www.w3.org/2000/svg';
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2'];
-const state = { runs: [], current: null, overlay: new Set(), epochs: {}, kernels: [], sort: { key: 'seconds', desc: true }, view: 'runs' };
+const state = { runs: [], current: null, overlay: new Set(), epochs: {}, kernels: [], view: 'runs' };
 
 async function getJSON(url) {
   const r = await fetch(url);
@@ -26,6 +26,27 @@ function cell(row, text, cls) {
 const fmt = (x, d = 2) => (x === null || x === undefined || !isFinite(x)) ? '' : Number(x).toFixed(d);
 const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 
+// A table whose header cells (th[data-key]) sort it: t.rows the data, t.sort {key, desc}, t.row(tr,
+// r, tbody) fills one row; a column first clicked sorts descending unless its key is in t.text.
+// Returns the function that draws it.
+function sortedTable(sel, t) {
+  const draw = () => {
+    const { key, desc } = t.sort;
+    const rows = [...t.rows].sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0) * (desc ? -1 : 1));
+    const tb = $(sel + ' tbody');
+    tb.textContent = '';
+    for (const r of rows) t.row(tb.insertRow(), r, tb);
+    for (const th of document.querySelectorAll(sel + ' th')) th.classList.toggle('sorted', th.dataset.key === key);
+  };
+  for (const th of document.querySelectorAll(sel + ' th[data-key]'))
+    th.onclick = () => {
+      const k = th.dataset.key;
+      t.sort = { key: k, desc: t.sort.key === k ? !t.sort.desc : !t.text.includes(k) };
+      draw();
+    };
+  return draw;
+}
+
 // ---- charts ------------------------------------------------------------------------------------
 function niceTicks(lo, hi, n) {
   if (!(hi > lo)) { hi = lo + 1; }
@@ -35,7 +56,8 @@ function niceTicks(lo, hi, n) {
   for (let t = Math.ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) ticks.push(+t.toPrecision(12));
   return ticks;
 }
-function axes(svg, W, H, m, xs, ys) {
+// labels: {x, y}: the axes' names with their units, under the x axis and along the y axis.
+function axes(svg, W, H, m, xs, ys, labels) {
   const X = (x) => m.l + (x - xs[0]) / (xs[1] - xs[0] || 1) * (W - m.l - m.r);
   const Y = (y) => H - m.b - (y - ys[0]) / (ys[1] - ys[0] || 1) * (H - m.t - m.b);
   svgEl('rect', { x: m.l, y: m.t, width: W - m.l - m.r, height: H - m.t - m.b, fill: 'none', stroke: '#ccc' }, svg);
@@ -47,17 +69,21 @@ function axes(svg, W, H, m, xs, ys) {
     svgEl('line', { x1: m.l, x2: W - m.r, y1: Y(t), y2: Y(t), stroke: '#eee' }, svg);
     svgEl('text', { x: m.l - 4, y: Y(t) + 4, 'text-anchor': 'end' }, svg).textContent = t;
   }
+  svgEl('text', { x: m.l + (W - m.l - m.r) / 2, y: H - 4, 'text-anchor': 'middle', class: 'axis-label' }, svg).textContent = labels.x;
+  const cy = m.t + (H - m.t - m.b) / 2;
+  svgEl('text', { x: 12, y: cy, 'text-anchor': 'middle', transform: 'rotate(-90 12 ' + cy + ')', class: 'axis-label' }, svg).textContent = labels.y;
   return { X, Y };
 }
+const MARGIN = { l: 62, r: 10, t: 10, b: 38 };
 // series: [{run, color, points: [[x, y], ...]}]; each point is a circle of class `cls`.
-function lineChart(div, series, cls) {
-  const W = 440, H = 260, m = { l: 50, r: 10, t: 10, b: 25 };
+function lineChart(div, series, cls, labels) {
+  const W = 440, H = 260, m = MARGIN;
   const all = series.flatMap((s) => s.points);
   div.textContent = '';
   const svg = svgEl('svg', { width: W, height: H, class: cls + '-chart' }, div);
   if (!all.length) { svgEl('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle' }, svg).textContent = 'no points yet'; return; }
   const ext = (i) => [Math.min(...all.map((p) => p[i])), Math.max(...all.map((p) => p[i]))];
-  const { X, Y } = axes(svg, W, H, m, ext(0), ext(1));
+  const { X, Y } = axes(svg, W, H, m, ext(0), ext(1), labels);
   for (const s of series) {
     svgEl('polyline', { points: s.points.map((p) => X(p[0]) + ',' + Y(p[1])).join(' '), fill: 'none', stroke: s.color, 'stroke-width': 1.5 }, svg);
     for (const p of s.points) {
@@ -68,12 +94,13 @@ function lineChart(div, series, cls) {
 }
 const PHASES = [['collect_s', '#4e79a7'], ['update_s', '#f28e2b'], ['eval_s', '#59a14f']];
 function phaseChart(div, rows) {
-  const W = 440, H = 260, m = { l: 50, r: 10, t: 24, b: 25 };
+  const W = 440, H = 260, m = { ...MARGIN, t: 24 };
   div.textContent = '';
   const svg = svgEl('svg', { width: W, height: H, class: 'phase-chart' }, div);
   if (!rows.length) return;
   const total = (r) => PHASES.reduce((a, [k]) => a + (r[k] || 0), 0);
-  const { X, Y } = axes(svg, W, H, m, [-0.5, rows.length - 0.5], [0, Math.max(...rows.map(total))]);
+  const { X, Y } = axes(svg, W, H, m, [-0.5, rows.length - 0.5], [0, Math.max(...rows.map(total))],
+    { x: 'epoch', y: 'time (s)' });
   const bw = Math.max(1, (X(1) - X(0)) * 0.8);
   rows.forEach((r, i) => {
     let y0 = 0;
@@ -128,8 +155,10 @@ function drawCurves() {
   const ids = [...state.overlay].filter((id) => state.epochs[id]);
   const color = (id) => COLORS[state.runs.findIndex((r) => r.id === id) % COLORS.length];
   const pts = (id, xk, yk) => state.epochs[id].filter((e) => e[yk] !== null && e[yk] !== undefined).map((e) => [e[xk], e[yk]]);
-  lineChart($('#eval-chart'), ids.map((id) => ({ run: id, color: color(id), points: pts(id, 'transitions', 'eval_mean') })), 'eval-point');
-  lineChart($('#return-chart'), ids.map((id) => ({ run: id, color: color(id), points: pts(id, 'epoch', 'train_return_mean') })), 'return-point');
+  lineChart($('#eval-chart'), ids.map((id) => ({ run: id, color: color(id), points: pts(id, 'transitions', 'eval_mean') })), 'eval-point',
+    { x: 'environment steps (transitions)', y: 'evaluation return (mean)' });
+  lineChart($('#return-chart'), ids.map((id) => ({ run: id, color: color(id), points: pts(id, 'epoch', 'train_return_mean') })), 'return-point',
+    { x: 'epoch', y: 'training return (mean of episodes)' });
   phaseChart($('#phase-chart'), state.epochs[state.current] || []);
   $('#legend').innerHTML = ids.map((id) => '<span style="color:' + color(id) + '">&#9632; ' + escapeHtml(id) + '</span>').join('');
 }
@@ -179,15 +208,12 @@ async function loadKernels() {
   for (const r of state.kernels) { r.mean = r.seconds / r.launches; r.share = total > 0 ? r.seconds / total : 0; }
   $('#kernel-note').textContent = k ? state.kernels.length + ' kernels, ' + fmt(total * 1e3, 1) + ' ms of kernel time. Click a column to sort, a row for its source.'
     : 'This run has no kernel table: train it with `ember train --profile`.';
+  kernelTable.rows = state.kernels;
   renderKernels();
 }
-function renderKernels() {
-  const { key, desc } = state.sort;
-  const rows = [...state.kernels].sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0) * (desc ? -1 : 1));
-  const tb = $('#kernel-table tbody');
-  tb.textContent = '';
-  for (const r of rows) {
-    const tr = tb.insertRow();
+const kernelTable = {
+  rows: [], sort: { key: 'seconds', desc: true }, text: ['name', 'ops'],
+  row: (tr, r, tb) => {
     tr.dataset.program = r.program;
     cell(tr, r.name); cell(tr, r.launches, 'num'); cell(tr, fmt(r.seconds * 1e3, 3), 'num');
     cell(tr, fmt(r.mean * 1e6, 1), 'num'); cell(tr, fmt(r.share * 100, 1) + '%', 'num');
@@ -198,11 +224,9 @@ function renderKernels() {
       $('#kernel-plan').textContent = 'plan: ' + (r.plan || '(none)');
       $('#kernel-source').innerHTML = r.source ? highlightC(r.source) : '(no generated source on this device)';
     };
-  }
-  for (const th of document.querySelectorAll('#kernel-table th')) th.classList.toggle('sorted', th.dataset.key === key);
-}
-for (const th of document.querySelectorAll('#kernel-table th[data-key]'))
-  th.onclick = () => { const k = th.dataset.key; state.sort = { key: k, desc: state.sort.key === k ? !state.sort.desc : k !== 'name' && k !== 'ops' }; renderKernels(); };
+  },
+};
+const renderKernels = sortedTable('#kernel-table', kernelTable);
 
 // ---- views -------------------------------------------------------------------------------------
 async function showView(v) {
@@ -210,6 +234,7 @@ async function showView(v) {
   for (const b of document.querySelectorAll('nav button')) b.classList.toggle('active', b.dataset.view === v);
   for (const s of document.querySelectorAll('main section')) s.classList.toggle('active', s.id === 'view-' + v);
   state.loaded = state.loaded || {};
+  if (v === 'onnx') return loadOnnxList().catch((e) => console.error(e));  // not per run
   if (!state.current || state.loaded[v]) return;
   state.loaded[v] = true;
   try {

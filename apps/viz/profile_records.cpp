@@ -3,12 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
 #include <sstream>
 
 #include "ember/support/process.h"
+#include "ember/support/read_file.h"
 
 namespace ember::viz {
 
@@ -17,30 +19,20 @@ using nlohmann::json;
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) n++;
   return n;
 }
 
-// Graphviz's dot on PATH, looked up once ("" when absent).
-const std::string& dot_program() {
-  static const std::string path = [] {
-    const char* env = std::getenv("PATH");
-    std::istringstream dirs(env ? env : "/usr/bin:/bin");
-    std::string d;
-    while (std::getline(dirs, d, ':'))
-      if (!d.empty() && access((d + "/dot").c_str(), X_OK) == 0) return d + "/dot";
-    return std::string();
-  }();
-  return path;
+// Graphviz's dot on PATH ("" when absent).
+std::string dot_program() {
+  const char* env = std::getenv("PATH");
+  std::istringstream dirs(env ? env : "/usr/bin:/bin");
+  std::string d;
+  while (std::getline(dirs, d, ':'))
+    if (!d.empty() && access((d + "/dot").c_str(), X_OK) == 0) return d + "/dot";
+  return std::string();
 }
 
 }  // namespace
@@ -61,7 +53,7 @@ json run_graphs(const fs::path& run_dir) {
     if (file.size() <= suffix.size() || !file.ends_with(suffix)) continue;
     const std::string name = file.substr(0, file.size() - suffix.size());
     if (!valid_graph(name, "fused")) continue;
-    const std::string text = read_text(e.path());
+    const std::string text = support::read_file(e.path().string());
     out.push_back({{"name", name},
                    {"kernels", count(text, "subgraph cluster_")},
                    {"ops", count(text, "[label=")}});
@@ -79,12 +71,18 @@ bool valid_graph(const std::string& name, const std::string& kind) {
 
 bool have_dot() { return !dot_program().empty(); }
 
-std::optional<std::string> render_svg(const fs::path& dot_file) {
-  if (dot_program().empty()) return std::nullopt;
-  const support::ProcessResult r =
-      support::run_process({dot_program(), "-Tsvg", dot_file.string()}, 64 << 20, true);
-  if (!r.ok()) return std::nullopt;
-  return r.output;
+Rendered render_svg(const fs::path& dot_file) {
+  const std::string dot = dot_program();
+  if (dot.empty()) return {"", "Graphviz's dot is not installed (not on PATH)", false};
+  const std::vector<std::string> argv = {dot, "-Tsvg", dot_file.string()};
+  const support::ProcessResult r = support::run_process(argv, 64 << 20, true);
+  if (r.ok() && r.output.find("<svg") != std::string::npos) return {r.output, ""};
+  // Again with dot's stderr, for its reason (kept out of a drawing, which warnings would spoil).
+  const support::ProcessResult again = support::run_process(argv, 4096, false);
+  std::string why = again.output.substr(0, 400);
+  if (why.empty()) why = "exit status " + std::to_string(r.status);
+  while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();
+  return {"", dot + " -Tsvg failed" + (why.empty() ? std::string() : ": " + why)};
 }
 
 }  // namespace ember::viz

@@ -24,7 +24,14 @@ bool valid_graph(const std::string& name, const std::string& kind);
 /// Whether Graphviz's dot is on PATH (render_svg can draw).
 bool have_dot();
 
-/// Graphviz's `dot -Tsvg` of a DOT file, or nullopt when dot is not on PATH or fails.
-std::optional<std::string> render_svg(const std::filesystem::path& dot_file);
+/// Graphviz's drawing of a DOT file: the SVG, or why there is none.
+struct Rendered {
+  std::string svg;
+  std::string error;      ///< empty when svg holds the drawing
+  bool installed = true;  ///< false: no dot on PATH (error says so)
+};
+/// Runs Graphviz's `dot -Tsvg` (looked up on PATH at each call) on a DOT file. A dot that is not
+/// installed, exits non-zero or prints no SVG gives the reason in `error` (dot's own message).
+Rendered render_svg(const std::filesystem::path& dot_file);
 
 }  // namespace ember::viz

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <string>
 
+#include "viz/record_dirs.h"
+
 namespace ember::viz {
 
 namespace fs = std::filesystem;
@@ -50,25 +52,7 @@ json run_entry(const fs::path& root, const fs::path& dir) {
 
 json list_runs(const fs::path& root) {
   json runs = json::array();
-  std::error_code ec;
-  if (fs::is_regular_file(root / "run.json", ec)) runs.push_back(run_entry(root, root));
-  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
-    // Symlinks are left out: one out of the folder is not read, one inside would list a run twice.
-    if (it.depth() >= 3 || it->is_symlink(ec) || !it->is_directory(ec)) {
-      if (it.depth() >= 3) it.disable_recursion_pending();
-      continue;
-    }
-    const std::string name = it->path().filename().string();
-    if (name == "checkpoints" || name == "profile") {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (fs::is_regular_file(it->path() / "run.json", ec)) {
-      runs.push_back(run_entry(root, it->path()));
-      it.disable_recursion_pending();
-    }
-  }
+  for (const fs::path& dir : record_dirs(root, "run.json")) runs.push_back(run_entry(root, dir));
   std::sort(runs.begin(), runs.end(), [](const json& a, const json& b) {
     const auto key = [](const json& r) {
       return r["started_at"].is_string() ? r["started_at"].get<std::string>() : std::string();

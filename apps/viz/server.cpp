@@ -6,9 +6,12 @@
 #include <sstream>
 
 #include "ember/error.h"
+#include "ember/support/read_file.h"
 #include "viz/confine.h"
+#include "viz/onnx_records.h"
 #include "viz/page.h"
 #include "viz/profile_records.h"
+#include "viz/record_dirs.h"
 #include "viz/run_records.h"
 
 namespace ember::viz {
@@ -37,13 +40,6 @@ bool refused(const Confined& c, httplib::Response& res) {
   return true;
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 const char* content_type(const fs::path& p) {
   const std::string ext = p.extension().string();
   if (ext == ".json") return "application/json";
@@ -61,20 +57,25 @@ struct Server::Impl {
   httplib::Server http;
   int port = -1;
 
-  // The run directory a request's ?run= names, or an error response.
-  std::optional<fs::path> run_dir(const httplib::Request& req, httplib::Response& res) const {
-    if (!req.has_param("run")) {
-      send_error(res, 400, "missing ?run=");
+  // The directory a request's ?<param>= names, holding `file`, or an error response.
+  std::optional<fs::path> record_dir(const httplib::Request& req, httplib::Response& res,
+                                     const char* param, const char* file) const {
+    if (!req.has_param(param)) {
+      send_error(res, 400, std::string("missing ?") + param + "=");
       return std::nullopt;
     }
-    const Confined c = confine(root, req.get_param_value("run"));
+    const Confined c = confine(root, req.get_param_value(param));
     if (refused(c, res)) return std::nullopt;
     std::error_code ec;
-    if (!fs::is_regular_file(c.path / "run.json", ec)) {
-      send_error(res, 404, "not a run directory (no run.json)");
+    if (!fs::is_regular_file(c.path / file, ec)) {
+      send_error(res, 404, std::string("not a record directory (no ") + file + ")");
       return std::nullopt;
     }
     return c.path;
+  }
+  // The run directory a request's ?run= names.
+  std::optional<fs::path> run_dir(const httplib::Request& req, httplib::Response& res) const {
+    return record_dir(req, res, "run", "run.json");
   }
 
   // A page of another site that makes the browser resolve its own name to this machine (DNS
@@ -104,6 +105,9 @@ struct Server::Impl {
     http.Get("/views.js", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(kViewsJs, "text/javascript; charset=utf-8");
     });
+    http.Get("/onnx.js", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(kOnnxJs, "text/javascript; charset=utf-8");
+    });
     http.Get("/api/info", [this](const httplib::Request&, httplib::Response& res) {
       send_json(res, {{"runs_dir", root.string()}, {"graphviz", have_dot()}});
     });
@@ -112,7 +116,7 @@ struct Server::Impl {
     });
     http.Get("/api/run", [this](const httplib::Request& req, httplib::Response& res) {
       if (auto d = run_dir(req, res))
-        res.set_content(read_file(*d / "run.json"), "application/json");
+        res.set_content(support::read_file((*d / "run.json").string()), "application/json");
     });
     http.Get("/api/epochs", [this](const httplib::Request& req, httplib::Response& res) {
       if (auto d = run_dir(req, res)) send_json(res, run_epochs(*d));
@@ -129,14 +133,21 @@ struct Server::Impl {
       auto d = run_dir(req, res);
       if (!d) return;
       const Confined c = confine(root, fs::relative(*d / "profile" / "trace.json", root).string());
-      if (!refused(c, res)) res.set_content(read_file(c.path), "application/json");
+      if (!refused(c, res))
+        res.set_content(support::read_file(c.path.string()), "application/json");
+    });
+    http.Get("/api/onnx", [this](const httplib::Request&, httplib::Response& res) {
+      send_json(res, list_onnx_profiles(root));
+    });
+    http.Get("/api/onnx/profile", [this](const httplib::Request& req, httplib::Response& res) {
+      if (auto d = record_dir(req, res, "id", kOnnxProfileFile)) send_json(res, onnx_profile(*d));
     });
     http.Get(R"(/files/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
       const Confined c = confine(root, req.matches[1].str());
       if (refused(c, res)) return;
       std::error_code ec;
       if (!fs::is_regular_file(c.path, ec)) return send_error(res, 404, "not a file");
-      res.set_content(read_file(c.path), content_type(c.path));
+      res.set_content(support::read_file(c.path.string()), content_type(c.path));
     });
   }
 
@@ -151,9 +162,10 @@ struct Server::Impl {
     const Confined c = confine(root, fs::relative(file, root).string());
     if (refused(c, res)) return;
     if (req.get_param_value("format") != "svg")
-      return res.set_content(read_file(c.path), "text/plain");
-    if (auto svg = render_svg(c.path)) return res.set_content(*svg, "image/svg+xml");
-    send_error(res, 404, "Graphviz's dot is not installed: lay the DOT out in the page");
+      return res.set_content(support::read_file(c.path.string()), "text/plain");
+    const Rendered svg = render_svg(c.path);
+    if (svg.error.empty()) return res.set_content(svg.svg, "image/svg+xml");
+    send_error(res, svg.installed ? 500 : 404, svg.error + ": lay the DOT out in the page");
   }
 };
 

@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include "ember/support/non_copyable.h"
+
 namespace ember::viz {
 
 struct ServerOptions {
@@ -12,13 +14,11 @@ struct ServerOptions {
   int port = 8000;                 ///< 0: a free port the system picks
 };
 
-class Server {
+class Server : support::NonCopyable {
  public:
   /// Throws ember::IOError when runs_dir is not a directory.
   explicit Server(ServerOptions options);
   ~Server();
-  Server(const Server&) = delete;
-  Server& operator=(const Server&) = delete;
 
   /// Binds the listening socket and returns its port; throws ember::IOError when it cannot.
   int bind();

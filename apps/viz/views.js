@@ -1,4 +1,5 @@
-// ember viz: the Graphs and Timeline views (page.js holds the state and the other views).
+// ember viz: the Graphs and Timeline views (page.js holds the state and the other views; onnx.js
+// draws its graph with layoutGraph below).
 'use strict';
 
 // ---- graphs ------------------------------------------------------------------------------------
@@ -14,21 +15,32 @@ async function loadGraphList() {
 async function drawGraph() {
   const name = $('#graph-select').value, kind = $('#graph-kind').value;
   const base = '/api/graph?' + runParam(state.current) + '&name=' + encodeURIComponent(name) + '&kind=' + kind;
-  const view = $('#graph-view');
-  state.info = state.info || await getJSON('/api/info');
-  const svg = state.info.graphviz ? await fetch(base + '&format=svg') : null;
-  if (svg && svg.ok) {
-    view.innerHTML = await svg.text();
-    view.dataset.layout = 'graphviz';
-    return;
+  const view = $('#graph-view'), layout = $('#graph-layout');
+  if (!state.info) {
+    state.info = await getJSON('/api/info');
+    layout.options[0].disabled = !state.info.graphviz;
+    if (!state.info.graphviz) layout.value = 'page';
+  }
+  let why = state.info.graphviz ? '' : 'Graphviz is not installed: laid out in the page';
+  if (layout.value === 'graphviz' && state.info.graphviz) {
+    const svg = await fetch(base + '&format=svg');
+    if (svg.ok) {
+      view.innerHTML = await svg.text();
+      view.dataset.layout = 'graphviz';
+      $('#graph-note').textContent = 'laid out by Graphviz (dot -Tsvg)';
+      return;
+    }
+    why = (await svg.json().catch(() => ({ error: 'HTTP ' + svg.status }))).error;
   }
   const dot = await fetch(base + '&format=dot');
   view.textContent = '';
   view.dataset.layout = 'page';
-  if (dot.ok) layoutDot(parseDot(await dot.text()), view);
+  $('#graph-note').textContent = why || 'laid out in the page';
+  if (dot.ok) layoutGraph(parseDot(await dot.text()), view);
 }
 $('#graph-select').onchange = drawGraph;
 $('#graph-kind').onchange = drawGraph;
+$('#graph-layout').onchange = drawGraph;
 
 // The DOT that ember's GRAPH=1 writes: one statement a line (nodes, edges, clusters).
 function parseDot(text) {
@@ -48,10 +60,12 @@ function parseDot(text) {
   for (const [a, b] of edges) for (const id of [a, b]) if (!nodes.has(id)) nodes.set(id, { id, label: id, cluster: null });
   return { nodes, edges, clusters };
 }
+// g: {nodes: Map(id -> {id, label, cluster, cls?, fill?}), edges: [[from, to]], clusters: [{id,
+// label, nodes}]}, as parseDot gives it (or onnx.js builds it).
 // Layers by longest path from the sources give each node its row. Each kernel (cluster) gets a
 // band of columns of its own, so that its box holds its ops and nothing else. Bands go left to
 // right by first row.
-function layoutDot(g, view) {
+function layoutGraph(g, view) {
   const ids = [...g.nodes.keys()];
   const preds = new Map(ids.map((k) => [k, []])), succ = new Map(ids.map((k) => [k, []]));
   const indeg = new Map(ids.map((k) => [k, 0]));
@@ -114,8 +128,10 @@ function layoutDot(g, view) {
     svgEl('path', { class: 'edge', d: 'M' + p.x + ',' + (p.y + NH / 2) + ' L' + q.x + ',' + (q.y - NH / 2) }, svg);
   }
   for (const n of g.nodes.values()) {
-    const p = pos.get(n.id), gn = svgEl('g', { class: 'node' }, svg);
-    svgEl('rect', { x: p.x - p.w / 2, y: p.y - NH / 2, width: p.w, height: NH, rx: 3 }, gn);
+    const p = pos.get(n.id), gn = svgEl('g', { class: n.cls ? 'node ' + n.cls : 'node' }, svg);
+    const box = svgEl('rect', { x: p.x - p.w / 2, y: p.y - NH / 2, width: p.w, height: NH, rx: 3 }, gn);
+    if (n.fill) box.style.fill = n.fill;
+    if (n.title) svgEl('title', {}, gn).textContent = n.title;
     n.label.split('\n').slice(0, 3).forEach((l, i, all) => {
       svgEl('text', { x: p.x, y: p.y + (i - (all.length - 1) / 2) * 11 + 3, 'text-anchor': 'middle' }, gn).textContent = l;
     });

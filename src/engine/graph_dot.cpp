@@ -11,31 +11,11 @@
 #include "ember/context.h"
 #include "ember/error.h"
 #include "ember/support/atomic_file.h"
+#include "engine/schedule_log.h"
 
 namespace ember::engine {
 
 namespace {
-
-// The kernel (schedule item) that computes each node: an item's value and the nodes below it,
-// down to values that other items materialise, buffers and constants. A value that two kernels
-// recompute is drawn in the first.
-std::unordered_map<const ir::Node*, size_t> kernel_of(const schedule::Schedule& sched) {
-  std::unordered_map<const ir::Node*, size_t> owner, materialised;
-  for (size_t i = 0; i < sched.items.size(); i++)
-    if (sched.items[i].node) materialised.emplace(sched.items[i].node, i);
-  for (size_t i = 0; i < sched.items.size(); i++) {
-    std::vector<const ir::Node*> stack{sched.items[i].node};
-    while (!stack.empty()) {
-      const ir::Node* n = stack.back();
-      stack.pop_back();
-      if (!n || n->op == ir::Op::BUFFER || n->op == ir::Op::CONST || owner.count(n)) continue;
-      if (auto m = materialised.find(n); m != materialised.end() && m->second != i) continue;
-      owner.emplace(n, i);
-      for (auto& s : n->src) stack.push_back(s.get());
-    }
-  }
-  return owner;
-}
 
 // The op graph below the roots. With `kernels` (a node's schedule item) and `names` (each item's
 // kernel name), each kernel is a cluster around the ops it fused.

@@ -106,6 +106,12 @@ std::vector<KernelEvent> profiled_kernels() {
   std::lock_guard<std::mutex> l(store().mu);
   return store().kernels;
 }
+namespace engine {
+size_t profiled_kernel_count() {
+  std::lock_guard<std::mutex> l(store().mu);
+  return store().kernels.size();
+}
+}  // namespace engine
 std::vector<PhaseEvent> profiled_phases() {
   std::lock_guard<std::mutex> l(store().mu);
   return store().phases;

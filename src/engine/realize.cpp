@@ -14,6 +14,7 @@
 #include "engine/launch_sink.h"
 #include "engine/overwrite.h"
 #include "engine/programs.h"
+#include "engine/schedule_log.h"
 #include "engine/stats.h"
 #include "runtime/cpu/target.h"
 
@@ -135,6 +136,7 @@ Plan schedule_plan(const std::vector<Root>& roots, runtime::Device& host_dev, co
   const SinkMode mode = sink_mode();
   if (key && (mode == SinkMode::Launch || mode == SinkMode::Record)) store_plan(*key, p);
   if (ctx.graph) write_realize_graphs(sroots, sched, progs.programs, ctx.graph_dir);
+  if (ScheduleLog* log = ScheduleLog::current()) log->record(sched, progs.programs);
   return p;
 }
 

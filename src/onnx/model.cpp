@@ -49,12 +49,17 @@ ValueInfo describe(const ::onnx::ValueInfoProto& v) {
   return r;
 }
 
+// A node's op type as op_counts names it: "Conv", or "domain:Op" outside the default domain.
+std::string op_key(const ::onnx::NodeProto& n) {
+  const bool def = n.domain().empty() || n.domain() == "ai.onnx";
+  return def ? n.op_type() : n.domain() + ":" + n.op_type();
+}
+
 // Op types of a graph and its sub-graphs (attributes of type GRAPH / GRAPHS).
 void count_ops(const ::onnx::GraphProto& g, std::map<std::string, int64_t>& counts,
                std::map<std::string, bool>& known) {
   for (const auto& n : g.node()) {
-    const bool def = n.domain().empty() || n.domain() == "ai.onnx";
-    const std::string key = def ? n.op_type() : n.domain() + ":" + n.op_type();
+    const std::string key = op_key(n);
     counts[key]++;
     known[key] = find_op(n.domain(), n.op_type()) != nullptr;
     for (const auto& a : n.attribute()) {
@@ -157,6 +162,19 @@ std::vector<std::pair<std::string, int64_t>> Model::opsets() const {
 }
 
 std::vector<std::pair<std::string, int64_t>> Model::op_counts() const { return impl_->op_counts; }
+
+std::vector<NodeInfo> Model::nodes() const {
+  std::vector<NodeInfo> r;
+  for (const auto& n : impl_->proto.graph().node()) {
+    NodeInfo info;
+    info.name = n.name();
+    info.op_type = op_key(n);
+    info.inputs.assign(n.input().begin(), n.input().end());
+    info.outputs.assign(n.output().begin(), n.output().end());
+    r.push_back(std::move(info));
+  }
+  return r;
+}
 std::vector<std::string> Model::unsupported_ops() const { return impl_->unsupported; }
 
 std::string Model::producer() const {

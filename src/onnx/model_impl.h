@@ -43,7 +43,9 @@ Initializer make_initializer(const ::onnx::TensorProto& p, const std::string& ba
 /// `outer` (null for the main graph). Returns the graph outputs in order.
 struct Scope;
 using ValueMap = std::unordered_map<std::string, Value>;
+/// `observe` (main graph only) is called after each node is built.
 std::vector<Value> run_graph(const Model::Impl& m, const ::onnx::GraphProto& g,
-                             const ValueMap& given, const Scope* outer);
+                             const ValueMap& given, const Scope* outer,
+                             const NodeObserver* observe = nullptr);
 
 }  // namespace ember::onnx

@@ -16,6 +16,7 @@ namespace ember::onnx {
 struct Scope {
   ValueMap values;
   const Scope* parent = nullptr;
+  const NodeObserver* observe = nullptr;
   const Value* find(const std::string& name) const {
     for (const Scope* s = this; s; s = s->parent) {
       auto it = s->values.find(name);
@@ -129,6 +130,10 @@ void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scop
                                "') is not produced");
       scope.values[n.output(i)] = out[i];
     }
+    if (scope.observe) {
+      out.resize(ctx.num_outputs());
+      (*scope.observe)(index, out);
+    }
   } catch (...) {
     rethrow_with(node_label(n, index, opset));
   }
@@ -137,9 +142,11 @@ void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scop
 }  // namespace
 
 std::vector<Value> run_graph(const Model::Impl& m, const ::onnx::GraphProto& g,
-                             const ValueMap& given, const Scope* outer) {
+                             const ValueMap& given, const Scope* outer,
+                             const NodeObserver* observe) {
   Scope scope;
   scope.parent = outer;
+  scope.observe = observe;
   const bool main = outer == nullptr;
   for (const auto& p : g.initializer()) {
     if (given.count(p.name())) continue;
@@ -221,10 +228,8 @@ void check_input(const ValueInfo& info, const Value& v, std::map<std::string, in
   }
 }
 
-}  // namespace
-
-NamedValues Model::run_values(const NamedValues& inputs) const {
-  const Impl& m = *impl_;
+NamedValues run_checked(const Model::Impl& m, const NamedValues& inputs,
+                        const NodeObserver* observe) {
   ValueMap given;
   for (const auto& [name, v] : inputs) {
     bool known = false;
@@ -248,21 +253,34 @@ NamedValues Model::run_values(const NamedValues& inputs) const {
   // The graph's host data (Constant nodes, Shape's sizes, the values of sizes read from static
   // tensors) is what the input signature and the model fix: an ember::jit capture may take it in.
   StaticData fixed;
-  std::vector<Value> out = run_graph(m, m.proto.graph(), given, nullptr);
+  std::vector<Value> out = run_graph(m, m.proto.graph(), given, nullptr, observe);
   NamedValues r;
   for (size_t i = 0; i < out.size(); i++) r.emplace_back(m.outputs[i].name, out[i]);
   return r;
 }
 
-NamedTensors Model::run(const NamedTensors& inputs) const {
-  NamedValues in(inputs.begin(), inputs.end());
+NamedTensors tensors_of(const NamedValues& values) {
   NamedTensors r;
-  for (auto& [name, v] : run_values(in)) {
+  for (auto& [name, v] : values) {
     if (!v.is_tensor())
       throw ValueError("output '" + name + "' is a " + v.kind_name() + ": use run_values");
     r.emplace_back(name, v.tensor());
   }
   return r;
+}
+
+}  // namespace
+
+NamedValues Model::run_values(const NamedValues& inputs) const {
+  return run_checked(*impl_, inputs, nullptr);
+}
+
+NamedTensors Model::run(const NamedTensors& inputs) const {
+  return tensors_of(run_checked(*impl_, NamedValues(inputs.begin(), inputs.end()), nullptr));
+}
+
+NamedTensors Model::run(const NamedTensors& inputs, const NodeObserver& observe) const {
+  return tensors_of(run_checked(*impl_, NamedValues(inputs.begin(), inputs.end()), &observe));
 }
 
 std::vector<Tensor> Model::operator()(const std::vector<Tensor>& inputs) const {

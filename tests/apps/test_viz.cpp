@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -21,7 +22,12 @@
 
 #include "../support/child_process.h"
 #include "../support/train_args.h"
+#ifdef EMBER_HAVE_ONNX
+#include "../onnx/model_builder.h"
+#endif
+#include "ember/support/read_file.h"
 #include "viz/confine.h"
+#include "viz/profile_records.h"
 #include "viz/server.h"
 
 namespace {
@@ -36,12 +42,7 @@ void write(const fs::path& p, const std::string& text) {
   std::ofstream(p) << text;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string slurp(const fs::path& p) { return ember::support::read_file(p.string()); }
 
 // A status code and body, from one raw HTTP/1.1 request: the target goes out byte for byte (no
 // client library normalises or re-encodes it).
@@ -212,28 +213,22 @@ TEST_F(Viz, ADefaultRunListensOnLoopbackOnly) {
   close(out[0]);
 }
 
-// A tiny `ember train --profile`: its kernel table counts the trace's launches program by
-// program, and its graphs include each realize's fused graph.
-TEST_F(Viz, TrainProfileWritesTheKernelTableTraceAndGraphs) {
-  std::vector<std::string> argv = {EMBER_CLI_PATH,
-                                   "train",
-                                   "--out",
-                                   (root / "p").string(),
-                                   "--profile",
-                                   "--envs",
-                                   "2",
-                                   "--steps-per-env",
-                                   "32",
-                                   "--minibatch",
-                                   "64",
-                                   "--passes",
-                                   "1",
-                                   "--max-transitions",
-                                   "64"};
+// `ember train --out OUT --profile` with a tiny run's settings, and `extra`.
+ember_test::ChildResult train_profiled(const fs::path& out, std::vector<std::string> extra) {
+  std::vector<std::string> argv = {
+      EMBER_CLI_PATH,    "train", "--out",       out.string(), "--profile",         "--envs", "2",
+      "--steps-per-env", "32",    "--minibatch", "64",         "--max-transitions", "64"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
   for (const std::string& s : ember_test::short_train_args(8, 20)) argv.push_back(s);
   ember_test::ChildOptions o;
   o.timeout_s = 120;
-  const ember_test::ChildResult r = ember_test::run_child(argv, o);
+  return ember_test::run_child(argv, o);
+}
+
+// A tiny `ember train --profile`: its kernel table counts the trace's launches program by
+// program, and its graphs include each realize's fused graph.
+TEST_F(Viz, TrainProfileWritesTheKernelTableTraceAndGraphs) {
+  const ember_test::ChildResult r = train_profiled(root / "p", {"--passes", "1"});
   ASSERT_EQ(r.status, 0) << r.output;
   const fs::path prof = root / "p" / "profile";
   const json trace = json::parse(slurp(prof / "trace.json"));
@@ -256,26 +251,145 @@ TEST_F(Viz, TrainProfileWritesTheKernelTableTraceAndGraphs) {
 
 // A --profile run refused because its --out holds another run writes nothing into that run.
 TEST_F(Viz, TrainProfileLeavesAnotherRunsDirectoryAlone) {
-  std::vector<std::string> argv = {EMBER_CLI_PATH,
-                                   "train",
-                                   "--out",
-                                   (root / "a").string(),
-                                   "--profile",
-                                   "--envs",
-                                   "2",
-                                   "--steps-per-env",
-                                   "32",
-                                   "--minibatch",
-                                   "64",
-                                   "--max-transitions",
-                                   "64"};
-  for (const std::string& s : ember_test::short_train_args(8, 20)) argv.push_back(s);
-  ember_test::ChildOptions o;
-  o.timeout_s = 120;
-  const ember_test::ChildResult r = ember_test::run_child(argv, o);
+  const ember_test::ChildResult r = train_profiled(root / "a", {});
   EXPECT_NE(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("is not empty"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(root / "a" / "profile"));
 }
+
+// Graphviz's dot draws the Graphs view where it is installed (scripts/install-deps.sh's test set
+// installs it; CMake found it: EMBER_HAVE_DOT); a missing or failing dot gives its reason, and
+// the API answers the page with it (the page then lays the DOT out itself).
+TEST_F(Viz, GraphvizDrawsGraphsAndAFailingDotSaysWhy) {
+  const fs::path graphs = root / "a" / "profile" / "graphs";
+  write(graphs / "realize-00000.fused.dot",
+        "digraph ops {\n  subgraph cluster_k0 {\n    label=\"0: E_4\";\n"
+        "    n0 [label=\"ADD\", shape=ellipse];\n    n1 [label=\"MUL\", shape=ellipse];\n  }\n"
+        "  n2 [label=\"BUFFER\", shape=box];\n  n2 -> n1;\n  n1 -> n0;\n}\n");
+  const fs::path dot = graphs / "realize-00000.fused.dot";
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  const fs::path fake = base / "fake-bin", empty = base / "empty-bin";
+  write(fake / "dot", "#!/bin/sh\necho 'Error: <stdin>: syntax error in line 7' >&2\nexit 1\n");
+  fs::permissions(fake / "dot", fs::perms(0755));
+  fs::create_directories(empty);
+  ember::viz::Server server({.runs_dir = root.string(), .host = "127.0.0.1", .port = 0});
+  const int port = server.bind();
+  std::thread serving([&] { server.run(); });
+  const std::string svg_url = "/api/graph?run=a&name=realize-00000&kind=fused&format=svg";
+
+  setenv("PATH", fake.c_str(), 1);
+  ember::viz::Rendered r = ember::viz::render_svg(dot);
+  EXPECT_TRUE(r.svg.empty());
+  EXPECT_TRUE(r.installed);
+  EXPECT_NE(r.error.find("syntax error in line 7"), std::string::npos) << r.error;
+  Reply reply = get(port, svg_url);
+  EXPECT_EQ(reply.status, 500);
+  EXPECT_NE(reply.body.find("syntax error in line 7"), std::string::npos) << reply.body;
+
+  setenv("PATH", empty.c_str(), 1);
+  r = ember::viz::render_svg(dot);
+  EXPECT_FALSE(r.installed);
+  EXPECT_NE(r.error.find("not installed"), std::string::npos) << r.error;
+  EXPECT_EQ(get(port, svg_url).status, 404);
+  EXPECT_EQ(json::parse(get(port, "/api/info").body)["graphviz"], false);
+  setenv("PATH", path.c_str(), 1);
+  // The in-page layout's input stays served whatever dot does.
+  EXPECT_EQ(get(port, "/api/graph?run=a&name=realize-00000&kind=fused&format=dot").body,
+            slurp(dot));
+
+#ifdef EMBER_HAVE_DOT
+  r = ember::viz::render_svg(dot);
+  ASSERT_EQ(r.error, "");
+  EXPECT_NE(r.svg.find("<svg"), std::string::npos);
+  reply = get(port, svg_url);
+  EXPECT_EQ(reply.status, 200);
+  size_t clusters = 0, nodes = 0;
+  for (size_t at = 0; (at = reply.body.find("class=\"cluster\"", at)) != std::string::npos; at++)
+    clusters++;
+  for (size_t at = 0; (at = reply.body.find("class=\"node\"", at)) != std::string::npos; at++)
+    nodes++;
+  EXPECT_EQ(clusters, 1u);  // the kernel's box
+  EXPECT_EQ(nodes, 3u);
+  EXPECT_EQ(json::parse(get(port, "/api/info").body)["graphviz"], true);
+#else
+  std::printf("Graphviz's dot was not found when configured: its drawing is not checked\n");
+#endif
+  server.stop();
+  serving.join();
+}
+
+#ifdef EMBER_HAVE_ONNX
+// A 4-node model (MatMul, Add, Relu, ReduceMean) profiled by `ember onnx run --profile`: the API
+// lists it with the model's node count and op types, every node's kernels are found (its own or
+// its fused group's), and the per-node times are non-negative and sum to the run's kernel time.
+TEST_F(Viz, OnnxProfileGivesTheModelsGraphAndPerNodeTimes) {
+  onnx_test::ModelBuilder b(13);
+  b.input({"x", onnx_test::kF32, {4, 8}}).output({"m", onnx_test::kF32, {4}});
+  std::vector<float> w(8 * 3), bias = {0.5f, -0.25f, 1.f};
+  for (size_t i = 0; i < w.size(); i++) w[i] = 0.125f * static_cast<float>(i % 5) - 0.25f;
+  b.initializer("W", w, {8, 3});
+  b.initializer("B", bias, {3});
+  b.node("MatMul", {"x", "W"}, {"y"}, "proj");
+  b.node("Add", {"y", "B"}, {"z"}, "bias");
+  b.node("Relu", {"z"}, {"r"}, "act");
+  auto& mean = b.node("ReduceMean", {"r"}, {"m"}, "pool");
+  onnx_test::ModelBuilder::attr_ints(mean, "axes", {1});
+  onnx_test::ModelBuilder::attr_int(mean, "keepdims", 0);
+  write(base / "model.onnx", b.bytes());
+  ember_test::ChildOptions o;
+  o.timeout_s = 120;
+  const ember_test::ChildResult run = ember_test::run_child(
+      {EMBER_CLI_PATH, "onnx", "run", (base / "model.onnx").string(), "--profile",
+       (root / "models" / "tiny").string(), "--repeat", "3", "--threads", "1"},
+      o);
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("onnx-profile.json (4 nodes"), std::string::npos) << run.output;
+
+  ember::viz::Server server({.runs_dir = root.string(), .host = "127.0.0.1", .port = 0});
+  const int port = server.bind();
+  std::thread serving([&] { server.run(); });
+  const json list = json::parse(get(port, "/api/onnx").body);
+  ASSERT_EQ(list.size(), 1u) << list;
+  EXPECT_EQ(list[0]["id"], "models/tiny");
+  EXPECT_EQ(list[0]["nodes"], 4);
+  EXPECT_EQ(list[0]["op_types"], json({{"MatMul", 1}, {"Add", 1}, {"Relu", 1}, {"ReduceMean", 1}}));
+  const json p = json::parse(get(port, "/api/onnx/profile?id=models%2Ftiny").body);
+  EXPECT_EQ(p, json::parse(slurp(root / "models" / "tiny" / "onnx-profile.json")));
+  ASSERT_EQ(p["nodes"].size(), 4u);
+  const std::vector<std::string> ops = {"MatMul", "Add", "Relu", "ReduceMean"};
+  std::vector<bool> grouped(4, false);
+  for (const json& g : p["groups"]) {
+    EXPECT_GE(g["nodes"].size(), 2u) << g;
+    EXPECT_GE(g["seconds"].get<double>(), 0.0);
+    EXPECT_GE(g["launches"].get<int>(), 1);
+    for (const json& n : g["nodes"]) grouped[n.get<int>()] = true;
+  }
+  double nodes_s = 0, groups_s = 0;
+  for (size_t i = 0; i < 4; i++) {
+    const json& n = p["nodes"][i];
+    EXPECT_EQ(n["op_type"], ops[i]);
+    EXPECT_GE(n["seconds"].get<double>(), 0.0);
+    // Each node's ops run in some kernel: its own launches, or its fused group's.
+    EXPECT_TRUE(n["launches"].get<int>() > 0 || grouped[i]) << n;
+    EXPECT_EQ(n["group"].is_null(), !grouped[i]) << n;
+    nodes_s += n["seconds"].get<double>();
+  }
+  for (const json& g : p["groups"]) groups_s += g["seconds"].get<double>();
+  const double total = p["kernel_s"];
+  EXPECT_GT(total, 0.0);
+  EXPECT_LE(nodes_s, total * (1 + 1e-9));
+  EXPECT_NEAR(nodes_s + groups_s + p["unattributed_s"].get<double>(), total, total * 1e-9);
+  EXPECT_EQ(p["nodes"][0]["shapes"][0]["shape"], json({4, 3}));
+  EXPECT_EQ(p["nodes"][3]["shapes"][0]["shape"], json({4}));
+  EXPECT_EQ(p["runs"], 3);
+  for (const char* bad : {"/api/onnx/profile?id=..", "/api/onnx/profile?id=%2e%2e",
+                          "/api/onnx/profile?id=escape", "/api/onnx/profile?id=%2Fetc"})
+    EXPECT_EQ(get(port, bad).status, 403) << bad;
+  EXPECT_EQ(get(port, "/api/onnx/profile?id=a").status, 404);  // a run, not a profile
+  EXPECT_EQ(get(port, "/api/onnx/profile").status, 400);
+  server.stop();
+  serving.join();
+}
+#endif
 
 }  // namespace

@@ -5,10 +5,13 @@ Trains two tiny runs (one with --profile), serves them with `ember viz --port 0`
 and checks what it draws against the records on disk: both runs listed; one evaluation point per
 scheduled evaluation and one training-return point per epoch with a return; every kernel of the
 kernel table in the Kernels view, and every kernel of the training step's graph among them; a
-graph drawn with a box per kernel; a run added while the page is open appears. Screenshots of the
-Runs, Kernels, Graphs and Timeline views go to --out.
+graph drawn with a box per kernel, by Graphviz where `dot` is installed and by the page's own
+layout; a run added while the page is open appears. With --onnx-model, that model profiled by
+`ember onnx run --profile` into the runs folder: the ONNX view draws one box per node of the model
+(`ember onnx info` counts them) and a table row per node. Screenshots of the Runs, Kernels,
+Graphs, Timeline and ONNX views go to --out.
 
-Usage: viz_browser.py --ember BUILD/apps/ember --out DIR
+Usage: viz_browser.py --ember BUILD/apps/ember --out DIR [--onnx-model MODEL.onnx]
 """
 import argparse
 import json
@@ -23,7 +26,7 @@ import time
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 
 def train(ember, out, extra):
@@ -84,10 +87,21 @@ def step_kernels(graphs_dir):
     return best
 
 
+def profile_onnx(ember, model, out):
+    """`ember onnx run --profile` into the runs folder; the model's node count (ember onnx info)."""
+    info = subprocess.run([ember, "onnx", "info", model], check=True, capture_output=True,
+                          text=True, timeout=60).stdout
+    nodes = int(re.search(r"^ops: (\d+) nodes$", info, re.M).group(1))
+    subprocess.run([ember, "onnx", "run", model, "--profile", out, "--repeat", "2"], check=True,
+                   stdout=subprocess.DEVNULL, timeout=120)
+    return nodes
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ember", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--onnx-model")
     a = ap.parse_args()
     runs = os.path.join(a.out, "runs")
     shutil.rmtree(a.out, ignore_errors=True)
@@ -106,6 +120,7 @@ def main():
     assert step, "no fused graph with kernels"
     print(f"trained in {time.time() - t0:.1f} s: {len(rec)} epochs, {evals} evaluations, "
           f"{returns} returns, {len(table)} kernels, {len(step_list)} in the step")
+    onnx_nodes = profile_onnx(a.ember, a.onnx_model, os.path.join(runs, "onnx")) if a.onnx_model else 0
 
     # chromedriver reaches chromium, and selenium reaches chromedriver, at the name localhost: say
     # so plainly where it does not resolve (a root with no /etc/hosts) instead of timing out.
@@ -148,14 +163,34 @@ def main():
         d.save_screenshot(os.path.join(a.out, "viz-kernels.png"))
 
         d.find_element(By.CSS_SELECTOR, 'nav button[data-view="graphs"]').click()
-        WebDriverWait(d, 30).until(lambda d: count(d, "#graph-view svg .node") > 0)
-        clusters = count(d, "#graph-view svg .cluster")
-        assert clusters == len(step_list), f"graph: {clusters} kernel boxes, the step has {len(step_list)}"
+        layouts = ["graphviz", "page"] if shutil.which("dot") else ["page"]
+        for layout in layouts:
+            Select(d.find_element(By.ID, "graph-layout")).select_by_value(layout)
+            WebDriverWait(d, 30).until(lambda d: d.execute_script(
+                "const v = document.querySelector('#graph-view');"
+                "return v.dataset.layout === arguments[0] && v.querySelectorAll('svg .node').length > 0",
+                layout))
+            clusters = count(d, "#graph-view svg .cluster")
+            assert clusters == len(step_list), \
+                f"graph ({layout}): {clusters} kernel boxes, the step has {len(step_list)}"
         d.save_screenshot(os.path.join(a.out, "viz-graphs.png"))
 
         d.find_element(By.CSS_SELECTOR, 'nav button[data-view="timeline"]').click()
         WebDriverWait(d, 20).until(lambda d: d.execute_script("return tl.rows.length") > 0)
         d.save_screenshot(os.path.join(a.out, "viz-timeline.png"))
+
+        if onnx_nodes:
+            d.find_element(By.CSS_SELECTOR, 'nav button[data-view="onnx"]').click()
+            wait_count(d, "#onnx-graph svg .node.op", onnx_nodes, "ONNX graph's nodes")
+            with open(os.path.join(runs, "onnx", "onnx-profile.json")) as f:
+                prof = json.load(f)
+            rows = onnx_nodes + len(prof["groups"]) + (prof["unattributed_s"] > 0)
+            wait_count(d, "#onnx-table tbody tr", rows, "ONNX table (nodes, fused groups, copies)")
+            d.find_element(By.CSS_SELECTOR, '#onnx-table th[data-key="us"]').click()  # ascending
+            shown = [float(r.find_elements(By.TAG_NAME, "td")[4].text)
+                     for r in d.find_elements(By.CSS_SELECTOR, "#onnx-table tbody tr")]
+            assert shown == sorted(shown), f"ONNX table not sorted by time: {shown}"
+            d.save_screenshot(os.path.join(a.out, "viz-onnx.png"))
 
         # A run that appears while the page is open is listed at the next poll.
         d.find_element(By.CSS_SELECTOR, 'nav button[data-view="runs"]').click()
@@ -167,7 +202,7 @@ def main():
         d.quit()
         viz.terminate()
         viz.wait()
-    for v in ("runs", "kernels", "graphs", "timeline"):
+    for v in ("runs", "kernels", "graphs", "timeline") + (("onnx",) if onnx_nodes else ()):
         print("screenshot:", os.path.join(a.out, f"viz-{v}.png"))
     print(f"ok in {time.time() - t0:.1f} s")
 

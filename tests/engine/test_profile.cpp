@@ -11,18 +11,15 @@
 #include <sstream>
 
 #include "ember/ember.h"
+#include "ember/op_attribution.h"
+#include "ember/support/read_file.h"
 
 using namespace ember;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string slurp(const fs::path& p) { return support::read_file(p.string()); }
 
 fs::path temp_dir(const std::string& name) {
   fs::path d =
@@ -119,11 +116,19 @@ TEST(Profile, TraceHasEveryKernelOfACapturedStepAndThePhases) {
   fs::remove_all(dir);
 }
 
-TEST(Profile, EagerLaunchesAreRecordedWithFlopsAndBytes) {
+// Two realized operands of a 16x8 by 8x4 product, with the profile on and cleared of their
+// launches.
+class ProfiledOperands : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    realize({a, b});
+    clear_profile();
+  }
   ProfileOn on;
   Tensor a = randn({16, 8}), b = randn({8, 4});
-  realize({a, b});
-  clear_profile();
+};
+
+TEST_F(ProfiledOperands, EagerLaunchesAreRecordedWithFlopsAndBytes) {
   Tensor c = a.matmul(b);
   c.realize();
   auto k = profiled_kernels();
@@ -348,11 +353,34 @@ TEST(Graph, FusedGraphDrawsEachKernelAroundItsOps) {
   fs::remove_all(dir);
 }
 
-TEST(Profile, KernelTableGroupsLaunchesByProgram) {
-  ProfileOn on;
-  Tensor a = randn({16, 8}), b = randn({8, 4});
-  realize({a, b});
-  clear_profile();
+// Each launch names the ops whose graph nodes it computes: a product with its fused epilogue
+// (two ops, one kernel) and a reduction of another op. A realize of a cached plan is not
+// scheduled, so its launches are attributed to no op.
+TEST_F(ProfiledOperands, OpAttributionNamesTheOpsEachLaunchComputes) {
+  const auto build = [&](OpAttribution& attribution) {
+    Tensor p = a.matmul(b);
+    attribution.mark(0, {p});
+    Tensor q = p * 2 + 1;
+    attribution.mark(1, {q});
+    Tensor s = b.exp().sum();
+    attribution.mark(2, {s});
+    realize({q, s});
+  };
+  std::multiset<std::vector<int>> ops;
+  {
+    OpAttribution attribution;
+    build(attribution);
+    for (const auto& l : attribution.launches()) ops.insert(l);
+  }
+  EXPECT_EQ(ops, (std::multiset<std::vector<int>>{{0, 1}, {2}}));
+  OpAttribution again;
+  build(again);
+  const auto cached = again.launches();
+  EXPECT_EQ(cached.size(), 2u);
+  for (const auto& l : cached) EXPECT_TRUE(l.empty());
+}
+
+TEST_F(ProfiledOperands, KernelTableGroupsLaunchesByProgram) {
   for (int i = 0; i < 3; i++) (a.matmul(b) * 2).realize();  // one program, three launches
   (a + 1).realize();
   const std::vector<KernelEvent> events = profiled_kernels();

@@ -19,6 +19,7 @@
 
 #include "../support/child_process.h"
 #include "ember/ember.h"
+#include "ember/support/read_file.h"
 #include "ember/support/settings.h"
 #include "runtime/cpu/compiler.h"
 #include "runtime/cpu/kernel_cache.h"
@@ -62,12 +63,7 @@ mode_t mode_of(const fs::path& p) {
   return lstat(p.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0;
 }
 
-std::string read_all(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+std::string read_all(const fs::path& p) { return ember::support::read_file(p.string()); }
 
 void write_all(const fs::path& p, const std::string& s) {
   std::ofstream f(p, std::ios::binary | std::ios::trunc);

@@ -26,6 +26,7 @@
 // values) name the node: `node 3 'conv1' (Conv-11): ...`.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,6 +66,17 @@ struct ValueInfo {
   bool has_default = false;
 };
 
+/// A node of the main graph as the file lists it.
+struct NodeInfo {
+  std::string name;     ///< may be empty
+  std::string op_type;  ///< "Conv"; ops of other domains as in op_counts ("domain:Op")
+  std::vector<std::string> inputs, outputs;  ///< value names ("" for an omitted optional input)
+};
+
+/// Called after each node of the main graph is built (Model::run's observer): the node's index
+/// in Model::nodes() and its outputs (undefined Values for outputs it does not produce).
+using NodeObserver = std::function<void(int node, const std::vector<Value>& outputs)>;
+
 class Model {
  public:
   /// Graph inputs in declaration order (inputs that are only initializers are not listed).
@@ -77,6 +89,8 @@ class Model {
   std::vector<std::pair<std::string, int64_t>> op_counts() const;
   /// The op types among op_counts() that ember cannot run.
   std::vector<std::string> unsupported_ops() const;
+  /// The main graph's nodes in the file's (topological) order; sub-graphs' nodes are not listed.
+  std::vector<NodeInfo> nodes() const;
   /// The producer and IR version recorded in the file ("pytorch 1.12", 8).
   std::string producer() const;
   int64_t ir_version() const;
@@ -84,6 +98,9 @@ class Model {
   /// Runs the graph on named inputs; returns every graph output, in declaration order. Inputs
   /// with a default (an initializer) may be left out. Throws (see the file comment).
   NamedTensors run(const NamedTensors& inputs) const;
+  /// The same, calling `observe` after each node of the main graph is built (a profiler
+  /// attributes the ember graph to the model's nodes: `ember onnx run --profile`).
+  NamedTensors run(const NamedTensors& inputs, const NodeObserver& observe) const;
   /// The same with the inputs given positionally, in the order of inputs().
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs) const;
   /// The same for models whose inputs or outputs are sequences or optionals (ember/onnx/value.h).

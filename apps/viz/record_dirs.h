@@ -1,0 +1,17 @@
+// Finding the records `ember viz` serves under its runs folder.
+#pragma once
+#include <filesystem>
+#include <vector>
+
+namespace ember::viz {
+
+/// The record `ember onnx run --profile DIR` writes into DIR (apps/onnx_profile.h).
+inline constexpr const char* kOnnxProfileFile = "onnx-profile.json";
+
+/// The directories under `root` (itself included, at most 3 levels down) that hold a regular
+/// file named `file`, not below one another, in directory order. Symlinks are not followed (one
+/// out of the folder is not read, one inside would list a directory twice), nor are checkpoint
+/// and profile folders searched.
+std::vector<std::filesystem::path> record_dirs(const std::filesystem::path& root, const char* file);
+
+}  // namespace ember::viz
