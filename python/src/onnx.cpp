@@ -36,7 +36,10 @@ void register_onnx(py::module_& m) {
       .def_property_readonly("opsets", &onnx::Model::opsets)
       .def_property_readonly("producer", &onnx::Model::producer)
       .def("unsupported_ops", &onnx::Model::unsupported_ops)
-      .def("run", &onnx::Model::run, py::arg("inputs"), py::call_guard<py::gil_scoped_release>());
+      .def(
+          "run",
+          [](const onnx::Model& model, const NamedTensors& inputs) { return model.run(inputs); },
+          py::arg("inputs"), py::call_guard<py::gil_scoped_release>());
   o.def(
       "load", [](const std::string& path) { return onnx::load(path); }, py::arg("path"),
       py::call_guard<py::gil_scoped_release>());
