@@ -8,13 +8,17 @@ async function loadOnnxList() {
   onnx.list = await getJSON('/api/onnx');
   const sel = $('#onnx-select'), keep = sel.value;
   sel.textContent = '';
-  for (const p of onnx.list) sel.add(new Option(p.id + ' (' + p.model + ', ' + p.nodes + ' nodes)', p.id));
+  for (const p of onnx.list) {
+    const o = new Option(p.id + (p.error ? ' (cannot be shown: ' + p.error + ')' : ' (' + p.model + ', ' + p.nodes + ' nodes)'), p.id);
+    o.disabled = !!p.error;  // a malformed profile: listed with its reason, not opened
+    sel.add(o);
+  }
   if (!onnx.list.length) {
     $('#onnx-note').textContent = 'No profiled models under this folder: run `ember onnx run MODEL --profile DIR` with DIR in it.';
     return;
   }
   if (keep && onnx.list.some((p) => p.id === keep)) sel.value = keep;
-  if (!onnx.profile || onnx.profile.id !== sel.value) await loadOnnxProfile(sel.value);
+  if (sel.value && (!onnx.profile || onnx.profile.id !== sel.value)) await loadOnnxProfile(sel.value);
 }
 $('#onnx-select').onchange = (e) => loadOnnxProfile(e.target.value);
 

@@ -7,7 +7,10 @@ const state = { runs: [], current: null, overlay: new Set(), epochs: {}, kernels
 
 async function getJSON(url) {
   const r = await fetch(url);
-  if (!r.ok) throw new Error(url + ': HTTP ' + r.status);
+  if (!r.ok) {
+    const body = await r.json().catch(() => ({}));
+    throw new Error(url + ': HTTP ' + r.status + (body.error ? ': ' + body.error : ''));
+  }
   return r.json();
 }
 const runParam = (id) => 'run=' + encodeURIComponent(id);

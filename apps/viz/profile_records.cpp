@@ -5,12 +5,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
+#include "ember/error.h"
 #include "ember/support/process.h"
 #include "ember/support/read_file.h"
+#include "viz/json_file.h"
 
 namespace ember::viz {
 
@@ -38,10 +39,12 @@ std::string dot_program() {
 }  // namespace
 
 json run_kernels(const fs::path& run_dir) {
-  std::ifstream f(run_dir / "profile" / "trace.kernels.json");
-  if (!f) return nullptr;
-  json j = json::parse(f, nullptr, false);
-  return j.is_discarded() ? json(nullptr) : j;
+  const fs::path file = run_dir / "profile" / "trace.kernels.json";
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return nullptr;
+  JsonText j = read_json_file(file);
+  if (!j.ok()) throw IOError(j.error);
+  return std::move(j.value);
 }
 
 json run_graphs(const fs::path& run_dir) {

@@ -10,7 +10,8 @@
 namespace ember::viz {
 
 /// The run's kernel table (trace.kernels.json: engine's write_kernel_table), or null when the run
-/// was not profiled.
+/// was not profiled. Throws IOError naming the file when it is unreadable, not JSON or nested
+/// deeper than kMaxJsonDepth (viz/json_file.h).
 nlohmann::json run_kernels(const std::filesystem::path& run_dir);
 
 /// The realizes whose graphs the run wrote, the most kernels first (the training step leads):

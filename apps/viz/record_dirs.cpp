@@ -6,7 +6,7 @@ namespace ember::viz {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> record_dirs(const fs::path& root, const char* file) {
+std::vector<fs::path> record_dirs(const fs::path& root, const char* file, bool nested) {
   std::vector<fs::path> out;
   std::error_code ec;
   if (fs::is_regular_file(root / file, ec)) out.push_back(root);
@@ -23,7 +23,7 @@ std::vector<fs::path> record_dirs(const fs::path& root, const char* file) {
     }
     if (fs::is_regular_file(it->path() / file, ec)) {
       out.push_back(it->path());
-      it.disable_recursion_pending();
+      if (!nested) it.disable_recursion_pending();
     }
   }
   return out;

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "viz/json_file.h"
 #include "viz/record_dirs.h"
 
 namespace ember::viz {
@@ -13,11 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-json read_json(const fs::path& p) {
-  std::ifstream f(p);
-  return json::parse(f, nullptr, false);  // discarded (a run rewriting it) on a parse error
-}
-
 // The JSON objects of a JSONL file, one per complete line.
 std::vector<json> read_jsonl(const fs::path& p) {
   std::vector<json> out;
@@ -25,27 +21,30 @@ std::vector<json> read_jsonl(const fs::path& p) {
   std::string line;
   while (std::getline(f, line)) {
     if (f.eof()) break;  // no '\n' yet: a line being written
-    json j = json::parse(line, nullptr, false);
-    if (j.is_object()) out.push_back(std::move(j));
+    JsonText j = parse_json(line, p.string());
+    if (j.ok() && j.value.is_object()) out.push_back(std::move(j.value));
   }
   return out;
 }
 
 json run_entry(const fs::path& root, const fs::path& dir) {
-  const json run = read_json(dir / "run.json");
+  const JsonText read = read_json_file(dir / "run.json");
+  const json& run = read.value;
   const auto field = [&](const char* k) { return run.is_object() ? run.value(k, json()) : json(); };
   const json prov = field("provenance");
   std::ifstream epochs(dir / "epochs.jsonl");
   const auto lines =
       std::count(std::istreambuf_iterator<char>(epochs), std::istreambuf_iterator<char>(), '\n');
   std::error_code ec;
-  return {{"id", dir.lexically_relative(root).generic_string()},
-          {"started_at", prov.is_object() ? prov.value("started_at", json()) : json()},
-          {"config", field("config")},
-          {"provenance", prov},
-          {"summary", field("summary")},
-          {"epochs", lines},
-          {"profile", fs::is_directory(dir / "profile", ec)}};
+  json entry = {{"id", dir.lexically_relative(root).generic_string()},
+                {"started_at", prov.is_object() ? prov.value("started_at", json()) : json()},
+                {"config", field("config")},
+                {"provenance", prov},
+                {"summary", field("summary")},
+                {"epochs", lines},
+                {"profile", fs::is_directory(dir / "profile", ec)}};
+  if (!read.ok()) entry["error"] = read.error;
+  return entry;
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ struct Server::Impl {
   // The directory a request's ?<param>= names, holding `file`, or an error response.
   std::optional<fs::path> record_dir(const httplib::Request& req, httplib::Response& res,
                                      const char* param, const char* file) const {
-    if (!req.has_param(param)) {
+    if (req.get_param_value(param).empty()) {
       send_error(res, 400, std::string("missing ?") + param + "=");
       return std::nullopt;
     }
@@ -91,6 +91,18 @@ struct Server::Impl {
   }
 
   void routes() {
+    // A record that cannot be read (reported by ember's errors or json's) is a JSON {error} body,
+    // never an empty reply with the exception's text in a header.
+    http.set_exception_handler(
+        [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+          try {
+            std::rethrow_exception(ep);
+          } catch (const std::exception& e) {
+            send_error(res, 500, e.what());
+          } catch (...) {
+            send_error(res, 500, "unknown error");
+          }
+        });
     http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       if (allowed_host(req)) return httplib::Server::HandlerResponse::Unhandled;
       send_error(res, 403, "unknown Host: open the URL that ember viz printed");

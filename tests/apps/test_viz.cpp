@@ -27,6 +27,7 @@
 #endif
 #include "ember/support/read_file.h"
 #include "viz/confine.h"
+#include "viz/json_file.h"
 #include "viz/profile_records.h"
 #include "viz/server.h"
 
@@ -48,7 +49,7 @@ std::string slurp(const fs::path& p) { return ember::support::read_file(p.string
 // client library normalises or re-encodes it).
 struct Reply {
   int status = 0;
-  std::string body;
+  std::string head, body;
 };
 Reply get(int port, const std::string& target, const std::string& host = "127.0.0.1") {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -71,6 +72,7 @@ Reply get(int port, const std::string& target, const std::string& host = "127.0.
   std::sscanf(all.c_str(), "HTTP/1.1 %d", &r.status);
   const size_t body = all.find("\r\n\r\n");
   if (body != std::string::npos) r.body = all.substr(body + 4);
+  r.head = all.substr(0, body);
   return r;
 }
 
@@ -314,6 +316,118 @@ TEST_F(Viz, GraphvizDrawsGraphsAndAFailingDotSaysWhy) {
 #else
   std::printf("Graphviz's dot was not found when configured: its drawing is not checked\n");
 #endif
+  server.stop();
+  serving.join();
+}
+
+// `depth` arrays inside each other, as {"x": [[...]]}.
+std::string nested(int depth) {
+  return "{\"x\":" + std::string(static_cast<size_t>(depth), '[') +
+         std::string(static_cast<size_t>(depth), ']') + "}";
+}
+
+TEST(VizJson, NestingDeeperThanTheLimitIsAnErrorBeforeParsing) {
+  using ember::viz::kMaxJsonDepth;
+  using ember::viz::parse_json;
+  EXPECT_TRUE(parse_json(nested(kMaxJsonDepth - 1), "f").ok());  // the object is one level
+  const auto deep = parse_json(nested(kMaxJsonDepth), "f.json");
+  EXPECT_EQ(deep.error, "f.json: nested deeper than 256 levels");
+  EXPECT_FALSE(parse_json(nested(200000), "f").ok());
+  // Brackets inside strings (escaped quotes too) are not nesting.
+  const auto text = parse_json("{\"s\": \"\\\"" + std::string(1000, '[') + "\"}", "f");
+  ASSERT_TRUE(text.ok()) << text.error;
+  EXPECT_EQ(text.value["s"].get<std::string>().size(), 1001u);
+  EXPECT_NE(parse_json("{", "f.json").error.find("f.json: not JSON"), std::string::npos);
+}
+
+// Every JSON file viz reads from the runs folder nested 200000 deep (nlohmann::json would
+// recurse on it and overflow the stack): each request names the file and the server goes on.
+TEST_F(Viz, DeeplyNestedRecordsAreErrorsAndTheServerKeepsRunning) {
+  const std::string deep = nested(200000);
+  write(root / "deep" / "onnx-profile.json", deep);
+  write(root / "deeprun" / "run.json", deep);
+  write(root / "b" / "run.json", "{}");
+  write(root / "b" / "epochs.jsonl", deep + "\n{\"epoch\":0}\n");
+  write(root / "b" / "profile" / "trace.kernels.json", deep);
+  ember::viz::Server server({.runs_dir = root.string(), .host = "127.0.0.1", .port = 0});
+  const int port = server.bind();
+  std::thread serving([&] { server.run(); });
+  const Reply list = get(port, "/api/onnx");
+  ASSERT_EQ(list.status, 200) << list.head;
+  const json onnx = json::parse(list.body);
+  ASSERT_EQ(onnx.size(), 1u) << onnx;
+  EXPECT_EQ(onnx[0]["id"], "deep");
+  EXPECT_NE(onnx[0]["error"].get<std::string>().find("onnx-profile.json: nested deeper than 256"),
+            std::string::npos);
+  const Reply one = get(port, "/api/onnx/profile?id=deep");
+  EXPECT_EQ(one.status, 500);
+  EXPECT_NE(json::parse(one.body)["error"].get<std::string>().find("nested deeper than 256"),
+            std::string::npos);
+  const json runs = json::parse(get(port, "/api/runs").body);
+  bool listed = false;
+  for (const json& r : runs)
+    if (r["id"] == "deeprun") {
+      listed = true;
+      EXPECT_NE(r["error"].get<std::string>().find("run.json: nested deeper"), std::string::npos);
+    }
+  EXPECT_TRUE(listed) << runs;
+  EXPECT_EQ(json::parse(get(port, "/api/epochs?run=b").body).size(), 1u);  // the deep line left out
+  const Reply kernels = get(port, "/api/kernels?run=b");
+  EXPECT_EQ(kernels.status, 500);
+  EXPECT_NE(json::parse(kernels.body)["error"].get<std::string>().find("trace.kernels.json"),
+            std::string::npos);
+  EXPECT_EQ(kernels.head.find("EXCEPTION_WHAT"), std::string::npos) << kernels.head;
+  EXPECT_EQ(get(port, "/").status, 200);
+  server.stop();
+  serving.join();
+}
+
+// Malformed onnx-profile.json files (not JSON; fields of the wrong type) are listed with their
+// error beside the good ones (a nested one too), and served as {error} bodies that name the file.
+TEST_F(Viz, MalformedOnnxProfilesAreListedWithTheirErrorBesideTheGoodOnes) {
+  const std::string good = R"({"model": "m.onnx", "nodes": [{"op_type": "Relu"}], "groups": []})";
+  write(root / "good" / "onnx-profile.json", good);
+  write(root / "two" / "f" / "onnx-profile.json", good);
+  write(root / "two" / "f" / "inner" / "onnx-profile.json", good);
+  write(root / "notjson" / "onnx-profile.json", "{\"model\": ");
+  write(root / "types" / "onnx-profile.json", R"({"nodes": [{"op_type": 5}]})");
+  write(root / "array" / "onnx-profile.json", "[1, 2]");
+  ember::viz::Server server({.runs_dir = root.string(), .host = "127.0.0.1", .port = 0});
+  const int port = server.bind();
+  std::thread serving([&] { server.run(); });
+  const Reply list = get(port, "/api/onnx");
+  ASSERT_EQ(list.status, 200) << list.head;
+  EXPECT_EQ(list.head.find("EXCEPTION_WHAT"), std::string::npos) << list.head;
+  std::map<std::string, json> by_id;
+  for (const json& p : json::parse(list.body)) by_id[p["id"]] = p;
+  ASSERT_EQ(by_id.size(), 6u) << list.body;
+  for (const char* id : {"good", "two/f", "two/f/inner"}) {
+    EXPECT_EQ(by_id[id]["nodes"], 1) << id;
+    EXPECT_FALSE(by_id[id].contains("error")) << id;
+  }
+  const auto error = [&](const char* id) { return by_id[id].value("error", std::string()); };
+  EXPECT_NE(error("notjson").find("notjson/onnx-profile.json: not JSON"), std::string::npos);
+  EXPECT_NE(error("types").find("types/onnx-profile.json: node 0's 'op_type' is not a string"),
+            std::string::npos);
+  EXPECT_NE(error("array").find("not a profile (a JSON array"), std::string::npos);
+  const Reply bad = get(port, "/api/onnx/profile?id=notjson");
+  EXPECT_EQ(bad.status, 500);
+  EXPECT_NE(
+      json::parse(bad.body)["error"].get<std::string>().find("notjson/onnx-profile.json: not JSON"),
+      std::string::npos)
+      << bad.body;
+  const Reply types = get(port, "/api/onnx/profile?id=types");
+  EXPECT_EQ(types.status, 500);
+  EXPECT_NE(types.body.find("types/onnx-profile.json: node 0's 'op_type' is not a string"),
+            std::string::npos)
+      << types.body;
+  write(root / "types" / "onnx-profile.json", R"({"nodes": "abc"})");
+  EXPECT_NE(get(port, "/api/onnx/profile?id=types").body.find("'nodes' is not an array of objects"),
+            std::string::npos);
+  EXPECT_EQ(json::parse(get(port, "/api/onnx/profile?id=two%2Ff%2Finner").body), json::parse(good));
+  const Reply empty = get(port, "/api/onnx/profile?id=");
+  EXPECT_EQ(empty.status, 400);
+  EXPECT_EQ(json::parse(empty.body)["error"], "missing ?id=");
   server.stop();
   serving.join();
 }
