@@ -95,15 +95,19 @@ void add_onnx_command(CLI::App& app) {
   run->add_option("--dim", ro->dims,
                   "A symbolic dimension's size for the zero inputs of --repeat, as NAME=SIZE "
                   "(repeatable; default 1)");
-  run->add_option("--profile", ro->profile_dir,
-                  "Time each node's kernels (plain calls: one attributed run, then --repeat runs, "
-                  "default 5) and write DIR/onnx-profile.json and DIR/trace.json for ember viz; "
-                  "a kernel that fused several nodes counts for their group, unsplit");
+  CLI::Option* profile = run->add_option(
+      "--profile", ro->profile_dir,
+      "Time each node's kernels (plain calls: one attributed run, then --repeat runs, "
+      "default 5) and write DIR/onnx-profile.json and DIR/trace.json for ember viz; "
+      "a kernel that fused several nodes counts for their group, unsplit");
   run->add_option("--threads", ro->threads,
                   "Threads of the kernel pool (default: EMBER_THREADS, "
                   "else all cores)")
       ->check(rule::positive());
-  run->callback([ro] { run_onnx_model(*ro); });
+  run->callback([ro, profile] {
+    ro->profile = profile->count() > 0;
+    run_onnx_model(*ro);
+  });
 
   auto to = std::make_shared<OnnxTestOptions>();
   CLI::App* test = onnx->add_subcommand(

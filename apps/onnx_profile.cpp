@@ -1,14 +1,19 @@
 // `ember onnx run --profile` (onnx_profile.h): per-node kernel times of a model's fused graph.
 #include "onnx_profile.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
 
 #include "ember/context.h"
+#include "ember/error.h"
 #include "ember/op_attribution.h"
 #include "ember/profile.h"
 #include "ember/support/atomic_file.h"
@@ -160,6 +165,31 @@ json values_json(const NamedTensors& values) {
 
 }  // namespace
 
+void check_profile_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (dir.empty()) throw ValueError("--profile needs a directory");
+  std::error_code ec;
+  const fs::path d(dir);
+  if (fs::exists(d, ec)) {
+    if (!fs::is_directory(d, ec))
+      throw IOError("--profile " + dir + ": not a directory (name a new or empty folder)");
+    for (const char* file : {viz::kOnnxProfileFile, "trace.json", "run.json"})
+      if (fs::exists(d / file, ec))
+        throw IOError("--profile " + dir + " already holds " + file +
+                      (std::string(file) == "run.json" ? " (a training run's folder)" : "") +
+                      ": name a new or empty folder (ember does not overwrite it)");
+    return;
+  }
+  // The nearest existing folder above it must be a writable directory.
+  fs::path up = fs::absolute(d, ec).parent_path();
+  while (!up.empty() && !fs::exists(up, ec) && up != up.parent_path()) up = up.parent_path();
+  if (!fs::is_directory(up, ec))
+    throw IOError("--profile " + dir + " cannot be made: '" + up.string() + "' is not a directory");
+  if (access(up.c_str(), W_OK | X_OK) != 0)
+    throw IOError("--profile " + dir + " cannot be made in '" + up.string() +
+                  "': " + std::strerror(errno));
+}
+
 NamedTensors profile_onnx_model(const onnx::Model& m, const std::string& model_path,
                                 const NamedTensors& inputs, int repeat, const std::string& dir) {
   Context& ctx = Context::get();
@@ -178,7 +208,10 @@ NamedTensors profile_onnx_model(const onnx::Model& m, const std::string& model_p
   rec["kernel_s"] = std::accumulate(seconds.begin(), seconds.end(), 0.0);
   rec["inputs"] = values_json(inputs);
   rec["outputs"] = values_json(a.outputs);
-  std::filesystem::create_directories(dir);
+  check_profile_dir(dir);  // again: another process may have written there while the model ran
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw IOError("--profile " + dir + " cannot be made: " + ec.message());
   support::write_file_atomic((std::filesystem::path(dir) / viz::kOnnxProfileFile).string(),
                              rec.dump(1) + "\n");
   write_trace((std::filesystem::path(dir) / "trace.json").string());

@@ -22,6 +22,12 @@ namespace ember::app {
 /// trace as <dir>/trace.json. Throws Error when the timed runs launch other kernels than the
 /// attributed one, IOError when the folder cannot be written.
 /// Returns the attributed run's outputs.
+/// Refuses, before the model runs, a --profile DIR that the profile would overwrite or cannot be
+/// written in: "" (ValueError), a DIR that holds onnx-profile.json or trace.json, or run.json (a
+/// training run's folder, whose profile/trace.json ember train wrote), and one that is not a
+/// directory or cannot be made (IOError, saying why).
+void check_profile_dir(const std::string& dir);
+
 NamedTensors profile_onnx_model(const onnx::Model& m, const std::string& model_path,
                                 const NamedTensors& inputs, int repeat, const std::string& dir);
 

@@ -84,7 +84,7 @@ NamedTensors gather_inputs(const OnnxRunOptions& o, const onnx::Model& m) {
     auto [name, file] = split_pair(spec, "--input", "FILE.npy");
     given.emplace_back(name, load_npy(file));
   }
-  if (o.repeat == 0 && o.profile_dir.empty()) return given;  // a plain run: the model's error
+  if (o.repeat == 0 && !o.profile) return given;  // a plain run: the model's error
   const auto dims = parse_dims(o.dims, m);
   for (const auto& v : m.inputs()) {
     const bool have =
@@ -162,11 +162,12 @@ void write_outputs(const NamedTensors& out, const std::string& dir) {
 void run_onnx_model(const OnnxRunOptions& o) {
   if (!o.device.empty()) Context::get().device = o.device;
   if (o.threads > 0) set_num_threads(o.threads);
-  if (!o.dims.empty() && o.repeat == 0 && o.profile_dir.empty())
+  if (!o.dims.empty() && o.repeat == 0 && !o.profile)
     throw ValueError("--dim sizes the zero inputs of --repeat; give every input with --input");
+  if (o.profile) check_profile_dir(o.profile_dir);
   const onnx::Model m = onnx::load(o.model);
   const NamedTensors in = gather_inputs(o, m);
-  if (!o.profile_dir.empty()) {
+  if (o.profile) {
     const NamedTensors out =
         profile_onnx_model(m, o.model, in, o.repeat > 0 ? o.repeat : 5, o.profile_dir);
     if (!o.output_dir.empty()) write_outputs(out, o.output_dir);

@@ -13,6 +13,7 @@ struct OnnxRunOptions {
   int repeat = 0;                   // timed runs; 0: run once and write the outputs
   int threads = 0;                  // 0: EMBER_THREADS or all cores
   std::string profile_dir;          // --profile: per-node times into DIR (onnx_profile.h)
+  bool profile = false;             // --profile was given (its DIR may be "", an error)
 };
 
 /// Runs the model. Without --repeat every input must be given (ValueError otherwise) and the

@@ -9,12 +9,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "../support/child_process.h"
 #include "../support/train_args.h"
+#include "ember/support/read_file.h"
 
 namespace {
 
@@ -94,6 +96,29 @@ TEST_F(Cli, RangeErrorsNameTheOptionAndTheRule) {
   EXPECT_NE(r.output.find("Run 'ember train --help' for more information."), std::string::npos)
       << r.output;
 }
+
+#ifdef EMBER_HAVE_ONNX
+// `ember onnx run --profile DIR` refuses, before the model is even loaded (m.onnx does not
+// exist), a DIR whose records it would overwrite (a previous profile's, a training run's) or that
+// it cannot make, and leaves the files there as they were.
+TEST_F(Cli, OnnxProfileRefusesADirectoryItWouldOverwriteOrCannotMake) {
+  expect_refused({"onnx", "run", "m.onnx", "--profile", ""}, "--profile needs a directory\n");
+  for (const char* file : {"trace.json", "onnx-profile.json", "run.json"}) {
+    fs::create_directories(dir / "p");
+    std::ofstream(dir / "p" / file) << "keep";
+    expect_refused({"onnx", "run", "m.onnx", "--profile", "p"},
+                   std::string("--profile p already holds ") + file);
+    EXPECT_EQ(ember::support::read_file((dir / "p" / file).string()), "keep");
+    fs::remove_all(dir / "p");
+  }
+  std::ofstream(dir / "afile") << "keep";
+  expect_refused({"onnx", "run", "m.onnx", "--profile", "afile"},
+                 "--profile afile: not a directory");
+  expect_refused(
+      {"onnx", "run", "m.onnx", "--profile", "afile/sub"},
+      "--profile afile/sub cannot be made: '" + (dir / "afile").string() + "' is not a directory");
+}
+#endif
 
 TEST_F(Cli, NegativeValuesOfUnsignedOptionsAreRefused) {
   // CLI11 alone would wrap -3 to 2^64-3 and train.
