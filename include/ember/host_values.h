@@ -25,7 +25,8 @@ Tensor realized_clone(const Tensor& t);
 /// For exporters that share memory (NumPy, DLPack): the host memory of the buffer a tensor reads
 /// unchanged, which is its own when it is realized, or that of the realized tensor it is a
 /// detach() of (detach shares the storage, as torch's does), and a handle that keeps that memory
-/// alive; {nullptr, {}} otherwise (a lazy value, another view, a pending update).
+/// alive; {nullptr, {}} otherwise (a lazy value, another view, a pending update). Inside an
+/// ember::jit capture, Error for a value that is not static (as item()).
 struct SharedData {
   void* data = nullptr;
   std::shared_ptr<void> owner;

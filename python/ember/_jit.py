@@ -12,9 +12,11 @@ function returns a tensor or a tuple or list of tensors. Python code in the func
 on the calls that are not replays: keep counters and branches on host values outside it, or
 pass such values in as tensors. Parameters and optimizer state that the function reads are
 bound by their buffers, so a replay always reads their current values. A call with another
-input shape or dtype raises ValueError (call reset(), or use one jit per signature). Outputs do
-not require grad (call backward() inside the function); reading tensor data inside the function
-(item(), numpy()) raises, as it would be read only once.
+input shape or dtype raises ValueError (call reset(), or use one jit per signature). Outputs
+never require grad, on any call (they are detached, as a replay's are: call backward() inside
+the function). Reading tensor data inside the function (item(), numpy(), tolist(), np.asarray,
+DLPack, float(), int(), bool(), printing) raises RuntimeError, as the value would be read once
+and frozen into the replays.
 """
 import functools
 from typing import Callable
@@ -64,7 +66,9 @@ class JitFunction:
                 raise TypeError(f"ember.jit: argument {i} is a {type(a).__name__}; a jitted "
                                 "function takes tensors (or NumPy arrays)")
             inputs.append(a)
-        out = self._impl(inputs)
+        # Detached on every call: a replay's outputs have no graph, so the eager and capture
+        # calls' do not either (backward() must not work on some calls only).
+        out = [t.detach() for t in self._impl(inputs)]
         return out[0] if self._structure is None else self._structure(out)
 
     def reset(self):

@@ -95,8 +95,9 @@ class LunarLander:
         one the generator continues its stream. LunarLander takes no options."""
         if options:
             raise ValueError(f"LunarLander.reset: takes no options (got {sorted(options)})")
-        if seed is not None and (not isinstance(seed, (int, _np.integer)) or seed < 0):
-            raise ValueError(f"LunarLander.reset: seed must be an int >= 0 (got {seed!r})")
+        if seed is not None and (not isinstance(seed, (int, _np.integer)) or
+                                 isinstance(seed, (bool, _np.bool_)) or not 0 <= seed < 2**64):
+            raise ValueError(f"LunarLander.reset: seed must be an int in [0, 2**64) (got {seed!r})")
         return self._env.reset(None if seed is None else int(seed)), {}
 
     def step(self, action) -> Tuple[_np.ndarray, float, bool, bool, Dict[str, Any]]:

@@ -1,8 +1,10 @@
 // ember._ember._envs: the C++ LunarLander (ember/rl/lunar_lander.h) for ember.envs, which gives
 // it Gymnasium's reset/step signatures. Observations are new float32 NumPy arrays written by the
 // env in place (no copy); actions are read from a float32 array of the action space's length.
-// A step runs without the GIL. InvalidActionError and InvalidOptionError are ValueError
-// (errors.cpp); stepping before reset or after the episode ended is RuntimeError.
+// reset and step hold the GIL: a Box2D step takes microseconds, and the GIL serialises
+// threads that share an env (Box2D's world is not thread-safe). InvalidActionError and
+// InvalidOptionError are ValueError (errors.cpp); stepping before reset or after the episode ended
+// is RuntimeError.
 #include <pybind11/stl.h>
 
 #include <memory>
@@ -68,7 +70,6 @@ void register_envs(py::module_& m) {
           [](LunarLander& env, std::optional<uint64_t> seed) {
             py::array_t<float> obs = new_observation(env);
             std::span<float> out(obs.mutable_data(), static_cast<size_t>(obs.size()));
-            py::gil_scoped_release released;
             env.reset_into(seed, out);
             return obs;
           },
@@ -78,11 +79,7 @@ void register_envs(py::module_& m) {
           [](LunarLander& env, const py::array_t<float, py::array::c_style>& action) {
             py::array_t<float> obs = new_observation(env);
             std::span<float> out(obs.mutable_data(), static_cast<size_t>(obs.size()));
-            rl::StepInfo info;
-            {
-              py::gil_scoped_release released;
-              info = env.step_into(action_span(action), out);
-            }
+            const rl::StepInfo info = env.step_into(action_span(action), out);
             return std::make_tuple(obs, info.reward, info.terminated, info.truncated);
           },
           py::arg("action"))

@@ -1,6 +1,7 @@
 """ember.envs.LunarLander: Gymnasium's signatures over the C++ env, whose seeded episodes it must
 reproduce bit for bit (the reference: the C++ API's own episode, _envs._cpp_episode)."""
 import math
+import threading
 
 import numpy as np
 import pytest
@@ -126,3 +127,57 @@ def test_bad_options_and_state_errors():
 
 def test_env_is_exported():
     assert ember.envs.LunarLander is LunarLander
+
+
+def test_bad_seeds_raise_value_error():
+    env = LunarLander()
+    for seed in (-1, 2**64, 1.5, "1", True):
+        with pytest.raises(ValueError, match="seed"):
+            env.reset(seed=seed)
+    env.reset(seed=2**64 - 1)
+
+
+def test_two_threads_on_one_env_are_serialised():
+    # Box2D's world is not thread-safe: step and reset hold the GIL, so two threads sharing an
+    # env take turns (before, they ran Box2D at once and aborted the interpreter).
+    env = LunarLander(max_episode_steps=40)
+    env.reset(seed=1)
+    observations, errors = [], []
+
+    def stepper():
+        for _ in range(400):
+            try:
+                obs, _, term, trunc, _ = env.step(np.array([0.5, 0.0], np.float32))
+                observations.append(obs)
+                if term or trunc:
+                    env.reset()
+            except RuntimeError:  # the other thread ended the episode: start the next
+                env.reset()
+            except BaseException as e:  # noqa: BLE001 -- reported by the main thread
+                errors.append(e)
+
+    threads = [threading.Thread(target=stepper) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(observations) > 400 and np.isfinite(np.stack(observations)).all()
+
+
+def test_two_envs_in_two_threads_play_their_serial_episodes():
+    actions = scripted_actions(300)
+    expected = [play(LunarLander(), seed, actions) for seed in (2, 3)]
+    got = [None, None]
+
+    def run(i):
+        got[i] = play(LunarLander(), (2, 3)[i], actions)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g[0], e[0])
+        assert g[1:] == e[1:]

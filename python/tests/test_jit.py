@@ -98,3 +98,53 @@ def test_python_exception_passes_through():
 
     with pytest.raises(KeyError, match="from the function"):
         ember.jit(fails)(ember.ones(1))
+
+
+# Every way Python reads a tensor's data: each raises inside a capture, as item() does (a value
+# read once would be frozen into the replays, e.g. a branch on it).
+DATA_READS = {
+    "item": lambda t: t.sum().item(),
+    "numpy": lambda t: t.numpy(),
+    "tolist": lambda t: t.tolist(),
+    "asarray": lambda t: np.asarray(t),
+    "dlpack": lambda t: t.__dlpack__(),
+    "float": lambda t: float(t.sum()),
+    "int": lambda t: int(t.sum()),
+    "bool": lambda t: bool(t.sum() > 5),
+    "repr": lambda t: repr(t),
+}
+
+
+@pytest.mark.parametrize("read", DATA_READS.values(), ids=DATA_READS.keys())
+def test_every_data_read_inside_a_capture_raises(read):
+    def branches(a):
+        y = a * 2
+        read(y)
+        return y
+
+    fast = ember.jit(branches)
+    assert fast(ember.tensor([1.0, 2.0])).tolist() == [2.0, 4.0]  # the eager call may read
+    with pytest.raises(RuntimeError, match="reading tensor data"):
+        fast(ember.tensor([1.0, 2.0]))  # the capture may not
+
+
+def test_data_dependent_branch_raises_instead_of_replaying_one_branch():
+    h = ember.jit(lambda a: a * 2 if a.numpy()[0] > 5 else a * 3)
+    assert h(ember.tensor([1.0, 2.0])).tolist() == [3.0, 6.0]
+    with pytest.raises(RuntimeError, match="reading tensor data"):
+        h(ember.tensor([1.0, 2.0]))
+
+
+def test_outputs_never_require_grad():
+    ember.manual_seed(0)
+    w = ember.randn(2, requires_grad=True)
+    a = ember.tensor([1.0, 2.0])
+    gr = ember.jit(lambda a: (a * w).sum())
+    expected = (a * w.detach()).sum().item()
+    for _ in range(4):  # eager, capture, replays: the same every call
+        y = gr(a)
+        assert not y.requires_grad
+        assert y.item() == pytest.approx(expected, rel=1e-6)
+        with pytest.raises(RuntimeError):
+            y.backward()
+    assert gr.replays == 2

@@ -121,3 +121,31 @@ def test_training_releases_the_gil():
 
 def test_exported():
     assert ember.ppo.train is train
+
+
+@pytest.mark.parametrize("setting, value, error, message", [
+    ("lr", float("nan"), ValueError, "lr must be a finite number"),
+    ("gamma", float("inf"), ValueError, "gamma must be a finite number"),
+    ("max_transitions", "100", TypeError, "max_transitions must be an int"),
+    ("max_transitions", True, TypeError, "max_transitions must be an int"),
+    ("max_transitions", 1.5, TypeError, "max_transitions must be an int"),
+    ("max_transitions", 2**64, ValueError, "max_transitions must be an int within 64 bits"),
+    ("seed", None, TypeError, "seed must be an int"),
+    ("jit", 1, TypeError, "jit must be a bool"),
+    ("progress", 3, TypeError, "progress must be a str"),
+])
+def test_settings_of_the_wrong_type_name_the_setting(setting, value, error, message):
+    for call in (train, ember.ppo.check):
+        with pytest.raises(error, match=message):
+            call(CONFIG, **{setting: value})
+
+
+def test_resume_is_refused_and_points_to_ember_train(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="ember train --resume"):
+        train(CONFIG, resume=str(tmp_path))
+    assert os.listdir(tmp_path) == []
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "file").write_text("x")
+    done = run_module(*ARGS, "--out", str(tmp_path / "taken"), cwd=tmp_path)
+    assert done.returncode == 2 and "`ember train --resume" in done.stderr, done.stderr

@@ -251,10 +251,10 @@ RunRecorder::RunRecorder(std::string dir, const nlohmann::json& config, const nl
       if (e.path().filename() != ".lock" && e.path().filename() != "profile") empty = false;
     const bool in_place = resume && fs::equivalent(dir_, resume->source_dir, ec);
     if (!empty && !in_place)
-      throw IOError(
-          "output directory '" + dir_ +
-          "' exists and is not empty; choose a new --out (one run, one directory)" +
-          (resume ? std::string() : ", or continue that run with --resume '" + dir_ + "'"));
+      throw IOError("output directory '" + dir_ +
+                    "' exists and is not empty; choose a new --out (one run, one directory)" +
+                    (resume ? std::string()
+                            : ", or continue that run with `ember train --resume '" + dir_ + "'`"));
     nlohmann::json fresh = {{"provenance", provenance()}, {"config", config}};
     if (extra.is_object())
       for (auto& [k, v] : extra.items()) fresh[k] = v;

@@ -35,6 +35,14 @@ void set_static_buffer(const Tensor& t) {
 
 bool static_value(const Tensor& t) { return static_node(*t.node()); }
 
+void check_data_readable(const Tensor& t) {
+  if (jit_capturing() && !static_value(t))
+    throw Error(
+        "jit: reading tensor data (item, to_vector, printing, numpy, DLPack) inside a jitted "
+        "function is not allowed: the value would be frozen into the replay; keep the "
+        "computation in tensors or read the data outside the function");
+}
+
 bool static_node(const ir::Node& value) {
   std::vector<const ir::Node*> todo = {&value};
   std::unordered_set<const ir::Node*> seen;

@@ -14,5 +14,9 @@ void set_static_buffer(const Tensor& t);
 /// True when t's value is computed only from static buffers and constants (no random draws).
 bool static_value(const Tensor& t);
 bool static_node(const ir::Node& value);
+/// Throws ember::Error when a capture runs on this thread and t's value is not static: a read of
+/// its data (item, to_vector, printing, an export to NumPy or DLPack) would be frozen into the
+/// replay.
+void check_data_readable(const Tensor& t);
 
 }  // namespace ember::detail

@@ -112,11 +112,7 @@ void realize_tensors(std::span<const Tensor> ts) {
 // A realized, contiguous storage holding t's elements in row-major order, with every kernel that
 // writes it run.
 engine::StorageRef contiguous_storage(const Tensor& t) {
-  if (jit_capturing() && !detail::static_value(t))
-    throw Error(
-        "jit: reading tensor data (item, to_vector, printing) inside a jitted function is not "
-        "allowed: the value would be frozen into the replay; keep the computation in tensors "
-        "or read the data outside the function");
+  detail::check_data_readable(t);
   realize_tensors({&t, 1});
   const ir::NodeRef& n = t.node();
   if (n->op == Op::BUFFER) {

@@ -11,6 +11,7 @@
 #include "ember/support/kernel_scalar.h"
 #include "engine/launch_list.h"
 #include "engine/launch_sink.h"
+#include "tensor/jit_static.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
@@ -304,6 +305,7 @@ void* Tensor::data_ptr() const {
 }
 
 SharedData shared_data(const Tensor& t) {
+  detail::check_data_readable(t);  // an export reads the data
   const ir::Node* n = t.node().get();
   if (n->op == Op::DETACH) n = n->src[0].get();
   if (n->op != Op::BUFFER) return {};

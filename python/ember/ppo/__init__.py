@@ -11,8 +11,11 @@ The run releases the GIL; on the main thread, Ctrl-C stops it cleanly (stop_reas
 """
 import dataclasses as _dataclasses
 import json as _json
+import math as _math
 import threading as _threading
 from typing import Any, Dict, List, Optional, Union
+
+import numpy as _np
 
 from .. import _ember
 
@@ -45,7 +48,7 @@ class TrainConfig:
     threads: int = _DEFAULTS["threads"]
     env_threads: int = _DEFAULTS["env_threads"]
     out_dir: str = _DEFAULTS["out_dir"]
-    resume: str = _DEFAULTS["resume"]
+    resume: str = _DEFAULTS["resume"]  # C++ only: train() refuses it (ember train --resume)
     max_transitions: int = _DEFAULTS["max_transitions"]
     target: float = _DEFAULTS["target"]
     checkpoint_every: int = _DEFAULTS["checkpoint_every"]
@@ -87,7 +90,10 @@ class TrainConfig:
         """The settings as run.json's "config" nests them (what the C++ trainer reads)."""
         j = {}
         for key, section in _SECTION.items():
-            (j.setdefault(section, {}) if section else j)[key] = getattr(self, key)
+            v = getattr(self, key)
+            if isinstance(v, _np.generic):
+                v = v.item()  # a NumPy scalar as the Python value json writes
+            (j.setdefault(section, {}) if section else j)[key] = v
         return j
 
 
@@ -124,6 +130,33 @@ class TrainResult:
                 f"{self.transitions_at_stop} transitions, last eval {self.last_eval_mean:.2f}>")
 
 
+def _check_types(config):
+    """TypeError or ValueError naming a setting whose value is not of its field's kind (the C++
+    trainer checks the ranges)."""
+    for f in _dataclasses.fields(TrainConfig):
+        v = getattr(config, f.name)
+        kind = type(f.default)
+        if kind is bool:
+            ok = isinstance(v, (bool, _np.bool_))
+        elif kind is int:
+            ok = isinstance(v, (int, _np.integer)) and not isinstance(v, (bool, _np.bool_))
+            if ok and not -2**63 <= int(v) < 2**63:
+                raise ValueError(f"{f.name} must be an int within 64 bits (got {v!r})")
+        elif kind is float:
+            ok = isinstance(v, (int, float, _np.integer, _np.floating)) and \
+                not isinstance(v, (bool, _np.bool_))
+            if ok and not _math.isfinite(float(v)):
+                raise ValueError(f"{f.name} must be a finite number (got {v!r})")
+        else:
+            ok = isinstance(v, kind)
+        if not ok:
+            name = {bool: "a bool", int: "an int", float: "a number", str: "a str"}[kind]
+            raise TypeError(f"{f.name} must be {name}, not {type(v).__name__} ({v!r})")
+    if config.resume:
+        raise ValueError("resume is not supported from Python (a resumed run takes the "
+                         "checkpoint's settings); run `ember train --resume DIR`")
+
+
 def _config(config, settings):
     if config is None:
         config = TrainConfig()
@@ -131,7 +164,9 @@ def _config(config, settings):
         config = TrainConfig(**config)
     elif not isinstance(config, TrainConfig):
         raise TypeError(f"train: expects a TrainConfig or a dict, not {type(config).__name__}")
-    return _dataclasses.replace(config, **settings) if settings else config
+    config = _dataclasses.replace(config, **settings) if settings else config
+    _check_types(config)
+    return config
 
 
 def check(config: Optional[Union["TrainConfig", Dict[str, Any]]] = None,
@@ -146,8 +181,9 @@ def train(config: Optional[Union["TrainConfig", Dict[str, Any]]] = None,
     """Runs PPO to the target or max_transitions as ``ember train`` does; returns a TrainResult.
 
     ``config``: a TrainConfig (or a dict of its fields); ``settings`` override its fields
-    (``train(seed=3, max_transitions=40_000)``). ValueError names a bad setting; OSError a file
-    that cannot be written.
+    (``train(seed=3, max_transitions=40_000)``). ValueError (or TypeError, for a value of the
+    wrong type) names a bad setting; OSError a file that cannot be written. ``resume`` is not
+    supported here (ValueError): ``ember train --resume DIR`` continues a run.
     """
     config = _config(config, settings)
     on_main = _threading.current_thread() is _threading.main_thread()
