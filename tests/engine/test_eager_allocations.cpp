@@ -13,7 +13,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <thread>
 #include <vector>
+
+#include "ember/support/recycled_alloc.h"
 
 #include "ember/ember.h"
 
@@ -129,6 +132,35 @@ TEST(EagerAllocations, JitReplayOfTheSmallProductStaysUnderItsBound) {
     EXPECT_LE(per_call, 2.5);
     expect_product(out, xd, bd, transposed);
   }
+}
+
+// support::RecycledAlloc: a dropped object's block is the next one made on the thread (no
+// operator new), and a block dropped on another thread joins that thread's list, which its exit
+// frees; objects stay whole throughout.
+TEST(EagerAllocations, RecycledBlocksAreReusedOnTheirThreadAndFreedAtItsExit) {
+  struct Item {
+    int64_t v[5];
+  };
+  using Alloc = support::RecycledAlloc<Item>;
+  auto a = std::allocate_shared<Item>(Alloc{}, Item{{1, 2, 3, 4, 5}});
+  const void* block = a.get();
+  a.reset();
+  const int64_t before = t_allocations;
+  auto b = std::allocate_shared<Item>(Alloc{}, Item{{6, 7, 8, 9, 10}});
+  EXPECT_EQ(t_allocations, before);  // the dropped block, not a new one
+  EXPECT_EQ(static_cast<const void*>(b.get()), block);
+  EXPECT_EQ(b->v[4], 10);
+  std::thread other([moved = std::move(b)]() mutable {
+    EXPECT_EQ(moved->v[0], 6);
+    moved.reset();  // joins this thread's list, freed as the thread exits
+    auto c = std::allocate_shared<Item>(Alloc{}, Item{{11, 12, 13, 14, 15}});
+    EXPECT_EQ(c->v[2], 13);
+  });
+  other.join();
+  const int64_t joined = t_allocations;
+  auto d = std::allocate_shared<Item>(Alloc{}, Item{{16, 17, 18, 19, 20}});
+  EXPECT_EQ(t_allocations, joined + 1);  // this thread's list was empty: a new block
+  EXPECT_EQ(d->v[1], 17);
 }
 
 }  // namespace
