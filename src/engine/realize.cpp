@@ -233,7 +233,15 @@ runtime::Device* placement_of(const ir::Node& root, const StorageRef* target) {
 
 std::vector<StorageRef> realize(const std::vector<Root>& roots,
                                 const std::vector<const ir::Node*>& holders) {
-  if (roots.empty()) return {};
+  std::vector<StorageRef> results;
+  realize(roots, holders, results);
+  return results;
+}
+
+void realize(const std::vector<Root>& roots, const std::vector<const ir::Node*>& holders,
+             std::vector<StorageRef>& results) {
+  results.clear();
+  if (roots.empty()) return;
   const Context& ctx = Context::get();
   auto& stats = runtime_stats();
   stat_add(stats.realizes);
@@ -243,17 +251,16 @@ std::vector<StorageRef> realize(const std::vector<Root>& roots,
   bool cacheable = ctx.plan_cache && !ctx.graph && key.build(roots, dev.name());
   // Roots in different memories are realized apart (the check walks the roots' graphs only where
   // the key's storages are not in one memory, or there is no key).
-  if (roots.size() > 1 && (!cacheable || !one_memory(key.storages()))) {
-    std::vector<StorageRef> split;
-    if (realize_by_memory(roots, holders, split)) return split;
-  }
+  if (roots.size() > 1 && (!cacheable || !one_memory(key.storages())) &&
+      realize_by_memory(roots, holders, results))
+    return;
   // A graph of storages that live on a device runs there (its key names that device).
   if (runtime::Device* place = cacheable ? placement(key.storages()) : nullptr;
       place && place != &dev)
     cacheable = key.build(roots, place->name());
   support::ThreadSpare<Scratch> scratch;
   std::vector<StorageRef>& fresh = scratch->fresh;
-  std::vector<StorageRef> results(roots.size());
+  results.resize(roots.size());
   if (std::shared_ptr<const Plan> plan = cacheable ? find_plan(key) : nullptr) {
     stat_add(stats.plan_cache_hits);
     if (ctx.debug >= 1)
@@ -282,7 +289,6 @@ std::vector<StorageRef> realize(const std::vector<Root>& roots,
     }
   }
   write_targets(roots, results);
-  return results;
 }
 
 }  // namespace ember::engine

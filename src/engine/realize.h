@@ -27,6 +27,10 @@ namespace ember::engine {
 /// (launch_list.h, placement).
 std::vector<StorageRef> realize(const std::vector<Root>& roots,
                                 const std::vector<const ir::Node*>& holders);
+/// The same, into `results` (one per root): a caller that keeps the vector between calls (an
+/// eager call's realize) allocates none.
+void realize(const std::vector<Root>& roots, const std::vector<const ir::Node*>& holders,
+             std::vector<StorageRef>& results);
 
 /// The device whose memory holds the buffers that root's value reads, and `target` (an in-place
 /// target) when given (null: host memory, or none). Throws ValueError when they live in two

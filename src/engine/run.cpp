@@ -9,6 +9,7 @@
 #include "ember/context.h"
 #include "ember/error.h"
 #include "ember/support/clock.h"
+#include "ember/support/recycled_alloc.h"
 #include "ember/support/shape_str.h"
 #include "engine/kernel_summary.h"
 #include "engine/launch_list.h"
@@ -256,8 +257,9 @@ void run(const LaunchList& list, std::span<const StorageRef* const> bound,
          std::vector<StorageRef>& fresh) {
   fresh.resize(list.fresh.size());
   for (size_t i = 0; i < list.fresh.size(); i++)
-    fresh[i] =
-        std::make_shared<runtime::Storage>(list.fresh[i].first, list.fresh[i].second, list.place);
+    fresh[i] = std::allocate_shared<runtime::Storage>(support::RecycledAlloc<runtime::Storage>{},
+                                                      list.fresh[i].first, list.fresh[i].second,
+                                                      list.place);
   const int32_t nb = list.bound;
   auto slot = [&](int32_t s) -> runtime::Storage* {
     return s < nb ? bound[static_cast<size_t>(s)]->get() : fresh[static_cast<size_t>(s - nb)].get();

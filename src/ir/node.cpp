@@ -172,9 +172,9 @@ void free_node_block(void* p) {
   ::operator delete(p);
 }
 
-// Sets s (empty) to the shape that op infers from its sources and argument.
-void infer_shape(Op op, const SrcList& src, const Arg& arg, DimVector& s) {
-  switch (op_category(op)) {
+// Sets s (empty) to the shape that op (of category c) infers from its sources and argument.
+void infer_shape(Op op, OpCategory c, const SrcList& src, const Arg& arg, DimVector& s) {
+  switch (c) {
     case OpCategory::Unary:
     case OpCategory::Binary:
     case OpCategory::Ternary:
@@ -259,15 +259,18 @@ size_t interned_node_count() {
 }
 
 namespace {
-// Whether a node computes on float16 / bfloat16 values. Only moving them (movement, CAST, WHERE's
-// select, CONTIGUOUS, DETACH) keeps them; everything else computes in float32 between conversions.
-bool computes_reduced_float(Op op, ScalarType dtype, const SrcList& src) {
-  const OpCategory c = op_category(op);
+// is_reduced_floating_point, inline: asked for a node and each of its sources on every make_node.
+inline bool reduced_float(ScalarType t) { return t == kFloat16 || t == kBFloat16; }
+
+// Whether a node (of category c) computes on float16 / bfloat16 values. Only moving them
+// (movement, CAST, WHERE's select, CONTIGUOUS, DETACH) keeps them; everything else computes in
+// float32 between conversions.
+bool computes_reduced_float(Op op, OpCategory c, ScalarType dtype, const SrcList& src) {
   if (c == OpCategory::Movement || op == Op::CAST || op == Op::WHERE) return false;
-  if (c == OpCategory::Buffer) return op == Op::RAND && is_reduced_floating_point(dtype);
-  if (is_reduced_floating_point(dtype)) return true;
+  if (c == OpCategory::Buffer) return op == Op::RAND && reduced_float(dtype);
+  if (reduced_float(dtype)) return true;
   for (const NodeRef& s : src)
-    if (is_reduced_floating_point(s->dtype)) return true;
+    if (reduced_float(s->dtype)) return true;
   return false;
 }
 
@@ -284,11 +287,12 @@ NodeRef in_float32(Op op, ScalarType dtype, const SrcList& src, Arg arg, DimVect
 }  // namespace
 
 NodeRef make_node(Op op, ScalarType dtype, SrcList src, Arg arg, DimVector shape) {
-  if (computes_reduced_float(op, dtype, src))
+  const OpCategory c = op_category(op);  // one table lookup (a call) per node
+  if (computes_reduced_float(op, c, dtype, src))
     return in_float32(op, dtype, src, std::move(arg), std::move(shape));
   if (op != Op::BUFFER && op != Op::CONST && op != Op::RAND) {
     shape.clear();
-    infer_shape(op, src, arg, shape);
+    infer_shape(op, c, src, arg, shape);
   }
   const size_t h = hash_fields(op, dtype, src, arg, shape);
   Shard& sh = shard_of(h);

@@ -1,6 +1,7 @@
 // Realizing tensors and reading their data (realize, item, to_vector, printing): the points where
 // the lazy graph is forced. The frontend collects the tensors' graph roots, the engine computes
 // them (engine/realize.h), and each tensor is rebound to the buffer that holds its value.
+#include <algorithm>
 #include <span>
 #include <type_traits>
 #include <unordered_map>
@@ -35,22 +36,32 @@ struct Roots {
   std::vector<engine::Root> roots;
   std::vector<std::pair<const Tensor*, size_t>> owners;  // tensor -> root index
   std::vector<const ir::Node*> holders;                  // see holders() below
+  std::vector<engine::StorageRef> results;               // per root
 
   void clear() {  // keeps the vectors' memory (support::ThreadSpare)
     roots.clear();
     owners.clear();
     holders.clear();
+    results.clear();
   }
 };
+
+// Whether realizing t computes anything: not for a buffer or a view of one without a pending
+// in-place write.
+bool needs_value(const Tensor& t) {
+  if (!t.defined()) return false;
+  const TensorImpl* impl = t.impl();
+  const ir::Node* n = impl->node.get();
+  return impl->assign_target || (n->op != Op::BUFFER && !is_buffer_view(n));
+}
 
 void collect_roots(std::span<const Tensor> ts, Roots& out) {
   auto& roots = out.roots;
   std::unordered_multimap<const ir::Node*, size_t> index;  // node -> roots (many roots only)
   for (auto& t : ts) {
-    if (!t.defined()) continue;
+    if (!needs_value(t)) continue;
     TensorImpl* impl = t.impl();
     const ir::Node* n = impl->node.get();
-    if (!impl->assign_target && (n->op == Op::BUFFER || is_buffer_view(n))) continue;
     // A value already among the roots with the same target is realized once.
     size_t r = 0;
     if (roots.size() < 32) {  // most realizes have a few roots: no map
@@ -102,11 +113,15 @@ void bind_results(const Roots& rs, const std::vector<engine::StorageRef>& result
 
 // A span, so that one tensor is realized without building a vector (an eager call's allocation).
 void realize_tensors(std::span<const Tensor> ts) {
+  // Nothing to compute (a jit call realizes its inputs, buffers as a rule, on every call): no
+  // spare taken, no roots collected.
+  if (std::none_of(ts.begin(), ts.end(), needs_value)) return;
   support::ThreadSpare<Roots> spare;  // its vectors reused by the next realize on this thread
   Roots& rs = *spare;
   collect_roots(ts, rs);
   if (rs.roots.empty()) return;
-  bind_results(rs, engine::realize(rs.roots, holders(rs)));
+  engine::realize(rs.roots, holders(rs), rs.results);
+  bind_results(rs, rs.results);
 }
 
 // A realized, contiguous storage holding t's elements in row-major order, with every kernel that

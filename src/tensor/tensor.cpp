@@ -9,6 +9,7 @@
 #include "ember/grad_mode.h"
 #include "ember/host_values.h"
 #include "ember/support/kernel_scalar.h"
+#include "ember/support/recycled_alloc.h"
 #include "engine/launch_list.h"
 #include "engine/launch_sink.h"
 #include "tensor/jit_static.h"
@@ -28,6 +29,9 @@ struct PendingWrites {
   std::mutex mu;
   std::vector<std::weak_ptr<TensorImpl>> impls;
   size_t pruned_size = 0;
+  // !impls.empty(), read without the lock: every jit call asks, and almost always there are none
+  // (a write noted on this thread is seen; one noted on another thread races the call anyway).
+  std::atomic<bool> any{false};
 };
 PendingWrites& pending() {
   static PendingWrites p;
@@ -59,11 +63,14 @@ void note_pending_write(const Tensor& t) {
     p.pruned_size = p.impls.size();
   }
   p.impls.push_back(t.impl()->weak_from_this());
+  p.any.store(true, std::memory_order_release);
 }
 
 std::vector<Tensor> pending_writes() {
   auto& p = pending();
+  if (!p.any.load(std::memory_order_acquire)) return {};
   std::lock_guard<std::mutex> l(p.mu);
+  p.any.store(false, std::memory_order_relaxed);
   std::vector<Tensor> out;
   for (auto& w : p.impls)
     if (auto i = w.lock(); i && i->assign_target) out.emplace_back(std::move(i));
@@ -80,7 +87,8 @@ bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
 }
 
 Tensor make_tensor_rg(NodeRef node, bool requires_grad) {
-  auto impl = std::make_shared<TensorImpl>();
+  // Recycled blocks: an eager call and a jit replay make one tensor per output.
+  auto impl = std::allocate_shared<TensorImpl>(support::RecycledAlloc<TensorImpl>{});
   impl->node = std::move(node);
   impl->requires_grad = requires_grad;
   if (g_observer) g_observer->created(impl);
