@@ -153,7 +153,10 @@ struct Folder {
 int fold_batch_norms(Model::Impl& m) {
   Graph& g = *m.proto.mutable_graph();
   Folder f{m, {}, {}, {}};
-  for (const auto& i : g.input()) f.overridable.insert(i.name());
+  for (const auto& i : g.input()) {
+    f.overridable.insert(i.name());
+    f.names.insert(i.name());
+  }
   for (const auto& [name, init] : m.initializers) f.names.insert(name);
   for (const auto& n : g.node())
     for (const auto& o : n.output()) f.names.insert(o);
