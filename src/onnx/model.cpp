@@ -117,6 +117,7 @@ std::shared_ptr<Model::Impl> build(std::string bytes, const std::string& base_di
   }
   std::stable_sort(m->op_counts.begin(), m->op_counts.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
+  fold_batch_norms(*m);  // after op_counts, which describe the file
   return m;
 }
 

@@ -39,6 +39,12 @@ int64_t opset_of(const Model::Impl& m, const std::string& domain);
 /// the entry's error).
 Initializer make_initializer(const ::onnx::TensorProto& p, const std::string& base_dir);
 
+/// Folds each inference BatchNormalization whose statistics are initializers into the Conv
+/// before it when that Conv's weights (and bias) are initializers and its output feeds only the
+/// BatchNormalization (src/onnx/fold.cpp). Initializers that are also graph inputs are never
+/// folded (a caller may replace them). Returns the number of nodes folded.
+int fold_batch_norms(Model::Impl& m);
+
 /// Runs `g` with its formal inputs bound by name (`given`), inside the enclosing scopes of
 /// `outer` (null for the main graph). Returns the graph outputs in order.
 struct Scope;

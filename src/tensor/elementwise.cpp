@@ -165,7 +165,11 @@ Tensor Tensor::relu() const {
   require_not_bool(*this, "relu");
   if (!is_floating_point()) return where(*this > 0, *this, zeros_like(*this));
   // As libtorch: x where x > 0 or NaN (with gradient 1), +0 where x < 0, and x itself where x is
-  // +-0 (relu(-0) = -0) with gradient 0.
+  // +-0 (relu(-0) = -0) with gradient 0. Without a gradient to record, maximum(x, +0) gives those
+  // values in one read of x (MAX keeps a NaN, and its tie of -0 and +0 gives x), so the relu after
+  // a product is one term of the product's epilogue; maximum's gradient (a tie halves) is not
+  // libtorch's relu's, hence the three-read form below when there is one.
+  if (!detail::any_requires_grad({this})) return maximum(zeros_like(*this));
   Tensor keep = (*this > 0).logical_or(*this != *this);
   return where(keep, *this, where(*this < 0, zeros_like(*this), detach()));
 }

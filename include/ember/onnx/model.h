@@ -17,6 +17,9 @@
 // Model::run_values). complex tensors, maps and sequences of sequences or strings raise
 // UnsupportedError.
 //
+// Inference rewrites at load time: a BatchNormalization after a Conv is folded into the Conv's
+// weights and bias (Model::nodes). The values are the spec's up to float rounding.
+//
 // Errors: a file that cannot be read, is truncated or is not a valid ModelProto, fails the checker
 // or shape inference, or names external data that cannot be read: IOError naming the file and the
 // reason. A node ember cannot run (unknown op, unsupported attribute or attribute value, element
@@ -89,7 +92,11 @@ class Model {
   std::vector<std::pair<std::string, int64_t>> op_counts() const;
   /// The op types among op_counts() that ember cannot run.
   std::vector<std::string> unsupported_ops() const;
-  /// The main graph's nodes in the file's (topological) order; sub-graphs' nodes are not listed.
+  /// The main graph's nodes as ember runs them, in the file's (topological) order; sub-graphs'
+  /// nodes are not listed. An inference BatchNormalization folded into the Conv before it at load
+  /// time (its statistics and the Conv's weights are initializers, not graph inputs, and the Conv's
+  /// output feeds nothing else) is not a node: the Conv produces its output. op_counts() counts
+  /// the file's nodes.
   std::vector<NodeInfo> nodes() const;
   /// The producer and IR version recorded in the file ("pytorch 1.12", 8).
   std::string producer() const;
