@@ -266,6 +266,12 @@ ReduceLoads reduce_loads(const Kernel& k) {
     r.max_reduce |= e->kind == Expr::Kind::Reduce && e->op == ir::Op::RMAX;
   }
   for (auto* l : ls) {
+    // A load constant along every reduce axis (a per-output operand: batch norm's mean, scale or
+    // shift beside the reduced input) is read once per output, not once per term: it does not
+    // pick the vector axis.
+    bool varies = false;
+    for (size_t d = nglob; d < rank; d++) varies |= l->view.strides[d] != 0;
+    if (!varies) continue;
     if (l->view.strides[rank - 1] == 1) r.reduce_contiguous++;
     if (nglob > 0 && l->view.strides[nglob - 1] == 1) r.out_contiguous++;
   }
@@ -356,6 +362,37 @@ LoopPlan plain_loops(const Kernel& k, const Target& t) {
   for (const Expr* n : schedule::kernel_nests(k))
     l.nests.push_back(loop_plan(schedule::nest_kernel(k, *n), t));
   return l;
+}
+
+// Longest concatenation axis that cat_axis unrolls whole.
+constexpr int64_t kMaxCatAxis = 32;
+
+// An elementwise kernel that concatenates along an axis (cat, stack: a sum of pieces, each a load
+// masked to its own slice of the axis, as a convolution's stacked taps) has that axis unrolled
+// whole: each unrolled copy then holds its index as a constant, and the compiler drops the other
+// pieces' loads (their masks fold to false), where a loop evaluates every piece's mask and load
+// at every element. Not axis 0 (the thread pool's) nor the last (the vector loop's).
+void cat_axis(const Kernel& k, LoopPlan& l) {
+  const size_t n = k.full_shape.size();
+  std::vector<const Expr*> ls;
+  loads(*k.value, ls);
+  for (auto& o : k.more_outputs) loads(*o.value, ls);
+  for (size_t d = 1; d + 1 < n; d++) {
+    const int64_t size = k.full_shape[d];
+    if (size > kMaxCatAxis) continue;
+    std::vector<std::pair<int64_t, int64_t>> pieces;
+    for (const Expr* e : ls)
+      if (e->view.has_mask() && e->view.mask[d] != std::pair<int64_t, int64_t>{0, size})
+        pieces.push_back(e->view.mask[d]);
+    std::sort(pieces.begin(), pieces.end());
+    bool disjoint = pieces.size() >= 2;
+    for (size_t i = 1; i < pieces.size(); i++)
+      disjoint = disjoint && pieces[i - 1].second <= pieces[i].first;
+    if (disjoint) {
+      l.upcast[d] = size;
+      return;
+    }
+  }
 }
 
 }  // namespace
@@ -456,7 +493,11 @@ LoopPlan loop_plan(const Kernel& k, const Target& t) {
 
 KernelPlan plan(const Kernel& k, const Target& t) {
   const size_t nglob = k.full_shape.size() - k.reduce_axes.size();
-  if (k.reduce_axes.empty()) return {plain_loops(k, t)};  // elementwise: a plain inner loop
+  if (k.reduce_axes.empty()) {  // elementwise: a plain inner loop
+    LoopPlan l = plain_loops(k, t);
+    cat_axis(k, l);
+    return {l};
+  }
   // A short reduce as an elementwise kernel (render_c.h) where its vector loop has at least a
   // vector's worth of outputs. r_10000_128_2 (dz @ W (1 - h^2), K = 2) at AVX2, one thread:
   // 0.65-0.8x the register tile's time, the same sums in the same order.

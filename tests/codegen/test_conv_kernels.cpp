@@ -136,4 +136,43 @@ TEST(ConvKernels, DepthwiseBackwardIsBounded) {
   EXPECT_EQ(kernels_of(g).size(), 6u);
 }
 
+// The stacked taps' copy is a sum of pieces, each a load masked to its own tap: the heuristic
+// unrolls the tap axis whole, so that each unrolled copy's masks fold and it loads its own tap
+// only (plan_heuristic.cpp's cat_axis). Its values against the windows' path (no gradients).
+TEST(ConvKernels, StackedTapsUnrollTheTapAxis) {
+  Tensor x = input({2, 8, 10, 9}), w = input({16, 8, 3, 3}).requires_grad_(), b = input({16});
+  Tensor y = conv2d(x, w, b, {1}, {1});
+  std::string log = test::debug3(y);
+  auto at = log.find("kernel E_8_9_2_");
+  ASSERT_NE(at, std::string::npos) << log;
+  auto from = log.find("opts:", at);
+  ASSERT_NE(from, std::string::npos) << log;
+  EXPECT_NE(log.substr(from, log.find('\n', from) - from).find("UPCAST(1,9)"), std::string::npos)
+      << log;
+  Tensor ref;
+  {
+    NoGradGuard no_grad;
+    ref = conv2d(x, w, b, {1}, {1});
+  }
+  auto got = y.to_vector<float>(), want = ref.to_vector<float>();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); i++) ASSERT_NEAR(got[i], want[i], 1e-4) << i;
+  // A plain stack: three pieces along axis 1, each element copied exactly.
+  Tensor p = input({4, 5, 6}), q = input({4, 5, 6}), r = input({4, 5, 6});
+  Tensor st = stack({p, q, r}, 1);
+  std::string slog = test::debug3(st);
+  auto sat = slog.find("kernel E_4_3_30 ");
+  ASSERT_NE(sat, std::string::npos) << slog;
+  EXPECT_NE(slog.find("UPCAST(1,3)", sat), std::string::npos) << slog;
+  auto sv = st.to_vector<float>();
+  const std::vector<float> pv = p.to_vector<float>(), qv = q.to_vector<float>(),
+                           rv = r.to_vector<float>();
+  for (size_t i = 0; i < 4; i++)
+    for (size_t j = 0; j < 30; j++) {
+      ASSERT_EQ(sv[i * 90 + j], pv[i * 30 + j]);
+      ASSERT_EQ(sv[i * 90 + 30 + j], qv[i * 30 + j]);
+      ASSERT_EQ(sv[i * 90 + 60 + j], rv[i * 30 + j]);
+    }
+}
+
 }  // namespace
