@@ -175,4 +175,40 @@ TEST(ConvKernels, StackedTapsUnrollTheTapAxis) {
     }
 }
 
+// With one input channel the taps are the copy's axis 0, the thread pool's: the renderer
+// switches over it, each case its own loops with the tap a constant (render_c.cpp), where an
+// unroll would leave one unit of work. Values against the windows' path, and a stack along dim 0
+// copied exactly.
+TEST(ConvKernels, StackedTapsOnAxisZeroSwitchOverTheTap) {
+  Tensor x = input({2, 1, 7, 6}), w = input({4, 1, 3, 3}).requires_grad_(), b = input({4});
+  Tensor y = conv2d(x, w, b, {1}, {1});
+  Context& ctx = Context::get();
+  const int old = ctx.debug;
+  ctx.debug = 4;
+  testing::internal::CaptureStderr();
+  realize({y});
+  std::string log = testing::internal::GetCapturedStderr();
+  ctx.debug = old;
+  auto at = log.find("_E_9_2_");
+  ASSERT_NE(at, std::string::npos) << log;
+  EXPECT_NE(log.find("switch (o0)", at), std::string::npos) << log.substr(at, 2000);
+  Tensor ref;
+  {
+    NoGradGuard no_grad;
+    ref = conv2d(x, w, b, {1}, {1});
+  }
+  auto got = y.to_vector<float>(), want = ref.to_vector<float>();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); i++) ASSERT_NEAR(got[i], want[i], 1e-4) << i;
+  Tensor p = input({4, 5, 6}), q = input({4, 5, 6}), r = input({4, 5, 6});
+  auto sv = stack({p, q, r}, 0).to_vector<float>();
+  const std::vector<float> pv = p.to_vector<float>(), qv = q.to_vector<float>(),
+                           rv = r.to_vector<float>();
+  for (size_t i = 0; i < 120; i++) {
+    ASSERT_EQ(sv[i], pv[i]);
+    ASSERT_EQ(sv[120 + i], qv[i]);
+    ASSERT_EQ(sv[240 + i], rv[i]);
+  }
+}
+
 }  // namespace
