@@ -136,6 +136,32 @@ TEST(ConvKernels, DepthwiseBackwardIsBounded) {
   EXPECT_EQ(kernels_of(g).size(), 6u);
 }
 
+// y = conv2d(x, w, b, padding 1) against the same convolution without gradients (the windows'
+// path: no stacked taps).
+void expect_windows_values(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y) {
+  Tensor ref;
+  {
+    NoGradGuard no_grad;
+    ref = conv2d(x, w, b, {1}, {1});
+  }
+  auto got = y.to_vector<float>(), want = ref.to_vector<float>();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); i++) ASSERT_NEAR(got[i], want[i], 1e-4) << i;
+}
+
+// `st`, the stack of `parts` (equal shapes) along a dim with `outer` elements before it: each
+// element copied exactly, st[i, k, j] = parts[k][i, j].
+void expect_stacked(const std::vector<Tensor>& parts, const Tensor& st, size_t outer) {
+  auto sv = st.to_vector<float>();
+  const size_t inner = static_cast<size_t>(parts[0].numel()) / outer, n = parts.size();
+  for (size_t k = 0; k < n; k++) {
+    auto pv = parts[k].to_vector<float>();
+    for (size_t i = 0; i < outer; i++)
+      for (size_t j = 0; j < inner; j++)
+        ASSERT_EQ(sv[(i * n + k) * inner + j], pv[i * inner + j]) << k << "," << i << "," << j;
+  }
+}
+
 // The stacked taps' copy is a sum of pieces, each a load masked to its own tap: the heuristic
 // unrolls the tap axis whole, so that each unrolled copy's masks fold and it loads its own tap
 // only (plan_heuristic.cpp's cat_axis). Its values against the windows' path (no gradients).
@@ -149,14 +175,7 @@ TEST(ConvKernels, StackedTapsUnrollTheTapAxis) {
   ASSERT_NE(from, std::string::npos) << log;
   EXPECT_NE(log.substr(from, log.find('\n', from) - from).find("UPCAST(1,9)"), std::string::npos)
       << log;
-  Tensor ref;
-  {
-    NoGradGuard no_grad;
-    ref = conv2d(x, w, b, {1}, {1});
-  }
-  auto got = y.to_vector<float>(), want = ref.to_vector<float>();
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); i++) ASSERT_NEAR(got[i], want[i], 1e-4) << i;
+  expect_windows_values(x, w, b, y);
   // A plain stack: three pieces along axis 1, each element copied exactly.
   Tensor p = input({4, 5, 6}), q = input({4, 5, 6}), r = input({4, 5, 6});
   Tensor st = stack({p, q, r}, 1);
@@ -164,15 +183,7 @@ TEST(ConvKernels, StackedTapsUnrollTheTapAxis) {
   auto sat = slog.find("kernel E_4_3_30 ");
   ASSERT_NE(sat, std::string::npos) << slog;
   EXPECT_NE(slog.find("UPCAST(1,3)", sat), std::string::npos) << slog;
-  auto sv = st.to_vector<float>();
-  const std::vector<float> pv = p.to_vector<float>(), qv = q.to_vector<float>(),
-                           rv = r.to_vector<float>();
-  for (size_t i = 0; i < 4; i++)
-    for (size_t j = 0; j < 30; j++) {
-      ASSERT_EQ(sv[i * 90 + j], pv[i * 30 + j]);
-      ASSERT_EQ(sv[i * 90 + 30 + j], qv[i * 30 + j]);
-      ASSERT_EQ(sv[i * 90 + 60 + j], rv[i * 30 + j]);
-    }
+  expect_stacked({p, q, r}, st, 4);
 }
 
 // With one input channel the taps are the copy's axis 0, the thread pool's: the renderer
@@ -192,23 +203,9 @@ TEST(ConvKernels, StackedTapsOnAxisZeroSwitchOverTheTap) {
   auto at = log.find("_E_9_2_");
   ASSERT_NE(at, std::string::npos) << log;
   EXPECT_NE(log.find("switch (o0)", at), std::string::npos) << log.substr(at, 2000);
-  Tensor ref;
-  {
-    NoGradGuard no_grad;
-    ref = conv2d(x, w, b, {1}, {1});
-  }
-  auto got = y.to_vector<float>(), want = ref.to_vector<float>();
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); i++) ASSERT_NEAR(got[i], want[i], 1e-4) << i;
+  expect_windows_values(x, w, b, y);
   Tensor p = input({4, 5, 6}), q = input({4, 5, 6}), r = input({4, 5, 6});
-  auto sv = stack({p, q, r}, 0).to_vector<float>();
-  const std::vector<float> pv = p.to_vector<float>(), qv = q.to_vector<float>(),
-                           rv = r.to_vector<float>();
-  for (size_t i = 0; i < 120; i++) {
-    ASSERT_EQ(sv[i], pv[i]);
-    ASSERT_EQ(sv[120 + i], qv[i]);
-    ASSERT_EQ(sv[240 + i], rv[i]);
-  }
+  expect_stacked({p, q, r}, stack({p, q, r}, 0), 1);
 }
 
 }  // namespace
