@@ -39,5 +39,13 @@ bool short_reduce(const schedule::Kernel& k);
 /// Whether an elementwise kernel's last axis is short enough (at most 4) to be unrolled inside
 /// the loop around it, which then vectorises (render_c.cpp), with these upcasts.
 bool short_last_axis(const schedule::Kernel& k, const std::vector<int64_t>& upcast);
+/// Whether axis d (not the last) of an elementwise kernel concatenates (cat, stack, a
+/// convolution's stacked taps): at most kMaxConcatAxis long, and its value a sum of at least two
+/// loads masked to pairwise disjoint slices of it. Code that knows the index along d as a
+/// constant drops every other piece (their masks fold to false): the heuristic unrolls such an
+/// axis whole (plan_heuristic.cpp), and the renderer specialises axis 0 (the thread pool's,
+/// which an unroll would leave one unit of work) by a switch over its values.
+bool concat_axis(const schedule::Kernel& k, size_t d);
+constexpr int64_t kMaxConcatAxis = 32;
 
 }  // namespace ember::codegen

@@ -136,4 +136,76 @@ TEST(ConvKernels, DepthwiseBackwardIsBounded) {
   EXPECT_EQ(kernels_of(g).size(), 6u);
 }
 
+// y = conv2d(x, w, b, padding 1) against the same convolution without gradients (the windows'
+// path: no stacked taps).
+void expect_windows_values(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y) {
+  Tensor ref;
+  {
+    NoGradGuard no_grad;
+    ref = conv2d(x, w, b, {1}, {1});
+  }
+  auto got = y.to_vector<float>(), want = ref.to_vector<float>();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); i++) ASSERT_NEAR(got[i], want[i], 1e-4) << i;
+}
+
+// `st`, the stack of `parts` (equal shapes) along a dim with `outer` elements before it: each
+// element copied exactly, st[i, k, j] = parts[k][i, j].
+void expect_stacked(const std::vector<Tensor>& parts, const Tensor& st, size_t outer) {
+  auto sv = st.to_vector<float>();
+  const size_t inner = static_cast<size_t>(parts[0].numel()) / outer, n = parts.size();
+  for (size_t k = 0; k < n; k++) {
+    auto pv = parts[k].to_vector<float>();
+    for (size_t i = 0; i < outer; i++)
+      for (size_t j = 0; j < inner; j++)
+        ASSERT_EQ(sv[(i * n + k) * inner + j], pv[i * inner + j]) << k << "," << i << "," << j;
+  }
+}
+
+// The stacked taps' copy is a sum of pieces, each a load masked to its own tap: the heuristic
+// unrolls the tap axis whole, so that each unrolled copy's masks fold and it loads its own tap
+// only (plan_heuristic.cpp's cat_axis). Its values against the windows' path (no gradients).
+TEST(ConvKernels, StackedTapsUnrollTheTapAxis) {
+  Tensor x = input({2, 8, 10, 9}), w = input({16, 8, 3, 3}).requires_grad_(), b = input({16});
+  Tensor y = conv2d(x, w, b, {1}, {1});
+  std::string log = test::debug3(y);
+  auto at = log.find("kernel E_8_9_2_");
+  ASSERT_NE(at, std::string::npos) << log;
+  auto from = log.find("opts:", at);
+  ASSERT_NE(from, std::string::npos) << log;
+  EXPECT_NE(log.substr(from, log.find('\n', from) - from).find("UPCAST(1,9)"), std::string::npos)
+      << log;
+  expect_windows_values(x, w, b, y);
+  // A plain stack: three pieces along axis 1, each element copied exactly.
+  Tensor p = input({4, 5, 6}), q = input({4, 5, 6}), r = input({4, 5, 6});
+  Tensor st = stack({p, q, r}, 1);
+  std::string slog = test::debug3(st);
+  auto sat = slog.find("kernel E_4_3_30 ");
+  ASSERT_NE(sat, std::string::npos) << slog;
+  EXPECT_NE(slog.find("UPCAST(1,3)", sat), std::string::npos) << slog;
+  expect_stacked({p, q, r}, st, 4);
+}
+
+// With one input channel the taps are the copy's axis 0, the thread pool's: the renderer
+// switches over it, each case its own loops with the tap a constant (render_c.cpp), where an
+// unroll would leave one unit of work. Values against the windows' path, and a stack along dim 0
+// copied exactly.
+TEST(ConvKernels, StackedTapsOnAxisZeroSwitchOverTheTap) {
+  Tensor x = input({2, 1, 7, 6}), w = input({4, 1, 3, 3}).requires_grad_(), b = input({4});
+  Tensor y = conv2d(x, w, b, {1}, {1});
+  Context& ctx = Context::get();
+  const int old = ctx.debug;
+  ctx.debug = 4;
+  testing::internal::CaptureStderr();
+  realize({y});
+  std::string log = testing::internal::GetCapturedStderr();
+  ctx.debug = old;
+  auto at = log.find("_E_9_2_");
+  ASSERT_NE(at, std::string::npos) << log;
+  EXPECT_NE(log.find("switch (o0)", at), std::string::npos) << log.substr(at, 2000);
+  expect_windows_values(x, w, b, y);
+  Tensor p = input({4, 5, 6}), q = input({4, 5, 6}), r = input({4, 5, 6});
+  expect_stacked({p, q, r}, stack({p, q, r}, 0), 1);
+}
+
 }  // namespace

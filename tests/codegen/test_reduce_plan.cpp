@@ -265,4 +265,34 @@ TEST(ReducePlan, SmallBatchHoldsItsOperandVectors) {
     }
 }
 
+// Batch norm's per-channel sums over (N, H, W) of an NCHW gradient times the normalised input:
+// two reduce axes around the channel axis, the last (H W) contiguous. The per-channel operands
+// (mean, scale) are read along the channel axis but are constant over the reduce: they must not
+// make the strided channel axis the vector axis (a whole-channel upcast: one unit of work that
+// gathers every load, 8x the time of walking H W).
+TEST(ReducePlan, PerChannelSumWalksTheContiguousReduceAxis) {
+  const int64_t n = 64, c = 16, l = 64;
+  Tensor g = input({n, c, 8, 8}), x = input({n, c, 8, 8}), mean = input({1, c, 1, 1}),
+         scale = input({1, c, 1, 1});
+  Tensor s = (g * ((x - mean) * scale)).sum({0, 2, 3});
+  std::string log = debug3(s);
+  auto at = log.find("kernel r_16_64_64 ");
+  ASSERT_NE(at, std::string::npos) << log;
+  auto from = log.find("opts:", at);
+  std::string opts = log.substr(from, log.find('\n', from) - from);
+  EXPECT_EQ(opts.find("UPCAST(0,"), std::string::npos) << opts;
+  EXPECT_NE(opts.find("UNROLL(2,"), std::string::npos) << opts;
+  auto gv = g.to_vector<float>(), xv = x.to_vector<float>(), mv = mean.to_vector<float>(),
+       cv = scale.to_vector<float>(), got = s.to_vector<float>();
+  for (int64_t j = 0; j < c; j++) {
+    double r = 0;
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t q = 0; q < l; q++) {
+        const size_t at2 = static_cast<size_t>((i * c + j) * l + q);
+        r += double(gv[at2]) * ((double(xv[at2]) - mv[j]) * cv[j]);
+      }
+    ASSERT_NEAR(got[j], r, 1e-3) << j;
+  }
+}
+
 }  // namespace

@@ -39,6 +39,21 @@ BACKWARD_CASE(GradConv, conv2d_groups_depthwise) {
       ops::conv2d(b, x, w, typename B::T{}, Shape{1}, Shape{1}, Shape{1}, int64_t{2}),
       ops::conv2d(b, x, dw, typename B::T{}, Shape{2}, Shape{1}, Shape{1}, int64_t{4})};
 }
+// The digits CNN's training path at odd sizes: the stacked taps copied channel-major (one input
+// channel: the taps are the copy's axis 0, rendered as a switch; two channels per group: the tap
+// axis unrolled), batch norm's per-channel sums over an input in either layout, padding larger
+// than the kernel, groups, and batch 1 (the output's layout).
+BACKWARD_CASE(GradConv, conv_batch_norm_training_chain, TR) {
+  auto none = typename B::T{};
+  auto x = b.randn({3, 1, 7, 5}), w1 = b.dyadic({4, 1, 3, 3}), c1 = b.randn({4});
+  auto y = ops::batch_norm(b, ops::conv2d(b, x, w1, c1, Shape{1}, Shape{1}, Shape{1}, int64_t{1}),
+                           b.randn({4}), b.randn({4}), none, none, true, 0.1, 1e-5);
+  auto z =
+      ops::conv2d(b, y, b.dyadic({6, 2, 2, 2}), none, Shape{1}, Shape{3}, Shape{1}, int64_t{2});
+  auto u = ops::conv2d(b, b.randn({1, 1, 5, 4}), w1, c1, Shape{1}, Shape{2}, Shape{1}, int64_t{1});
+  return std::vector{ops::batch_norm(b, z, b.randn({6}), b.randn({6}), none, none, true, 0.1, 1e-5),
+                     u};
+}
 // Every reduction of stride and dilation: gcd > 1, dilation alone, stride with dilation coprime.
 BACKWARD_CASE(GradConv, conv1d_strides_and_dilations) {
   auto x = b.dyadic({1, 2, 29}), w = b.dyadic({3, 2, 4});
