@@ -5,11 +5,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "ember/jit.h"
+#include "ember/support/read_file.h"
 #include "model_impl.h"
 #include "registry.h"
 #include "tensor_proto.h"
@@ -18,14 +17,7 @@ namespace ember::onnx {
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IOError("'" + path + "': cannot open");
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) throw IOError("'" + path + "': read failed");
-  return s.str();
-}
+using support::read_file;
 
 ValueInfo describe(const ::onnx::ValueInfoProto& v) {
   ValueInfo r;

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -10,8 +11,12 @@
 namespace ember::support {
 
 std::string read_file(const std::string& path) {
+  // An ifstream opens a directory on Linux and reads nothing: say what it is instead.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw IOError("cannot read '" + path + "': it is a directory, not a file");
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw IOError("cannot read '" + path + "': " + std::strerror(errno));
+  if (!f) throw IOError("cannot open '" + path + "': " + std::strerror(errno));
   std::ostringstream s;
   s << f.rdbuf();
   if (f.bad()) throw IOError("cannot read '" + path + "': " + std::strerror(errno));

@@ -105,6 +105,9 @@ TEST(OnnxLoader, ExternalData) {
 
 TEST(OnnxLoader, MissingTruncatedAndMalformedFiles) {
   EXPECT_CONTAINS(message_of<IOError>([] { eo::load("/nonexistent/model.onnx"); }), "cannot open");
+  // A directory opens as a stream on Linux and reads as zero bytes: it must not pass as "empty".
+  const std::string dir = fs::temp_directory_path().string();
+  EXPECT_CONTAINS(message_of<IOError>([&] { eo::load(dir); }), "'" + dir + "': it is a directory");
   const std::string good = add_model().bytes();
   EXPECT_CONTAINS(
       message_of<IOError>([&] { eo::load_from_bytes(good.substr(0, good.size() / 2)); }),

@@ -5,8 +5,8 @@
 
 namespace ember::support {
 
-/// The bytes of the file at `path`. Throws IOError naming the file and strerror's reason when it
-/// cannot be opened or read.
+/// The bytes of the file at `path`. Throws IOError naming the file: "cannot open" with strerror's
+/// reason, "it is a directory", or "cannot read" when reading fails.
 std::string read_file(const std::string& path);
 
 }  // namespace ember::support
