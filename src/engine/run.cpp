@@ -10,6 +10,7 @@
 #include "ember/error.h"
 #include "ember/support/clock.h"
 #include "ember/support/shape_str.h"
+#include "engine/graph_launch.h"
 #include "engine/kernel_summary.h"
 #include "engine/launch_list.h"
 #include "engine/launch_sink.h"
@@ -155,6 +156,7 @@ void launch_on(const runtime::Program& p, size_t n, BufferAt buffer) {
 // launch, where its inputs are computed.
 template <class SlotAt>
 void execute(const LaunchList& list, SlotAt slot) {
+  if (list.graph_key && launch_as_graph(list, slot)) return;  // a jit replay as one graph
   const bool beam = Context::get().beam > 0;
   SearchCount count;
   if (beam)

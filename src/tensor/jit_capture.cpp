@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "ember/context.h"
+#include "engine/graph_launch.h"
 #include "engine/launch_sink.h"
 #include "tensor/jit_memory_plan.h"
 #include "tensor/jit_observer.h"
@@ -360,6 +361,7 @@ void Capture::keep_held_buffers() {
 void Capture::build_list() {
   std::vector<int32_t> slot(bindings.size());
   list = engine::LaunchList{};
+  list.graph_key = engine::new_graph_key();  // a replay may run as one device graph
   bound_binding.clear();
   for (size_t b = 0; b < bindings.size(); b++)
     if (bindings[b].role != Role::Fresh) {

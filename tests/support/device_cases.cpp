@@ -83,6 +83,18 @@ Outputs gpu_shape_cases(const std::string& device) {
   return realized(outs);
 }
 
+Outputs many_operand_product(const std::string& device) {
+  DeviceGuard g(device);
+  const int64_t n = 40, k = 37, m = 33;
+  Tensor sum;
+  for (int q = 0; q < 7; q++) {
+    const Tensor a = values({n, k}, 2 * q).to(kFloat64), b = values({k, m}, 2 * q + 1).to(kFloat64);
+    const Tensor term = (a * 0.5).exp().unsqueeze(1) * b.sin().t().unsqueeze(0);  // [n, m, k]
+    sum = q == 0 ? term : sum + term;
+  }
+  return realized({sum.sum({2}).tanh()});
+}
+
 void expect_outputs_near(const Outputs& got, const Outputs& want, double rtol, double atol,
                          double stol) {
   ASSERT_EQ(got.size(), want.size());

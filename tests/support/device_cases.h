@@ -25,6 +25,12 @@ Outputs small_kernels(const std::string& device);
 /// a batched 3 x 33 x 17 x 40, a transposed operand and a product with bias and tanh after it.
 Outputs gpu_shape_cases(const std::string& device);
 
+/// A float64 product of 40 x 37 @ 37 x 33 whose reduce term sums 7 computed row operands
+/// (exp(a_q / 2)) times 7 computed column operands (sin(b_q)), with tanh after it: at the plans'
+/// full panel depth its 14 panels would take 56 KiB of local memory, more than a CUDA block's
+/// static 48 KiB (codegen::gpu_plan's guard, kernel_plan.h).
+Outputs many_operand_product(const std::string& device);
+
 /// Expects got[i][j] within rtol |want[i][j]| + atol + stol max_j |want[i][j]| of want[i][j]
 /// (reports up to 5 elements per output). The codegen fuzz test's tolerance is rtol 1e-4, stol
 /// 1e-5.
