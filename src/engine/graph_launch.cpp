@@ -15,15 +15,16 @@ uint64_t new_graph_key() {
 
 namespace {
 
-// The device that runs every step of `list` on buffers that live there; null where there is none.
+// The device whose memory holds every buffer of `list`, and whose are its programs; null where
+// there is none.
 runtime::Device* one_device(const LaunchList& list,
                             const std::function<runtime::Storage*(int32_t)>& slot) {
-  runtime::Device* dev = list.steps.front().program ? list.steps.front().program->memory : nullptr;
-  if (!dev) return nullptr;
+  runtime::Device* dev = slot(list.steps.front().slots.front())->device();
+  if (!dev) return nullptr;  // host memory: copied around each launch
   for (const LaunchStep& s : list.steps) {
-    if (!s.program || s.program->memory != dev) return nullptr;  // a copy, or another device
+    if (s.program && s.program->memory != dev) return nullptr;
     for (int32_t b : s.slots)
-      if (slot(b)->device() != dev) return nullptr;  // host memory: copied around each launch
+      if (slot(b)->device() != dev) return nullptr;
   }
   return dev;
 }
@@ -38,17 +39,21 @@ bool launch_as_graph(const LaunchList& list,
     return false;
   runtime::Device* dev = one_device(list, slot);
   if (!dev) return false;
-  std::vector<const runtime::Program*> programs;
-  std::vector<std::vector<void*>> args;
-  for (const LaunchStep& s : list.steps) {
-    programs.push_back(s.program.get());
-    args.emplace_back();
-    for (int32_t b : s.slots) args.back().push_back(slot(b)->device_buffer().handle);
+  std::vector<runtime::SequenceStep> steps(list.steps.size());
+  int64_t kernels = 0;
+  for (size_t i = 0; i < steps.size(); i++) {
+    const LaunchStep& s = list.steps[i];
+    steps[i].program = s.program.get();
+    for (int32_t b : s.slots) steps[i].args.push_back(slot(b)->device_buffer().handle);
+    if (!s.program) steps[i].bytes = slot(s.slots[0])->nbytes();  // a copy (copy_data)
+    kernels += s.program != nullptr;
   }
-  if (!dev->launch_graph(list.graph_key, programs, args)) return false;
-  for (const LaunchStep& s : list.steps)
-    for (size_t i = 0; i < s.program->kernel.num_outputs(); i++) slot(s.slots[i])->device_written();
-  stat_add(runtime_stats().kernels_launched, static_cast<int64_t>(programs.size()));
+  if (!dev->launch_graph(list.graph_key, steps)) return false;
+  for (const LaunchStep& s : list.steps) {
+    const size_t outputs = s.program ? s.program->kernel.num_outputs() : 1;
+    for (size_t i = 0; i < outputs; i++) slot(s.slots[i])->device_written();
+  }
+  stat_add(runtime_stats().kernels_launched, kernels);
   return true;
 }
 

@@ -13,11 +13,11 @@ namespace ember::engine {
 /// A new LaunchList::graph_key: a number never given before in the process.
 uint64_t new_graph_key();
 
-/// Runs `list` (slot(s): the storage of slot s) as one sequence on its programs' device, and
-/// marks its outputs written there, where the list has a graph key, every step is a program of
-/// one device with memory of its own, every buffer lives there (no copies around the launches),
-/// no DEBUG=2 / PROFILE timing or BEAM search asks for the launches one by one, and the device
-/// runs sequences. False, with nothing run, otherwise.
+/// Runs `list` (slot(s): the storage of slot s) as one sequence on a device, and marks what it
+/// writes written there, where the list has a graph key, every buffer lives in the memory of one
+/// device and every program is that device's (no copies around the launches; copy steps between
+/// its buffers join the sequence), no DEBUG=2 / PROFILE timing or BEAM search asks for the
+/// launches one by one, and the device runs sequences. False, with nothing run, otherwise.
 bool launch_as_graph(const LaunchList& list, const std::function<runtime::Storage*(int32_t)>& slot);
 
 }  // namespace ember::engine

@@ -258,8 +258,9 @@ void run(const LaunchList& list, std::span<const StorageRef* const> bound,
          std::vector<StorageRef>& fresh) {
   fresh.resize(list.fresh.size());
   for (size_t i = 0; i < list.fresh.size(); i++)
-    fresh[i] =
-        std::make_shared<runtime::Storage>(list.fresh[i].first, list.fresh[i].second, list.place);
+    fresh[i] = std::make_shared<runtime::Storage>(
+        list.fresh[i].first, list.fresh[i].second,
+        list.fresh_place.empty() ? list.place : list.fresh_place[i]);
   const int32_t nb = list.bound;
   auto slot = [&](int32_t s) -> runtime::Storage* {
     return s < nb ? bound[static_cast<size_t>(s)]->get() : fresh[static_cast<size_t>(s - nb)].get();

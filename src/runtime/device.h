@@ -35,6 +35,15 @@ struct DeviceBuffer {
   size_t bytes = 0;
 };
 
+/// One step of a sequence that a device runs as one (Device::launch_graph): `program` (the
+/// device's, built) on `args` (its buffer handles in slot order), or, without a program, a copy of
+/// `bytes` from the buffer args[1] into args[0] (both the device's).
+struct SequenceStep {
+  const Program* program = nullptr;
+  std::vector<void*> args;
+  size_t bytes = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -49,14 +58,12 @@ class Device {
   /// True for a device with memory of its own (opencl, cuda), where tensors can live (Tensor::to);
   /// false for those that run on host memory (cpu, interp).
   virtual bool own_memory() const { return false; }
-  /// A jit replay's launches as one: programs[i] (this device's, built) on args[i] (its buffer
-  /// handles in slot order), in order. A device that can record the sequence once and relaunch
-  /// it (cuda: a CUDA graph) runs it, keeping what it recorded under `key` (a capture's list,
-  /// engine::LaunchList::graph_key), and returns true; false (the default): the caller launches
-  /// them one by one.
-  virtual bool launch_graph(uint64_t key, const std::vector<const Program*>& programs,
-                            const std::vector<std::vector<void*>>& args) {
-    (void)key, (void)programs, (void)args;
+  /// A jit replay's launches as one (see SequenceStep), in order. A device that can record the
+  /// sequence once and relaunch it (cuda: a CUDA graph) runs it, keeping what it recorded under
+  /// `key` (a capture's list, engine::LaunchList::graph_key), and returns true; false (the
+  /// default): the caller launches the steps one by one.
+  virtual bool launch_graph(uint64_t key, const std::vector<SequenceStep>& steps) {
+    (void)key, (void)steps;
     return false;
   }
 

@@ -20,7 +20,7 @@ namespace ember::runtime::cu {
   X(cuModuleGetFunction) X(cuLaunchKernel) X(cuCtxSynchronize) X(cuMemAlloc) X(cuMemFree)         \
   X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuGetErrorName) X(cuGraphCreate)             \
   X(cuGraphAddKernelNode) X(cuGraphInstantiate) X(cuGraphExecKernelNodeSetParams) X(cuGraphLaunch) \
-  X(cuGraphExecDestroy) X(cuGraphDestroy)
+  X(cuGraphAddMemcpyNode) X(cuGraphExecMemcpyNodeSetParams) X(cuGraphExecDestroy) X(cuGraphDestroy)
 // clang-format on
 
 struct Driver {

@@ -67,8 +67,7 @@ class CUDADevice : public GpuCompiler<CUDADevice, CUDAProgram> {
 
   std::string name() const override { return "cuda"; }
   bool own_memory() const override { return true; }
-  bool launch_graph(uint64_t key, const std::vector<const Program*>& programs,
-                    const std::vector<std::vector<void*>>& args) override;
+  bool launch_graph(uint64_t key, const std::vector<SequenceStep>& steps) override;
 
   static const codegen::Dialect& dialect() { return codegen::cuda_dialect(); }
   // The kernels' static __shared__ arrays: 48 KiB a block on every GPU (kernel_plan.h).
@@ -181,18 +180,21 @@ void CUDADevice::launch(const CUDAProgram& p, void* const* bufs) {
   cu::check(d_.cuCtxSynchronize(), "cuCtxSynchronize");  // a kernel's fault, here
 }
 
-bool CUDADevice::launch_graph(uint64_t key, const std::vector<const Program*>& programs,
-                              const std::vector<std::vector<void*>>& args) {
+bool CUDADevice::launch_graph(uint64_t key, const std::vector<SequenceStep>& steps) {
   std::vector<GraphLaunch> launches;
-  for (size_t i = 0; i < programs.size(); i++) {
-    const auto& p = static_cast<const CUDAProgram&>(*programs[i]);
+  for (const SequenceStep& s : steps) {
+    if (!s.program) {  // a copy between buffers of this device
+      if (s.bytes) launches.push_back({nullptr, 0, 0, s.args, s.bytes});
+      continue;
+    }
+    const auto& p = static_cast<const CUDAProgram&>(*s.program);
     if (!p.fn) throw Error("internal error: kernel " + p.name + " launched before it was built");
     if (p.plan.groups > 0)
-      launches.push_back({p.fn, grid_of(p.plan), static_cast<unsigned>(p.plan.local), args[i]});
+      launches.push_back({p.fn, grid_of(p.plan), static_cast<unsigned>(p.plan.local), s.args, 0});
   }
   std::lock_guard<std::mutex> lock(launch_mu_);
   current();
-  graphs_.launch(key, launches);
+  graphs_.launch(key, launches, ctx_);
   return true;
 }
 
