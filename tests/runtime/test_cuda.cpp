@@ -191,47 +191,16 @@ TEST_F(CudaDevice, PpoStepMatchesCpu) {
   }
 }
 
-// Jit replays as CUDA graphs (cuda_graph.h): Adam steps of a model moved to cuda, jitted (the
-// second call captures, later calls replay as one graph), each on a new batch, against eager cpu;
-// the graph is built once and relaunched, re-pointed at each replay's new buffers.
-std::vector<std::vector<float>> jitted_training(const std::string& device, bool jit) {
-  manual_seed(3);
-  nn::Sequential net(nn::Linear(8, 64), nn::Tanh(), nn::Linear(64, 2));
-  net->to(device);
-  optim::Adam opt(net->parameters(), optim::AdamOptions(1e-2));
-  auto step = [&](const std::vector<Tensor>& in) {
-    opt.zero_grad();
-    Tensor loss = nn::functional::mse_loss(net->forward(in[0]), in[1]);
-    loss.backward();
-    opt.step();
-    return std::vector<Tensor>{loss};
-  };
-  Jit jitted = ember::jit(step);
-  std::vector<std::vector<float>> out;
-  for (int i = 0; i < 6; i++) {
-    const Tensor x = (arange(256, kFloat32).reshape({32, 8}) * (0.01 * (i + 1))).sin();
-    const Tensor y = (arange(64, kFloat32).reshape({32, 2}) * (0.02 * (i + 1))).cos();
-    const std::vector<Tensor> in = {x.to(device), y.to(device)};
-    out.push_back({(jit ? jitted(in) : step(in))[0].item<float>()});
-  }
-  for (const Tensor& p : net->parameters()) out.push_back(p.to_vector<float>());
-  return out;
-}
-
+// Jit replays as CUDA graphs (cuda_graph.h): Adam steps of a model moved to cuda, jitted (calls 3
+// to 6 replay as one graph), each on a new batch, against eager cpu; the graph is built once and
+// relaunched, re-pointed at each replay's new buffers.
 TEST_F(CudaDevice, JitReplaysRunAsCudaGraphsAndMatchCpu) {
   const CudaGraphCounts before = cuda_graph_counts();
-  const auto got = jitted_training("cuda", true);
+  const test::Outputs got = test::adam_steps("cuda", true);
   const CudaGraphCounts after = cuda_graph_counts();
-  EXPECT_EQ(after.launched - before.launched, 4);  // calls 3 to 6
+  EXPECT_EQ(after.launched - before.launched, 4);
   EXPECT_EQ(after.built - before.built, 1);
-  const auto want = jitted_training("cpu", false);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < want.size(); i++) {
-    ASSERT_EQ(got[i].size(), want[i].size());
-    for (size_t j = 0; j < want[i].size(); j++)
-      EXPECT_NEAR(got[i][j], want[i][j], 1e-4 + 1e-3 * std::abs(want[i][j]))
-          << (i < 6 ? "loss " : "parameter ") << i << " element " << j;
-  }
+  test::expect_adam_steps_near(got, test::adam_steps("cpu", false));
 }
 
 }  // namespace

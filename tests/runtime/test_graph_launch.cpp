@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "../support/device_cases.h"
 #include "ember/ember.h"
 #include "ember/error.h"
 #include "runtime/device.h"
@@ -68,75 +69,23 @@ GraphCheckDevice& graph_check() {
   return d;
 }
 
-class GraphLaunch : public ::testing::Test {
+class GraphLaunch : public test::OnOpenCL {
  protected:
   void SetUp() override {
-    try {
-      get_device("opencl");
-    } catch (const ValueError& e) {
-      GTEST_SKIP() << e.what();
-    }
+    test::OnOpenCL::SetUp();
     register_device("graph-check", graph_check());
   }
 };
 
-// Distinct, non-trivial values in [-1, 1).
-Tensor values(std::vector<int64_t> shape, float step) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  std::vector<float> v(static_cast<size_t>(n));
-  for (size_t i = 0; i < v.size(); i++) v[i] = std::fmod(step * float(i), 2.0f) - 1.0f;
-  return from_vector(v).reshape(shape);
-}
-
-struct Trained {
-  std::vector<float> losses;
-  std::vector<std::vector<float>> params;
-};
-
-// Five Adam steps of a small model on `device` (jitted: the second call captures, the later
-// ones replay), each on a new batch.
-Trained train(const std::string& device, bool jit) {
-  manual_seed(3);
-  nn::Sequential net(nn::Linear(6, 16), nn::Tanh(), nn::Linear(16, 3));
-  net->to(device);
-  optim::Adam opt(net->parameters(), optim::AdamOptions(1e-2));
-  auto step = [&](const std::vector<Tensor>& in) {
-    opt.zero_grad();
-    Tensor loss = nn::functional::mse_loss(net->forward(in[0]), in[1]);
-    loss.backward();
-    opt.step();
-    return std::vector<Tensor>{loss};
-  };
-  Jit jitted = ember::jit(step);
-  Trained r;
-  for (int i = 0; i < 5; i++) {
-    const std::vector<Tensor> in = {values({8, 6}, 0.37f + 0.05f * float(i)).to(device),
-                                    values({8, 3}, 0.61f + 0.03f * float(i)).to(device)};
-    const std::vector<Tensor> out = jit ? jitted(in) : step(in);
-    EXPECT_EQ(out[0].device().str(), ember::Device(device).str());
-    r.losses.push_back(out[0].item<float>());
-  }
-  for (const Tensor& p : net->parameters()) r.params.push_back(p.to_vector<float>());
-  return r;
-}
-
 TEST_F(GraphLaunch, JitReplaysRunAsOneSequenceAndMatchCpu) {
   const int before = graph_check().sequences;
-  const Trained got = train("graph-check", true);
-  EXPECT_EQ(graph_check().sequences - before, 3);  // calls 3 to 5 replay
+  const test::Outputs got = test::adam_steps("graph-check", true);
+  EXPECT_EQ(graph_check().sequences - before, 4);  // calls 3 to 6 replay
   EXPECT_EQ(graph_check().keys.size(), 1u);
   // The step's list copies on the device too (a parameter's old value kept for a reader): such
   // copies join the sequence.
   EXPECT_GT(graph_check().copies, 0);
-  const Trained want = train("cpu", false);
-  for (size_t i = 0; i < want.losses.size(); i++)
-    EXPECT_NEAR(got.losses[i], want.losses[i], 1e-6 + 1e-3 * std::abs(want.losses[i])) << i;
-  ASSERT_EQ(got.params.size(), want.params.size());
-  for (size_t i = 0; i < want.params.size(); i++)
-    for (size_t j = 0; j < want.params[i].size(); j++)
-      EXPECT_NEAR(got.params[i][j], want.params[i][j], 1e-4 + 1e-3 * std::abs(want.params[i][j]))
-          << "parameter " << i << " element " << j;
+  test::expect_adam_steps_near(got, test::adam_steps("cpu", false));
 }
 
 // Host tensors on the device (copied around each launch) and DEBUG=2 timing replay one launch at
@@ -148,7 +97,7 @@ TEST_F(GraphLaunch, HostBuffersAndTimingLaunchOneByOne) {
     Jit f = ember::jit(
         [](const std::vector<Tensor>& in) { return std::vector<Tensor>{(in[0] * 2 + 1).tanh()}; });
     for (int i = 0; i < 4; i++) {
-      const Tensor x = values({5, 4}, 0.3f + 0.1f * float(i));
+      const Tensor x = test::test_values({5, 4}, i);
       EXPECT_EQ(f({x})[0].to_vector<float>(), (x * 2 + 1).tanh().to_vector<float>());
     }
   }
@@ -159,7 +108,7 @@ TEST_F(GraphLaunch, HostBuffersAndTimingLaunchOneByOne) {
   } timed;
   Jit f = ember::jit(
       [](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0].exp().sum({1})}; });
-  for (int i = 0; i < 4; i++) f({values({5, 4}, 0.2f).to("graph-check")});
+  for (int i = 0; i < 4; i++) f({test::test_values({5, 4}, 9).to("graph-check")});
   EXPECT_EQ(graph_check().sequences, before);
 }
 

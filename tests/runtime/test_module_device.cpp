@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/device_cases.h"
 #include "ember/ember.h"
 #include "ember/error.h"
 #include "ember/host_values.h"
@@ -15,16 +16,7 @@
 namespace ember {
 namespace {
 
-class ModuleDevice : public ::testing::Test {
- protected:
-  void SetUp() override {
-    try {
-      Device d("opencl");
-    } catch (const ValueError& e) {
-      GTEST_SKIP() << e.what();
-    }
-  }
-};
+using ModuleDevice = test::OnOpenCL;
 
 // Linear -> tanh -> BatchNorm2d (over 4 channels of 2 x 2) -> Linear: parameters, float and
 // int64 buffers.
@@ -44,15 +36,6 @@ struct NetImpl : nn::Module {
 };
 EMBER_MODULE(Net);
 
-// Distinct, non-trivial values in [-1, 1).
-Tensor values(std::vector<int64_t> shape, float step) {
-  int64_t n = 1;
-  for (int64_t s : shape) n *= s;
-  std::vector<float> v(static_cast<size_t>(n));
-  for (size_t i = 0; i < v.size(); i++) v[i] = std::fmod(step * float(i), 2.0f) - 1.0f;
-  return from_vector(v).reshape(shape);
-}
-
 struct Trained {
   std::vector<float> losses;
   NamedTensors params, buffers;  // after the steps
@@ -63,7 +46,8 @@ Trained train_two_steps(const std::string& device) {
   manual_seed(7);
   Net net;
   if (device != "cpu") net->to(device);
-  const Tensor x = values({8, 6}, 0.37f).to(device), y = values({8, 3}, 0.61f).to(device);
+  const Tensor x = test::test_values({8, 6}, 1).to(device),
+               y = test::test_values({8, 3}, 2).to(device);
   optim::Adam opt(net->parameters(), optim::AdamOptions(1e-2));
   Trained t;
   for (int step = 0; step < 2; step++) {
@@ -115,7 +99,7 @@ TEST_F(ModuleDevice, TwoTrainingStepsOnOpenCLMatchCpu) {
 TEST_F(ModuleDevice, HandlesAndGradientsMoveThereAndBack) {
   manual_seed(7);
   Net net;
-  const Tensor x = values({8, 6}, 0.37f);
+  const Tensor x = test::test_values({8, 6}, 1);
   nn::functional::mse_loss(net->forward(x), zeros({8, 3})).backward();
   const NamedTensors params = net->named_parameters(), buffers = net->named_buffers();
   NamedTensors grads;
@@ -143,7 +127,7 @@ TEST_F(ModuleDevice, HandlesAndGradientsMoveThereAndBack) {
 TEST_F(ModuleDevice, InputsOnAnotherDeviceNameBoth) {
   Net net;
   net->to("opencl");
-  const Tensor x = values({8, 6}, 0.37f);
+  const Tensor x = test::test_values({8, 6}, 1);
   try {
     net->forward(x).realize();
     FAIL() << "a cpu input ran through a model on opencl";
