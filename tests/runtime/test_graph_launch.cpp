@@ -88,6 +88,35 @@ TEST_F(GraphLaunch, JitReplaysRunAsOneSequenceAndMatchCpu) {
   test::expect_adam_steps_near(got, test::adam_steps("cpu", false));
 }
 
+// A replay of tensors that live on a device keeps every buffer there: its outputs (Tensor::device
+// as eager gives it) and its intermediates (h, read twice) are made on the device, so nothing is
+// copied in or out around its launches.
+TEST_F(GraphLaunch, ReplaysKeepTheirBuffersOnTheDevice) {
+  const Tensor w = (test::test_values({16, 16}, 1) * 0.1).to("opencl");
+  auto fn = [&](const std::vector<Tensor>& in) {
+    const Tensor h = in[0].matmul(w).tanh();
+    return std::vector<Tensor>{(h * h).sum({1}) + h.amax({1})};
+  };
+  Jit f = ember::jit(fn);
+  // Each call on a new input (a tensor passed before and still alive would make it capture
+  // again): calls 3 to 5 replay.
+  for (int i = 0; i < 5; i++) {
+    const Tensor x = test::test_values({8, 16}, i + 2).to("opencl");
+    x.realize();
+    reset_runtime_stats();
+    const Tensor out = f({x})[0];
+    const RuntimeStats moved = runtime_stats();
+    if (i < 2) continue;
+    EXPECT_EQ(f.replays(), i - 1);
+    EXPECT_EQ(moved.copies_to_device, 0) << "call " << i;
+    EXPECT_EQ(moved.copies_to_host, 0) << "call " << i;
+    EXPECT_EQ(out.device().str(), "opencl:0");
+    const std::vector<float> got = out.to_vector<float>(), want = fn({x})[0].to_vector<float>();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t j = 0; j < want.size(); j++) EXPECT_NEAR(got[j], want[j], 1e-5) << i << " " << j;
+  }
+}
+
 // Host tensors on the device (copied around each launch) and DEBUG=2 timing replay one launch at
 // a time.
 TEST_F(GraphLaunch, HostBuffersAndTimingLaunchOneByOne) {
