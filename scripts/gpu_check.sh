@@ -9,7 +9,9 @@
 #                                CUDA toolkit's NVRTC, cuBLAS; GoogleTest, no libtorch), then runs
 #                                the cuda device's checks against cpu and interp in one binary
 #                                (tests/gpu: device memory, kernels, 200 fuzz graphs and 50
-#                                products, the PPO step at batch 10,000, eager and jit) and times
+#                                products, the PPO step at batch 10,000, eager and jit), then jit
+#                                replays as CUDA graphs (a model moved to cuda, jitted Adam steps
+#                                against eager cpu, the graph built once and relaunched), and times
 #                                the products against cuBLAS (bench/cuda_products.cpp)
 #
 # Exits 2 at once, saying so, where there is no NVIDIA driver or GPU. Where .gpu-debs/ is carried,
@@ -68,9 +70,13 @@ grep -q "^cuda devices:" "$build.version.log" || {
 }
 echo "== the cuda device against cpu and interp"
 # Every case must run here: a skip (the device unavailable) fails the check.
+graphs='CudaDevice.JitReplaysRunAsCudaGraphs*'
 EMBER_CACHE_DIR="$build/kernel-cache" EMBER_FUZZ_CUDA_GRAPHS="${EMBER_FUZZ_CUDA_GRAPHS:-200}" \
-  "$build/tests/gpu/gpu_check_tests" --gtest_filter='CudaDevice.*:CudaCompile.*:CodegenFuzz.*Cuda*' \
-  | tee "$build.tests.log"
+  "$build/tests/gpu/gpu_check_tests" \
+  --gtest_filter="CudaDevice.*:CudaCompile.*:CodegenFuzz.*Cuda*-$graphs" | tee "$build.tests.log"
+echo "== jit replays as CUDA graphs against cpu"
+EMBER_CACHE_DIR="$build/kernel-cache" "$build/tests/gpu/gpu_check_tests" --gtest_filter="$graphs" \
+  | tee -a "$build.tests.log"
 if grep -q "^\[  SKIPPED \]" "$build.tests.log"; then
   echo "gpu_check: cases were skipped on a GPU machine (above)" >&2
   exit 1

@@ -2,8 +2,9 @@
 //
 // "cpu" is host memory (the cpu and interp devices compute on it; Context::device picks which).
 // "opencl:0" is the memory of the opencl device (one device: index 0), when ember is built with
-// OpenCL and a platform is found. Tensor::to(Device) moves data there; an op on tensors in two
-// memories throws ValueError naming both (tensor.h).
+// OpenCL and a platform is found; "cuda:0" that of the cuda device (the first GPU), when ember is
+// built with the CUDA toolkit and the driver finds a GPU. Tensor::to(Device) moves data there; an
+// op on tensors in two memories throws ValueError naming both (tensor.h).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -12,9 +13,9 @@ namespace ember {
 
 class Device {
  public:
-  /// "cpu", "opencl" or "opencl:0" (an absent index is 0). Throws ValueError for another type or
-  /// index (naming the known ones), and for "interp": it computes on host memory, "cpu" (select it
-  /// with DeviceGuard).
+  /// "cpu", "opencl", "opencl:0", "cuda" or "cuda:0" (an absent index is 0). Throws ValueError for
+  /// another type or index (naming the known ones), and for "interp": it computes on host memory,
+  /// "cpu" (select it with DeviceGuard).
   Device(const std::string& spec);  // NOLINT(google-explicit-constructor): t.to("opencl")
   Device(const char* spec) : Device(std::string(spec)) {}  // NOLINT(google-explicit-constructor)
 

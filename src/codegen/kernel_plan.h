@@ -206,14 +206,24 @@ struct GpuPlan {
   GpuKind kind = GpuKind::Items;
   int64_t groups = 0, local = 1;
   int64_t tile_m = 1, tile_n = 1, tile_k = 1, reg_m = 1, reg_n = 1;  // TiledProduct
+  /// Bytes of local memory a work-group's panels take (TiledProduct; 0 otherwise).
+  int64_t local_bytes = 0;
   /// DEBUG=3's words, e.g. "gpu tiled_product: GROUPS(1250) LOCAL(256) TILE(32,32,16) REG(2,2)".
   std::string str() const;
 };
 
+/// The local (shared) memory a work-group may take where the device allows more: CUDA's limit
+/// on a block's static __shared__ arrays (48 KiB; more needs dynamic shared memory and an opt-in).
+/// The opencl device takes the smaller of this and its own CL_DEVICE_LOCAL_MEM_SIZE, so that its
+/// plans, tested on PoCL, are the ones cuda runs.
+constexpr int64_t kGpuLocalBytes = 48 * 1024;
+
 /// The plan of `k` in a dialect with work-items: a product (without nests or further outputs) as
 /// a tiled product, another reduce over more than one term as a group reduce, anything else as
-/// items.
-GpuPlan gpu_plan(const schedule::Kernel& k);
+/// items. A tiled product whose panels (one per row and column operand: TileOperands) would take
+/// more than `local_bytes` of local memory gets shallower panels (tile_k halved, down to 1), and
+/// where even those do not fit, the plan of a reduce that is no product.
+GpuPlan gpu_plan(const schedule::Kernel& k, int64_t local_bytes = kGpuLocalBytes);
 
 /// The kernel's plain loops (no upcast, no unroll), and its nests' likewise.
 LoopPlan plain_loop_plan(const schedule::Kernel& k);

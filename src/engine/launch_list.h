@@ -35,6 +35,12 @@ struct LaunchList {
   /// The device whose memory holds the new buffers (a realize of tensors that live there); null:
   /// host memory.
   runtime::Device* place = nullptr;
+  /// Where each new buffer lives, where they differ (a jit capture's list: each where its
+  /// capture's buffer lived); empty: all at `place`.
+  std::vector<runtime::Device*> fresh_place;
+  /// A jit capture's list (a number of its own, never reused; 0 for others): a replay may run as
+  /// one graph on its device (graph_launch.h), kept under this number.
+  uint64_t graph_key = 0;
 
   int32_t slots() const { return bound + static_cast<int32_t>(fresh.size()); }
   /// The slot of new buffer `i`.

@@ -11,6 +11,7 @@
 #include "ember/support/clock.h"
 #include "ember/support/recycled_alloc.h"
 #include "ember/support/shape_str.h"
+#include "engine/graph_launch.h"
 #include "engine/kernel_summary.h"
 #include "engine/launch_list.h"
 #include "engine/launch_sink.h"
@@ -156,6 +157,7 @@ void launch_on(const runtime::Program& p, size_t n, BufferAt buffer) {
 // launch, where its inputs are computed.
 template <class SlotAt>
 void execute(const LaunchList& list, SlotAt slot) {
+  if (list.graph_key && launch_as_graph(list, slot)) return;  // a jit replay as one graph
   const bool beam = Context::get().beam > 0;
   SearchCount count;
   if (beam)
@@ -257,9 +259,9 @@ void run(const LaunchList& list, std::span<const StorageRef* const> bound,
          std::vector<StorageRef>& fresh) {
   fresh.resize(list.fresh.size());
   for (size_t i = 0; i < list.fresh.size(); i++)
-    fresh[i] = std::allocate_shared<runtime::Storage>(support::RecycledAlloc<runtime::Storage>{},
-                                                      list.fresh[i].first, list.fresh[i].second,
-                                                      list.place);
+    fresh[i] = std::allocate_shared<runtime::Storage>(
+        support::RecycledAlloc<runtime::Storage>{}, list.fresh[i].first, list.fresh[i].second,
+        list.fresh_place.empty() ? list.place : list.fresh_place[i]);
   const int32_t nb = list.bound;
   auto slot = [&](int32_t s) -> runtime::Storage* {
     return s < nb ? bound[static_cast<size_t>(s)]->get() : fresh[static_cast<size_t>(s - nb)].get();

@@ -60,19 +60,40 @@ void Module::replace_module(const std::string& name, std::shared_ptr<Module> m) 
   throw ValueError("replace_module: no child module named '" + name + "'");
 }
 
+void Module::for_each_state(const std::function<void(Tensor&)>& f) {
+  for (NamedTensors* own : {&params_, &buffers_})
+    for (auto& [n, t] : *own) f(t);
+  for (auto& [n, c] : children_) c->for_each_state(f);
+}
+
+namespace {
+// t (every handle to it) and its gradient now hold convert(value), realized.
+template <class Convert>
+void convert_in_place(Tensor& t, Convert convert) {
+  Tensor g = t.grad();
+  t.set_data(convert(t));
+  if (!g.defined()) return;
+  Tensor ng = convert(g);
+  t.set_grad(ng.is_realized() ? ng : realized_clone(ng));
+}
+}  // namespace
+
 void Module::to(ScalarType dtype) {
   if (!is_floating_point(dtype))
     throw DTypeError(std::string("Module::to: expected a floating dtype, got ") +
                      dtype_name(dtype));
   NoGradGuard no_grad;
-  for (NamedTensors* own : {&params_, &buffers_})
-    for (auto& [n, t] : *own) {
-      if (!is_floating_point(t.dtype()) || t.dtype() == dtype) continue;
-      Tensor g = t.grad();
-      t.set_data(t.to(dtype));
-      if (g.defined()) t.set_grad(realized_clone(g.to(dtype)));
-    }
-  for (auto& [n, c] : children_) c->to(dtype);
+  for_each_state([&](Tensor& t) {
+    if (is_floating_point(t.dtype()) && t.dtype() != dtype)
+      convert_in_place(t, [&](const Tensor& x) { return x.to(dtype); });
+  });
+}
+
+void Module::to(const Device& device) {
+  NoGradGuard no_grad;
+  for_each_state([&](Tensor& t) {
+    if (t.device() != device) convert_in_place(t, [&](const Tensor& x) { return x.to(device); });
+  });
 }
 
 void Module::train(bool on) {

@@ -17,7 +17,22 @@ void write_scalar(Tensor& t, double v) {
   t.realize();
   overwrite_in_place({t}, [&] { *static_cast<float*>(t.data_ptr()) = static_cast<float>(v); });
 }
-Tensor zeros_state(const Tensor& p) { return realized_clone(zeros(p.sizes(), p.dtype())); }
+// Made on the host and moved to where p lives.
+Tensor zeros_state(const Tensor& p) {
+  return realized_clone(zeros(p.sizes(), p.dtype())).to(p.device());
+}
+
+// Where every parameter lives (cpu for none): the optimizer's shared states go there.
+Device params_device(const std::vector<Tensor>& params) {
+  if (params.empty()) return Device("cpu");
+  const Device d = params[0].device();
+  for (size_t i = 1; i < params.size(); i++)
+    if (params[i].device() != d)
+      throw ValueError("optimizer: parameters on two devices, " + d.str() + " (parameter 0) and " +
+                       params[i].device().str() + " (parameter " + std::to_string(i) +
+                       "): move the module with to(device) first");
+  return d;
+}
 
 // 1 for the parameters that have a gradient, 0 for the others: a constant (no host data, so a
 // jitted step can hold it); one broadcast 1 in the usual case where all of them have one.
@@ -40,6 +55,9 @@ Optimizer::Optimizer(std::vector<Tensor> params, double lr)
   for (size_t i = 0; i < params_.size(); i++)
     if (!params_[i].defined() || !params_[i].requires_grad())
       throw ValueError("optimizer: parameter " + std::to_string(i) + " does not require grad");
+  const Device where = params_device(params_);
+  lr_ = lr_.to(where);
+  steps_ = steps_.to(where);
 }
 
 void Optimizer::set_lr(double lr) {

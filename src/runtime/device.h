@@ -1,9 +1,10 @@
 // The device interface (docs/design.md principle 6): a device turns kernels into programs and
 // launches them on buffers, and owns the memory of its buffers. A program of a device with memory
-// of its own (opencl) takes that memory's buffers: the engine gives it those of the storages that
-// live there (runtime::Storage) and copies host storages in and out around the launch.
+// of its own (opencl, cuda) takes that memory's buffers: the engine gives it those of the storages
+// that live there (runtime::Storage) and copies host storages in and out around the launch.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,9 +29,18 @@ struct Program {
 };
 
 /// A buffer in a device's memory: the device's handle (host memory for cpu and interp, a cl_mem
-/// for opencl) and its size in bytes.
+/// for opencl, a CUdeviceptr's value for cuda) and its size in bytes.
 struct DeviceBuffer {
   void* handle = nullptr;
+  size_t bytes = 0;
+};
+
+/// One step of a sequence that a device runs as one (Device::launch_graph): `program` (the
+/// device's, built) on `args` (its buffer handles in slot order), or, without a program, a copy of
+/// `bytes` from the buffer args[1] into args[0] (both the device's).
+struct SequenceStep {
+  const Program* program = nullptr;
+  std::vector<void*> args;
   size_t bytes = 0;
 };
 
@@ -45,9 +55,17 @@ class Device {
   virtual void copy_in(DeviceBuffer dst, const void* src, size_t bytes);  // host -> device
   virtual void copy_out(void* dst, DeviceBuffer src, size_t bytes);       // device -> host
   virtual void copy(DeviceBuffer dst, DeviceBuffer src, size_t bytes);    // device -> device
-  /// True for a device with memory of its own (opencl), where tensors can live (Tensor::to);
+  /// True for a device with memory of its own (opencl, cuda), where tensors can live (Tensor::to);
   /// false for those that run on host memory (cpu, interp).
   virtual bool own_memory() const { return false; }
+  /// A jit replay's launches as one (see SequenceStep), in order. A device that can record the
+  /// sequence once and relaunch it (cuda: a CUDA graph) runs it, keeping what it recorded under
+  /// `key` (a capture's list, engine::LaunchList::graph_key), and returns true; false (the
+  /// default): the caller launches the steps one by one.
+  virtual bool launch_graph(uint64_t key, const std::vector<SequenceStep>& steps) {
+    (void)key, (void)steps;
+    return false;
+  }
 
   virtual std::string name() const = 0;
   /// Builds programs for kernels (already simplified); one batch (compiler.h) for all of them.

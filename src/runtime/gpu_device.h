@@ -40,11 +40,11 @@ D& lasting_device() {
 }
 
 /// A program of type P (a GpuProgram) for `k`, its kernel, name and plan (and DEBUG=3's words for
-/// it) set.
+/// it) set; the plan's work-groups take at most `local_bytes` of local memory.
 template <class P>
-std::shared_ptr<P> new_gpu_program(const schedule::Kernel& k) {
+std::shared_ptr<P> new_gpu_program(const schedule::Kernel& k, int64_t local_bytes) {
   auto p = new_program<P>(k);
-  p->plan = codegen::gpu_plan(k);
+  p->plan = codegen::gpu_plan(k, local_bytes);
   p->opts = p->plan.str();  // DEBUG=3
   return p;
 }
@@ -65,7 +65,8 @@ std::string gpu_batch_source(const std::vector<P*>& todo, const codegen::Dialect
 }
 
 /// The compile steps of a device with work-items (D, through CRTP): prepare() makes a P (a
-/// GpuProgram with `device` and `fn`) per kernel, build() renders the unbuilt ones as one batch in
+/// GpuProgram with `device` and `fn`) per kernel, planned within D::local_bytes() of local
+/// memory per work-group, build() renders the unbuilt ones as one batch in
 /// D::dialect() and hands it to D::load(source, programs, symbols), which builds it (or takes it
 /// from its ProgramTable) and sets each program's `fn`.
 template <class D, class P>
@@ -74,7 +75,7 @@ class GpuCompiler : public Device {
   std::vector<std::shared_ptr<Program>> prepare(
       const std::vector<const schedule::Kernel*>& kernels) override {
     return make_programs(kernels, [this](const schedule::Kernel& k) {
-      auto p = new_gpu_program<P>(k);
+      auto p = new_gpu_program<P>(k, static_cast<D*>(this)->local_bytes());
       p->device = static_cast<D*>(this);
       if (own_memory()) p->memory = this;
       return p;

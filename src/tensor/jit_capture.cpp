@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "ember/context.h"
+#include "engine/graph_launch.h"
 #include "engine/launch_sink.h"
 #include "tensor/jit_memory_plan.h"
 #include "tensor/jit_observer.h"
@@ -288,6 +289,7 @@ void Capture::make_fresh(int b) {
     bd.role = Role::Fresh;
     bd.index = static_cast<int>(fresh.size());
     fresh.push_back({bd.fixed->dtype(), bd.fixed->numel()});
+    fresh_place.push_back(bd.fixed->device());  // a replay's buffer where the capture's was
   }
 }
 
@@ -360,6 +362,7 @@ void Capture::keep_held_buffers() {
 void Capture::build_list() {
   std::vector<int32_t> slot(bindings.size());
   list = engine::LaunchList{};
+  list.graph_key = engine::new_graph_key();  // a replay may run as one device graph
   bound_binding.clear();
   for (size_t b = 0; b < bindings.size(); b++)
     if (bindings[b].role != Role::Fresh) {
@@ -368,6 +371,7 @@ void Capture::build_list() {
     }
   list.bound = static_cast<int32_t>(bound_binding.size());
   list.fresh = fresh;
+  list.fresh_place = fresh_place;
   for (size_t b = 0; b < bindings.size(); b++)
     if (bindings[b].role == Role::Fresh) slot[b] = list.fresh_slot(bindings[b].index);
   for (const CapturedLaunch& l : launches) {

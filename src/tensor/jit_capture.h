@@ -91,6 +91,7 @@ struct Capture {
   std::vector<Binding> bindings;
   std::vector<CapturedLaunch> launches;
   std::vector<std::pair<ScalarType, int64_t>> fresh;
+  std::vector<runtime::Device*> fresh_place;  // the memory of each (null: host)
   std::vector<External> externals;
   std::vector<GradSlot> slots;
   std::vector<bool> input_written;

@@ -38,19 +38,22 @@ int64_t share_intermediates(const std::vector<CapturedLaunch>& launches,
   }
   std::stable_sort(shareable.begin(), shareable.end(),
                    [&](int a, int b) { return first[a] < first[b]; });
-  // Greedy interval colouring: each intermediate takes a free buffer (its last user launched
-  // before this one's first), the smallest that holds it, else the largest free one, grown.
+  // Greedy interval colouring: each intermediate takes a free buffer in its own memory (its last
+  // user launched before this one's first), the smallest that holds it, else the largest free
+  // one, grown.
   struct Slot {
     size_t bytes = 0;
     int64_t busy_until = -1;  // the last launch of its current intermediate
+    runtime::Device* memory = nullptr;
     std::vector<int> users;
   };
   std::vector<Slot> slots;
   for (int b : shareable) {
     const size_t need = bindings[b].fixed->nbytes();
+    runtime::Device* memory = bindings[b].fixed->device();
     Slot *fit = nullptr, *grow = nullptr;
     for (Slot& s : slots) {
-      if (s.busy_until >= first[b]) continue;  // its intermediate is still live
+      if (s.busy_until >= first[b] || s.memory != memory) continue;  // live, or elsewhere
       if (s.bytes >= need) {
         if (!fit || s.bytes < fit->bytes) fit = &s;
       } else if (!grow || s.bytes > grow->bytes) {
@@ -58,7 +61,10 @@ int64_t share_intermediates(const std::vector<CapturedLaunch>& launches,
       }
     }
     Slot* pick = fit ? fit : grow;
-    if (!pick) pick = &slots.emplace_back();
+    if (!pick) {
+      pick = &slots.emplace_back();
+      pick->memory = memory;
+    }
     pick->bytes = std::max(pick->bytes, need);
     pick->busy_until = last[b];
     pick->users.push_back(b);
@@ -70,8 +76,8 @@ int64_t share_intermediates(const std::vector<CapturedLaunch>& launches,
       if (bindings[b].fixed->nbytes() > bindings[biggest].fixed->nbytes()) biggest = b;
     const ScalarType dt = bindings[biggest].fixed->dtype();
     const auto es = static_cast<size_t>(element_size(dt));
-    auto shared =
-        std::make_shared<runtime::Storage>(dt, static_cast<int64_t>((s.bytes + es - 1) / es));
+    auto shared = std::make_shared<runtime::Storage>(
+        dt, static_cast<int64_t>((s.bytes + es - 1) / es), s.memory);
     for (int b : s.users) bindings[b].fixed = shared;
     planned += static_cast<int64_t>(shared->nbytes());
   }

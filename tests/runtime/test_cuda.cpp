@@ -5,8 +5,11 @@
 // the PPO step against cpu and interp. Each case is skipped, with the reason, where it cannot run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <regex>
+#include <utility>
 #include <vector>
 
 #include "../support/device_cases.h"
@@ -90,6 +93,34 @@ TEST(CudaCompile, GroupReductionsAndTiledProductsCompileForSm90) {
   EXPECT_EQ(error, "") << "of " << kernels << " kernels";
 }
 
+// Bytes of the __shared__ arrays that a CUDA kernel's source declares, and how many.
+std::pair<int64_t, int> shared_bytes(const std::string& src) {
+  static const std::regex decl(R"(__shared__ (float|double) \w+\[(\d+)\];)");
+  int64_t bytes = 0;
+  int arrays = 0;
+  for (std::sregex_iterator it(src.begin(), src.end(), decl), end; it != end; ++it, arrays++)
+    bytes += std::stoll((*it)[2]) * ((*it)[1] == "double" ? 8 : 4);
+  return {bytes, arrays};
+}
+
+// A float64 product of 14 computed operands: its panels at full depth would pass a block's 48 KiB
+// of static shared memory (ptxas refuses that for sm_90); the plan keeps them within it.
+TEST(CudaCompile, ManyOperandFloat64ProductFitsSharedMemory) {
+  if (std::string why = nvrtc_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  test::register_nvrtc_check_device();
+  test::compile_recorded("sm_90");
+  test::many_operand_product("nvrtc-check");
+  int most = 0;
+  for (const std::string& src : test::recorded_cuda_sources()) {
+    const auto [bytes, arrays] = shared_bytes(src);
+    EXPECT_LE(bytes, 48 * 1024) << src;
+    most = std::max(most, arrays);
+  }
+  EXPECT_GE(most, 14);  // the product is one kernel with a panel per operand
+  const std::string error = test::compile_recorded("sm_90");
+  EXPECT_EQ(error, "");
+}
+
 TEST(CudaCompile, ErrorShowsTheLogAndTheSource) {
   if (std::string why = nvrtc_unavailable(); !why.empty()) GTEST_SKIP() << why;
   try {
@@ -158,6 +189,18 @@ TEST_F(CudaDevice, PpoStepMatchesCpu) {
             << (i < 8 ? "metric " : "parameter ") << i << " element " << j << " jit " << jit;
     }
   }
+}
+
+// Jit replays as CUDA graphs (cuda_graph.h): Adam steps of a model moved to cuda, jitted (calls 3
+// to 6 replay as one graph), each on a new batch, against eager cpu; the graph is built once and
+// relaunched, re-pointed at each replay's new buffers.
+TEST_F(CudaDevice, JitReplaysRunAsCudaGraphsAndMatchCpu) {
+  const CudaGraphCounts before = cuda_graph_counts();
+  const test::Outputs got = test::adam_steps("cuda", true);
+  const CudaGraphCounts after = cuda_graph_counts();
+  EXPECT_EQ(after.launched - before.launched, 4);
+  EXPECT_EQ(after.built - before.built, 1);
+  test::expect_adam_steps_near(got, test::adam_steps("cpu", false));
 }
 
 }  // namespace

@@ -77,5 +77,12 @@ TEST_F(OpenCLDevice, GroupReductionsAndTiledProductsMatchTheInterpreter) {
                             0, 1e-5);
 }
 
+// A float64 product of 14 computed operands, its panels made shallower to fit the local memory
+// (codegen::gpu_plan's guard), against the interpreter: float64 sums in another order.
+TEST_F(OpenCLDevice, ManyOperandFloat64ProductMatchesTheInterpreter) {
+  test::expect_outputs_near(test::many_operand_product("opencl"),
+                            test::many_operand_product("interp"), 1e-6, 0, 1e-7);
+}
+
 }  // namespace
 }  // namespace ember::runtime

@@ -8,22 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "../support/device_cases.h"
 #include "ember/ember.h"
 #include "ember/error.h"
 
 namespace ember {
 namespace {
 
-class TensorDevice : public ::testing::Test {
- protected:
-  void SetUp() override {
-    try {
-      Device d("opencl");
-    } catch (const ValueError& e) {
-      GTEST_SKIP() << e.what();
-    }
-  }
-};
+using TensorDevice = test::OnOpenCL;
 
 // Distinct, non-trivial values: (i * 0.37 mod 2) - 1.
 Tensor values(std::vector<int64_t> shape) {

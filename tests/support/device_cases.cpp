@@ -14,15 +14,6 @@ namespace ember::test {
 
 namespace {
 
-// Deterministic values in about [-1, 1], different for each `seed`.
-Tensor values(std::vector<int64_t> shape, int seed) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  std::vector<float> v(static_cast<size_t>(n));
-  for (size_t i = 0; i < v.size(); i++) v[i] = float(std::sin(0.37 * double(i) + 1.7 * seed));
-  return from_vector(v).reshape(IntList(shape));
-}
-
 Outputs realized(std::vector<Tensor> outs) {
   realize(outs);
   Outputs v;
@@ -31,6 +22,58 @@ Outputs realized(std::vector<Tensor> outs) {
 }
 
 }  // namespace
+
+Tensor test_values(std::vector<int64_t> shape, int seed) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<float> v(static_cast<size_t>(n));
+  for (size_t i = 0; i < v.size(); i++) v[i] = float(std::sin(0.37 * double(i) + 1.7 * seed));
+  return from_vector(v).reshape(IntList(shape));
+}
+
+void OnOpenCL::SetUp() {
+  try {
+    Device d("opencl");
+  } catch (const ValueError& e) {
+    GTEST_SKIP() << e.what();
+  }
+}
+
+Outputs adam_steps(const std::string& device, bool jit) {
+  manual_seed(3);
+  nn::Sequential net(nn::Linear(8, 64), nn::Tanh(), nn::Linear(64, 2));
+  net->to(device);
+  optim::Adam opt(net->parameters(), optim::AdamOptions(1e-2));
+  auto step = [&](const std::vector<Tensor>& in) {
+    opt.zero_grad();
+    Tensor loss = nn::functional::mse_loss(net->forward(in[0]), in[1]);
+    loss.backward();
+    opt.step();
+    return std::vector<Tensor>{loss};
+  };
+  Jit jitted = ember::jit(step);
+  Outputs out;
+  for (int i = 0; i < 6; i++) {
+    const std::vector<Tensor> in = {test_values({32, 8}, 2 * i).to(device),
+                                    test_values({32, 2}, 2 * i + 1).to(device)};
+    const Tensor loss = (jit ? jitted(in) : step(in))[0];
+    EXPECT_EQ(loss.device().str(), Device(device).str());
+    out.push_back({loss.item<float>()});
+  }
+  for (const Tensor& p : net->parameters()) out.push_back(p.to_vector<float>());
+  return out;
+}
+
+void expect_adam_steps_near(const Outputs& got, const Outputs& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); i++) {
+    ASSERT_EQ(got[i].size(), want[i].size());
+    const double atol = i < 6 ? 1e-6 : 1e-4;
+    for (size_t j = 0; j < want[i].size(); j++)
+      EXPECT_NEAR(got[i][j], want[i][j], atol + 1e-3 * std::abs(want[i][j]))
+          << (i < 6 ? "loss " : "parameter ") << i << " element " << j;
+  }
+}
 
 void expect_copies_round_trip(runtime::Device& dev) {
   std::vector<float> in(1000);
@@ -60,7 +103,7 @@ Outputs gpu_shape_cases(const std::string& device) {
   DeviceGuard g(device);
   std::vector<Tensor> outs;
   int seed = 0;
-  auto next = [&seed](std::vector<int64_t> shape) { return values(std::move(shape), seed++); };
+  auto next = [&seed](std::vector<int64_t> shape) { return test_values(std::move(shape), seed++); };
   for (int64_t n : {1, 7, 1000, 10001}) {
     Tensor x = next({n}), rows = next({3, n});
     outs.push_back(x.sum());
@@ -81,6 +124,22 @@ Outputs gpu_shape_cases(const std::string& device) {
   Tensor x = next({64, 9}), w = next({9, 33}), bias = next({33});
   outs.push_back((x.matmul(w) + bias).tanh());  // an epilogue
   return realized(outs);
+}
+
+Outputs many_operand_product(const std::string& device) {
+  DeviceGuard g(device);
+  const int64_t n = 40, k = 37, m = 33;
+  Tensor sum;
+  for (int q = 0; q < 7; q++) {
+    // Realized float64 buffers, and cheap computed operands (a scale and shift, a square: under
+    // the scheduler's cost to materialise), fused into the product's panels.
+    const Tensor a = test_values({n, k}, 2 * q).to(kFloat64).realize(),
+                 b = test_values({k, m}, 2 * q + 1).to(kFloat64).realize();
+    const Tensor term =
+        (a * (0.5 + 0.1 * q) + 0.25).unsqueeze(1) * (b * b - 0.5).t().unsqueeze(0);  // [n, m, k]
+    sum = q == 0 ? term : sum + term;
+  }
+  return realized({sum.sum({2}).tanh()});
 }
 
 void expect_outputs_near(const Outputs& got, const Outputs& want, double rtol, double atol,

@@ -39,6 +39,10 @@ class NvrtcCheckDevice : public runtime::Device {
     std::lock_guard<std::mutex> lock(mu_);
     return sources_.size();
   }
+  std::vector<std::string> sources() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return {sources_.begin(), sources_.end()};
+  }
   std::vector<std::string> take() {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<std::string> out(sources_.begin(), sources_.end());
@@ -72,6 +76,8 @@ std::string named(const std::string& src, size_t i) {
 void register_nvrtc_check_device() { runtime::register_device("nvrtc-check", the_device()); }
 
 size_t recorded_cuda_kernels() { return the_device().recorded(); }
+
+std::vector<std::string> recorded_cuda_sources() { return the_device().sources(); }
 
 std::string compile_recorded(const std::string& arch) {
   const std::vector<std::string> sources = the_device().take();

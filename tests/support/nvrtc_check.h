@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace ember::test {
 
@@ -14,6 +15,9 @@ void register_nvrtc_check_device();
 
 /// The distinct kernels recorded so far.
 size_t recorded_cuda_kernels();
+
+/// The distinct kernels' CUDA sources recorded so far (each with a placeholder name).
+std::vector<std::string> recorded_cuda_sources();
 
 /// Compiles every recorded kernel (the CUDA dialect's prelude, then the kernels) with NVRTC for
 /// `arch` and forgets them. Returns "" when all compiled, else the first failure's message (NVRTC's

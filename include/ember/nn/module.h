@@ -6,11 +6,13 @@
 #pragma once
 #include <concepts>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "ember/device.h"
 #include "ember/tensor.h"
 
 namespace ember::nn {
@@ -57,6 +59,13 @@ class Module {
   /// afterwards: their states follow their parameters' dtypes when made. DTypeError for a dtype
   /// that is not floating.
   void to(ScalarType dtype);
+  /// Moves every parameter and buffer of the module tree (and any gradient they hold) to the
+  /// memory of `device` in place (Tensor::set_data), as libtorch's Module::to(Device): names,
+  /// requires_grad and every handle to them are kept; integer buffers move too. Build optimizers
+  /// afterwards: they make their states where their parameters live. Inputs must then be on
+  /// `device` as well: an op on two devices throws ValueError naming both. ValueError for a
+  /// device that is unknown or not built (ember/device.h).
+  void to(const Device& device);
 
   virtual void train(bool on = true);
   void eval() { train(false); }
@@ -65,6 +74,8 @@ class Module {
   void zero_grad();
 
  private:
+  // Calls f on each own parameter and buffer, then on the children's.
+  void for_each_state(const std::function<void(Tensor&)>& f);
   NamedTensors params_, buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   bool training_ = true;

@@ -12,6 +12,9 @@
 // update (Adam's bias corrections use that count; SGD's momentum buffer starts as that
 // parameter's first gradient). The counts live in one float32 buffer "steps" of one element per
 // parameter, in parameter order (exact up to 2^24 steps).
+//
+// States live where the parameters do when the optimizer is made (nn::Module::to(Device) first);
+// the constructor throws ValueError, naming both, for parameters on two devices.
 #pragma once
 #include <memory>
 #include <vector>

@@ -21,5 +21,6 @@ std::vector<std::string> cuda_devices() { not_built(); }
 std::string cuda_compile(const std::string&, const std::string&) { not_built(); }
 int64_t cuda_program_builds() { not_built(); }
 size_t cuda_cached_bytes() { not_built(); }
+CudaGraphCounts cuda_graph_counts() { not_built(); }
 
 }  // namespace ember::runtime

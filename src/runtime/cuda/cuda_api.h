@@ -18,7 +18,9 @@ namespace ember::runtime::cu {
   X(cuInit) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute)         \
   X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuModuleLoadData)          \
   X(cuModuleGetFunction) X(cuLaunchKernel) X(cuCtxSynchronize) X(cuMemAlloc) X(cuMemFree)         \
-  X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuGetErrorName)
+  X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuGetErrorName) X(cuGraphCreate)             \
+  X(cuGraphAddKernelNode) X(cuGraphInstantiate) X(cuGraphExecKernelNodeSetParams) X(cuGraphLaunch) \
+  X(cuGraphAddMemcpyNode) X(cuGraphExecMemcpyNodeSetParams) X(cuGraphExecDestroy) X(cuGraphDestroy)
 // clang-format on
 
 struct Driver {

@@ -5,10 +5,11 @@
 // the primary context's default stream.
 //
 // Memory: cuMemAlloc buffers through a cache of freed buffers (gpu_device.h, BufferCache), as the
-// opencl device's. The engine's buffers are host memory still
-// (runtime/storage.h), so a launch copies every buffer of the kernel in (an output too: a store
-// may cover only part of it), runs, and copies the outputs out. Slots bound to one host buffer (an
-// in-place update) share one device buffer.
+// opencl device's. A launch takes CUdeviceptr buffers (Program::memory): tensors that live here
+// (Tensor::to("cuda"), nn::Module::to) stay resident between launches; host storages (a realize
+// of host tensors on this device: EMBER_DEVICE=cuda) are copied in and out around each launch by
+// the engine (engine/run.cpp, DeviceArgs). A jit replay whose buffers all live here runs as one
+// CUDA graph (cuda_graph.h).
 #include "runtime/cuda/cuda_device.h"
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "codegen/dialect.h"
 #include "ember/error.h"
 #include "runtime/cuda/cuda_api.h"
+#include "runtime/cuda/cuda_graph.h"
 #include "runtime/gpu_device.h"
 
 namespace ember::runtime {
@@ -64,8 +66,12 @@ class CUDADevice : public GpuCompiler<CUDADevice, CUDAProgram> {
   }
 
   std::string name() const override { return "cuda"; }
+  bool own_memory() const override { return true; }
+  bool launch_graph(uint64_t key, const std::vector<SequenceStep>& steps) override;
 
   static const codegen::Dialect& dialect() { return codegen::cuda_dialect(); }
+  // The kernels' static __shared__ arrays: 48 KiB a block on every GPU (kernel_plan.h).
+  static int64_t local_bytes() { return codegen::kGpuLocalBytes; }
   void load(const std::string& source, const std::vector<CUDAProgram*>& todo,
             const std::vector<std::string>& symbols) {
     CUmodule mod = module(source);
@@ -133,6 +139,9 @@ class CUDADevice : public GpuCompiler<CUDADevice, CUDAProgram> {
   }
   // The primary context, current on the calling thread (the engine calls from any thread).
   void current() const { cu::check(d_.cuCtxSetCurrent(ctx_), "cuCtxSetCurrent"); }
+  static unsigned grid_of(const codegen::GpuPlan& plan) {
+    return static_cast<unsigned>(codegen::cuda_dialect().grid(plan.groups, plan.local));
+  }
 
   // The loaded module of `source`: from the cache, else compiled by NVRTC now (a failure shows
   // the log and the numbered source).
@@ -153,54 +162,40 @@ class CUDADevice : public GpuCompiler<CUDADevice, CUDAProgram> {
   std::string arch_, gpu_;
   ProgramTable<CUmodule> modules_;
   BufferCache cache_;
-  std::mutex launch_mu_;  // one launch at a time: its buffers, copies and kernel in order
+  CudaGraphs graphs_{d_};
+  std::mutex launch_mu_;  // one launch (or graph launch) at a time
 };
 
-// The device buffers of one launch, freed however the launch ends.
-struct LaunchBuffers {
-  Device& dev;
-  std::vector<DeviceBuffer> owned;
-  ~LaunchBuffers() {
-    for (const DeviceBuffer& b : owned) dev.free(b);
-  }
-};
-
+// The kernel's arguments are the buffers' CUdeviceptr values, as the handles hold them.
 void CUDADevice::launch(const CUDAProgram& p, void* const* bufs) {
   if (!p.fn) throw Error("internal error: kernel " + p.name + " launched before it was built");
-  const schedule::Kernel& k = p.kernel;
-  const size_t n = k.buffers.size();
-  // Slot i's device buffer is that of the first slot bound to the same host buffer.
-  std::vector<size_t> first(n), bytes(n, 0);
-  for (size_t i = 0; i < n; i++) {
-    first[i] = static_cast<size_t>(std::find(bufs, bufs + i, bufs[i]) - bufs);
-    const size_t b = static_cast<size_t>(k.buffers[i].numel) * element_size(k.buffers[i].dtype);
-    bytes[first[i]] = std::max(bytes[first[i]], b);
+  std::vector<void*> args(p.kernel.buffers.size());
+  for (size_t i = 0; i < args.size(); i++) args[i] = const_cast<void**>(&bufs[i]);
+  std::lock_guard<std::mutex> lock(launch_mu_);
+  current();
+  if (p.plan.groups > 0)
+    cu::check(d_.cuLaunchKernel(p.fn, grid_of(p.plan), 1, 1, static_cast<unsigned>(p.plan.local), 1,
+                                1, 0, nullptr, args.data(), nullptr),
+              "cuLaunchKernel");
+  cu::check(d_.cuCtxSynchronize(), "cuCtxSynchronize");  // a kernel's fault, here
+}
+
+bool CUDADevice::launch_graph(uint64_t key, const std::vector<SequenceStep>& steps) {
+  std::vector<GraphLaunch> launches;
+  for (const SequenceStep& s : steps) {
+    if (!s.program) {  // a copy between buffers of this device
+      if (s.bytes) launches.push_back({nullptr, 0, 0, s.args, s.bytes});
+      continue;
+    }
+    const auto& p = static_cast<const CUDAProgram&>(*s.program);
+    if (!p.fn) throw Error("internal error: kernel " + p.name + " launched before it was built");
+    if (p.plan.groups > 0)
+      launches.push_back({p.fn, grid_of(p.plan), static_cast<unsigned>(p.plan.local), s.args, 0});
   }
   std::lock_guard<std::mutex> lock(launch_mu_);
   current();
-  LaunchBuffers held{*this, {}};
-  std::vector<DeviceBuffer> slot(n);
-  std::vector<CUdeviceptr> ptrs(n);
-  std::vector<void*> args(n);
-  for (size_t i = 0; i < n; i++) {
-    if (first[i] == i) {
-      held.owned.push_back(slot[i] = allocate(bytes[i]));
-      ptrs[i] = ptr(slot[i]);
-      copy_in(slot[i], bufs[i], bytes[i]);
-    } else {
-      ptrs[i] = ptrs[first[i]];
-    }
-    args[i] = &ptrs[i];
-  }
-  if (p.plan.groups > 0)
-    cu::check(
-        d_.cuLaunchKernel(
-            p.fn, static_cast<unsigned>(codegen::cuda_dialect().grid(p.plan.groups, p.plan.local)),
-            1, 1, static_cast<unsigned>(p.plan.local), 1, 1, 0, nullptr, args.data(), nullptr),
-        "cuLaunchKernel");
-  for (size_t i = 0; i < k.num_outputs(); i++)
-    if (first[i] == i) copy_out(bufs[i], slot[i], bytes[i]);  // waits for the kernel
-  cu::check(d_.cuCtxSynchronize(), "cuCtxSynchronize");       // a kernel's fault, here
+  graphs_.launch(key, launches, ctx_);
+  return true;
 }
 
 CUDADevice& the_device() { return lasting_device<CUDADevice>(); }
@@ -229,5 +224,7 @@ std::string cuda_compile(const std::string& source, const std::string& arch) {
 int64_t cuda_program_builds() { return g_builds.load(); }
 
 size_t cuda_cached_bytes() { return the_device().cached_bytes(); }
+
+CudaGraphCounts cuda_graph_counts() { return CudaGraphs::counts(); }
 
 }  // namespace ember::runtime

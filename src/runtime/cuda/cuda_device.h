@@ -1,9 +1,9 @@
 // The cuda device (cuda_device.cpp): kernels rendered in CUDA C++ (codegen/dialect.h), compiled
 // once per batch by NVRTC for the GPU's architecture and cached by source, launched one thread per
 // output element through the driver API, on buffers in the GPU's memory (a caching allocator of
-// cuMemAlloc buffers). Built when CMake finds the CUDA toolkit; cuda_absent.cpp stands in for it
-// otherwise. The driver is opened at run time: without one (or without a GPU) the device says it
-// is unavailable, and the compiler (cuda_compile) still works.
+// cuMemAlloc buffers); jit replays as CUDA graphs. Built when CMake finds the CUDA toolkit;
+// cuda_absent.cpp stands in for it otherwise. The driver is opened at run time: without one (or
+// without a GPU) the device says it is unavailable, and the compiler (cuda_compile) still works.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -33,5 +33,13 @@ int64_t cuda_program_builds();
 
 /// The device's buffer cache: bytes of freed buffers kept for reuse.
 size_t cuda_cached_bytes();
+
+/// Jit replays run as CUDA graphs since process start (cuda_graph.h): graphs built
+/// (instantiated), graph launches that first re-pointed kernel nodes at changed buffers, and
+/// graph launches in all.
+struct CudaGraphCounts {
+  int64_t built = 0, updated = 0, launched = 0;
+};
+CudaGraphCounts cuda_graph_counts();
 
 }  // namespace ember::runtime

@@ -44,6 +44,10 @@ class OpenCLDevice : public GpuCompiler<OpenCLDevice, OpenCLProgram> {
     cl_device_fp_config fp = 0;
     cl::check(clGetDeviceInfo(dev_, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, nullptr),
               "clGetDeviceInfo");
+    cl_ulong local = 0;
+    cl::check(clGetDeviceInfo(dev_, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, nullptr),
+              "clGetDeviceInfo");
+    local_bytes_ = std::min(static_cast<int64_t>(local), codegen::kGpuLocalBytes);
     options_ = "-cl-std=CL1.2";
     if (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
       options_ += " -cl-fp32-correctly-rounded-divide-sqrt";
@@ -53,6 +57,8 @@ class OpenCLDevice : public GpuCompiler<OpenCLDevice, OpenCLProgram> {
   bool own_memory() const override { return true; }
 
   static const codegen::Dialect& dialect() { return codegen::opencl_dialect(); }
+  // The device's local memory per work-group, at most the plans' default (kernel_plan.h).
+  int64_t local_bytes() const { return local_bytes_; }
   void load(const std::string& source, const std::vector<OpenCLProgram*>& todo,
             const std::vector<std::string>& symbols) {
     cl_program prog = program(source, todo.size());
@@ -146,6 +152,7 @@ class OpenCLDevice : public GpuCompiler<OpenCLDevice, OpenCLProgram> {
   cl_context ctx_ = nullptr;
   cl_command_queue queue_ = nullptr;
   std::string dev_name_, options_;
+  int64_t local_bytes_ = 0;
   ProgramTable<cl_program> programs_;
   BufferCache cache_;
   std::mutex launch_mu_;  // a kernel's arguments are set and enqueued by one thread at a time
