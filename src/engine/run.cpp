@@ -157,7 +157,11 @@ void launch_on(const runtime::Program& p, size_t n, BufferAt buffer) {
 // launch, where its inputs are computed.
 template <class SlotAt>
 void execute(const LaunchList& list, SlotAt slot) {
-  if (list.graph_key && launch_as_graph(list, slot)) return;  // a jit replay as one graph
+  // A jit replay whose buffers live on a device may run as one graph. Host replays stop at the
+  // first buffer's check, before a std::function of `slot` (an allocation per call) is made.
+  if (list.graph_key && !list.steps.empty() && !list.steps.front().slots.empty() &&
+      slot(list.steps.front().slots.front())->device() && launch_as_graph(list, slot))
+    return;
   const bool beam = Context::get().beam > 0;
   SearchCount count;
   if (beam)

@@ -47,7 +47,7 @@ std::vector<Kernel> kernels_under_test() {
     for (auto& v : fuzz::build_matmul(seed * 7919 + 1)) ts.push_back(v.t);
     take(ts, false);
   }
-  for (uint64_t seed = 1; seed <= 12; seed++) {
+  for (uint64_t seed = 1; seed <= 16; seed++) {
     std::vector<Tensor> ts;
     for (auto& v : fuzz::build_graph(seed * 100003)) ts.push_back(v.t);
     take(ts, true);
