@@ -112,11 +112,12 @@ class Bench:
     def details(self, models):
         """Step 3 of the file comment: the report's lines."""
         t, starts, refs, tables = self.a.threads[0], [], [], []
-        if not os.access(self.conv_bench, os.X_OK):
+        have = os.access(self.conv_bench, os.X_OK)
+        if not have:
             self.errors.append(f"no {self.conv_bench}: `make bench-onnx` builds it (oneDNN, "
                                "EMBER_BUILD_BENCH): no peak, per-layer or oneDNN rows")
         # The best of three probes: on a loaded machine one reads from 60% to 100% of another.
-        probes = [self.conv_bench_json(["peak"], t) for _ in range(3)] if not self.errors else []
+        probes = [self.conv_bench_json(["peak"], t) for _ in range(3)] if have else []
         peak = max((p["peak_gflops"] for p in probes if p), default=None)
         for name in self.names():
             dims, model = NETWORKS[name][0](1), os.path.join(models, name, "model.onnx")
