@@ -8,6 +8,7 @@
 #include <numeric>
 #include <string>
 
+#include "codegen/render_c.h"
 #include "ember/support/shape_str.h"
 #include "tensor/tensor_impl.h"
 #include "tensor/windows.h"
@@ -116,14 +117,11 @@ Taps geometry(const Tensor& x, const Tensor& w, const IntList& stride, const Int
   return g;
 }
 
-// A kernel of more than one tap: im2col cols [N, G, L, Cg K] from one copy of the padded input's
-// windows (spatial_windows: plain copies, no per-tap masks), times W^T [G, Cg K, OCg] ->
-// [N, G, L, OCg], viewed as [N, G, OCg, *O]. Stacking the taps into [N, G, Cg K, L] instead (the
-// output's layout) costs one masked load per tap per element, and the tiled product runs this
-// orientation about twice as fast (DEBUG=2, ResNet-18 3x3 convs at batch 8: 36 ms vs 70 ms).
-Tensor windows_product(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups) {
+// im2col cols [N, G, L, Cg K] from the padded input's windows (spatial_windows: a copy per
+// spatial dim, then cols itself).
+Tensor window_columns(const Tensor& x, const Taps& g, int64_t groups) {
   const int64_t n = static_cast<int64_t>(g.kernel.size()), N = x.size(0);
-  const int64_t Cg = x.size(1) / groups, OCg = w.size(0) / groups, K = product(g.kernel);
+  const int64_t Cg = x.size(1) / groups;
   IntList p;  // (before, after) from the last dim
   for (size_t i = g.lo.size(); i-- > 0;) {
     p.push_back(g.lo[i]);
@@ -137,7 +135,39 @@ Tensor windows_product(const Tensor& x, const Tensor& w, const Taps& g, int64_t 
   for (int64_t i = 0; i < n; i++) order.push_back(3 + i);
   order.push_back(2);
   for (int64_t i = 0; i < n; i++) order.push_back(3 + n + i);
-  Tensor cols = win.reshape(split).permute(order).reshape({N, groups, product(g.out), Cg * K});
+  return win.reshape(split).permute(order).reshape(
+      {N, groups, product(g.out), Cg * product(g.kernel)});
+}
+
+// Whether x is stored data viewed (a buffer or a realized copy under movements only): its taps
+// then read it in place, where a computed x is realized first.
+bool stored(const Tensor& x) {
+  const ir::Node* n = detail::node_of(x).get();
+  while (ir::is_movement(n->op) && !n->src.empty()) n = n->src[0].get();
+  return n->op == ir::Op::BUFFER || n->op == ir::Op::CONTIGUOUS;
+}
+
+// A kernel of more than one tap: im2col cols [N, G, L, Cg K] times W^T [G, Cg K, OCg] ->
+// [N, G, L, OCg], viewed as [N, G, OCg, *O]. cols is the taps stacked in one elementwise copy
+// [N, C, K, *O] (the tap axis unrolled, each copy reading its own tap along x's rows: ResNet-18's
+// 64-channel 3x3 conv at batch 1, 0.6 ms where spatial_windows' three copies took 5-8 ms), read
+// transposed as [N, G, L, Cg K] by the tiled product, which packs it; its output stays in this
+// orientation (the other, [N, G, OCg, L], ran the product about twice as slow). A computed x
+// is realized first, so that its producer (a previous product's epilogue) runs once, not once
+// per tap. A kernel of more taps than the renderer unrolls (codegen::kMaxConcatAxis) would
+// evaluate every tap's masked load per element: those take spatial_windows' copies.
+Tensor windows_product(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups) {
+  const int64_t N = x.size(0), C = x.size(1), Cg = C / groups, OCg = w.size(0) / groups;
+  const int64_t K = product(g.kernel), L = product(g.out);
+  Tensor cols;
+  if (K <= codegen::kMaxConcatAxis) {
+    const Split xs = split_input(stored(x) ? x : x.contiguous(), g);
+    std::vector<Tensor> taps;
+    for (const IntList& j : tap_indices(g.kernel)) taps.push_back(tap(xs, j, g));
+    cols = stack(taps, 2).contiguous().reshape({N, groups, Cg * K, L}).transpose(2, 3);
+  } else {
+    cols = window_columns(x, g, groups);
+  }
   Tensor y = cols.matmul(w.reshape({groups, OCg, Cg * K}).transpose(-1, -2));
   Shape out = {N, groups, OCg};
   out.insert(out.end(), g.out.begin(), g.out.end());
