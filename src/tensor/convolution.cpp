@@ -147,31 +147,35 @@ bool stored(const Tensor& x) {
   return n->op == ir::Op::BUFFER || n->op == ir::Op::CONTIGUOUS;
 }
 
-// A kernel of more than one tap: im2col cols [N, G, L, Cg K] times W^T [G, Cg K, OCg] ->
-// [N, G, L, OCg], viewed as [N, G, OCg, *O]. cols is the taps stacked in one elementwise copy
-// [N, C, K, *O] (the tap axis unrolled, each copy reading its own tap along x's rows: ResNet-18's
+// A kernel of more than one tap: im2col cols [G, N L, Cg K] times W^T [G, Cg K, OCg] ->
+// [G, N L, OCg], viewed as [N, G, OCg, *O]. cols is the taps stacked in one elementwise copy
+// [C, K, N, *O] (the tap axis unrolled, each copy reading its own tap along x's rows: ResNet-18's
 // 64-channel 3x3 conv at batch 1, 0.6 ms where spatial_windows' three copies took 5-8 ms), read
-// transposed as [N, G, L, Cg K] by the tiled product, which packs it; its output stays in this
-// orientation (the other, [N, G, OCg, L], ran the product about twice as slow). A computed x
-// is realized first, so that its producer (a previous product's epilogue) runs once, not once
-// per tap. A kernel of more taps than the renderer unrolls (codegen::kMaxConcatAxis) would
-// evaluate every tap's masked load per element: those take spatial_windows' copies.
+// transposed by the tiled product, which packs it. The batch sits inside the rows, so that one
+// product packs the weight once for all N L rows (as [N, C K, L] each image's product packed it
+// again: ResNet-18's products at batch 8 took 1.4-1.6x as long). The output stays in this
+// orientation (the other, [OCg, N L], ran the product about twice as slow). A computed x is
+// realized first, so that its producer (a previous product's epilogue) runs once, not once per
+// tap. A kernel of more taps than the renderer unrolls (codegen::kMaxConcatAxis) would evaluate
+// every tap's masked load per element: those take spatial_windows' copies.
 Tensor windows_product(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups) {
   const int64_t N = x.size(0), C = x.size(1), Cg = C / groups, OCg = w.size(0) / groups;
   const int64_t K = product(g.kernel), L = product(g.out);
-  Tensor cols;
-  if (K <= codegen::kMaxConcatAxis) {
-    const Split xs = split_input(stored(x) ? x : x.contiguous(), g);
-    std::vector<Tensor> taps;
-    for (const IntList& j : tap_indices(g.kernel)) taps.push_back(tap(xs, j, g));
-    cols = stack(taps, 2).contiguous().reshape({N, groups, Cg * K, L}).transpose(2, 3);
-  } else {
-    cols = window_columns(x, g, groups);
-  }
-  Tensor y = cols.matmul(w.reshape({groups, OCg, Cg * K}).transpose(-1, -2));
+  Tensor wt = w.reshape({groups, OCg, Cg * K}).transpose(-1, -2);
   Shape out = {N, groups, OCg};
   out.insert(out.end(), g.out.begin(), g.out.end());
-  return y.transpose(2, 3).reshape(out);
+  if (K > codegen::kMaxConcatAxis) {
+    Tensor y = window_columns(x, g, groups).matmul(wt);  // [N, G, L, OCg]
+    return y.transpose(2, 3).reshape(out);
+  }
+  const Split xs = split_input(stored(x) ? x : x.contiguous(), g);
+  std::vector<Tensor> taps;
+  for (const IntList& j : tap_indices(g.kernel)) taps.push_back(tap(xs, j, g));
+  std::vector<int64_t> order = {1, 2, 0};  // [N, C, K, *O] -> [C, K, N, *O]
+  for (size_t i = 0; i < g.out.size(); i++) order.push_back(3 + static_cast<int64_t>(i));
+  Tensor cols = stack(taps, 2).permute(order).contiguous().reshape({groups, Cg * K, N * L});
+  Tensor y = cols.transpose(1, 2).matmul(wt);  // [G, N L, OCg]
+  return y.reshape({groups, N, L, OCg}).permute({1, 0, 3, 2}).reshape(out);
 }
 
 // Largest kernel that a depthwise convolution sums tap by tap (one term per tap in one kernel).
