@@ -1,9 +1,9 @@
 // The kernels of a convolution (src/tensor/convolution.cpp), forward and backward, as the scheduler
 // makes them (nothing runs): how many, and that the products among them are the register-tiled
 // product (on a fixed AVX2 target). Values are the parity tests' (tests/parity ConvPath).
-//   - KxK without gradients: the stacked taps in one copy (cols [N, C K, L]), the product in
-//     im2col's orientation [N L, Cg K] x W^T, then its output permuted to NCHW in the consumer
-//     (bias and activation (tanh) beside it).
+//   - KxK without gradients: the stacked taps in one copy (cols [C K, N L]), one product for the
+//     whole batch in im2col's orientation [N L, Cg K] x W^T, then its output permuted to NCHW in
+//     the consumer (bias and activation (tanh) beside it).
 //   - KxK with gradients at batch 1: one copy of the stacked taps, then the product with the bias
 //     and activation as its epilogue; backward: the taps' gradient product, one kernel summing it
 //     back onto the input, the taps again, and the weight gradient product with the bias gradient
@@ -72,6 +72,10 @@ TEST(ConvKernels, KxKWithoutGradientsIsOneTapCopyThenOneTiledProduct) {
   // Grouped: the same, the output's groups then merged into its channels in one more copy.
   EXPECT_EQ(plan_kinds({conv2d(xe, wg, b, {2}, {1}, {1}, 4).tanh()}),
             (Kinds{"loop", "product", "loop", "loop"}));
+  // One product over the batch's N L = 2 x 90 rows, not one per image (each repacking W).
+  const auto ks = kernels_of({conv2d(x, w, b, {1}, {1})});
+  ASSERT_EQ(ks.size(), 3u);
+  EXPECT_EQ(ks[1].name(), "r_180_16_72");
   // Rows not a multiple of the stride (9): padded to whole rows first, one more copy.
   EXPECT_EQ(plan_kinds({conv2d(x, w, b, {2}, {1}).tanh()}),
             (Kinds{"loop", "loop", "product", "loop"}));
