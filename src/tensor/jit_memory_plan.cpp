@@ -36,37 +36,34 @@ int64_t share_intermediates(const std::vector<CapturedLaunch>& launches,
     else
       planned += static_cast<int64_t>(bd.fixed->nbytes());
   }
+  // Greedy by size (Pisarchyk and Lee, "Efficient Memory Management for Deep Neural Net
+  // Inference", 2020, shared objects): the largest intermediates first, each into the smallest
+  // slot of its memory that none of its users holds during its life, else a new slot of its size.
+  // Slots never grow, so their sizes are those of their largest users (ordering by first use and
+  // growing slots took 284 MB at ResNet-18 batch 8, where 195 MB are live at most).
+  auto bytes = [&](int b) { return bindings[b].fixed->nbytes(); };
   std::stable_sort(shareable.begin(), shareable.end(),
-                   [&](int a, int b) { return first[a] < first[b]; });
-  // Greedy interval colouring: each intermediate takes a free buffer in its own memory (its last
-  // user launched before this one's first), the smallest that holds it, else the largest free
-  // one, grown.
+                   [&](int a, int b) { return bytes(a) > bytes(b); });
   struct Slot {
     size_t bytes = 0;
-    int64_t busy_until = -1;  // the last launch of its current intermediate
     runtime::Device* memory = nullptr;
     std::vector<int> users;
   };
+  auto overlaps = [&](int a, int b) { return first[a] <= last[b] && first[b] <= last[a]; };
   std::vector<Slot> slots;
   for (int b : shareable) {
-    const size_t need = bindings[b].fixed->nbytes();
     runtime::Device* memory = bindings[b].fixed->device();
-    Slot *fit = nullptr, *grow = nullptr;
+    Slot* pick = nullptr;
     for (Slot& s : slots) {
-      if (s.busy_until >= first[b] || s.memory != memory) continue;  // live, or elsewhere
-      if (s.bytes >= need) {
-        if (!fit || s.bytes < fit->bytes) fit = &s;
-      } else if (!grow || s.bytes > grow->bytes) {
-        grow = &s;
-      }
+      if (s.memory != memory || (pick && pick->bytes <= s.bytes)) continue;
+      if (std::none_of(s.users.begin(), s.users.end(), [&](int u) { return overlaps(u, b); }))
+        pick = &s;
     }
-    Slot* pick = fit ? fit : grow;
     if (!pick) {
       pick = &slots.emplace_back();
       pick->memory = memory;
+      pick->bytes = bytes(b);
     }
-    pick->bytes = std::max(pick->bytes, need);
-    pick->busy_until = last[b];
     pick->users.push_back(b);
   }
   for (const Slot& s : slots) {
