@@ -148,7 +148,9 @@ int64_t opset_of(const Model::Impl& m, const std::string& domain) {
 
 Model load(const std::string& path) {
   std::string dir = std::filesystem::path(path).parent_path().string();
-  return load_from_bytes(read_file(path), dir.empty() ? "." : dir, "'" + path + "'");
+  // The file's bytes move into build(), which frees them once parsed (load_from_bytes copies
+  // them: three copies of the weights at once, with the parsed message's).
+  return Model(build(read_file(path), dir.empty() ? "." : dir, "'" + path + "'"));
 }
 
 Model load_from_bytes(const std::string& bytes, const std::string& base_dir,
