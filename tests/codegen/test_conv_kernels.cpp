@@ -1,9 +1,9 @@
 // The kernels of a convolution (src/tensor/convolution.cpp), forward and backward, as the scheduler
 // makes them (nothing runs): how many, and that the products among them are the register-tiled
 // product (on a fixed AVX2 target). Values are the parity tests' (tests/parity ConvPath).
-//   - KxK without gradients: the padded input's windows (spatial_windows' copies, no masks), the
-//     product in im2col's orientation [N L, Cg K] x W^T, then its output permuted to NCHW in the
-//     consumer (bias and activation (tanh) beside it).
+//   - KxK without gradients: the padded input's windows (spatial_windows' copies, no masks), then
+//     the product in im2col's orientation [N L, Cg K] x W^T with the bias and activation (tanh)
+//     as its epilogue, stored in NCHW order (the permute fuses: schedule/lower.cpp).
 //   - KxK with gradients at batch 1: one copy of the stacked taps, then the product with the bias
 //     and activation as its epilogue; backward: the taps' gradient product, one kernel summing it
 //     back onto the input, the taps again, and the weight gradient product with the bias gradient
@@ -55,13 +55,17 @@ using Kinds = std::vector<std::string>;
 TEST(ConvKernels, KxKWithoutGradientsIsTheWindowsThenOneTiledProduct) {
   NoGradGuard no_grad;
   Tensor x = input({2, 8, 10, 9}), w = input({16, 8, 3, 3}), b = input({16});
-  // A repeat copy per spatial dim, the im2col copy, the product, the permute with bias and tanh.
+  // A repeat copy per spatial dim, the im2col copy, the product with bias and tanh stored NCHW.
   EXPECT_EQ(plan_kinds({conv2d(x, w, b, {1}, {1}).tanh()}),
-            (Kinds{"loop", "loop", "loop", "product", "loop"}));
+            (Kinds{"loop", "loop", "loop", "product"}));
   // Strided: spatial_windows' phases of the stride (more copies, each plain).
   Tensor xe = input({2, 8, 10, 8});
   EXPECT_EQ(plan_kinds({conv2d(xe, w, b, {2}, {1}).tanh()}),
-            (Kinds{"loop", "loop", "loop", "loop", "loop", "loop", "product", "loop"}));
+            (Kinds{"loop", "loop", "loop", "loop", "loop", "loop", "product"}));
+  // A residual block's end, relu(conv + bias + x): the add and the relu join the product too.
+  Tensor wr = input({8, 8, 3, 3}), br = input({8});
+  EXPECT_EQ(plan_kinds({(conv2d(x, wr, br, {1}, {1}) + x).relu()}),
+            (Kinds{"loop", "loop", "loop", "product"}));
 }
 
 TEST(ConvKernels, KxKWithGradientsIsTheTapsThenOneTiledProductWithItsEpilogue) {
