@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "ember/error.h"
 
@@ -232,19 +233,29 @@ class Lowerer {
     }
     while (m->op == Op::DETACH || m->op == Op::CONTIGUOUS) m = m->src[0].get();
     if (m != n) return false;
+    // Same elements in the same order: a slice (offset 0, contiguous strides, fewer elements)
+    // is not the identity, and its root cannot hold the reduce's output.
+    auto v = whole_view_above(n, stack);
+    if (!v) return false;
+    auto want = ir::contiguous_strides(v->shape);
+    for (size_t d = 0; d < v->shape.size(); d++)
+      if (v->shape[d] > 1 && v->strides[d] != want[d]) return false;
+    return true;
+  }
+
+  // The reduce `n`'s output seen through the movement ops on the stack, where that view reaches
+  // every output element once at most: no offset, no mask, as many elements; nullopt otherwise.
+  static std::optional<View> whole_view_above(const Node* n,
+                                              const std::vector<const Node*>& stack) {
     View v = View::contiguous(n->shape);
     for (size_t j = stack.size(); j-- > 0;) {
       auto nv = v.apply(*stack[j]);
-      if (!nv) return false;
+      if (!nv) return std::nullopt;
       v = *nv;
     }
-    // Same elements in the same order: a slice (offset 0, contiguous strides, fewer elements)
-    // is not the identity, and its root cannot hold the reduce's output.
-    if (v.offset != 0 || v.has_mask() || ir::shape_numel(v.shape) != n->numel()) return false;
-    auto want = ir::contiguous_strides(v.shape);
-    for (size_t d = 0; d < v.shape.size(); d++)
-      if (v.shape[d] > 1 && v.strides[d] != want[d]) return false;
-    return true;
+    if (v.offset != 0 || v.has_mask() || ir::shape_numel(v.shape) != n->numel())
+      return std::nullopt;
+    return v;
   }
 
   // True when the movement ops on the stack (between the root's loop space and reduce `n`) map
@@ -255,13 +266,9 @@ class Lowerer {
   // contiguous layout is the reduce's, reshaped to the reduce's shape (to_out_space). Views that
   // this cannot express (a mask, an unmergeable dim) materialise the reduce after all (lower()).
   bool bijective_above(const Node* n, const std::vector<const Node*>& stack) {
-    View v = View::contiguous(n->shape);
-    for (size_t j = stack.size(); j-- > 0;) {
-      auto nv = v.apply(*stack[j]);
-      if (!nv) return false;
-      v = *nv;
-    }
-    if (v.offset != 0 || v.has_mask() || ir::shape_numel(v.shape) != n->numel()) return false;
+    auto whole = whole_view_above(n, stack);
+    if (!whole) return false;
+    const View& v = *whole;
     std::vector<int64_t> order;
     for (size_t d = 0; d < v.shape.size(); d++)
       if (v.shape[d] != 1) order.push_back(static_cast<int64_t>(d));
@@ -272,7 +279,7 @@ class Lowerer {
       if (v.strides[order[i]] != want) return false;
       want *= v.shape[order[i]];
     }
-    if (!std::is_sorted(order.begin(), order.end())) {  // in order: the size-1 reshape case
+    if (!std::is_sorted(order.begin(), order.end())) {  // in order: the reduce's own layout
       for (size_t d = 0; d < v.shape.size(); d++)
         if (v.shape[d] == 1) order.push_back(static_cast<int64_t>(d));
       order_ = std::move(order);
