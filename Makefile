@@ -142,9 +142,13 @@ onnx-networks: ember
 # The README's two commands in a fresh Debian 12 root (mmdebstrap + chroot; as root; ~20-30 min).
 # REV=<commit> checks another committed revision (default HEAD).
 # Real networks timed against ONNX Runtime (scripts/onnx_bench.py): 1 and 2 threads, batch 1 and
-# 8, paired processes; writes $(BUILD)/onnx-bench/report.md. ARGS="--only resnet50 --pairs 1".
-bench-onnx: ember
-	@bash scripts/install-deps.sh test
+# 8, paired processes; then at batch 1: start-up on a cold and a warm kernel cache, each network's
+# largest convolution against oneDNN (bench_conv_paired) and ResNet-50's convolutions as shares of
+# the measured peak; writes $(BUILD)/onnx-bench/report.md. ARGS="--only resnet50 --pairs 1".
+bench-onnx:
+	@bash scripts/install-deps.sh run test bench
+	@cmake --preset $(PRESET) -DEMBER_BUILD_BENCH=ON >/dev/null
+	@cmake --build --preset $(PRESET) -j $(JOBS) --target ember_cli bench_conv_paired
 	@bash scripts/python-venv.sh
 	@python3 scripts/onnx_bench.py --build $(BUILD) --out $(BUILD)/onnx-bench $(ARGS)
 

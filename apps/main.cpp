@@ -18,6 +18,8 @@
 
 namespace {
 
+constexpr int kUsageError = 2;  // a command line ember cannot run (README, "Exit status")
+
 // The environment switches every subcommand honours (README, "Seeing what runs").
 constexpr const char* kEnvironmentHelp =
     "Environment:\n"
@@ -109,7 +111,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every command-line error exits 2 (the shell convention for
+    // bad usage), whichever of CLI11's own codes (104, 105, ...) its kind carries.
+    return app.exit(e) == 0 ? 0 : kUsageError;
   } catch (const ember::app::ExitStatus& e) {
     return e.code;
   } catch (const std::exception& e) {

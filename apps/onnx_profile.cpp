@@ -139,6 +139,9 @@ json attribute(const onnx::Model& m, const Attributed& a, const std::vector<doub
         grp["kernels"].push_back(a.names[l]);
     }
   }
+  json launches = json::array();  // in launch order: the per-layer view (scripts/onnx_bench.py)
+  for (size_t l = 0; l < a.nodes.size(); l++)
+    launches.push_back({{"kernel", a.names[l]}, {"seconds", seconds[l]}, {"nodes", a.nodes[l]}});
   json out_groups = json::array();
   std::map<int, int> id_of;  // root -> group id, numbered by first node
   for (size_t i = 0; i < infos.size(); i++) {
@@ -154,7 +157,10 @@ json attribute(const onnx::Model& m, const Attributed& a, const std::vector<doub
     out_groups[it->second]["nodes"].push_back(i);
     nodes[i]["group"] = it->second;
   }
-  return {{"nodes", nodes}, {"groups", out_groups}, {"unattributed_s", unattributed}};
+  return {{"nodes", nodes},
+          {"groups", out_groups},
+          {"launches", launches},
+          {"unattributed_s", unattributed}};
 }
 
 json values_json(const NamedTensors& values) {

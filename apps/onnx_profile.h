@@ -14,7 +14,9 @@ namespace ember::app {
 ///    one run, mean over runs), unattributed_s, inputs, outputs: [{name, dtype, shape}],
 ///    nodes: [{index, name, op_type, inputs, outputs, shapes: [{name, dtype, shape}], seconds,
 ///             launches, group}],
-///    groups: [{id, nodes, seconds, launches, kernels}]}
+///    groups: [{id, nodes, seconds, launches, kernels}],
+///    launches: [{kernel, seconds, nodes}] (each launch of a run, in order, with the nodes whose
+///               ops its kernel computes)}
 /// Times are seconds per run (mean over the timed runs). A node's `seconds` are the launches
 /// that compute its ops and no other node's; a launch whose kernel fused the ops of several nodes
 /// counts once, in the `group` of those nodes (connected by such kernels), never split among them.

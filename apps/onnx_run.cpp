@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 
 #include "commands.h"
@@ -100,8 +101,30 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// One warm-up call and a capture under jit, then o.repeat timed calls; the last call's outputs.
-NamedTensors timed_runs(const OnnxRunOptions& o, const onnx::Model& m, const NamedTensors& in) {
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The start-up line: from run_onnx_model's start (`t0`, runtime stats `s0`) to the first outputs,
+// the load of the model (`load_ms`) and the kernels compiled on the way (scripts/onnx_bench.py
+// reads it for its compile-time rows).
+void print_first_run(std::chrono::steady_clock::time_point t0, double load_ms,
+                     const RuntimeStats& s0) {
+  const RuntimeStats s = runtime_stats_snapshot();
+  std::printf(
+      "first outputs: %.1f ms after start (model load %.1f ms); %lld kernels compiled (%lld by the "
+      "compiler, %lld from the disk cache) in %.1f ms, %lld compiler processes\n",
+      ms_since(t0), load_ms, static_cast<long long>(s.kernels_compiled - s0.kernels_compiled),
+      static_cast<long long>(s.kernels_from_compiler - s0.kernels_from_compiler),
+      static_cast<long long>(s.kernels_from_disk_cache - s0.kernels_from_disk_cache),
+      (s.compile_seconds - s0.compile_seconds) * 1e3,
+      static_cast<long long>(s.compiler_runs - s0.compiler_runs));
+}
+
+// One warm-up call (its end printed by print_first_run) and a capture under jit, then o.repeat
+// timed calls; the last call's outputs.
+NamedTensors timed_runs(const OnnxRunOptions& o, const onnx::Model& m, const NamedTensors& in,
+                        const std::function<void()>& first_outputs) {
   std::vector<Tensor> args;
   for (const auto& [name, t] : in) args.push_back(t);
   std::vector<std::string> names;  // the outputs' (host data only: a capture keeps no tensor)
@@ -119,6 +142,7 @@ NamedTensors timed_runs(const OnnxRunOptions& o, const onnx::Model& m, const Nam
   Jit jitted(eager);
   std::function<std::vector<Tensor>()> call = [&] { return jitted(args); };
   realize(jitted(args));  // a plain run: the model's own errors surface here
+  first_outputs();
   const char* mode = "ember::jit replays";
   try {
     realize(jitted(args));  // the capture
@@ -134,8 +158,7 @@ NamedTensors timed_runs(const OnnxRunOptions& o, const onnx::Model& m, const Nam
     const auto t0 = std::chrono::steady_clock::now();
     last = call();
     realize(last);
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(ms_since(t0));
   }
   std::printf("%s: %d runs (%s, %d threads): median %.3f ms, min %.3f ms\n", o.model.c_str(),
               o.repeat, mode, get_num_threads(), median_of(ms),
@@ -165,7 +188,10 @@ void run_onnx_model(const OnnxRunOptions& o) {
   if (!o.dims.empty() && o.repeat == 0 && !o.profile)
     throw ValueError("--dim sizes the zero inputs of --repeat; give every input with --input");
   if (o.profile) check_profile_dir(o.profile_dir);
+  const auto t0 = std::chrono::steady_clock::now();
+  const RuntimeStats s0 = runtime_stats_snapshot();
   const onnx::Model m = onnx::load(o.model);
+  const double load_ms = ms_since(t0);
   const NamedTensors in = gather_inputs(o, m);
   if (o.profile) {
     const NamedTensors out =
@@ -174,7 +200,7 @@ void run_onnx_model(const OnnxRunOptions& o) {
     return;
   }
   if (o.repeat > 0) {
-    const NamedTensors out = timed_runs(o, m, in);
+    const NamedTensors out = timed_runs(o, m, in, [&] { print_first_run(t0, load_ms, s0); });
     if (!o.output_dir.empty()) write_outputs(out, o.output_dir);
     return;
   }

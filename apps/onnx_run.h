@@ -20,7 +20,10 @@ struct OnnxRunOptions {
 /// outputs go to output_dir (default "."). With --repeat N: inputs not given are zeros of their
 /// declared shape (a symbolic dimension takes its --dim value, else 1; said on stderr), one warm-up
 /// call and one capture under ember::jit (or plain calls when the model reads tensor data while
-/// it runs, which a replay cannot), then N timed calls; prints their median and minimum latency.
+/// it runs, which a replay cannot), then N timed calls; prints their median and minimum latency,
+/// and before them when the warm-up call's outputs were ready: the time since the start (the
+/// model's load included) and the kernels compiled by then, by the compiler or from the disk cache
+/// (the start-up a user waits for, cold or warm kernel cache).
 /// Outputs are written only when output_dir is given. A --input or --dim name the model does not
 /// have, a bad NAME=VALUE, or an input with no declared shape left to zeros: ValueError.
 /// With --profile DIR: inputs as for --repeat, then profile_onnx_model with --repeat's N timed

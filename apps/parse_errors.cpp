@@ -97,6 +97,24 @@ std::string unused_argument(const CLI::App* where, const std::string& arg) {
   return "unexpected argument '" + arg + "'";
 }
 
+// CLI11's "Could not convert: --repeat = 1.5" as "--repeat must be an integer (got '1.5')", the
+// kind of value named from the option's declared type (INT, UINT, FLOAT; with a rule after ':').
+std::string conversion_text(const CLI::App* where, const std::string& text) {
+  const std::string head = "Could not convert: ";
+  const size_t eq = text.find(" = ");
+  if (text.rfind(head, 0) != 0 || eq == std::string::npos) return text;
+  const std::string name = text.substr(head.size(), eq - head.size());
+  const std::string value = text.substr(eq + 3);
+  const CLI::Option* o = where->get_option_no_throw(name);
+  const std::string type =
+      o == nullptr ? "" : o->get_type_name().substr(0, o->get_type_name().find(':'));
+  const std::string kind = type == "INT"     ? "an integer"
+                           : type == "UINT"  ? "a non-negative integer"
+                           : type == "FLOAT" ? "a number"
+                                             : "a valid " + (type.empty() ? "value" : type);
+  return name + " must be " + kind + " (got '" + value + "')";
+}
+
 // "a, b or c".
 std::string or_list(const std::vector<std::string>& names) {
   std::string list;
@@ -119,6 +137,7 @@ std::string describe_parse_error(const CLI::App* app, const CLI::Error& e) {
     // MESSAGE to follow the name: "--lr must be > 0 (got 0)".
     if (e.get_name() == "ValidationError")
       if (const size_t colon = text.find(": "); colon != std::string::npos) text.erase(colon, 1);
+    if (e.get_name() == "ConversionError") text = conversion_text(reached(app), text);
     if (e.get_name() == "RequiredError" && text.rfind("A subcommand", 0) == 0)
       text = "a command is required: " + or_list(subcommand_names(reached(app)));
   }

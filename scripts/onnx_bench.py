@@ -9,9 +9,13 @@
    (scripts/onnx_bench_ort.py in .venv: default graph optimisations, intra_op_num_threads = T),
    alternating who runs first. Both get zeros of the declared input shapes. Each process's peak
    resident memory comes from GNU time (/usr/bin/time -f %M).
-3. Writes OUT/report.md (median latency of the process medians, the median of the within-pair
+3. At batch 1 and the first thread count (scripts/onnx_bench_layers.py says how): the start-up of
+   each network on an empty and on a warm kernel cache; each network's largest convolution alone,
+   ember against oneDNN (bench/bench_conv_paired); and for the --layers networks (ResNet-50) each
+   convolution's time in the network, GFLOPS and share of the measured peak.
+4. Writes OUT/report.md (median latency of the process medians, the median of the within-pair
    ratios ember / ONNX Runtime, throughput, peak memory, the geometric mean of the ratios per
-   thread count) and OUT/raw.jsonl.
+   thread count; then step 3's tables) and OUT/raw.jsonl.
 
 Python standard library only; exits 1 when a measurement failed (the report names it).
 """
@@ -25,6 +29,8 @@ import subprocess
 import sys
 import tempfile
 
+import onnx_bench_layers as layers
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NETWORKS = {  # name: (dims at batch B, throughput batch)
     "resnet18_224": (lambda b: {"batch": b}, 8),
@@ -34,6 +40,7 @@ NETWORKS = {  # name: (dims at batch B, throughput batch)
     "squeezenet1_1_224": (lambda b: {"batch": b}, 8),
     "bert_mini": (lambda b: {"batch": b, "sequence": 64}, 8),
 }
+DNNL_ISA = {"avx512": "AVX512_CORE", "avx2": "AVX2", "sse2": "SSE41"}  # as bench/run.sh
 EMBER_LINE = re.compile(r": (\d+) runs \(([^,]+), (\d+) threads\): median ([\d.]+) ms, min ([\d.]+) ms")
 
 
@@ -42,6 +49,7 @@ class Bench:
         self.a = a
         self.ember = os.path.join(os.path.abspath(a.build), "apps", "ember")
         self.venv_python = os.path.join(ROOT, ".venv", "bin", "python")
+        self.conv_bench = os.path.join(os.path.abspath(a.build), "bench", "bench_conv_paired")
         self.raw, self.errors = [], []
 
     def timed_process(self, cmd, env=None):
@@ -82,6 +90,58 @@ class Bench:
             return None
         row = json.loads(r[0].strip().splitlines()[-1])
         return {"impl": "onnxruntime", **row, "peak_kib": r[2]}
+
+    def conv_bench_json(self, args, threads):
+        """bench_conv_paired's JSON line (oneDNN held to $EMBER_ISA's level), or None."""
+        isa = os.environ.get("EMBER_ISA", "")
+        env = {"DNNL_MAX_CPU_ISA": DNNL_ISA[isa]} if isa in DNNL_ISA else {}
+        r = self.timed_process([self.conv_bench] + args + ["--threads", str(threads)], env)
+        return json.loads(r[0].strip().splitlines()[-1]) if r else None
+
+    def profile(self, model, dims, threads):
+        """The onnx-profile.json record of `ember onnx run --profile` (--repeat runs), or None."""
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "profile")
+            cmd = [self.ember, "onnx", "run", model, "--repeat", str(self.a.repeat), "--threads",
+                   str(threads), "--profile", out] + [x for k, v in dims.items() for x in ("--dim", f"{k}={v}")]
+            if not self.timed_process(cmd):
+                return None
+            with open(os.path.join(out, "onnx-profile.json")) as f:
+                return json.load(f)
+
+    def details(self, models):
+        """Step 3 of the file comment: the report's lines."""
+        t, starts, refs, tables = self.a.threads[0], [], [], []
+        have = os.access(self.conv_bench, os.X_OK)
+        if not have:
+            self.errors.append(f"no {self.conv_bench}: `make bench-onnx` builds it (oneDNN, "
+                               "EMBER_BUILD_BENCH): no peak, per-layer or oneDNN rows")
+        # The best of three probes: on a loaded machine one reads from 60% to 100% of another.
+        probes = [self.conv_bench_json(["peak"], t) for _ in range(3)] if have else []
+        peak = max((p["peak_gflops"] for p in probes if p), default=None)
+        for name in self.names():
+            dims, model = NETWORKS[name][0](1), os.path.join(models, name, "model.onnx")
+            print(f"[bench-onnx] {name}: start-up, layers, largest convolution", file=sys.stderr,
+                  flush=True)
+            starts.append((name, layers.startup(self.timed_process, self.ember, model, dims, t)))
+            attrs = layers.conv_attrs(self.venv_python, model, self.errors)
+            prof = self.profile(model, dims, t) if attrs and peak else None
+            found = layers.conv_layers(prof, attrs) if prof else []
+            if name in (self.a.layers or []) and found:
+                tables += layers.layer_table(name, found, peak, t)
+            picked = layers.reference_layers(found)
+            for why, layer in picked:
+                args = layers.reference_args(layer)
+                ref = self.conv_bench_json(["conv"] + args, t) if args else None
+                refs.append((name, why, layer, ref))
+                self.raw.append({"network": name, "threads": t, "batch": 1, "conv": why,
+                                 "layer": layer, "reference": ref, "peak_gflops": peak})
+            if not picked:
+                refs.append((name, "", None, None))
+            self.raw.append({"network": name, "threads": t, "batch": 1, "startup": starts[-1][1],
+                             "layers": found if name in (self.a.layers or []) else None})
+        return (layers.startup_table(starts, t) + (layers.reference_table(refs, peak, t) if peak else [])
+                + tables)
 
     def export(self, models):
         todo = [n for n in self.names() if not os.path.isfile(os.path.join(models, n, "model.onnx"))]
@@ -131,7 +191,7 @@ class Bench:
                 "ember_mib": med(got["ember"], "peak_kib"), "ort_mib": med(got["onnxruntime"], "peak_kib"),
                 "mode": got["ember"][0]["mode"] if got["ember"] else "failed"}
 
-    def report(self, rows):
+    def report(self, rows, details=()):
         f = lambda v, fmt: fmt.format(v) if v is not None else "failed"
         L = ["# Real networks: ember against ONNX Runtime\n",
              f"Written by scripts/onnx_bench.py: {self.a.pairs} process pair(s) per row, alternating who runs "
@@ -153,6 +213,7 @@ class Bench:
                 gm = math.exp(sum(math.log(x) for x in rs) / len(rs))
                 L.append(f"- {t} thread(s): geometric mean of ember / ONNX Runtime {gm:.2f}x over "
                          f"{len(rs)} rows; worst {max(rs):.2f}x")
+        L += [""] + list(details)
         for e in self.errors:
             L.append(f"- FAILED: {e}")
         return "\n".join(L) + "\n"
@@ -167,6 +228,10 @@ def main():
     p.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     p.add_argument("--only", nargs="*", help="only these networks: " + ", ".join(NETWORKS))
     p.add_argument("--timeout", type=int, default=900, help="seconds per process")
+    p.add_argument("--layers", nargs="*", default=["resnet50"],
+                   help="networks whose per-layer convolution table the report shows")
+    p.add_argument("--no-details", action="store_true",
+                   help="only the latency table: no start-up, largest-convolution or layer rows")
     a = p.parse_args()
     a.threads = [int(t) for t in a.threads.split(",") if t]
     for n in a.only or []:
@@ -181,8 +246,9 @@ def main():
     os.makedirs(models, exist_ok=True)
     b.export(models)
     rows = b.measure(models)
+    details = [] if a.no_details else b.details(models)
     for name, text in (("raw.jsonl", "".join(json.dumps(r) + "\n" for r in b.raw)),
-                       ("report.md", b.report(rows))):
+                       ("report.md", b.report(rows, details))):
         fd, tmp = tempfile.mkstemp(dir=a.out, prefix=f".{name}.")
         with os.fdopen(fd, "w") as f:
             f.write(text)

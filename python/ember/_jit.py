@@ -34,6 +34,9 @@ class JitFunction:
     kernels a replay launches) count what it did."""
 
     def __init__(self, fn):
+        if not callable(fn):  # said here, not on the first call
+            raise TypeError(f"ember.jit wraps a function of tensors; got "
+                            f"{type(fn).__name__} {fn!r}")
         functools.update_wrapper(self, fn)
         self._fn = fn
         self._structure = None  # how the function returned its tensors: None, tuple or list

@@ -82,6 +82,8 @@ def test_signature_change_and_misuse_raise():
         fast(x=ember.ones(2))
     with pytest.raises(TypeError):
         ember.jit(lambda x: 3)(ember.ones(1))
+    with pytest.raises(TypeError, match="got int 5"):  # at the wrap, not the first call
+        ember.jit(5)
 
     def reads_data(x):
         return x * x.sum().item()

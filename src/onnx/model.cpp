@@ -1,5 +1,6 @@
 // load(): parse, check, infer shapes, convert initializers; the Model's descriptive accessors.
 #include <onnx/checker.h>
+#include <onnx/defs/schema.h>
 #include <onnx/onnx-data_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -16,6 +17,23 @@
 namespace ember::onnx {
 
 namespace {
+
+// Why a model the checker rejects may be valid after all: it imports a newer opset than the ONNX
+// release ember reads with knows (ONNX 1.12: ai.onnx up to 17), whose checker then holds its nodes
+// to the older definitions (ReduceMean-18 takes `axes` as an input, ReduceMean-13 as an
+// attribute). "" when every imported opset is known.
+std::string newer_opset_hint(const ::onnx::ModelProto& proto) {
+  const auto& known = ::onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  for (const auto& o : proto.opset_import()) {
+    const std::string domain = o.domain().empty() ? "ai.onnx" : o.domain();
+    auto it = known.find(o.domain() == "ai.onnx" ? "" : o.domain());
+    if (it != known.end() && o.version() > it->second.second)
+      return " (the model imports opset " + std::to_string(o.version()) + " of " + domain +
+             "; ember knows opsets up to " + std::to_string(it->second.second) +
+             ": export it with opset " + std::to_string(it->second.second) + " or lower)";
+  }
+  return "";
+}
 
 using support::read_file;
 
@@ -78,7 +96,8 @@ std::shared_ptr<Model::Impl> build(std::string bytes, const std::string& base_di
   try {
     ::onnx::checker::check_model(m->proto);
   } catch (const std::exception& e) {
-    throw IOError(name + ": the ONNX checker rejects the model: " + e.what());
+    throw IOError(name + ": the ONNX checker rejects the model: " + e.what() +
+                  newer_opset_hint(m->proto));
   }
   try {
     ::onnx::shape_inference::InferShapes(m->proto);

@@ -120,6 +120,33 @@ TEST_F(Cli, OnnxProfileRefusesADirectoryItWouldOverwriteOrCannotMake) {
 }
 #endif
 
+TEST_F(Cli, ValuesOfTheWrongTypeNameTheKindExpected) {
+  expect_refused({"train", "--seed", "1.5"}, "--seed must be a non-negative integer (got '1.5')\n");
+  expect_refused({"env", "--episodes", "2.5"}, "--episodes must be an integer (got '2.5')\n");
+#ifdef EMBER_HAVE_ONNX
+  expect_refused({"onnx", "run", "m.onnx", "--repeat", "1.5"},
+                 "--repeat must be an integer (got '1.5')\n");
+#endif
+}
+
+// Bad usage exits 2 whatever its kind (CLI11's own codes are 104, 105, 109, ...); an error while
+// running exits 1; --help exits 0 (README, "Exit status").
+TEST_F(Cli, ACommandLineErrorExitsTwoAndARunErrorOne) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"train", "--lrr", "3"},
+                                             {"train", "--lr", "fast"},
+                                             {"train", "--lr", "0"},
+                                             {"trian"},
+                                             {}}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.status, 2) << r.output;
+  }
+  std::ofstream(dir / "bad.safetensors") << "not a safetensors file";
+  const Result bad = run({"inspect", "bad.safetensors"});
+  EXPECT_EQ(bad.status, 1) << bad.output;
+  EXPECT_EQ(run({"train", "--help"}).status, 0);
+}
+
 TEST_F(Cli, NegativeValuesOfUnsignedOptionsAreRefused) {
   // CLI11 alone would wrap -3 to 2^64-3 and train.
   expect_refused({"train", "--seed", "-3"}, "--seed must be >= 0 (got -3)\n");

@@ -493,6 +493,18 @@ TEST_F(Viz, OnnxProfileGivesTheModelsGraphAndPerNodeTimes) {
   EXPECT_GT(total, 0.0);
   EXPECT_LE(nodes_s, total * (1 + 1e-9));
   EXPECT_NEAR(nodes_s + groups_s + p["unattributed_s"].get<double>(), total, total * 1e-9);
+  // The launches in order (scripts/onnx_bench_layers.py's per-layer view): their seconds sum to
+  // kernel_s, and a node's own launches are those that compute its ops alone.
+  double launches_s = 0;
+  std::vector<int> alone(4, 0);
+  ASSERT_FALSE(p["launches"].empty());
+  for (const json& l : p["launches"]) {
+    launches_s += l["seconds"].get<double>();
+    EXPECT_FALSE(l["kernel"].get<std::string>().empty()) << l;
+    if (l["nodes"].size() == 1) alone[l["nodes"][0].get<int>()]++;
+  }
+  EXPECT_NEAR(launches_s, total, total * 1e-9);
+  for (size_t i = 0; i < 4; i++) EXPECT_EQ(alone[i], p["nodes"][i]["launches"].get<int>()) << i;
   EXPECT_EQ(p["nodes"][0]["shapes"][0]["shape"], json({4, 3}));
   EXPECT_EQ(p["nodes"][3]["shapes"][0]["shape"], json({4}));
   EXPECT_EQ(p["runs"], 3);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "ember/ember.h"
 #include "ember/io/npy.h"
@@ -118,6 +119,20 @@ TEST_F(OnnxCli, RunRepeatTimesTheModel) {
       << r.output;
   EXPECT_NE(r.output.find("3 runs (ember::jit replays, "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("median "), std::string::npos) << r.output;
+  EXPECT_TRUE(
+      std::regex_search(r.output, std::regex("first outputs: [0-9.]+ ms after start "
+                                             "\\(model load [0-9.]+ ms\\); [0-9]+ kernels")))
+      << r.output;
+  // Again in a new process: the same kernels come from the disk cache, none from the compiler.
+  r = ember_cli({"onnx", "run", (dir / "model.onnx").string(), "--repeat", "1"});
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      r.output, m,
+      std::regex("([0-9]+) kernels compiled \\(0 by the compiler, ([0-9]+) from the disk "
+                 "cache\\) in [0-9.]+ ms, 0 compiler processes")))
+      << r.output;
+  EXPECT_EQ(m[1], m[2]) << r.output;
+  EXPECT_GE(std::stoi(m[1]), 1) << r.output;
   EXPECT_FALSE(fs::exists(dir / "z.npy"));  // --repeat writes outputs only when asked
   save_npy(from_vector<float>({1, 2, 3, 4}, Shape{2, 2}), (dir / "x.npy").string());
   save_npy(full({2, 2}, 3.0), (dir / "y.npy").string());

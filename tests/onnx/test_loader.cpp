@@ -124,6 +124,26 @@ TEST(OnnxLoader, CheckerRejectsAnUndefinedInput) {
                   "the ONNX checker rejects the model");
 }
 
+// ReduceMean-18 takes its axes as an input; ONNX 1.12's checker knows ReduceMean up to 13, where
+// they are an attribute, and rejects the node: the error says the model's opset is the reason.
+TEST(OnnxLoader, ACheckerRejectionOfANewerOpsetSaysSo) {
+  ModelBuilder b(18);
+  b.input({"x", kF32, {2, 3}}).output({"y", kF32, {2}});
+  auto& axes = b.initializer("axes", {}, {1});
+  const int64_t axis = 1;
+  axes.set_data_type(::onnx::TensorProto::INT64);
+  axes.set_raw_data(std::string(reinterpret_cast<const char*>(&axis), sizeof axis));
+  b.node("ReduceMean", {"x", "axes"}, {"y"});
+  const std::string m = message_of<IOError>([&] { eo::load_from_bytes(b.bytes()); });
+  EXPECT_CONTAINS(m, "the ONNX checker rejects the model");
+  EXPECT_CONTAINS(m, "the model imports opset 18 of ai.onnx; ember knows opsets up to 17");
+  // A rejection at a known opset has no such hint.
+  ModelBuilder old = add_model();
+  old.proto().mutable_graph()->mutable_node(0)->set_input(1, "nowhere");
+  EXPECT_EQ(message_of<IOError>([&] { eo::load_from_bytes(old.bytes()); }).find("imports opset"),
+            std::string::npos);
+}
+
 TEST(OnnxLoader, OpEmberLacksNamesTheNode) {
   ModelBuilder b(15);  // Bernoulli draws random values: ember does not offer it
   b.input({"x", kF32, {2, 2}}).output({"d", kF32, {2, 2}});

@@ -9,7 +9,9 @@
 // Opsets: every version of the default domain ("" / "ai.onnx") from 1 to 17 (ONNX 1.12), including
 // the old attribute forms (Reshape-1's `shape`, Slice-1's `starts`/`ends`, Pad-2's `pads`,
 // BatchNormalization-1..6's `spatial`/`is_test`, Upsample, ...). Ops ember lacks are reported by
-// `Model::unsupported_ops` and raise UnsupportedError when the graph is run.
+// `Model::unsupported_ops` and raise UnsupportedError when the graph is run. A model importing a
+// newer opset loads when ONNX 1.12's checker accepts its nodes under their opset-17 definitions
+// (and runs them by those); when it does not, the IOError says which opset the model imports.
 //
 // Values: tensors of ember's dtypes (bool, the integers of 8 to 64 bits, float16, bfloat16,
 // float32, float64), string tensors (held on the host; Identity, Cast, CastLike and
