@@ -1,6 +1,9 @@
 #include "schedule/lower.h"
 
+#include <algorithm>
 #include <map>
+#include <numeric>
+#include <optional>
 
 #include "ember/error.h"
 
@@ -41,11 +44,13 @@ class Lowerer {
     if (reduce_) {
       k.full_shape = reduce_->src[0]->shape;
       k.reduce_axes = reduce_->arg.ints;
+      if (order_.empty()) {
+        order_.resize(root_->shape.size());
+        std::iota(order_.begin(), order_.end(), int64_t{0});
+      }
       value = to_out_space(value, reduce_->shape);
-      auto out = View::contiguous(root_->shape).reshape(reduce_->shape);
-      if (!out)
-        throw Error("scheduler: internal error: " + root_->str() + " cannot hold " +
-                    reduce_->str());
+      auto out = View::contiguous(root_->shape).permute(order_).reshape(reduce_->shape);
+      if (!out) throw Materialise{reduce_};  // the root's layout is no view of the reduce's
       k.out_view = *out;
     } else {
       k.full_shape = root_->shape;
@@ -177,7 +182,7 @@ class Lowerer {
     bool fusable = nest_ < 0 && !below && !reduce_ && !shared && (n == root_ || users_.at(n) == 1);
     bool size1 = true;
     for (auto* m : stack) size1 = size1 && size1_reshape(*m);
-    fusable = fusable && (size1 || identity_above(n, stack));
+    fusable = fusable && (size1 || identity_above(n, stack) || bijective_above(n, stack));
     if (!fusable) {
       if (n == root_) throw Error("scheduler: root reduce cannot fuse");
       if (nest_ < 0 && root_->numel() == 1 && n->numel() == 1 && users_.at(n) == 1)
@@ -228,31 +233,72 @@ class Lowerer {
     }
     while (m->op == Op::DETACH || m->op == Op::CONTIGUOUS) m = m->src[0].get();
     if (m != n) return false;
-    View v = View::contiguous(n->shape);
-    for (size_t j = stack.size(); j-- > 0;) {
-      auto nv = v.apply(*stack[j]);
-      if (!nv) return false;
-      v = *nv;
-    }
     // Same elements in the same order: a slice (offset 0, contiguous strides, fewer elements)
     // is not the identity, and its root cannot hold the reduce's output.
-    if (v.offset != 0 || v.has_mask() || ir::shape_numel(v.shape) != n->numel()) return false;
-    auto want = ir::contiguous_strides(v.shape);
-    for (size_t d = 0; d < v.shape.size(); d++)
-      if (v.shape[d] > 1 && v.strides[d] != want[d]) return false;
+    auto v = whole_view_above(n, stack);
+    if (!v) return false;
+    auto want = ir::contiguous_strides(v->shape);
+    for (size_t d = 0; d < v->shape.size(); d++)
+      if (v->shape[d] > 1 && v->strides[d] != want[d]) return false;
     return true;
   }
 
-  // Re-expresses the views above the reduce in the kernel's output space (full shape with the
-  // reduce axes as 1): only size-1 dims differ, which a view can always absorb.
+  // The reduce `n`'s output seen through the movement ops on the stack, where that view reaches
+  // every output element once at most: no offset, no mask, as many elements; nullopt otherwise.
+  static std::optional<View> whole_view_above(const Node* n,
+                                              const std::vector<const Node*>& stack) {
+    View v = View::contiguous(n->shape);
+    for (size_t j = stack.size(); j-- > 0;) {
+      auto nv = v.apply(*stack[j]);
+      if (!nv) return std::nullopt;
+      v = *nv;
+    }
+    if (v.offset != 0 || v.has_mask() || ir::shape_numel(v.shape) != n->numel())
+      return std::nullopt;
+    return v;
+  }
+
+  // True when the movement ops on the stack (between the root's loop space and reduce `n`) map
+  // the root's indices one to one onto the reduce's outputs: no mask, no broadcast, no offset, the
+  // strides a permutation of a contiguous layout (e.g. a product [N, L, C] seen as [N, C, H, W]).
+  // The kernel then iterates the reduce's output space and reaches every view above the reduce,
+  // the root's store included, through `order_`: the root's dims by falling stride, whose
+  // contiguous layout is the reduce's, reshaped to the reduce's shape (to_out_space). Views that
+  // this cannot express (a mask, an unmergeable dim) materialise the reduce after all (lower()).
+  bool bijective_above(const Node* n, const std::vector<const Node*>& stack) {
+    auto whole = whole_view_above(n, stack);
+    if (!whole) return false;
+    const View& v = *whole;
+    std::vector<int64_t> order;
+    for (size_t d = 0; d < v.shape.size(); d++)
+      if (v.shape[d] != 1) order.push_back(static_cast<int64_t>(d));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return v.strides[a] > v.strides[b]; });
+    int64_t want = 1;  // the sorted dims must be contiguous: each stride the product of those after
+    for (size_t i = order.size(); i-- > 0;) {
+      if (v.strides[order[i]] != want) return false;
+      want *= v.shape[order[i]];
+    }
+    if (!std::is_sorted(order.begin(), order.end())) {  // in order: the reduce's own layout
+      for (size_t d = 0; d < v.shape.size(); d++)
+        if (v.shape[d] == 1) order.push_back(static_cast<int64_t>(d));
+      order_ = std::move(order);
+    }
+    return true;
+  }
+
+  // Re-expresses the views above the reduce (over the root's loop space) in the kernel's output
+  // space (full shape with the reduce axes as 1): permuted by `order_` and reshaped, which only
+  // drops or adds size-1 dims unless bijective_above let the reduce fuse. A view that no strided
+  // view expresses there (e.g. a mask across dims that merge) materialises the reduce.
   ExprRef to_out_space(const ExprRef& e, const ir::Shape& out_shape) {
     if (e->kind == Expr::Kind::Reduce) return e;
     auto n = std::make_shared<Expr>(*e);
     for (auto& s : n->src) s = to_out_space(s, out_shape);
     if (e->kind == Expr::Kind::Load || e->kind == Expr::Kind::Rand ||
         (e->kind == Expr::Kind::Const && e->view.shape.size())) {
-      auto v = e->view.reshape(out_shape);
-      if (!v) throw Error("scheduler: view does not fit the output space");
+      auto v = e->view.permute(order_).reshape(out_shape);
+      if (!v) throw Materialise{reduce_};
       n->view = *v;
     }
     return n;
@@ -290,6 +336,7 @@ class Lowerer {
   static constexpr int kExpensive = 3;
   std::unordered_map<const Node*, int> cost_;
   const Node* reduce_ = nullptr;
+  std::vector<int64_t> order_;     // the root's dims in the reduce's layout (bijective_above)
   int nest_ = -1, next_nest_ = 0;  // the nest being lowered (-1: the kernel's own loop space)
 
  public:

@@ -4,9 +4,11 @@
 // Fusion rules:
 //  - elementwise ops, movement ops and constants always fuse into their consumer;
 //  - an elementwise producer fuses into a reduce's input;
-//  - a reduce fuses into the elementwise consumer that follows it when the consumer reads it at the
-//    same index (only size-1 reshapes in between), it has a single user, and the kernel has no
-//    other reduce;
+//  - a reduce fuses into the elementwise consumer that follows it when the consumer reads each of
+//    its outputs once (size-1 reshapes, or a permute and reshapes whose view is a one-to-one map
+//    of the reduce's layout, e.g. a product [N, L, C] read as NCHW: the kernel then iterates the
+//    reduce's outputs and stores the consumer's value through the inverse view), it has a single
+//    user, and the kernel has no other reduce;
 //  - in a kernel whose value is one element, a full reduction with a single user that cannot fuse
 //    as above is a nest of the kernel (kernel.h): several norms summed into one are one kernel;
 // A value is materialised (gets a buffer) when it is a root, a CONTIGUOUS, a reduce that cannot

@@ -3,7 +3,8 @@
 // product (on a fixed AVX2 target). Values are the parity tests' (tests/parity ConvPath).
 //   - KxK without gradients: the stacked taps in one copy (cols [C K, N L]), one product for the
 //     whole batch in im2col's orientation [N L, Cg K] x W^T, then its output permuted to NCHW in
-//     the consumer (bias and activation (tanh) beside it).
+//     the consumer (bias and activation (tanh) beside it); at batch 1 the product stores NCHW
+//     with the bias and activation as its epilogue.
 //   - KxK with gradients at batch 1: one copy of the stacked taps, then the product with the bias
 //     and activation as its epilogue; backward: the taps' gradient product, one kernel summing it
 //     back onto the input, the taps again, and the weight gradient product with the bias gradient
@@ -62,13 +63,21 @@ TEST(ConvKernels, KxKWithoutGradientsIsOneTapCopyThenOneTiledProduct) {
   Tensor x = input({2, 8, 10, 9}), w = input({16, 8, 3, 3}), b = input({16});
   Tensor xe = input({2, 8, 10, 8}), wg = input({16, 2, 3, 3});
   // The stacked taps' copy, the product, the permute with bias and tanh: padded, strided, dilated,
-  // 1-D, 3-D, and a 7x7 stride-2 stem.
+  // 1-D, 3-D. At batch > 1 the product's rows are N L and NCHW keeps N and L apart (the channels
+  // lie between), so no one view of the product's output space stores it: the permute stays in
+  // the consumer.
   expect_kinds({conv2d(x, w, b, {1}, {1}).tanh(), conv2d(xe, w, b, {2}, {1}).tanh(),
                 conv2d(x, w, b, {1}, {2}, {2}).tanh(),
                 conv1d(input({2, 8, 12}), input({16, 8, 3}), b, {2}, {1}, {2}).tanh(),
-                conv3d(input({2, 8, 4, 6, 6}), input({16, 8, 3, 3, 3}), b, {1}, {1}).tanh(),
-                conv2d(input({1, 3, 32, 32}), input({16, 3, 7, 7}), b, {2}, {3}).tanh()},
+                conv3d(input({2, 8, 4, 6, 6}), input({16, 8, 3, 3, 3}), b, {1}, {1}).tanh()},
                {"loop", "product", "loop"});
+  // At batch 1 the product stores NCHW itself, the bias and tanh its epilogue (schedule/lower.cpp,
+  // bijective_above): a 3x3 convolution, a residual block's end relu(conv + b + x) and a 7x7
+  // stride-2 stem.
+  Tensor x1 = input({1, 8, 10, 9}), wr = input({8, 8, 3, 3}), br = input({8});
+  expect_kinds({conv2d(x1, w, b, {1}, {1}).tanh(), (conv2d(x1, wr, br, {1}, {1}) + x1).relu(),
+                conv2d(input({1, 3, 32, 32}), input({16, 3, 7, 7}), b, {2}, {3}).tanh()},
+               {"loop", "product"});
   // Grouped: the same, the output's groups then merged into its channels in one more copy.
   EXPECT_EQ(plan_kinds({conv2d(xe, wg, b, {2}, {1}, {1}, 4).tanh()}),
             (Kinds{"loop", "product", "loop", "loop"}));
@@ -82,9 +91,10 @@ TEST(ConvKernels, KxKWithoutGradientsIsOneTapCopyThenOneTiledProduct) {
   // A computed input is realized once (here with the padding), not recomputed per tap.
   EXPECT_EQ(plan_kinds({conv2d(x.exp(), w, b, {1}, {1}).tanh()}),
             (Kinds{"loop", "loop", "product", "loop"}));
-  // More taps than the renderer unrolls (81 > kMaxConcatAxis): the windows' copies.
+  // More taps than the renderer unrolls (81 > kMaxConcatAxis): the windows' copies, then the
+  // product storing NCHW (batch 1).
   EXPECT_EQ(plan_kinds({conv2d(input({1, 2, 12, 11}), input({3, 2, 9, 9}), {}, {1}, {2})}),
-            (Kinds{"loop", "loop", "loop", "product", "loop"}));
+            (Kinds{"loop", "loop", "loop", "product"}));
 }
 
 TEST(ConvKernels, KxKWithGradientsIsTheTapsThenOneTiledProductWithItsEpilogue) {
