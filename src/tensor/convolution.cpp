@@ -150,26 +150,23 @@ Tensor windows_product(const Tensor& x, const Tensor& w, const Taps& g, int64_t 
 constexpr int64_t kMaxDirectTaps = 64;
 
 // A depthwise convolution without gradients (Cg = 1): x [N, C, *S] -> [N, G, OCg, *O], the sum over
-// the taps of tap * w[tap]. The taps read one copy of split_input's rows in phase-major layout
-// [N, C, s_1, s_2, .., R_1, R_2, ..], viewed back as [N, C, R_1, s_1, ..]: each tap (tap()) is
-// then a plain shifted view, unit stride along the last dim and no masks, so the sum vectorizes
-// along the output's width. The copy also computes x's producer once (bias, activation, a
-// transpose to NCHW), where views of it would repeat it per tap behind a mask: MobileNetV2's 3x3
-// stride 1, 32x112x112, 2.7 ms as masked views (DEBUG=2, avx2). Without padding or stride, a
-// buffer is read in place.
+// the taps of tap * w[tap], each tap a shifted view of split_input's rows (tap()). Where x is
+// computed (a producer's bias, activation, transpose to NCHW), the taps read one copy of the
+// rows: views of x would compute the producer again per tap behind the padding's masks
+// (MobileNetV2's 3x3, 32x112x112: 2.7 ms as views, 0.3 ms as copy and sum; DEBUG=2, avx2, one
+// thread). So does a buffer padded at stride 1 (144x56x56: 0.45 ms against 0.6-0.8 ms); a buffer
+// read at a stride takes the views (96x112x112 at stride 2: 1.3 ms against 2.0 ms copied, 2.5 ms
+// copied phase-major so that the taps read unit strides). The padding's masks cut only the
+// ends of the innermost loop, which the renderer splits off (render_c.cpp: split_last_loop).
 Tensor depthwise(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups) {
-  const int64_t n = static_cast<int64_t>(g.kernel.size()), OCg = w.size(0) / groups;
+  const int64_t OCg = w.size(0) / groups;
   Split xs = split_input(x, g);
-  bool in_place = detail::node_of(x)->op == ir::Op::BUFFER;
-  for (size_t i = 0; i < g.stride.size(); i++)
-    in_place = in_place && g.stride[i] == 1 && g.lo[i] == 0 && g.hi[i] == 0;
-  if (!in_place) {
-    std::vector<int64_t> order = {0, 1}, back(2 + 2 * static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; i++) order.push_back(3 + 2 * i);  // the phases
-    for (int64_t i = 0; i < n; i++) order.push_back(2 + 2 * i);  // the rows
-    for (size_t i = 0; i < order.size(); i++) back[static_cast<size_t>(order[i])] = i;
-    xs.xs = xs.xs.permute(order).contiguous().permute(back);
+  bool strided = false, padded = false;
+  for (size_t i = 0; i < g.stride.size(); i++) {
+    strided = strided || g.stride[i] > 1;
+    padded = padded || g.lo[i] != 0 || g.hi[i] != 0;
   }
+  if (detail::node_of(x)->op != ir::Op::BUFFER || (padded && !strided)) xs.xs = xs.xs.contiguous();
   Shape grouped = {x.size(0), groups, 1}, wk = {1, groups, OCg};
   grouped.insert(grouped.end(), g.out.begin(), g.out.end());  // [N, G, 1, *O]
   wk.insert(wk.end(), g.out.size(), 1);                       // [1, G, OCg, 1...]
@@ -208,10 +205,10 @@ Tensor channel_major_product(const Tensor& cols, const Tensor& w, const Tensor& 
 // Cg K, L], so the result is NCHW as it stands and the bias is the product's epilogue. cols is x
 // itself for a 1x1 kernel with stride 1 and no padding, the taps stacked into one copy otherwise
 // (a 1x1 kernel's strided or padded view too: its output positions would be two loop axes of the
-// product). A depthwise convolution (Cg = 1) is the sum over the taps of tap * w[tap]: one
-// elementwise kernel, no cols at all. Without gradients a larger kernel takes windows_product
-// (faster forward); with them the stacked taps, whose backward is 4 kernels where the windows' is
-// 12, in the channel-major layout when the weight's gradient sums over a batch.
+// product). A depthwise convolution (Cg = 1) is the sum over the taps of tap * w[tap]
+// (depthwise()): elementwise kernels, no cols at all. Without gradients a larger kernel takes
+// windows_product (faster forward); with them the stacked taps, whose backward is 4 kernels where
+// the windows' is 12, in the channel-major layout when the weight's gradient sums over a batch.
 Tensor correlate(const Tensor& x, const Tensor& w, const Tensor& bias, const Taps& g,
                  int64_t groups) {
   const int64_t N = x.size(0), Cg = x.size(1) / groups, OCg = w.size(0) / groups;
