@@ -15,8 +15,10 @@
 //     gradient beside it.
 //   - 1x1, stride 1, no padding: the product alone, reading the input in place; backward: two
 //     products.
-//   - depthwise without gradients: one tap sum (a copy of the input padded to whole rows of the
-//     stride first where the stride does not divide a dim).
+//   - depthwise without gradients: one tap sum, after one copy of the padded rows where the input
+//     is computed or a buffer padded at stride 1 (and a copy of the input padded to whole rows of
+//     the stride first where the stride does not divide a dim); the copy's innermost loop split
+//     around its masks, the sum unmasked.
 #include <gtest/gtest.h>
 
 #include <string>
