@@ -241,13 +241,7 @@ TEST(ConvKernels, StackedTapsUnrollTheTapAxis) {
 TEST(ConvKernels, StackedTapsOnAxisZeroSwitchOverTheTap) {
   Tensor x = input({2, 1, 7, 6}), w = input({4, 1, 3, 3}).requires_grad_(), b = input({4});
   Tensor y = conv2d(x, w, b, {1}, {1});
-  Context& ctx = Context::get();
-  const int old = ctx.debug;
-  ctx.debug = 4;
-  testing::internal::CaptureStderr();
-  realize({y});
-  std::string log = testing::internal::GetCapturedStderr();
-  ctx.debug = old;
+  std::string log = debug4({y});
   auto at = log.find("_E_9_2_");
   ASSERT_NE(at, std::string::npos) << log;
   EXPECT_NE(log.find("switch (o0)", at), std::string::npos) << log.substr(at, 2000);

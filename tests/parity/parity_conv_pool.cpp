@@ -152,12 +152,12 @@ PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_1d_3d_long_kernel, GradConvPath,
                      ops::conv3d(b, b.dyadic({1, 2, 5, 4, 6}), b.dyadic({2, 1, 2, 3, 2}), none,
                                  Shape{2, 1, 3}, Shape{1}, Shape{1}, int64_t{2})};
 }
-// The depthwise tap sum's phase-major copy of the padded input (no gradients; with them the
-// stacked taps): stride 2 with dilation 2 at odd sizes, a channel multiplier, an input computed
-// in the copy (tanh of a transposed view), padding unequal at the two ends (a depthwise
+// The depthwise tap sum (no gradients; with them the stacked taps), over views of a buffer or a
+// copy of the padded rows: stride 2 with dilation 2 at odd sizes, a channel multiplier, an input
+// computed in the copy (tanh of a transposed view), padding unequal at the two ends (a depthwise
 // transposed convolution: output_padding pads one end more), 1-d with stride 2 and dilation 2,
-// and a padded dim split by a stride of 3. Each unmasked middle of the copy's innermost loop
-// (render_c.cpp) is bounded by the padding.
+// and a padded dim split by a stride of 3. The innermost loops' unmasked middles (render_c.cpp's
+// split_last_loop) are bounded by the padding.
 PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_phases, GradConvPath, depthwise_phases) {
   auto x = b.dyadic({2, 3, 13, 11}), none = typename B::T{};
   auto w = b.dyadic({3, 1, 3, 3}), wm = b.dyadic({6, 1, 3, 2});
