@@ -8,6 +8,7 @@
 #include <numeric>
 #include <string>
 
+#include "codegen/render_c.h"
 #include "ember/support/shape_str.h"
 #include "tensor/tensor_impl.h"
 #include "tensor/windows.h"
@@ -116,14 +117,11 @@ Taps geometry(const Tensor& x, const Tensor& w, const IntList& stride, const Int
   return g;
 }
 
-// A kernel of more than one tap: im2col cols [N, G, L, Cg K] from one copy of the padded input's
-// windows (spatial_windows: plain copies, no per-tap masks), times W^T [G, Cg K, OCg] ->
-// [N, G, L, OCg], viewed as [N, G, OCg, *O]. Stacking the taps into [N, G, Cg K, L] instead (the
-// output's layout) costs one masked load per tap per element, and the tiled product runs this
-// orientation about twice as fast (DEBUG=2, ResNet-18 3x3 convs at batch 8: 36 ms vs 70 ms).
-Tensor windows_product(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups) {
+// im2col cols [N, G, L, Cg K] from the padded input's windows (spatial_windows: a copy per
+// spatial dim, then cols itself).
+Tensor window_columns(const Tensor& x, const Taps& g, int64_t groups) {
   const int64_t n = static_cast<int64_t>(g.kernel.size()), N = x.size(0);
-  const int64_t Cg = x.size(1) / groups, OCg = w.size(0) / groups, K = product(g.kernel);
+  const int64_t Cg = x.size(1) / groups;
   IntList p;  // (before, after) from the last dim
   for (size_t i = g.lo.size(); i-- > 0;) {
     p.push_back(g.lo[i]);
@@ -137,11 +135,47 @@ Tensor windows_product(const Tensor& x, const Tensor& w, const Taps& g, int64_t 
   for (int64_t i = 0; i < n; i++) order.push_back(3 + i);
   order.push_back(2);
   for (int64_t i = 0; i < n; i++) order.push_back(3 + n + i);
-  Tensor cols = win.reshape(split).permute(order).reshape({N, groups, product(g.out), Cg * K});
-  Tensor y = cols.matmul(w.reshape({groups, OCg, Cg * K}).transpose(-1, -2));
+  return win.reshape(split).permute(order).reshape(
+      {N, groups, product(g.out), Cg * product(g.kernel)});
+}
+
+// Whether x is stored data viewed (a buffer or a realized copy under movements only): its taps
+// then read it in place, where a computed x is realized first.
+bool stored(const Tensor& x) {
+  const ir::Node* n = detail::node_of(x).get();
+  while (ir::is_movement(n->op) && !n->src.empty()) n = n->src[0].get();
+  return n->op == ir::Op::BUFFER || n->op == ir::Op::CONTIGUOUS;
+}
+
+// A kernel of more than one tap: im2col cols [G, N L, Cg K] times W^T [G, Cg K, OCg] ->
+// [G, N L, OCg], viewed as [N, G, OCg, *O]. cols is the taps stacked in one elementwise copy
+// [C, K, N, *O] (the tap axis unrolled, each copy reading its own tap along x's rows: ResNet-18's
+// 64-channel 3x3 conv at batch 1, 0.6 ms where spatial_windows' three copies took 5-8 ms), read
+// transposed by the tiled product, which packs it. The batch sits inside the rows, so that one
+// product packs the weight once for all N L rows (as [N, C K, L] each image's product packed it
+// again: ResNet-18's products at batch 8 took 1.4-1.6x as long). The output stays in this
+// orientation (the other, [OCg, N L], ran the product about twice as slow). A computed x is
+// realized first, so that its producer (a previous product's epilogue) runs once, not once per
+// tap. A kernel of more taps than the renderer unrolls (codegen::kMaxConcatAxis) would evaluate
+// every tap's masked load per element: those take spatial_windows' copies.
+Tensor windows_product(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups) {
+  const int64_t N = x.size(0), C = x.size(1), Cg = C / groups, OCg = w.size(0) / groups;
+  const int64_t K = product(g.kernel), L = product(g.out);
+  Tensor wt = w.reshape({groups, OCg, Cg * K}).transpose(-1, -2);
   Shape out = {N, groups, OCg};
   out.insert(out.end(), g.out.begin(), g.out.end());
-  return y.transpose(2, 3).reshape(out);
+  if (K > codegen::kMaxConcatAxis) {
+    Tensor y = window_columns(x, g, groups).matmul(wt);  // [N, G, L, OCg]
+    return y.transpose(2, 3).reshape(out);
+  }
+  const Split xs = split_input(stored(x) ? x : x.contiguous(), g);
+  std::vector<Tensor> taps;
+  for (const IntList& j : tap_indices(g.kernel)) taps.push_back(tap(xs, j, g));
+  std::vector<int64_t> order = {1, 2, 0};  // [N, C, K, *O] -> [C, K, N, *O]
+  for (size_t i = 0; i < g.out.size(); i++) order.push_back(3 + static_cast<int64_t>(i));
+  Tensor cols = stack(taps, 2).permute(order).contiguous().reshape({groups, Cg * K, N * L});
+  Tensor y = cols.transpose(1, 2).matmul(wt);  // [G, N L, OCg]
+  return y.reshape({groups, N, L, OCg}).permute({1, 0, 3, 2}).reshape(out);
 }
 
 // Largest kernel that a depthwise convolution sums tap by tap (one term per tap in one kernel).
@@ -151,8 +185,8 @@ constexpr int64_t kMaxDirectTaps = 64;
 
 // A depthwise convolution without gradients (Cg = 1): x [N, C, *S] -> [N, G, OCg, *O], the sum over
 // the taps of tap * w[tap], each tap a shifted view of split_input's rows (tap()). Where x is
-// computed (a producer's bias, activation, transpose to NCHW), the taps read one copy of the
-// rows: views of x would compute the producer again per tap behind the padding's masks
+// computed (a producer's bias, activation, transpose to NCHW; not stored()), the taps read one
+// copy of the rows: views of x would compute the producer again per tap behind the padding's masks
 // (MobileNetV2's 3x3, 32x112x112: 2.7 ms as views, 0.3 ms as copy and sum; DEBUG=2, avx2, one
 // thread). So does a buffer padded at stride 1 (144x56x56: 0.45 ms against 0.6-0.8 ms); a buffer
 // read at a stride takes the views (96x112x112 at stride 2: 1.3 ms against 2.0 ms copied, 2.5 ms
@@ -166,7 +200,7 @@ Tensor depthwise(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups
     strided = strided || g.stride[i] > 1;
     padded = padded || g.lo[i] != 0 || g.hi[i] != 0;
   }
-  if (detail::node_of(x)->op != ir::Op::BUFFER || (padded && !strided)) xs.xs = xs.xs.contiguous();
+  if (!stored(x) || (padded && !strided)) xs.xs = xs.xs.contiguous();
   Shape grouped = {x.size(0), groups, 1}, wk = {1, groups, OCg};
   grouped.insert(grouped.end(), g.out.begin(), g.out.end());  // [N, G, 1, *O]
   wk.insert(wk.end(), g.out.size(), 1);                       // [1, G, OCg, 1...]

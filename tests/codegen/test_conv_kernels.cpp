@@ -1,9 +1,9 @@
 // The kernels of a convolution (src/tensor/convolution.cpp), forward and backward, as the scheduler
 // makes them (nothing runs): how many, and that the products among them are the register-tiled
 // product (on a fixed AVX2 target). Values are the parity tests' (tests/parity ConvPath).
-//   - KxK without gradients: the padded input's windows (spatial_windows' copies, no masks), the
-//     product in im2col's orientation [N L, Cg K] x W^T, then its output permuted to NCHW in the
-//     consumer (bias and activation (tanh) beside it).
+//   - KxK without gradients: the stacked taps in one copy (cols [C K, N L]), one product for the
+//     whole batch in im2col's orientation [N L, Cg K] x W^T, then its output permuted to NCHW in
+//     the consumer (bias and activation (tanh) beside it).
 //   - KxK with gradients at batch 1: one copy of the stacked taps, then the product with the bias
 //     and activation as its epilogue; backward: the taps' gradient product, one kernel summing it
 //     back onto the input, the taps again, and the weight gradient product with the bias gradient
@@ -54,16 +54,39 @@ std::vector<std::string> plan_kinds(const std::vector<Tensor>& ts) {
 
 using Kinds = std::vector<std::string>;
 
-TEST(ConvKernels, KxKWithoutGradientsIsTheWindowsThenOneTiledProduct) {
+// The kernel kinds of each convolution of `ys` (no gradients) against `want`.
+void expect_kinds(const std::vector<Tensor>& ys, const Kinds& want) {
+  for (size_t i = 0; i < ys.size(); i++) EXPECT_EQ(plan_kinds({ys[i]}), want) << "case " << i;
+}
+
+TEST(ConvKernels, KxKWithoutGradientsIsOneTapCopyThenOneTiledProduct) {
   NoGradGuard no_grad;
   Tensor x = input({2, 8, 10, 9}), w = input({16, 8, 3, 3}), b = input({16});
-  // A repeat copy per spatial dim, the im2col copy, the product, the permute with bias and tanh.
-  EXPECT_EQ(plan_kinds({conv2d(x, w, b, {1}, {1}).tanh()}),
+  Tensor xe = input({2, 8, 10, 8}), wg = input({16, 2, 3, 3});
+  // The stacked taps' copy, the product, the permute with bias and tanh: padded, strided, dilated,
+  // 1-D, 3-D, and a 7x7 stride-2 stem.
+  expect_kinds({conv2d(x, w, b, {1}, {1}).tanh(), conv2d(xe, w, b, {2}, {1}).tanh(),
+                conv2d(x, w, b, {1}, {2}, {2}).tanh(),
+                conv1d(input({2, 8, 12}), input({16, 8, 3}), b, {2}, {1}, {2}).tanh(),
+                conv3d(input({2, 8, 4, 6, 6}), input({16, 8, 3, 3, 3}), b, {1}, {1}).tanh(),
+                conv2d(input({1, 3, 32, 32}), input({16, 3, 7, 7}), b, {2}, {3}).tanh()},
+               {"loop", "product", "loop"});
+  // Grouped: the same, the output's groups then merged into its channels in one more copy.
+  EXPECT_EQ(plan_kinds({conv2d(xe, wg, b, {2}, {1}, {1}, 4).tanh()}),
+            (Kinds{"loop", "product", "loop", "loop"}));
+  // One product over the batch's N L = 2 x 90 rows, not one per image (each repacking W).
+  const auto ks = kernels_of({conv2d(x, w, b, {1}, {1})});
+  ASSERT_EQ(ks.size(), 3u);
+  EXPECT_EQ(ks[1].name(), "r_180_16_72");
+  // Rows not a multiple of the stride (9): padded to whole rows first, one more copy.
+  EXPECT_EQ(plan_kinds({conv2d(x, w, b, {2}, {1}).tanh()}),
+            (Kinds{"loop", "loop", "product", "loop"}));
+  // A computed input is realized once (here with the padding), not recomputed per tap.
+  EXPECT_EQ(plan_kinds({conv2d(x.exp(), w, b, {1}, {1}).tanh()}),
+            (Kinds{"loop", "loop", "product", "loop"}));
+  // More taps than the renderer unrolls (81 > kMaxConcatAxis): the windows' copies.
+  EXPECT_EQ(plan_kinds({conv2d(input({1, 2, 12, 11}), input({3, 2, 9, 9}), {}, {1}, {2})}),
             (Kinds{"loop", "loop", "loop", "product", "loop"}));
-  // Strided: spatial_windows' phases of the stride (more copies, each plain).
-  Tensor xe = input({2, 8, 10, 8});
-  EXPECT_EQ(plan_kinds({conv2d(xe, w, b, {2}, {1}).tanh()}),
-            (Kinds{"loop", "loop", "loop", "loop", "loop", "loop", "product", "loop"}));
 }
 
 TEST(ConvKernels, KxKWithGradientsIsTheTapsThenOneTiledProductWithItsEpilogue) {

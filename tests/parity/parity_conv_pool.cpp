@@ -173,6 +173,24 @@ PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_phases, GradConvPath, depthwise_pha
                      ops::conv2d(b, b.dyadic({1, 2, 24, 30}), b.dyadic({2, 1, 5, 5}), none,
                                  Shape{3}, Shape{2}, Shape{1}, int64_t{2})};
 }
+// Without gradients, the stacked taps' columns (one copy, then the product) in 1-D and 3-D,
+// strided, dilated and grouped at once; padded asymmetrically (a transposed convolution's
+// output_padding pads after only); a 7x7 stride-2 stem (49 taps, rows not a multiple of the
+// stride); and 81 taps, more than the renderer unrolls: the windows' copies instead.
+PARITY_CASE(ConvPath, tap_columns_1d_3d_asymmetric_long) {
+  auto none = typename B::T{};
+  return std::vector{
+      ops::conv1d(b, b.dyadic({2, 4, 13}), b.dyadic({6, 2, 3}), b.randn({6}), Shape{2}, Shape{1},
+                  Shape{2}, int64_t{2}),
+      ops::conv3d(b, b.dyadic({2, 4, 5, 6, 7}), b.dyadic({3, 4, 2, 3, 2}), b.randn({3}),
+                  Shape{1, 2, 1}, Shape{1, 0, 2}, Shape{2, 1, 1}, int64_t{1}),
+      ops::conv_transpose2d(b, b.dyadic({2, 4, 4, 5}), b.dyadic({4, 3, 3, 2}), none, Shape{2},
+                            Shape{1}, Shape{1, 0}, int64_t{1}, Shape{1}),
+      ops::conv2d(b, b.dyadic({1, 3, 15, 14}), b.dyadic({4, 3, 7, 7}), b.randn({4}), Shape{2},
+                  Shape{3}, Shape{1}, int64_t{1}),
+      ops::conv2d(b, b.dyadic({1, 2, 12, 11}), b.dyadic({3, 2, 9, 9}), none, Shape{1}, Shape{2},
+                  Shape{1}, int64_t{1})};
+}
 // A transposed convolution whose padding exceeds dilation * (kernel - 1): the convolution's
 // padding before is negative (a crop).
 PARITY_AND_BACKWARD_CASE(ConvPath, conv_transpose_cropped, GradConvPath, conv_transpose_cropped) {
