@@ -38,6 +38,10 @@ struct LaunchList {
   /// Where each new buffer lives, where they differ (a jit capture's list: each where its
   /// capture's buffer lived); empty: all at `place`.
   std::vector<runtime::Device*> fresh_place;
+  /// (step, slot) of each new buffer that is not a result (a realize's intermediates), at the last
+  /// step that names it, in step order: run() frees its data after that step, so that a graph's
+  /// intermediates are not all alive at its end (a network's would be all its activations).
+  std::vector<std::pair<int32_t, int32_t>> releases;
   /// A jit capture's list (a number of its own, never reused; 0 for others): a replay may run as
   /// one graph on its device (graph_launch.h), kept under this number.
   uint64_t graph_key = 0;
@@ -45,6 +49,8 @@ struct LaunchList {
   int32_t slots() const { return bound + static_cast<int32_t>(fresh.size()); }
   /// The slot of new buffer `i`.
   int32_t fresh_slot(size_t i) const { return bound + static_cast<int32_t>(i); }
+  /// Sets `releases`: every new buffer but those of `kept` (the results), after its last step.
+  void release_after_last_use(const std::vector<int32_t>& kept);
 };
 
 /// Runs `list` with `bound[s]` as the buffer of bound slot s, after making its new buffers in

@@ -74,6 +74,7 @@ Plan to_plan(const schedule::Schedule& sched, const ProgramBatch& progs, Slots& 
   }
   for (auto& [from, to] : sched.copies) p.list.steps.push_back({nullptr, {slot(to), slot(from)}});
   for (auto r : sched.results) p.results.push_back(slot(r));
+  p.list.release_after_last_use(p.results);
   p.materialised_extra = sched.materialised_extra;
   return p;
 }

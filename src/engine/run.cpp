@@ -1,5 +1,6 @@
 // run(): the one loop that launches kernels (launch_list.h), the calling thread's sink
 // (launch_sink.h) and the deferred queue that DeferLaunches scopes fill and sync() empties.
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -167,18 +168,22 @@ void execute(const LaunchList& list, SlotAt slot) {
   if (beam)
     for (const LaunchStep& s : list.steps) count.n += s.program && needs_search(*s.program);
   std::vector<void*> ptrs;
-  for (const LaunchStep& s : list.steps) {
+  auto release = list.releases.begin();
+  for (size_t i = 0; i < list.steps.size(); i++) {
+    const LaunchStep& s = list.steps[i];
     if (!s.program) {  // host or device memory, either side (storage.h)
       runtime::copy_data(*slot(s.slots[0]), *slot(s.slots[1]));
-      continue;
+    } else {
+      const runtime::Program* p = s.program.get();
+      if (beam) {
+        ptrs.clear();
+        for (int32_t b : s.slots) ptrs.push_back(slot(b)->data());
+        p = searched_program(s.program, ptrs.data(), count).get();
+      }
+      launch_on(*p, s.slots.size(), [&](size_t j) { return slot(s.slots[j]); });
     }
-    const runtime::Program* p = s.program.get();
-    if (beam) {
-      ptrs.clear();
-      for (int32_t b : s.slots) ptrs.push_back(slot(b)->data());
-      p = searched_program(s.program, ptrs.data(), count).get();
-    }
-    launch_on(*p, s.slots.size(), [&](size_t i) { return slot(s.slots[i]); });
+    for (; release != list.releases.end() && release->first == static_cast<int32_t>(i); ++release)
+      slot(release->second)->release_data();
   }
 }
 
@@ -290,6 +295,20 @@ void run(const LaunchList& list, std::span<const StorageRef* const> bound,
   }
   sync();  // another thread's queue: its values first
   execute(list, slot);
+}
+
+void LaunchList::release_after_last_use(const std::vector<int32_t>& kept) {
+  std::vector<int32_t> last(fresh.size(), -1);
+  for (size_t i = 0; i < steps.size(); i++)
+    for (int32_t s : steps[i].slots)
+      if (s >= bound) last[static_cast<size_t>(s - bound)] = static_cast<int32_t>(i);
+  for (int32_t s : kept)
+    if (s >= bound) last[static_cast<size_t>(s - bound)] = -1;
+  releases.clear();
+  for (size_t f = 0; f < fresh.size(); f++)
+    if (last[f] >= 0) releases.push_back({last[f], fresh_slot(f)});
+  std::stable_sort(releases.begin(), releases.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
 void copy_storage(const StorageRef& dst, const StorageRef& src) {

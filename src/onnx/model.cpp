@@ -4,6 +4,10 @@
 #include <onnx/onnx-data_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -111,8 +115,16 @@ std::shared_ptr<Model::Impl> build(std::string bytes, const std::string& base_di
     throw UnsupportedError(name + ": sparse initializers are not supported");
   for (auto& p : *g->mutable_initializer()) {
     m->initializers[p.name()] = make_initializer(p, base_dir);
-    p.clear_raw_data();  // the tensor holds the data now
+    // The tensor holds the data now. clear_raw_data() alone keeps the string's memory (a copy of
+    // every weight for the model's life): swap it away.
+    std::string().swap(*p.mutable_raw_data());
+    p.clear_raw_data();
   }
+#ifdef __GLIBC__
+  // The weights' strings were freed inside glibc's heap, which keeps those pages resident (a
+  // second copy of the weights, 47 MB for ResNet-18) until it is trimmed.
+  malloc_trim(0);
+#endif
   for (const auto& v : g->input()) {
     ValueInfo info = describe(v);
     info.has_default = m->initializers.count(v.name()) > 0;
@@ -155,7 +167,9 @@ int64_t opset_of(const Model::Impl& m, const std::string& domain) {
 
 Model load(const std::string& path) {
   std::string dir = std::filesystem::path(path).parent_path().string();
-  return load_from_bytes(read_file(path), dir.empty() ? "." : dir, "'" + path + "'");
+  // The file's bytes move into build(), which frees them once parsed (load_from_bytes copies
+  // them: three copies of the weights at once, with the parsed message's).
+  return Model(build(read_file(path), dir.empty() ? "." : dir, "'" + path + "'"));
 }
 
 Model load_from_bytes(const std::string& bytes, const std::string& base_dir,

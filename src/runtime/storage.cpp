@@ -116,6 +116,15 @@ void Storage::device_written() {
   if (device_) current_ = Current::Device;
 }
 
+void Storage::release_data() {
+  if (owner_) return;
+  host_free(data_, nbytes());
+  data_ = nullptr;
+  if (buf_.handle) device_->free(buf_);
+  buf_ = {};
+  current_ = Current::None;
+}
+
 void copy_data(Storage& dst, Storage& src) {
   const size_t n = dst.nbytes();
   if (src.nbytes() != n)

@@ -54,6 +54,10 @@ class Storage {
   DeviceBuffer device_buffer();
   /// A launch (or copy) wrote the device's buffer: the host copy is stale.
   void device_written();
+  /// Frees the data (host and device copies; outside memory is kept): the engine's intermediates
+  /// after their last reader, while the launch list that made them still names the storage. A
+  /// later use allocates again, uninitialised.
+  void release_data();
   /// The id the next Storage will get (storages created after this point have ids >= it).
   static uint64_t next_id();
 
