@@ -165,17 +165,26 @@ std::string ExprEmitter::index(const ir::View& v, const std::vector<std::string>
   return s;
 }
 
-std::string ExprEmitter::valid(const ir::View& v, const std::vector<std::string>& idx) {
+std::string ExprEmitter::valid(const ir::View& v, const std::vector<std::string>& idx,
+                               const std::vector<std::pair<int64_t, int64_t>>* known) {
   std::string s;
   for (size_t d = 0; d < v.mask.size(); d++) {
     auto [lo, hi] = v.mask[d];
     if (lo == 0 && hi == v.shape[d]) continue;
+    if (known && d < known->size() && (*known)[d].first >= lo && (*known)[d].second <= hi &&
+        (*known)[d].first < (*known)[d].second)
+      continue;
     if (!s.empty()) s += " && ";
     if (lo >= hi) return "0";
     std::string i = v.shape[d] == 1 ? "0" : idx[d];
     s += cat({"(", i, " >= ", std::to_string(lo), " && ", i, " < ", std::to_string(hi), ")"});
   }
   return s;
+}
+
+void ExprEmitter::assume(size_t d, int64_t lo, int64_t hi) {
+  if (known_.size() <= d) known_.resize(d + 1, {0, 0});
+  known_[d] = {lo, hi};
 }
 
 std::string ExprEmitter::emit(const Expr& e, std::ostringstream& s, const std::string& ind,
@@ -188,7 +197,7 @@ std::string ExprEmitter::emit(const Expr& e, std::ostringstream& s, const std::s
   switch (e.kind) {
     case Expr::Kind::Load: {
       std::string load = cat({"b", std::to_string(e.buf), "[", index(e.view, idx), "]"});
-      std::string m = e.view.has_mask() ? valid(e.view, idx) : "";
+      std::string m = e.view.has_mask() ? valid_here(e.view, idx) : "";
       x = m.empty() ? load : cat({"((", m, ") ? ", load, " : ", literal(0, e.dtype, *d_), ")"});
       break;
     }
@@ -196,7 +205,7 @@ std::string ExprEmitter::emit(const Expr& e, std::ostringstream& s, const std::s
       // An integer constant's exact value (int64 beyond 2^53 does not survive a double).
       x = is_floating_point(e.dtype) ? literal(e.value, e.dtype, *d_)
                                      : int_literal(e.ivalue, e.dtype, *d_);
-      std::string m = e.view.has_mask() ? valid(e.view, idx) : "";
+      std::string m = e.view.has_mask() ? valid_here(e.view, idx) : "";
       if (!m.empty()) x = cat({"((", m, ") ? ", x, " : ", literal(0, e.dtype, *d_), ")"});
       break;
     }
@@ -210,7 +219,7 @@ std::string ExprEmitter::emit(const Expr& e, std::ostringstream& s, const std::s
         x = cat({"ember_randint(", key, ", ", kb, "[2], (uint64_t)", kb, "[3])"});
       else
         x = cat({e.dtype == kFloat64 ? "ember_rand53(" : "ember_rand(", key, ")"});
-      std::string m = e.view.has_mask() ? valid(e.view, idx) : "";
+      std::string m = e.view.has_mask() ? valid_here(e.view, idx) : "";
       if (!m.empty()) x = cat({"((", m, ") ? ", x, " : ", literal(0, e.dtype, *d_), ")"});
       break;
     }

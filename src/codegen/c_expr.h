@@ -42,12 +42,22 @@ class ExprEmitter {
                    Memo& memo, const std::vector<std::string>& idx);
   /// Buffer offset of a view's element (axes of size 1 or stride 0 contribute nothing).
   static std::string index(const ir::View& v, const std::vector<std::string>& idx);
-  /// The view's validity condition ("" when unmasked, "0" when empty).
-  static std::string valid(const ir::View& v, const std::vector<std::string>& idx);
+  /// The view's validity condition ("" when unmasked, "0" when empty). `known`, where given,
+  /// holds a range [lo, hi) per axis that its index is known to lie in: a mask that covers it
+  /// needs no test.
+  static std::string valid(const ir::View& v, const std::vector<std::string>& idx,
+                           const std::vector<std::pair<int64_t, int64_t>>* known = nullptr);
+  /// Axis `d`'s index lies in [lo, hi) in what emit() renders next (until forget()).
+  void assume(size_t d, int64_t lo, int64_t hi);
+  void forget() { known_.clear(); }
 
  private:
+  std::string valid_here(const ir::View& v, const std::vector<std::string>& idx) const {
+    return valid(v, idx, known_.empty() ? nullptr : &known_);
+  }
   const Dialect* d_;
   int next_ = 0;
+  std::vector<std::pair<int64_t, int64_t>> known_;  // per axis; empty: nothing assumed
 };
 
 }  // namespace ember::codegen

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 #include <unordered_map>
 
@@ -25,6 +26,9 @@ namespace {
 // not fill SSE2's four float lanes. Then the loop around it vectorises (E_10000_2, the Gaussian
 // log-probability's gradient over two action dimensions: 16 -> 8 us at AVX2 and SSE2, one thread).
 constexpr int64_t kShortAxis = 4;
+
+// The shortest unmasked middle of an innermost loop worth a loop of its own (one AVX2 vector).
+constexpr int64_t kMinUnmasked = 8;
 void loads_of(const Expr& e, std::vector<const Expr*>& out) {
   if (e.nested) return;
   if (e.kind == Expr::Kind::Load) out.push_back(&e);
@@ -235,11 +239,64 @@ class Renderer {
 
   // The loops over output axes 1.., the body inside, closed back to indent `depth`.
   void loops_and_body(std::ostringstream& s, std::string& ind, size_t depth) {
-    for (size_t d = 1; d < nglob_; d++) open_loop(s, ind, d);
-    body(s, ind);
+    const auto [lo, hi] = unmasked_range();
+    for (size_t d = 1; d < (lo < hi ? nglob_ - 1 : nglob_); d++) open_loop(s, ind, d);
+    if (lo < hi)
+      split_last_loop(s, ind, lo, hi);
+    else
+      body(s, ind);
     while (ind.size() > depth) {
       ind.resize(ind.size() - 2);
       s << ind << "}\n";
+    }
+  }
+
+  // An elementwise kernel's innermost (vectorised) loop whose masks cut its ends, as a padded
+  // copy's do: the range [lo, hi) where every mask on that axis holds, {0, 0} if none or short.
+  // There its own loop renders without those masks' tests, which keep GCC from vectorising it
+  // (a depthwise 3x3 convolution of 144x56x56 padded by 1, its copy and tap sum: 0.31-0.49 ms
+  // against 0.41-0.79 ms unsplit; bench_conv_paired, avx2, one thread, a loaded machine).
+  std::pair<int64_t, int64_t> unmasked_range() const {
+    const size_t d = nglob_ - 1;
+    if (!elementwise_ || !k_.reduce_axes.empty() || split_ || nglob_ < 2 || up_[d] != 1 ||
+        short_last_axis(k_, up_) || !schedule::kernel_nests(k_).empty())
+      return {0, 0};
+    int64_t lo = 0, hi = k_.full_shape[d];
+    bool masked = false;
+    std::function<void(const Expr&)> visit = [&](const Expr& e) {
+      for (auto& x : e.src) visit(*x);
+      if (e.kind == Expr::Kind::Alu || e.kind == Expr::Kind::Reduce || !e.view.has_mask() ||
+          e.view.shape[d] != k_.full_shape[d])
+        return;
+      auto [a, b] = e.view.mask[d];
+      if ((a == 0 && b == e.view.shape[d]) || a >= b) return;
+      masked = true;
+      lo = std::max(lo, a);
+      hi = std::min(hi, b);
+    };
+    visit(*k_.value);
+    for (auto& o : k_.more_outputs) visit(*o.value);
+    if (!masked || hi - lo < kMinUnmasked) return {0, 0};
+    return {lo, hi};
+  }
+
+  // The innermost loop in three: [0, lo), [lo, hi) with its masks known to hold, [hi, n).
+  void split_last_loop(std::ostringstream& s, const std::string& ind, int64_t lo, int64_t hi) {
+    const size_t d = nglob_ - 1;
+    const std::string o = "o" + std::to_string(d);
+    const int64_t cuts[4] = {0, lo, hi, k_.full_shape[d]};
+    for (int p = 0; p < 3; p++) {
+      if (cuts[p] == cuts[p + 1]) continue;
+      if (p == 1) {
+        pragma(s, ind, d_.ivdep());
+        em_.assume(d, lo, hi);
+      }
+      s << ind << "for (int64_t " << o << " = " << cuts[p] << "; " << o << " < " << cuts[p + 1]
+        << "; " << o << "++) {\n";
+      std::string in = ind + "  ";
+      body(s, in);
+      s << ind << "}\n";
+      em_.forget();
     }
   }
 

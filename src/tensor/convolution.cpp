@@ -183,6 +183,37 @@ Tensor windows_product(const Tensor& x, const Tensor& w, const Taps& g, int64_t 
 // (cols) give one.
 constexpr int64_t kMaxDirectTaps = 64;
 
+// A depthwise convolution without gradients (Cg = 1): x [N, C, *S] -> [N, G, OCg, *O], the sum over
+// the taps of tap * w[tap], each tap a shifted view of split_input's rows (tap()). Where x is
+// computed (a producer's bias, activation, transpose to NCHW; not stored()), the taps read one
+// copy of the rows: views of x would compute the producer again per tap behind the padding's masks
+// (MobileNetV2's 3x3, 32x112x112: 2.7 ms as views, 0.3 ms as copy and sum; DEBUG=2, avx2, one
+// thread). So does a buffer padded at stride 1 (144x56x56: 0.45 ms against 0.6-0.8 ms); a buffer
+// read at a stride takes the views (96x112x112 at stride 2: 1.3 ms against 2.0 ms copied, 2.5 ms
+// copied phase-major so that the taps read unit strides). The padding's masks cut only the
+// ends of the innermost loop, which the renderer splits off (render_c.cpp: split_last_loop).
+Tensor depthwise(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups) {
+  const int64_t OCg = w.size(0) / groups;
+  Split xs = split_input(x, g);
+  bool strided = false, padded = false;
+  for (size_t i = 0; i < g.stride.size(); i++) {
+    strided = strided || g.stride[i] > 1;
+    padded = padded || g.lo[i] != 0 || g.hi[i] != 0;
+  }
+  if (!stored(x) || (padded && !strided)) xs.xs = xs.xs.contiguous();
+  Shape grouped = {x.size(0), groups, 1}, wk = {1, groups, OCg};
+  grouped.insert(grouped.end(), g.out.begin(), g.out.end());  // [N, G, 1, *O]
+  wk.insert(wk.end(), g.out.size(), 1);                       // [1, G, OCg, 1...]
+  Tensor wt = w.reshape({groups, OCg, -1}), y;
+  const std::vector<IntList> js = tap_indices(g.kernel);
+  for (size_t t = 0; t < js.size(); t++) {
+    const int64_t ti = static_cast<int64_t>(t);
+    Tensor term = tap(xs, js[t], g).reshape(grouped) * wt.narrow(2, ti, 1).reshape(wk);
+    y = y.defined() ? y + term : term;
+  }
+  return y;
+}
+
 // The product with gradients at batch > 1 in the channel-major layout: cols [G, Cg K, N L] (one
 // copy of the stacked taps, or of x's channels ahead of its batch for a 1x1 kernel) and
 // y[G, OCg, N L] = W[G, OCg, Cg K] @ cols + bias, viewed as [N, G, OCg, *O]. The weight's
@@ -208,10 +239,10 @@ Tensor channel_major_product(const Tensor& cols, const Tensor& w, const Tensor& 
 // Cg K, L], so the result is NCHW as it stands and the bias is the product's epilogue. cols is x
 // itself for a 1x1 kernel with stride 1 and no padding, the taps stacked into one copy otherwise
 // (a 1x1 kernel's strided or padded view too: its output positions would be two loop axes of the
-// product). A depthwise convolution (Cg = 1) is the sum over the taps of tap * w[tap]: one
-// elementwise kernel, no cols at all. Without gradients a larger kernel takes windows_product
-// (faster forward); with them the stacked taps, whose backward is 4 kernels where the windows' is
-// 12, in the channel-major layout when the weight's gradient sums over a batch.
+// product). A depthwise convolution (Cg = 1) is the sum over the taps of tap * w[tap]
+// (depthwise()): elementwise kernels, no cols at all. Without gradients a larger kernel takes
+// windows_product (faster forward); with them the stacked taps, whose backward is 4 kernels where
+// the windows' is 12, in the channel-major layout when the weight's gradient sums over a batch.
 Tensor correlate(const Tensor& x, const Tensor& w, const Tensor& bias, const Taps& g,
                  int64_t groups) {
   const int64_t N = x.size(0), Cg = x.size(1) / groups, OCg = w.size(0) / groups;
@@ -227,18 +258,7 @@ Tensor correlate(const Tensor& x, const Tensor& w, const Tensor& bias, const Tap
   Shape b = {groups, OCg};
   b.insert(b.end(), g.out.size(), 1);  // bias as [G, OCg, 1...]
   auto with_bias = [&](const Tensor& y) { return bias.defined() ? y + bias.reshape(b) : y; };
-  if (Cg == 1 && K <= kMaxDirectTaps && !grads) {
-    Shape wk = {1, groups, OCg};
-    wk.insert(wk.end(), g.out.size(), 1);  // [1, G, OCg, 1...]
-    Tensor wt = w.reshape({groups, OCg, K});
-    Tensor y;
-    for (size_t t = 0; t < js.size(); t++) {
-      const int64_t ti = static_cast<int64_t>(t);
-      Tensor term = tap(xs, js[t], g).reshape(grouped) * wt.narrow(2, ti, 1).reshape(wk);
-      y = y.defined() ? y + term : term;
-    }
-    return with_bias(y);
-  }
+  if (Cg == 1 && K <= kMaxDirectTaps && !grads) return with_bias(depthwise(x, w, g, groups));
   if (K > 1 && !grads) return with_bias(windows_product(x, w, g, groups));
   const int64_t L = product(g.out);
   Tensor cols;  // [N, C, K, *O]

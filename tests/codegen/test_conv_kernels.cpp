@@ -16,8 +16,10 @@
 //     gradient beside it.
 //   - 1x1, stride 1, no padding: the product alone, reading the input in place; backward: two
 //     products.
-//   - depthwise without gradients: one tap sum (a copy of the input padded to whole rows of the
-//     stride first where the stride does not divide a dim).
+//   - depthwise without gradients: one tap sum, after one copy of the padded rows where the input
+//     is computed or a buffer padded at stride 1 (and a copy of the input padded to whole rows of
+//     the stride first where the stride does not divide a dim); the copy's innermost loop split
+//     around its masks, the sum unmasked.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -119,13 +121,59 @@ TEST(ConvKernels, PointwiseIsOneTiledProduct) {
   EXPECT_EQ(plan_kinds({conv2d(x, w, b).tanh()}), (Kinds{"product"}));
 }
 
-TEST(ConvKernels, DepthwiseWithoutGradientsIsOneTapSum) {
+// What realizing `ts` prints at DEBUG=4: each kernel's C source.
+std::string debug4(const std::vector<Tensor>& ts) {
+  Context& ctx = Context::get();
+  const int old = ctx.debug;
+  ctx.debug = 4;
+  testing::internal::CaptureStderr();
+  realize(ts);
+  std::string log = testing::internal::GetCapturedStderr();
+  ctx.debug = old;
+  return log;
+}
+
+// The C function of the kernel whose name ends in `name` ("_E_32_12_10(") in a DEBUG=4 log.
+std::string kernel_source(const std::string& log, const std::string& name) {
+  const auto at = log.find(name);
+  if (at == std::string::npos) return "";
+  return log.substr(at, log.find("\n}\n", at) - at);
+}
+
+TEST(ConvKernels, DepthwiseWithoutGradientsIsACopyThenOneTapSum) {
   NoGradGuard no_grad;
   Tensor x = input({2, 16, 12, 10}), w = input({16, 1, 3, 3}), b = input({16});
-  EXPECT_EQ(kernels_of({conv2d(x, w, b, {1}, {1}, {1}, 16).tanh()}).size(), 1u);
+  // A buffer padded at stride 1: its padded rows copied once, then the tap sum.
+  EXPECT_EQ(kernels_of({conv2d(x, w, b, {1}, {1}, {1}, 16).tanh()}).size(), 2u);
+  // Unpadded: the taps are views of the buffer. So at a stride (the gathers of a copy cost more).
+  EXPECT_EQ(kernels_of({conv2d(x, w, b, {1}, {0}, {1}, 16).tanh()}).size(), 1u);
   EXPECT_EQ(kernels_of({conv2d(x, w, b, {2}, {1}, {1}, 16).tanh()}).size(), 1u);
   Tensor xo = input({2, 16, 11, 10});  // 11 rows: padded to whole rows of the stride first
   EXPECT_EQ(kernels_of({conv2d(xo, w, b, {2}, {1}, {1}, 16).tanh()}).size(), 2u);
+  // A computed input: copied once with its producer, at any stride, not computed per tap.
+  EXPECT_EQ(kernels_of({conv2d(x.tanh(), w, b, {2}, {1}, {1}, 16)}).size(), 2u);
+  EXPECT_EQ(kernels_of({conv2d(x.tanh(), w, b, {1}, {0}, {1}, 16)}).size(), 2u);
+}
+
+// The copy's innermost loop in three: its unmasked middle a loop of its own; the tap sum reads
+// the copy without a mask.
+TEST(ConvKernels, DepthwiseTapSumReadsItsCopyUnmasked) {
+  NoGradGuard no_grad;
+  Tensor x = input({2, 16, 12, 10}), w = input({16, 1, 3, 3}), b = input({16});
+  const std::string log = debug4({conv2d(x.tanh(), w, b, {1}, {1}, {1}, 16)});
+  const std::string copy = kernel_source(log, "_E_32_14_12("), sum = kernel_source(log, "_E_2_16_");
+  ASSERT_FALSE(copy.empty()) << log;
+  ASSERT_FALSE(sum.empty()) << log;
+  EXPECT_EQ(sum.find("?"), std::string::npos) << sum;  // a mask: (valid ? load : 0)
+  EXPECT_EQ(sum.find("tanhf("), std::string::npos) << sum;
+  EXPECT_NE(copy.find("tanhf("), std::string::npos) << copy;  // the producer, in the copy
+  const auto middle = copy.find("for (int64_t o2 = 1; o2 < 11; o2++) {");
+  ASSERT_NE(middle, std::string::npos) << copy;
+  const std::string inner = copy.substr(middle, copy.find("for (", middle + 1) - middle);
+  EXPECT_EQ(inner.find("o2 >="), std::string::npos) << inner;  // its masks' tests on o2 dropped
+  EXPECT_NE(inner.find("o1 >="), std::string::npos) << inner;  // those on o1 kept
+  EXPECT_NE(copy.find("for (int64_t o2 = 0; o2 < 1; o2++) {"), std::string::npos) << copy;
+  EXPECT_NE(copy.find("for (int64_t o2 = 11; o2 < 12; o2++) {"), std::string::npos) << copy;
 }
 
 TEST(ConvKernels, BackwardRunsItsProductsTiled) {
@@ -226,13 +274,7 @@ TEST(ConvKernels, StackedTapsUnrollTheTapAxis) {
 TEST(ConvKernels, StackedTapsOnAxisZeroSwitchOverTheTap) {
   Tensor x = input({2, 1, 7, 6}), w = input({4, 1, 3, 3}).requires_grad_(), b = input({4});
   Tensor y = conv2d(x, w, b, {1}, {1});
-  Context& ctx = Context::get();
-  const int old = ctx.debug;
-  ctx.debug = 4;
-  testing::internal::CaptureStderr();
-  realize({y});
-  std::string log = testing::internal::GetCapturedStderr();
-  ctx.debug = old;
+  std::string log = debug4({y});
   auto at = log.find("_E_9_2_");
   ASSERT_NE(at, std::string::npos) << log;
   EXPECT_NE(log.find("switch (o0)", at), std::string::npos) << log.substr(at, 2000);

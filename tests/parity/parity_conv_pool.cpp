@@ -152,6 +152,27 @@ PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_1d_3d_long_kernel, GradConvPath,
                      ops::conv3d(b, b.dyadic({1, 2, 5, 4, 6}), b.dyadic({2, 1, 2, 3, 2}), none,
                                  Shape{2, 1, 3}, Shape{1}, Shape{1}, int64_t{2})};
 }
+// The depthwise tap sum (no gradients; with them the stacked taps), over views of a buffer or a
+// copy of the padded rows: stride 2 with dilation 2 at odd sizes, a channel multiplier, an input
+// computed in the copy (tanh of a transposed view), padding unequal at the two ends (a depthwise
+// transposed convolution: output_padding pads one end more), 1-d with stride 2 and dilation 2,
+// and a padded dim split by a stride of 3. The innermost loops' unmasked middles (render_c.cpp's
+// split_last_loop) are bounded by the padding.
+PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_phases, GradConvPath, depthwise_phases) {
+  auto x = b.dyadic({2, 3, 13, 11}), none = typename B::T{};
+  auto w = b.dyadic({3, 1, 3, 3}), wm = b.dyadic({6, 1, 3, 2});
+  auto xt = b.dyadic({1, 4, 9, 12});
+  return std::vector{ops::conv2d(b, x, w, b.randn({3}), Shape{2}, Shape{2}, Shape{2}, int64_t{3}),
+                     ops::conv2d(b, x, wm, none, Shape{2, 1}, Shape{1, 3}, Shape{1, 2}, int64_t{3}),
+                     ops::conv2d(b, xt.transpose(2, 3).tanh(), b.dyadic({4, 1, 3, 3}), b.randn({4}),
+                                 Shape{1}, Shape{1}, Shape{1}, int64_t{4}),
+                     ops::conv_transpose2d(b, x, b.dyadic({3, 1, 3, 3}), none, Shape{2}, Shape{1},
+                                           Shape{1}, int64_t{3}, Shape{1}),
+                     ops::conv1d(b, b.dyadic({2, 4, 19}), b.dyadic({8, 1, 3}), b.randn({8}),
+                                 Shape{2}, Shape{3}, Shape{2}, int64_t{4}),
+                     ops::conv2d(b, b.dyadic({1, 2, 24, 30}), b.dyadic({2, 1, 5, 5}), none,
+                                 Shape{3}, Shape{2}, Shape{1}, int64_t{2})};
+}
 // Without gradients, the stacked taps' columns (one copy, then the product) in 1-D and 3-D,
 // strided, dilated and grouped at once; padded asymmetrically (a transposed convolution's
 // output_padding pads after only); a 7x7 stride-2 stem (49 taps, rows not a multiple of the

@@ -1,7 +1,7 @@
 // Convolution and pooling: Conv, ConvTranspose, MaxPool (with Indices), AveragePool, LpPool and
 // their Global forms. ONNX's pads may differ at the two ends of a dim and auto_pad derives them
-// (onnx/defs/nn/defs.cc); they are applied as an explicit pad before ember::convolution or the
-// windows (ember::unfold) are taken.
+// (onnx/defs/nn/defs.cc); they are applied as an explicit pad before ember::convolution (unless
+// equal at both ends: convolution's padding) or before the windows (ember::unfold) are taken.
 #include <cmath>
 #include <limits>
 
@@ -102,9 +102,13 @@ std::vector<Tensor> conv(OpContext& c) {
     throw ShapeError("weight " + support::shape_str(w.sizes()) + " needs at least 3 dims");
   const Spatial s = spatial(c, x, weight_kernel(c, w));
   const int64_t group = c.attr_int("group", 1);
+  const Tensor b = c.has(2) ? c.in(2) : Tensor();
+  // Equal ends: convolution's own padding, which its paths place where they read (a depthwise
+  // one pads rows of the stride, no copy of a padded view split by the stride first).
+  if (s.begin == s.end)
+    return one(convolution(x, w, b, s.stride, s.begin, s.dilation, false, {0}, group));
   Tensor xp = constant_pad_nd(x, torch_pads(s.begin, s.end));
-  return one(convolution(xp, w, c.has(2) ? c.in(2) : Tensor(), s.stride, {0}, s.dilation, false,
-                         {0}, group));
+  return one(convolution(xp, w, b, s.stride, {0}, s.dilation, false, {0}, group));
 }
 
 std::vector<Tensor> conv_transpose(OpContext& c) {
