@@ -2,7 +2,7 @@
 #include "codegen/kernel_plan.h"
 
 #include "codegen/column_split.h"
-#include "codegen/render_c.h"
+#include "codegen/loop_shapes.h"
 #include "codegen/render_tile.h"
 #include "codegen/tile_operands.h"
 

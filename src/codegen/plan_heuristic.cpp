@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "codegen/column_split.h"
-#include "codegen/render_c.h"
+#include "codegen/loop_shapes.h"
 
 namespace ember::codegen {
 
@@ -364,7 +364,7 @@ LoopPlan plain_loops(const Kernel& k, const Target& t) {
   return l;
 }
 
-// An elementwise kernel's concatenation axis (concat_axis, render_c.h) other than axis 0 (the
+// An elementwise kernel's concatenation axis (concat_axis, loop_shapes.h) other than axis 0 (the
 // thread pool's; the renderer specialises that one) is unrolled whole: each unrolled copy holds
 // its index as a constant and loads its own piece only. The stacked taps' copy E_16_9_64_4_4:
 // 0.18x the loop's time (one thread, the generated code alone, alternated).
@@ -479,9 +479,9 @@ KernelPlan plan(const Kernel& k, const Target& t) {
     cat_axis(k, l);
     return {l};
   }
-  // A short reduce as an elementwise kernel (render_c.h) where its vector loop has at least a
-  // vector's worth of outputs. r_10000_128_2 (dz @ W (1 - h^2), K = 2) at AVX2, one thread:
-  // 0.65-0.8x the register tile's time, the same sums in the same order.
+  // A short reduce as an elementwise kernel (short_reduce, loop_shapes.h) where its vector loop has
+  // at least a vector's worth of outputs. r_10000_128_2 (dz @ W (1 - h^2), K = 2) at AVX2, one
+  // thread: 0.65-0.8x the register tile's time, the same sums in the same order.
   if (short_reduce(k) && k.full_shape[nglob - 1] >= t.lanes(k.value->dtype))
     return {plain_loops(k, t)};
   if (auto p = tile_operands(k)) {

@@ -1,9 +1,9 @@
 #include "codegen/render_c.h"
+#include "codegen/loop_shapes.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <sstream>
 #include <unordered_map>
 
@@ -19,67 +19,6 @@ namespace ember::codegen {
 using ir::Op;
 using schedule::Expr;
 using schedule::Kernel;
-
-namespace {
-
-// An elementwise kernel's last axis up to this long is unrolled rather than vectorised: it would
-// not fill SSE2's four float lanes. Then the loop around it vectorises (E_10000_2, the Gaussian
-// log-probability's gradient over two action dimensions: 16 -> 8 us at AVX2 and SSE2, one thread).
-constexpr int64_t kShortAxis = 4;
-
-// The shortest unmasked middle of an innermost loop worth a loop of its own (one AVX2 vector).
-constexpr int64_t kMinUnmasked = 8;
-void loads_of(const Expr& e, std::vector<const Expr*>& out) {
-  if (e.nested) return;
-  if (e.kind == Expr::Kind::Load) out.push_back(&e);
-  for (auto& x : e.src) loads_of(*x, out);
-}
-
-int count_reduces(const Expr& e) {
-  int n = e.kind == Expr::Kind::Reduce;
-  for (auto& x : e.src) n += count_reduces(*x);
-  return n;
-}
-
-}  // namespace
-
-bool short_last_axis(const Kernel& k, const std::vector<int64_t>& up) {
-  const size_t n = k.full_shape.size();
-  return k.reduce_axes.empty() && n >= 2 && up[n - 1] == 1 && up[n - 2] == 1 &&
-         k.full_shape[n - 1] <= kShortAxis && k.full_shape[n - 2] > kShortAxis;
-}
-
-bool concat_axis(const Kernel& k, size_t d) {
-  const size_t n = k.full_shape.size();
-  if (!k.reduce_axes.empty() || d + 1 >= n || k.full_shape[d] > kMaxConcatAxis) return false;
-  std::vector<const Expr*> ls;
-  loads_of(*k.value, ls);
-  for (auto& o : k.more_outputs) loads_of(*o.value, ls);
-  std::vector<std::pair<int64_t, int64_t>> pieces;
-  for (const Expr* e : ls)
-    if (e->view.has_mask() && e->view.mask[d] != std::pair<int64_t, int64_t>{0, k.full_shape[d]})
-      pieces.push_back(e->view.mask[d]);
-  std::sort(pieces.begin(), pieces.end());
-  bool disjoint = pieces.size() >= 2;
-  for (size_t i = 1; i < pieces.size(); i++)
-    disjoint = disjoint && pieces[i - 1].second <= pieces[i].first;
-  return disjoint;
-}
-
-bool short_reduce(const Kernel& k) {
-  const size_t rank = k.full_shape.size();
-  if (k.reduce_axes.size() != 1 || k.reduce_axes[0] != static_cast<int64_t>(rank - 1) || rank < 3 ||
-      k.full_shape[rank - 1] > kShortAxis || !k.more_outputs.empty() ||
-      !schedule::kernel_nests(k).empty() || count_reduces(*k.value) != 1)
-    return false;
-  const Expr* red = schedule::top_reduce(*k.value);
-  if (!red || red->op != Op::SUM) return false;
-  std::vector<const Expr*> ls;
-  loads_of(*red->src[0], ls);
-  for (const Expr* l : ls)
-    if (l->view.strides[rank - 2] != 0 && l->view.strides[rank - 2] != 1) return false;
-  return true;
-}
 
 namespace {
 
@@ -156,7 +95,7 @@ class Renderer {
       ind += "  ";
     }
     // Elementwise: the innermost loop vectorises, or the one around a short last axis. So does a
-    // short reduce's (short_reduce, render_c.h) last output loop, the reduce unrolled inside it.
+    // short reduce's (short_reduce, loop_shapes.h) last output loop, the reduce unrolled inside it.
     short_red_ = short_reduce(k_) && unroll_ == 1 &&
                  std::all_of(up_.begin(), up_.end(), [](int64_t u) { return u == 1; });
     const bool elementwise = (k_.reduce_axes.empty() || short_red_) && nglob_ > 0;
@@ -251,33 +190,11 @@ class Renderer {
     }
   }
 
-  // An elementwise kernel's innermost (vectorised) loop whose masks cut its ends, as a padded
-  // copy's do: the range [lo, hi) where every mask on that axis holds, {0, 0} if none or short.
-  // There its own loop renders without those masks' tests, which keep GCC from vectorising it
-  // (a depthwise 3x3 convolution of 144x56x56 padded by 1, its copy and tap sum: 0.31-0.49 ms
-  // against 0.41-0.79 ms unsplit; bench_conv_paired, avx2, one thread, a loaded machine).
+  // unmasked_range (loop_shapes.h) for the loops this renderer opens: an elementwise kernel's,
+  // not a column split's.
   std::pair<int64_t, int64_t> unmasked_range() const {
-    const size_t d = nglob_ - 1;
-    if (!elementwise_ || !k_.reduce_axes.empty() || split_ || nglob_ < 2 || up_[d] != 1 ||
-        short_last_axis(k_, up_) || !schedule::kernel_nests(k_).empty())
-      return {0, 0};
-    int64_t lo = 0, hi = k_.full_shape[d];
-    bool masked = false;
-    std::function<void(const Expr&)> visit = [&](const Expr& e) {
-      for (auto& x : e.src) visit(*x);
-      if (e.kind == Expr::Kind::Alu || e.kind == Expr::Kind::Reduce || !e.view.has_mask() ||
-          e.view.shape[d] != k_.full_shape[d])
-        return;
-      auto [a, b] = e.view.mask[d];
-      if ((a == 0 && b == e.view.shape[d]) || a >= b) return;
-      masked = true;
-      lo = std::max(lo, a);
-      hi = std::min(hi, b);
-    };
-    visit(*k_.value);
-    for (auto& o : k_.more_outputs) visit(*o.value);
-    if (!masked || hi - lo < kMinUnmasked) return {0, 0};
-    return {lo, hi};
+    if (!elementwise_ || split_) return {0, 0};
+    return codegen::unmasked_range(k_, up_);
   }
 
   // The innermost loop in three: [0, lo), [lo, hi) with its masks known to hold, [hi, n).

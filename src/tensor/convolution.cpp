@@ -8,7 +8,7 @@
 #include <numeric>
 #include <string>
 
-#include "codegen/render_c.h"
+#include "codegen/loop_shapes.h"
 #include "ember/support/shape_str.h"
 #include "tensor/tensor_impl.h"
 #include "tensor/windows.h"
