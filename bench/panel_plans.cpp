@@ -1,6 +1,6 @@
 // Two plans of each product whose row operand is read transposed, in one process (issue 42):
-// a ResNet-18 3x3 convolution's cols^T W^T (batch 1 and 8, two layers) and weight gradients
-// dz^T h (the step's, and with a column count that packs h). Plans are plan_text lines
+// ResNet-18's convolutions' cols^T W^T (3x3 at batch 1 and 8, two layers; the 7x7 stem) and weight
+// gradients dz^T h (the step's, and with a column count that packs h). Plans are plan_text lines
 // (codegen/plan_text.h), so that plans another build's heuristic chose can be timed by this one.
 //   bench_panel_plans print > FILE       the heuristic's plan of each case, one line each
 //   bench_panel_plans time A B [rounds]  each case's plans from files A and B, launched in turn
@@ -43,6 +43,10 @@ std::vector<Case> cases() {
       {"conv b8 r_25088_64_576",
        [] {
          return matmul(in({576, 25088}).t(), in({64, 576}).t());
+       }},
+      {"conv stem b1 r_12544_64_147",
+       [] {
+         return matmul(in({147, 12544}).t(), in({64, 147}).t());
        }},
       {"conv b1 r_784_128_1152",
        [] {

@@ -293,9 +293,9 @@ TEST(KernelPlan, HeuristicTileFitsTheStack) {
 
 // SSE2's broadcast panel for transposed rows (plan_heuristic.cpp, broadcast_panel), on Zen 3's
 // caches (32 KiB L1d, 512 KiB L2), where it was measured: the panel holds the block's row tiles
-// within a quarter of L2, which shallower reduce blocks (down to 32) make room for before smaller
-// row blocks do (each row block packs the columns again).
-TEST(KernelPlan, TransposedRowsHalveTheReduceBlockBeforeTheRowBlock) {
+// within a quarter of L2. Where that would cut the row block to less than half, shallower reduce
+// blocks (halved, down to 32) make room first; a milder cut stays.
+TEST(KernelPlan, TransposedRowsHalveTheReduceBlockBeforeCuttingTheRowBlockToLessThanHalf) {
   manual_seed(5);
   const codegen::Target t = codegen::make_target(Isa::Sse2, 32 << 10, 512 << 10, 32 << 20);
   auto tile = [&](const schedule::Kernel& k) {
@@ -307,14 +307,15 @@ TEST(KernelPlan, TransposedRowsHalveTheReduceBlockBeforeTheRowBlock) {
     schedule::Kernel k;
     int64_t block_k, block_rows;
   };
-  Tensor cols = input({576, 3136});
   const std::vector<Want> wants = {
-      // A 3x3 convolution's product at batch 1: cols [C K, N L]^T W^T, K = 576: 256-deep blocks
-      // of 252 rows (the accumulators' eighth of L2) take 32-deep ones, not blocks of 30 rows.
-      {kernel_named({matmul(cols.t(), input({64, 576}).t())}, "r_3136_64_576"), 32, 252},
-      // x^T W^T with the whole K = 128 in blocks of 96 rows: 64 deep, not 60 rows.
-      {kernel_named({matmul(input({128, 10001}).t(), input({128, 128}).t())}, "r_10001_128_128"),
-       64, 96},
+      // A 3x3 convolution's product at batch 1: cols [C K, N L]^T W^T, K = 576. 256-deep blocks
+      // of 252 rows (the accumulators' eighth of L2) would be cut to 30 rows; 128-deep ones to 60;
+      // 64-deep ones to 126, half.
+      {kernel_named({matmul(input({576, 3136}).t(), input({64, 576}).t())}, "r_3136_64_576"), 64,
+       126},
+      // x^T W^T with the whole K = 128 in blocks of 96 rows: cut to 60 rows, whole K.
+      {kernel_named({matmul(input({128, 10001}).t(), input({128, 128}).t())}, "r_10001_128_128"), 0,
+       60},
       // The step's weight gradient dz^T h: its 32-deep block of 132 rows fits as it is.
       {kernels().weight_grad_bias, 32, 132},
   };
