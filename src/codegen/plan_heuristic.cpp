@@ -206,10 +206,10 @@ int64_t split_k_depth(const Product& f, const TileDraft& d, int64_t nc) {
 // where they are packed, where a shallower reduce block adds only the accumulators' reload. A
 // milder cut stays (x^T W^T at 10001 x 128 x 128: 96-row blocks of the whole K = 128 cut to 60
 // rows, against 64-deep blocks of 96 rows 0.99-1.10x; the 7x7 stem's 147 likewise). SSE2, kernel
-// CPU time, one thread, paired (bench_panel_plans, 9 rounds, loaded), against 256-deep blocks cut
-// to 30 rows: a 3x3 convolution's cols^T W^T (3136 rows, 64 columns, K = 576) 0.74x in 126-row
-// blocks 64 deep, 0.81x at batch 8; 784 x 128 x 1152 0.92x; the weight gradient dz^T h at
-// 129 x 127 x 10001 (h packed) 0.86x in 60-row blocks 128 deep.
+// CPU time, one thread, paired (bench_panel_plans, 9 rounds, two runs, loaded), against 256-deep
+// blocks cut to 30 rows: a 3x3 convolution's cols^T W^T (3136 rows, 64 columns, K = 576)
+// 0.74-0.80x in 126-row blocks 64 deep, 0.81-0.82x at batch 8; 784 x 128 x 1152 0.87-0.92x; the
+// weight gradient dz^T h at 129 x 127 x 10001 (h packed) 0.86-0.95x in 60-row blocks 128 deep.
 void broadcast_panel(const Product& f, TileDraft& d) {
   if (!d.bcast) return;
   auto panel = [&] { return d.tn * d.kc * f.w * f.es * static_cast<int64_t>(f.p.rows.size()); };
