@@ -201,13 +201,26 @@ int64_t split_k_depth(const Product& f, const TileDraft& d, int64_t nc) {
 
 // The broadcast panel holds a row tile (or, for transposed rows, packed in their memory order,
 // the block's row tiles) within a quarter of L2.
+// For transposed rows, where fitting it would cut the row block to less than half, the reduce block
+// halves first (down to 32): each smaller row block re-reads the columns, and packs them again
+// where they are packed, where a shallower reduce block adds only the accumulators' reload. A
+// milder cut stays (x^T W^T at 10001 x 128 x 128: 96-row blocks of the whole K = 128 cut to 60
+// rows, against 64-deep blocks of 96 rows 0.99-1.10x; the 7x7 stem's 147 likewise). SSE2, kernel
+// CPU time, one thread, paired (bench_panel_plans, 9 rounds, two runs, loaded), against 256-deep
+// blocks cut to 30 rows: a 3x3 convolution's cols^T W^T (3136 rows, 64 columns, K = 576)
+// 0.74-0.80x in 126-row blocks 64 deep, 0.81-0.82x at batch 8; 784 x 128 x 1152 0.87-0.92x; the
+// weight gradient dz^T h at 129 x 127 x 10001 (h packed) 0.86-0.95x in 60-row blocks 128 deep.
 void broadcast_panel(const Product& f, TileDraft& d) {
   if (!d.bcast) return;
-  int64_t panel = d.tn * d.kc * f.w * f.es * static_cast<int64_t>(f.p.rows.size());
-  if (panel > f.t.l2 / 4)
+  auto panel = [&] { return d.tn * d.kc * f.w * f.es * static_cast<int64_t>(f.p.rows.size()); };
+  if (panel() > f.t.l2 / 4) {
     d.bcast = false;
-  else if (tile_rows_kmajor(f.p))
-    d.per = std::min(d.per, f.t.l2 / 4 / panel);
+    return;
+  }
+  if (!tile_rows_kmajor(f.p)) return;
+  while (d.kc > 32 && 2 * (f.t.l2 / 4 / panel()) < d.per)
+    d.kc = std::max<int64_t>(32, (d.kc + 1) / 2);
+  d.per = std::min(d.per, f.t.l2 / 4 / panel());
 }
 
 // Row operands are packed when they are computed (e.g. a fused tanh or its derivative: once per

@@ -291,4 +291,40 @@ TEST(KernelPlan, HeuristicTileFitsTheStack) {
             std::get<codegen::TilePlan>(cached.layout).block_rows);
 }
 
+// SSE2's broadcast panel for transposed rows (plan_heuristic.cpp, broadcast_panel), on Zen 3's
+// caches (32 KiB L1d, 512 KiB L2), where it was measured: the panel holds the block's row tiles
+// within a quarter of L2. Where that would cut the row block to less than half, shallower reduce
+// blocks (halved, down to 32) make room first; a milder cut stays.
+TEST(KernelPlan, TransposedRowsHalveTheReduceBlockBeforeCuttingTheRowBlockToLessThanHalf) {
+  manual_seed(5);
+  const codegen::Target t = codegen::make_target(Isa::Sse2, 32 << 10, 512 << 10, 32 << 20);
+  auto tile = [&](const schedule::Kernel& k) {
+    const KernelPlan p = codegen::plan(k, t);
+    EXPECT_EQ(p.kind(), PlanKind::Tile) << p.str();
+    return p.kind() == PlanKind::Tile ? std::get<codegen::TilePlan>(p.layout) : codegen::TilePlan{};
+  };
+  struct Want {
+    schedule::Kernel k;
+    int64_t block_k, block_rows;
+  };
+  const std::vector<Want> wants = {
+      // A 3x3 convolution's product at batch 1: cols [C K, N L]^T W^T, K = 576. 256-deep blocks
+      // of 252 rows (the accumulators' eighth of L2) would be cut to 30 rows; 128-deep ones to 60;
+      // 64-deep ones to 126, half.
+      {kernel_named({matmul(input({576, 3136}).t(), input({64, 576}).t())}, "r_3136_64_576"), 64,
+       126},
+      // x^T W^T with the whole K = 128 in blocks of 96 rows: cut to 60 rows, whole K.
+      {kernel_named({matmul(input({128, 10001}).t(), input({128, 128}).t())}, "r_10001_128_128"), 0,
+       60},
+      // The step's weight gradient dz^T h: its 32-deep block of 132 rows fits as it is.
+      {kernels().weight_grad_bias, 32, 132},
+  };
+  for (const Want& w : wants) {
+    const codegen::TilePlan p = tile(w.k);
+    EXPECT_EQ(p.row_panel, codegen::RowPanel::Broadcast) << w.k.name() << KernelPlan{p}.str();
+    EXPECT_EQ(p.block_k, w.block_k) << w.k.name() << KernelPlan{p}.str();
+    EXPECT_EQ(p.block_rows, w.block_rows) << w.k.name() << KernelPlan{p}.str();
+  }
+}
+
 }  // namespace

@@ -1,0 +1,165 @@
+// Two plans of each product whose row operand is read transposed, in one process (issue 42):
+// ResNet-18's convolutions' cols^T W^T (3x3 at batch 1 and 8, two layers; the 7x7 stem) and weight
+// gradients dz^T h (the step's, and with a column count that packs h). Plans are plan_text lines
+// (codegen/plan_text.h), so that plans another build's heuristic chose can be timed by this one.
+//   bench_panel_plans print > FILE       the heuristic's plan of each case, one line each
+//   bench_panel_plans time A B [rounds]  each case's plans from files A and B, launched in turn
+//                                        (A B, B A, ...), 2 + 7 launches each round, median of
+//                                        the 7; the calling thread's CPU time (use 1 thread on a
+//                                        loaded machine); medians and the median per-round B/A.
+//                                        A line "-" leaves its case out.
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_plan.h"
+#include "codegen/plan_text.h"
+#include "ember/ember.h"
+#include "runtime/cpu/cpu_device.h"
+#include "runtime/cpu/target.h"
+#include "schedule/schedule.h"
+
+namespace {
+
+using namespace ember;
+
+struct Case {
+  std::string name;
+  std::function<Tensor()> product;
+};
+
+Tensor in(IntList shape) { return randn(shape).realize(); }
+
+std::vector<Case> cases() {
+  return {
+      {"conv b1 r_3136_64_576",
+       [] {
+         return matmul(in({576, 3136}).t(), in({64, 576}).t());
+       }},
+      {"conv b8 r_25088_64_576",
+       [] {
+         return matmul(in({576, 25088}).t(), in({64, 576}).t());
+       }},
+      {"conv stem b1 r_12544_64_147",
+       [] {
+         return matmul(in({147, 12544}).t(), in({64, 147}).t());
+       }},
+      {"conv b1 r_784_128_1152",
+       [] {
+         return matmul(in({1152, 784}).t(), in({128, 1152}).t());
+       }},
+      {"dz^T h 128x128x10000",
+       [] {
+         return matmul(in({10000, 128}).t(), in({10000, 128}));
+       }},
+      {"dz^T h 129x127x10001",
+       [] {
+         return matmul(in({10001, 129}).t(), in({10001, 127}));
+       }},
+      {"(2dz-1)^T h 129x127x10001",
+       [] {
+         return matmul((in({10001, 129}) * 2 - 1).t(), in({10001, 127}));
+       }},
+      {"x^T W^T 10001x128x128",
+       [] {
+         return matmul(in({128, 10001}).t(), in({128, 128}).t());
+       }},
+  };
+}
+
+// The product's kernel: the last one the realize of `y` would launch.
+schedule::Kernel product_kernel(const Tensor& y) {
+  const schedule::NameBuffer name = [](const ir::Node& n) {
+    return static_cast<schedule::BufferName>(ir::buffer_id(n));
+  };
+  auto items = schedule::create_schedule({{y.node().get(), 0}}, name).items;
+  return schedule::simplify(items.back().kernel);
+}
+
+double cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::vector<std::string> lines(const char* path) {
+  std::ifstream f(path);
+  std::vector<std::string> out;
+  for (std::string l; std::getline(f, l);) out.push_back(l);
+  return out;
+}
+
+// The median of 7 timed launches (after 2 untimed) of `p` on `bufs`.
+double time_launches(const runtime::Program& p, std::vector<void*>& bufs) {
+  std::vector<double> v;
+  for (int i = 0; i < 9; i++) {
+    const double t0 = cpu_ms();
+    p.launch(bufs.data());
+    if (i >= 2) v.push_back(cpu_ms() - t0);
+  }
+  return median(v);
+}
+
+int time_pairs(const char* fa, const char* fb, int rounds) {
+  const auto a = lines(fa), b = lines(fb);
+  const auto cs = cases();
+  for (size_t c = 0; c < cs.size() && c < a.size() && c < b.size(); c++) {
+    if (a[c] == "-" || b[c] == "-") continue;  // a case left out
+    manual_seed(3);
+    const schedule::Kernel k = product_kernel(cs[c].product());
+    std::vector<std::vector<float>> store;
+    std::vector<void*> bufs;
+    for (const auto& kb : k.buffers) store.emplace_back(static_cast<size_t>(kb.numel), 0.5f);
+    for (auto& s : store) bufs.push_back(s.data());
+    std::shared_ptr<runtime::Program> p[2];
+    const std::string* text[2] = {&a[c], &b[c]};
+    for (int i = 0; i < 2; i++) {
+      p[i] = runtime::prepare_cpu_program(k, *codegen::plan_from_text(*text[i]));
+      runtime::cpu_device().build({p[i]});
+    }
+    std::vector<double> t[2], ratio;
+    for (int r = 0; r < rounds; r++) {
+      double got[2];
+      for (int j = 0; j < 2; j++) {
+        const int i = (r + j) % 2;  // A B, then B A
+        got[i] = time_launches(*p[i], bufs);
+      }
+      for (int i = 0; i < 2; i++) t[i].push_back(got[i]);
+      ratio.push_back(got[1] / got[0]);
+    }
+    std::printf("%-28s A %9.3f ms  B %9.3f ms  B/A %.2fx (min %.2f, max %.2f)\n",
+                cs[c].name.c_str(), median(t[0]), median(t[1]), median(ratio),
+                *std::min_element(ratio.begin(), ratio.end()),
+                *std::max_element(ratio.begin(), ratio.end()));
+    std::printf("  A %s\n  B %s\n", a[c].c_str(), b[c].c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  set_num_threads(1);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "print") {
+    manual_seed(3);
+    for (const Case& c : cases())
+      std::printf("%s\n", codegen::plan_text(
+                              codegen::plan(product_kernel(c.product()), runtime::host_target()))
+                              .c_str());
+    return 0;
+  }
+  if (mode == "time" && argc >= 4)
+    return time_pairs(argv[2], argv[3], argc > 4 ? std::atoi(argv[4]) : 7);
+  std::fprintf(stderr, "usage: %s print | time A B [rounds]\n", argv[0]);
+  return 2;
+}
