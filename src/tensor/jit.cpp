@@ -98,20 +98,6 @@ std::vector<Tensor> warm_up(const Jit::Fn& fn, const std::vector<Tensor>& raw_in
   return outs;
 }
 
-// The outputs the function made (serial after `start`) that require grad, detached: a replay's
-// outputs have no graph, so the warm-up and capture calls' have none either (jit.h). Tensors from
-// before the call (inputs, parameters) pass through as they are, and one tensor returned twice
-// stays one tensor.
-std::vector<Tensor> detach_made(std::vector<Tensor> outs, uint64_t start) {
-  for (size_t i = 0; i < outs.size(); i++) {
-    if (!outs[i].requires_grad() || outs[i].impl()->serial < start) continue;
-    const Tensor made = outs[i], detached = made.detach();
-    for (Tensor& o : outs)
-      if (o.is_same(made)) o = detached;
-  }
-  return outs;
-}
-
 // A replay takes inputs of the captured count, dtypes and shapes only.
 void check_signature(const Capture& c, const std::vector<Tensor>& inputs) {
   if (inputs.size() != c.in_sig.size())
@@ -154,8 +140,7 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
   s.calls++;
   const Context& ctx = Context::get();
   const engine::CompileTally before = engine::compile_tally_this_thread();
-  const uint64_t start = detail::next_tensor_serial();
-  if (s.calls == 1) return detach_made(warm_up(s.fn, raw_inputs, before, ctx.debug), start);
+  if (s.calls == 1) return warm_up(s.fn, raw_inputs, before, ctx.debug);
   flush_pending_writes();
   const std::vector<Tensor>& inputs = raw_inputs;
   prepare_inputs(inputs, s.views);
@@ -183,7 +168,7 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& raw_inputs) {
   auto outs = cap->record(s.fn, inputs, s.views, ctx.device);
   s.cap = std::move(cap);
   if (ctx.debug >= 1) print_capture(*s.cap, before);
-  return detach_made(std::move(outs), start);
+  return outs;
 }
 
 bool jit_capturing() { return engine::capturing(); }

@@ -185,29 +185,6 @@ TEST(JitSemantics, RepeatedAndPassThroughOutputs) {
   }
 }
 
-// Outputs never require grad, on any call (jit.h): the warm-up and capture calls as the replays.
-// A parameter or an input that requires grad passes through as itself; a repeated output that
-// the function made stays one tensor.
-TEST(JitSemantics, OutputsTheFunctionMadeNeverRequireGrad) {
-  Tensor w = full({2}, 3.0);
-  w.set_requires_grad(true);
-  auto f = jit([&](const std::vector<Tensor>& in) {
-    Tensor y = w * in[0];
-    return std::vector<Tensor>{y, y, w, in[0]};
-  });
-  for (int n = 1; n <= 4; n++) {
-    Tensor x = full({2}, static_cast<double>(n));
-    x.set_requires_grad(true);
-    auto o = f({x});
-    EXPECT_FALSE(o[0].requires_grad()) << "call " << n;
-    EXPECT_TRUE(o[0].is_same(o[1])) << n;
-    EXPECT_TRUE(o[2].is_same(w)) << n;
-    EXPECT_TRUE(o[3].is_same(x)) << n;
-    EXPECT_EQ(o[0].to_vector<float>(), V(2, 3.0f * n));
-  }
-  EXPECT_GT(f.replays(), 0);
-}
-
 TEST(JitSemantics, GradientAccumulatesAcrossCallsWithoutZeroGrad) {
   Tensor w = ones({2});
   w.set_requires_grad(true);
