@@ -15,13 +15,23 @@ namespace ember::onnx {
 
 struct Scope {
   ValueMap values;
+  std::unordered_set<std::string> constants;  // names of values bound to the model's constants
   const Scope* parent = nullptr;
   const NodeObserver* observe = nullptr;
   const Value* find(const std::string& name) const {
-    for (const Scope* s = this; s; s = s->parent) {
-      auto it = s->values.find(name);
-      if (it != s->values.end()) return &it->second;
-    }
+    const Scope* s = owner(name);
+    return s ? &s->values.at(name) : nullptr;
+  }
+  bool is_constant(const std::string& name) const {
+    const Scope* s = owner(name);
+    return s && s->constants.count(name);
+  }
+
+ private:
+  // The nearest scope that binds name (an inner binding hides an outer one).
+  const Scope* owner(const std::string& name) const {
+    for (const Scope* s = this; s; s = s->parent)
+      if (s->values.count(name)) return s;
     return nullptr;
   }
 };
@@ -90,7 +100,9 @@ void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scop
                                   ? std::string()
                                   : " (domain '" + n.domain() + "')"));
     std::vector<Value> in;
+    std::vector<bool> constant;
     for (const auto& name : n.input()) {
+      constant.push_back(!name.empty() && scope.is_constant(name));
       if (name.empty()) {
         in.emplace_back();
         continue;
@@ -113,6 +125,7 @@ void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scop
       return run_graph(m, g, given, &scope);
     };
     OpContext ctx(n, opset, std::move(in), sub, m.base_dir);
+    ctx.set_constant_inputs(std::move(constant));
     ctx.recompute = [&](const std::string& name, const std::unordered_map<std::string, Tensor>& r) {
       return recompute(m, g, index, scope, initial, name, r);
     };
@@ -129,6 +142,10 @@ void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scop
         throw UnsupportedError("output " + std::to_string(i) + " ('" + n.output(i) +
                                "') is not produced");
       scope.values[n.output(i)] = out[i];
+      if (n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx"))
+        scope.constants.insert(n.output(i));
+      else
+        scope.constants.erase(n.output(i));
     }
     if (scope.observe) {
       out.resize(ctx.num_outputs());
@@ -158,6 +175,7 @@ std::vector<Value> run_graph(const Model::Impl& m, const ::onnx::GraphProto& g,
       if (!init.error.empty()) throw UnsupportedError(init.error);
       scope.values[p.name()] = init.value;
     }
+    scope.constants.insert(p.name());
   }
   for (const auto& [name, t] : given) scope.values[name] = t;
   const auto initial = scope.values;
