@@ -3,12 +3,15 @@
 // and name the node in every error raised while it is built.
 #include <exception>
 #include <map>
+#include <optional>
 #include <unordered_set>
 
+#include "ember/context.h"
 #include "ember/jit.h"
 #include "ember/support/shape_str.h"
 #include "model_impl.h"
 #include "registry.h"
+#include "shape_math.h"
 #include "tensor_proto.h"
 
 namespace ember::onnx {
@@ -124,25 +127,31 @@ void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scop
       for (int i = 0; i < g.input_size(); i++) given[g.input(i).name()] = args[i];
       return run_graph(m, g, given, &scope);
     };
+    const bool fixed = outputs_constant(n, constant), on_host = fixed && small_values(in);
     OpContext ctx(n, opset, std::move(in), sub, m.base_dir);
     ctx.set_constant_inputs(std::move(constant));
     ctx.recompute = [&](const std::string& name, const std::unordered_map<std::string, Tensor>& r) {
       return recompute(m, g, index, scope, initial, name, r);
     };
     std::vector<Value> out;
-    if (op->fn) {
-      for (Tensor& t : op->fn(ctx)) out.emplace_back(std::move(t));
-    } else {
-      out = op->value_fn(ctx);
+    {
+      std::optional<DeviceGuard> interp;  // shape arithmetic compiles no kernels (shape_math.h)
+      if (on_host) interp.emplace("interp");
+      if (op->fn) {
+        for (Tensor& t : op->fn(ctx)) out.emplace_back(std::move(t));
+      } else {
+        out = op->value_fn(ctx);
+      }
     }
     ctx.check_attributes_used();
+    if (on_host) to_host_data(out);
     for (size_t i = 0; i < ctx.num_outputs(); i++) {
       if (!ctx.wants_output(i)) continue;
       if (i >= out.size() || (out[i].is_tensor() && !out[i].tensor().defined()))
         throw UnsupportedError("output " + std::to_string(i) + " ('" + n.output(i) +
                                "') is not produced");
       scope.values[n.output(i)] = out[i];
-      if (n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx"))
+      if (fixed)
         scope.constants.insert(n.output(i));
       else
         scope.constants.erase(n.output(i));

@@ -55,10 +55,25 @@ Tensor rows_by_product(const Tensor& x, const Tensor& i) {
 
 }  // namespace
 
+// wrap_indices of constant indices, wrapped on the host (no kernel; static data in a capture).
+Tensor wrap_constant_indices(const Tensor& idx, int64_t n) {
+  std::vector<int64_t> v = idx.to_vector<int64_t>();
+  for (int64_t& i : v) {
+    if (i < -n || i >= n)
+      throw IndexError("index " + std::to_string(i) + " is out of range for a dim of size " +
+                       std::to_string(n));
+    if (i < 0) i += n;
+  }
+  return from_vector(v, idx.sizes());
+}
+
 std::vector<Tensor> gather(OpContext& c) {
   const Tensor& x = c.in(0);
   const int64_t a = axis(c.attr_int("axis", 0), x.dim());
-  Tensor i = wrap_indices(c.in(1), x.size(a));
+  const ScalarType it = c.in(1).dtype();
+  Tensor i = c.is_constant(1) && c.in(1).numel() <= 64 && (it == kInt64 || it == kInt32)
+                 ? wrap_constant_indices(c.in(1), x.size(a))
+                 : wrap_indices(c.in(1), x.size(a));
   if (a == 0 && x.dim() >= 1 && x.numel() > 0 && finite_constant(c, 0)) {
     Shape out = i.shape();
     out.insert(out.end(), x.sizes().begin() + 1, x.sizes().end());
