@@ -1,8 +1,10 @@
 // Shape arithmetic on the host: the values an exported graph computes from sizes and constants
 // (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) are small integer tensors that a later op
 // reads on the host. Built as kernels, each read was its own realize, and at a cold start its own
-// compiler process (bert_mini: 8 of 10). Here such values are computed on the interp device
-// and kept as host data, as constants of the model are.
+// compiler process (bert_mini started 14, 4 without them). Here such values are computed on the
+// interp device and kept as host data, as the model's constants are. The interp device is
+// selected process-wide (DeviceGuard) while such a node runs: another thread's realizes in that
+// moment would run interpreted too (slower, same values).
 #pragma once
 #include <onnx/onnx_pb.h>
 
