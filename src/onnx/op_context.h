@@ -47,6 +47,11 @@ class OpContext {
   /// The values of an integer (or bool) input, read on the host (it is realized if lazy).
   std::vector<int64_t> ints_of(size_t i) const;
   std::vector<double> floats_of(size_t i) const;
+  /// True when input i is one of the model's constants (an initializer the caller did not
+  /// replace, or a Constant node's output): its data is fixed, so an op may read it on the host
+  /// (also inside an ember::jit capture) to pick a cheaper lowering.
+  bool is_constant(size_t i) const { return i < constant_.size() && constant_[i]; }
+  void set_constant_inputs(std::vector<bool> constant) { constant_ = std::move(constant); }
   /// Number of outputs the node lists, and whether output i is wanted (non-empty name).
   size_t num_outputs() const { return static_cast<size_t>(node.output_size()); }
   bool wants_output(size_t i) const { return i < num_outputs() && !node.output(i).empty(); }
@@ -85,6 +90,7 @@ class OpContext {
   const ::onnx::AttributeProto* find(const std::string& name) const;
   const ::onnx::AttributeProto& get(const std::string& name, int type);
   std::vector<Value> inputs_;
+  std::vector<bool> constant_;
   SubgraphRunner run_subgraph_;
   const std::string& base_dir_;  // where a tensor attribute's external data lies
   std::set<std::string> used_;

@@ -3,25 +3,38 @@
 // and name the node in every error raised while it is built.
 #include <exception>
 #include <map>
+#include <optional>
 #include <unordered_set>
 
+#include "ember/context.h"
 #include "ember/jit.h"
 #include "ember/support/shape_str.h"
 #include "model_impl.h"
 #include "registry.h"
+#include "shape_math.h"
 #include "tensor_proto.h"
 
 namespace ember::onnx {
 
 struct Scope {
   ValueMap values;
+  std::unordered_set<std::string> constants;  // names of values bound to the model's constants
   const Scope* parent = nullptr;
   const NodeObserver* observe = nullptr;
   const Value* find(const std::string& name) const {
-    for (const Scope* s = this; s; s = s->parent) {
-      auto it = s->values.find(name);
-      if (it != s->values.end()) return &it->second;
-    }
+    const Scope* s = owner(name);
+    return s ? &s->values.at(name) : nullptr;
+  }
+  bool is_constant(const std::string& name) const {
+    const Scope* s = owner(name);
+    return s && s->constants.count(name);
+  }
+
+ private:
+  // The nearest scope that binds name (an inner binding hides an outer one).
+  const Scope* owner(const std::string& name) const {
+    for (const Scope* s = this; s; s = s->parent)
+      if (s->values.count(name)) return s;
     return nullptr;
   }
 };
@@ -90,7 +103,9 @@ void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scop
                                   ? std::string()
                                   : " (domain '" + n.domain() + "')"));
     std::vector<Value> in;
+    std::vector<bool> constant;
     for (const auto& name : n.input()) {
+      constant.push_back(!name.empty() && scope.is_constant(name));
       if (name.empty()) {
         in.emplace_back();
         continue;
@@ -112,23 +127,34 @@ void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scop
       for (int i = 0; i < g.input_size(); i++) given[g.input(i).name()] = args[i];
       return run_graph(m, g, given, &scope);
     };
+    const bool fixed = outputs_constant(n, constant), on_host = fixed && small_values(in);
     OpContext ctx(n, opset, std::move(in), sub, m.base_dir);
+    ctx.set_constant_inputs(std::move(constant));
     ctx.recompute = [&](const std::string& name, const std::unordered_map<std::string, Tensor>& r) {
       return recompute(m, g, index, scope, initial, name, r);
     };
     std::vector<Value> out;
-    if (op->fn) {
-      for (Tensor& t : op->fn(ctx)) out.emplace_back(std::move(t));
-    } else {
-      out = op->value_fn(ctx);
+    {
+      std::optional<DeviceGuard> interp;  // shape arithmetic compiles no kernels (shape_math.h)
+      if (on_host) interp.emplace("interp");
+      if (op->fn) {
+        for (Tensor& t : op->fn(ctx)) out.emplace_back(std::move(t));
+      } else {
+        out = op->value_fn(ctx);
+      }
     }
     ctx.check_attributes_used();
+    if (on_host) to_host_data(out);
     for (size_t i = 0; i < ctx.num_outputs(); i++) {
       if (!ctx.wants_output(i)) continue;
       if (i >= out.size() || (out[i].is_tensor() && !out[i].tensor().defined()))
         throw UnsupportedError("output " + std::to_string(i) + " ('" + n.output(i) +
                                "') is not produced");
       scope.values[n.output(i)] = out[i];
+      if (fixed)
+        scope.constants.insert(n.output(i));
+      else
+        scope.constants.erase(n.output(i));
     }
     if (scope.observe) {
       out.resize(ctx.num_outputs());
@@ -158,6 +184,7 @@ std::vector<Value> run_graph(const Model::Impl& m, const ::onnx::GraphProto& g,
       if (!init.error.empty()) throw UnsupportedError(init.error);
       scope.values[p.name()] = init.value;
     }
+    scope.constants.insert(p.name());
   }
   for (const auto& [name, t] : given) scope.values[name] = t;
   const auto initial = scope.values;

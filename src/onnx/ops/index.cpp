@@ -1,6 +1,9 @@
 // Indexing: Gather, GatherElements, GatherND, Scatter, ScatterElements, ScatterND, OneHot; and
 // the ops whose output shape depends on values, read on the host: NonZero, Compress,
 // ReverseSequence. ONNX indices may be negative (counted from the end) and int32 or int64.
+#include <cmath>
+#include <limits>
+
 #include "common.h"
 #include "ember/indexing.h"
 #include "ember/jit.h"
@@ -23,12 +26,59 @@ Tensor wrap_indices(const Tensor& idx, int64_t n) {
   return where(i < 0, i + n, i);
 }
 
+// True when the model constant t holds floats that are all finite (read on the host).
+bool finite_constant(const OpContext& c, size_t input) {
+  const Tensor& t = c.in(input);
+  if (!c.is_constant(input) || (t.dtype() != kFloat32 && t.dtype() != kFloat64)) return false;
+  for (double v : t.to_vector<double>())
+    if (!std::isfinite(v)) return false;
+  return true;
+}
+
+// Rows of a constant table x [n, ...] picked by indices i (int64 in [0, n), 1-d) as the product of
+// i's one-hot rows [k, n] with x [n, R]: exact for a finite table (each output is 1 * w plus
+// zeros), and it runs as a matmul plan, where Tensor::gather's one-hot reduction reads x's rows
+// strided (an embedding lookup took 50 times the product's time).
+Tensor rows_by_product(const Tensor& x, const Tensor& i) {
+  const int64_t n = x.size(0);
+  Tensor hot = (i.unsqueeze(-1) == arange(n)).to(x.dtype());
+  Tensor picked = hot.matmul(x.reshape({n, -1}));
+  // Inside a jit capture the indices are not checked on the host: an out-of-range one (no one-hot
+  // hit) gives NaN, as Tensor::gather does.
+  if (jit_capturing())
+    picked = where(((i >= 0).logical_and(i < n)).unsqueeze(-1), picked,
+                   full({}, std::numeric_limits<double>::quiet_NaN(), x.dtype()));
+  Shape out = {i.size(0)};
+  out.insert(out.end(), x.sizes().begin() + 1, x.sizes().end());
+  return picked.reshape(out);
+}
+
 }  // namespace
+
+// wrap_indices of constant indices, wrapped on the host (no kernel; static data in a capture).
+Tensor wrap_constant_indices(const Tensor& idx, int64_t n) {
+  std::vector<int64_t> v = idx.to_vector<int64_t>();
+  for (int64_t& i : v) {
+    if (i < -n || i >= n)
+      throw IndexError("index " + std::to_string(i) + " is out of range for a dim of size " +
+                       std::to_string(n));
+    if (i < 0) i += n;
+  }
+  return from_vector(v, idx.sizes());
+}
 
 std::vector<Tensor> gather(OpContext& c) {
   const Tensor& x = c.in(0);
   const int64_t a = axis(c.attr_int("axis", 0), x.dim());
-  Tensor i = wrap_indices(c.in(1), x.size(a));
+  const ScalarType it = c.in(1).dtype();
+  Tensor i = c.is_constant(1) && c.in(1).numel() <= 64 && (it == kInt64 || it == kInt32)
+                 ? wrap_constant_indices(c.in(1), x.size(a))
+                 : wrap_indices(c.in(1), x.size(a));
+  if (a == 0 && x.dim() >= 1 && x.numel() > 0 && finite_constant(c, 0)) {
+    Shape out = i.shape();
+    out.insert(out.end(), x.sizes().begin() + 1, x.sizes().end());
+    return one(rows_by_product(x, i.reshape({-1})).reshape(out));
+  }
   Shape out(x.sizes().begin(), x.sizes().begin() + a);
   out.insert(out.end(), i.sizes().begin(), i.sizes().end());
   out.insert(out.end(), x.sizes().begin() + a + 1, x.sizes().end());
