@@ -156,8 +156,8 @@ PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_1d_3d_long_kernel, GradConvPath,
 // copy of the padded rows: stride 2 with dilation 2 at odd sizes, a channel multiplier, an input
 // computed in the copy (tanh of a transposed view), padding unequal at the two ends (a depthwise
 // transposed convolution: output_padding pads one end more), 1-d with stride 2 and dilation 2,
-// and a padded dim split by a stride of 3. The innermost loops' unmasked middles (render_c.cpp's
-// split_last_loop) are bounded by the padding.
+// a padded dim split by a stride of 3, and computed inputs read at a stride. The innermost loops'
+// unmasked middles (render_c.cpp's split_last_loop) are bounded by the padding.
 PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_phases, GradConvPath, depthwise_phases) {
   auto x = b.dyadic({2, 3, 13, 11}), none = typename B::T{};
   auto w = b.dyadic({3, 1, 3, 3}), wm = b.dyadic({6, 1, 3, 2});
@@ -171,7 +171,12 @@ PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_phases, GradConvPath, depthwise_pha
                      ops::conv1d(b, b.dyadic({2, 4, 19}), b.dyadic({8, 1, 3}), b.randn({8}),
                                  Shape{2}, Shape{3}, Shape{2}, int64_t{4}),
                      ops::conv2d(b, b.dyadic({1, 2, 24, 30}), b.dyadic({2, 1, 5, 5}), none,
-                                 Shape{3}, Shape{2}, Shape{1}, int64_t{2})};
+                                 Shape{3}, Shape{2}, Shape{1}, int64_t{2}),
+                     // Computed inputs read at a stride: the taps read a copy of the padded rows.
+                     ops::conv2d(b, xt.tanh(), b.dyadic({4, 1, 3, 3}), b.randn({4}), Shape{2},
+                                 Shape{1}, Shape{1}, int64_t{4}),
+                     ops::conv1d(b, b.dyadic({2, 4, 19}).tanh(), b.dyadic({4, 1, 4}), none,
+                                 Shape{3}, Shape{2}, Shape{1}, int64_t{4})};
 }
 // Without gradients, the stacked taps' columns (one copy, then the product) in 1-D and 3-D,
 // strided, dilated and grouped at once; padded asymmetrically (a transposed convolution's
