@@ -98,6 +98,10 @@ class TileRowPanel : TileOperandTypes {
 
  private:
   std::string index(const std::string& n, const std::string& k) const;
+  std::string tile_index(const std::string& n0, const std::string& i, const std::string& k) const;
+  void copy(std::ostringstream& s, ExprEmitter& em, const std::string& ind,
+            const std::string& at) const;
+  void pack_tiles(std::ostringstream& s, ExprEmitter& em) const;
   void broadcast(std::ostringstream& s, ExprEmitter& em, bool tile) const;
   const schedule::Kernel& k_;
   Shape g_;

@@ -13,12 +13,65 @@ void TileRowPanel::declare(std::ostringstream& s) const {
       << "] __attribute__((aligned(64)));\n";
 }
 
-// The scalar panel follows the operand's memory order: [k][n] when it is contiguous along the
-// rows (a transposed operand), else [n][k].
+// The scalar panel of a row operand contiguous along the rows (transposed: a convolution's
+// channel-major columns) is [row tile][k][row in the tile], so that a tile's k loop reads one
+// contiguous run of 4 * tile_rows bytes a step; the operand's own order [k][n] put each step on
+// another line (4 * block_rows bytes on), and a tile's lines did not stay in L1 across its column
+// tiles. Else [n][k].
 std::string TileRowPanel::index(const std::string& n, const std::string& k) const {
-  if (g_.kmajor)
-    return "(" + k + " - kc) * " + std::to_string(g_.block_rows) + " + (" + n + " - n_lo)";
-  return "(" + n + " - n_lo) * " + std::to_string(g_.block_k) + " + (" + k + " - kc)";
+  if (!g_.kmajor)
+    return "(" + n + " - n_lo) * " + std::to_string(g_.block_k) + " + (" + k + " - kc)";
+  const std::string tn = std::to_string(g_.tile_rows), r = "(" + n + " - n_lo)";
+  return r + " / " + tn + " * " + std::to_string(g_.tile_rows * g_.block_k) + " + (" + k +
+         " - kc) * " + tn + " + " + r + " % " + tn;
+}
+
+// Row n0 + i of a tile (n0 - n_lo a multiple of tile_rows) at k.
+std::string TileRowPanel::tile_index(const std::string& n0, const std::string& i,
+                                     const std::string& k) const {
+  if (!g_.kmajor) return index("(" + n0 + " + " + i + ")", k);
+  return "(" + n0 + " - n_lo) * " + std::to_string(g_.block_k) + " + (" + k + " - kc) * " +
+         std::to_string(g_.tile_rows) + " + " + i;
+}
+
+// apk{j}[at] = row operand j at (n, k), for each j: the body of a pack loop.
+void TileRowPanel::copy(std::ostringstream& s, ExprEmitter& em, const std::string& ind,
+                        const std::string& at) const {
+  std::vector<std::string> idx = base_;
+  idx[p_.row] = "n";
+  idx[p_.red] = "k";
+  ExprEmitter::Memo memo;
+  for (size_t j = 0; j < p_.rows.size(); j++) {
+    std::string v = em.emit(*p_.rows[j], s, ind, memo, idx);
+    s << ind << "apk" << j << "[" << at << "] = " << v << ";\n";
+  }
+}
+
+// The tile-major panel of a transposed operand, whole tiles in steps of 8 k: each step reads 8
+// runs of a tile's rows and writes 8 * tile_rows contiguous values (fixed trip counts, which GCC
+// unrolls). Step by step, k outside and the tiles inside, the copy ran at a third of the speed of
+// a plain [k][n] copy (one 4 * tile_rows-byte store stream per tile); in steps of 8 as fast (a
+// 252 x 256 block of a 3x3 convolution's columns, Zen 3, AVX2).
+void TileRowPanel::pack_tiles(std::ostringstream& s, ExprEmitter& em) const {
+  const std::string tn = std::to_string(g_.tile_rows);
+  s << "      const int64_t n_full = n_lo + (n_hi - n_lo) / " << tn << " * " << tn
+    << ", k8 = kc + (ke - kc) / 8 * 8;\n";
+  const std::string at = tile_index("n0", "i", "k");
+  for (int pass = 0; pass < 2; pass++) {
+    s << (pass == 0 ? "      for (int64_t kb = kc; kb < k8; kb += 8)\n"
+                    : "      for (int64_t kb = k8; kb < ke; kb += 8)\n");
+    s << "        for (int64_t n0 = n_lo; n0 < n_full; n0 += " << tn << ")\n";
+    s << (pass == 0 ? "        for (int64_t k = kb; k < kb + 8; k++)\n"
+                    : "        for (int64_t k = kb; k < ke; k++)\n");
+    s << "        for (int64_t i = 0; i < " << tn << "; i++) {\n";
+    s << "          const int64_t n = n0 + i;\n";
+    copy(s, em, "          ", at);
+    s << "        }\n";
+  }
+  s << "      for (int64_t n = n_full; n < n_hi; n++)\n";
+  s << "        for (int64_t k = kc; k < ke; k++) {\n";
+  copy(s, em, "          ", index("n", "k"));
+  s << "        }\n";
 }
 
 void TileRowPanel::pack(std::ostringstream& s, ExprEmitter& em) const {
@@ -26,22 +79,18 @@ void TileRowPanel::pack(std::ostringstream& s, ExprEmitter& em) const {
     if (!g_.per_tile) broadcast(s, em, false);
     return;
   }
-  // Rows of the last tile past n_hi are zero; the loop walks the panel in order.
+  // Rows of the last tile past n_hi are zero.
   const std::string tn = std::to_string(g_.tile_rows);
   const std::string n_end =
       "n_lo + (n_hi - n_lo + " + std::to_string(g_.tile_rows - 1) + ") / " + tn + " * " + tn;
-  std::string outer = g_.kmajor ? "k = kc; k < ke; k++" : "n = n_lo; n < n_hi; n++";
-  std::string inner = g_.kmajor ? "n = n_lo; n < n_hi; n++" : "k = kc; k < ke; k++";
-  s << "      for (int64_t " << outer << ")\n        for (int64_t " << inner << ") {\n";
-  std::vector<std::string> idx = base_;
-  idx[p_.row] = "n";
-  idx[p_.red] = "k";
-  ExprEmitter::Memo memo;
-  for (size_t j = 0; j < p_.rows.size(); j++) {
-    std::string v = em.emit(*p_.rows[j], s, "          ", memo, idx);
-    s << "          apk" << j << "[" << index("n", "k") << "] = " << v << ";\n";
+  if (g_.kmajor) {
+    pack_tiles(s, em);
+  } else {
+    s << "      for (int64_t n = n_lo; n < n_hi; n++)\n";
+    s << "        for (int64_t k = kc; k < ke; k++) {\n";
+    copy(s, em, "          ", index("n", "k"));
+    s << "        }\n";
   }
-  s << "        }\n";
   s << "      for (int64_t n = n_hi; n < " << n_end << "; n++)\n";
   s << "        for (int64_t k = kc; k < ke; k++) {\n";
   for (size_t j = 0; j < p_.rows.size(); j++)
@@ -100,7 +149,7 @@ std::string TileRowPanel::load(size_t j, int64_t i) const {
            " + (k - kc) * " + std::to_string(g_.tile_rows * g_.lanes) + " + " +
            std::to_string(i * g_.lanes) + ");\n";
   return "const " + std::string(T_) + " " + name + " = apk" + std::to_string(j) + "[" +
-         index("(n0 + " + std::to_string(i) + ")", "k") + "];\n";
+         tile_index("n0", std::to_string(i), "k") + "];\n";
 }
 
 }  // namespace ember::codegen
