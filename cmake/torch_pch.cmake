@@ -11,7 +11,8 @@
 # pch_defines,time_macros; with ccache as the launcher, these targets' compilations set it.
 function(ember_torch_pch)
   if(NOT TARGET ember_torch_pch_anchor)
-    add_executable(ember_torch_pch_anchor EXCLUDE_FROM_ALL ${PROJECT_SOURCE_DIR}/cmake/torch_pch.cpp)
+    add_executable(ember_torch_pch_anchor EXCLUDE_FROM_ALL
+                   ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/torch_pch.cpp)
     target_link_libraries(ember_torch_pch_anchor PRIVATE ${TORCH_LIBRARIES})
     target_precompile_headers(ember_torch_pch_anchor PRIVATE <torch/torch.h>)
     _ember_torch_pch_launcher(ember_torch_pch_anchor)
