@@ -1,0 +1,37 @@
+# ember_torch_pch(<target>...): the targets' translation units start from one precompiled
+# <torch/torch.h>. Parsing libtorch's headers is most of such a unit's compile time (~25 s of CPU
+# at -O3 on the 2-core CI machine, ~7 s from the precompiled header, which costs ~45 s once), and
+# the suite and the study have some thirty of them. The header is compiled once, by
+# ember_torch_pch_anchor (an executable, so that its flags, -fPIE included, are the other
+# executables'; GCC ignores a header compiled with other flags: -Winvalid-pch says so). A source
+# of these targets that does not include libtorch keeps its own includes: set
+# SKIP_PRECOMPILE_HEADERS on it. Call it where Torch was found (TORCH_LIBRARIES).
+#
+# ccache caches a unit compiled with a precompiled header only under the sloppiness
+# pch_defines,time_macros; with ccache as the launcher, these targets' compilations set it.
+function(ember_torch_pch)
+  if(NOT TARGET ember_torch_pch_anchor)
+    add_executable(ember_torch_pch_anchor EXCLUDE_FROM_ALL
+                   ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/torch_pch.cpp)
+    target_link_libraries(ember_torch_pch_anchor PRIVATE ${TORCH_LIBRARIES})
+    target_precompile_headers(ember_torch_pch_anchor PRIVATE <torch/torch.h>)
+    _ember_torch_pch_launcher(ember_torch_pch_anchor)
+  endif()
+  foreach(target ${ARGN})
+    target_precompile_headers(${target} REUSE_FROM ember_torch_pch_anchor)
+    _ember_torch_pch_launcher(${target})
+  endforeach()
+endfunction()
+
+function(_ember_torch_pch_launcher target)
+  set(launcher "${CMAKE_CXX_COMPILER_LAUNCHER}")
+  if(NOT launcher)
+    return()
+  endif()
+  list(GET launcher 0 program)
+  get_filename_component(program "${program}" NAME)
+  if(program STREQUAL "ccache")
+    set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER
+      "${CMAKE_COMMAND};-E;env;CCACHE_SLOPPINESS=pch_defines,time_macros;${launcher}")
+  endif()
+endfunction()
