@@ -1,6 +1,9 @@
 // KernelPlan's words (DEBUG=3), legality and launch facts (kernel_plan.h).
 #include "codegen/kernel_plan.h"
 
+#include <algorithm>
+#include <unordered_set>
+
 #include "codegen/column_split.h"
 #include "codegen/loop_shapes.h"
 #include "codegen/render_tile.h"
@@ -302,8 +305,37 @@ int64_t KernelPlan::grain(const Kernel& k) const {
   return vector_outer ? 256 : 1;
 }
 
+namespace {
+
+// The ops' cost column (ops.def) summed over `e`'s distinct ALU expressions, counting only those
+// below a reduce when `below_only`; nests (their own loop space) are left out.
+int64_t alu_cost(const schedule::Expr& e, bool below_only,
+                 std::unordered_set<const schedule::Expr*>& seen) {
+  if (!seen.insert(&e).second || e.nested) return 0;
+  const bool reduce = e.kind == schedule::Expr::Kind::Reduce;
+  int64_t c = e.kind == schedule::Expr::Kind::Alu && !below_only ? ir::op_info(e.op).cost : 0;
+  for (const auto& s : e.src) c += alu_cost(*s, below_only && !reduce, seen);
+  return c;
+}
+
+// The ALU work of one iteration of `k`'s loop space, at least 1: below the reduce in a reduce
+// kernel (a product's multiply, not its epilogue, which runs once per output), all of it in an
+// elementwise one (a depthwise convolution's taps).
+int64_t iteration_cost(const Kernel& k) {
+  std::unordered_set<const schedule::Expr*> seen;
+  const bool reduces = !k.reduce_axes.empty();
+  int64_t c = alu_cost(*k.value, reduces, seen);
+  for (const auto& o : k.more_outputs) c += alu_cost(*o.value, reduces, seen);
+  return std::max<int64_t>(1, c);
+}
+
+}  // namespace
+
+// kMinParallelWork counts loop-space elements times their iteration cost: a depthwise tap sum of
+// 47k elements (25 taps each) takes as long as a product of 2^20 multiply-adds.
 bool KernelPlan::splits(const Kernel& k) const {
-  return threads != 1 && units(k) > 1 && ir::shape_numel(k.full_shape) >= kMinParallelWork;
+  return threads != 1 && units(k) > 1 &&
+         ir::shape_numel(k.full_shape) * iteration_cost(k) >= kMinParallelWork;
 }
 
 Scratch KernelPlan::scratch(const Kernel& k) const {

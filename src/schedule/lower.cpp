@@ -40,6 +40,7 @@ class Lowerer {
     ScheduleItem item;
     std::vector<const Node*> stack;
     ExprRef value = visit(root_, stack, false, false);
+    materialise_if_recomputed();
     Kernel& k = item.kernel;
     if (reduce_) {
       k.full_shape = reduce_->src[0]->shape;
@@ -109,6 +110,7 @@ class Lowerer {
       e->view = leaf_view(n, stack);
       return e;
     }
+    for (auto& s : n->src) parents_[s.get()].insert(n);
     switch (ir::op_category(n->op)) {
       case ir::OpCategory::Movement: {
         if (n->op == Op::EXPAND) materialise_if_expensive(n);
@@ -121,6 +123,7 @@ class Lowerer {
       case ir::OpCategory::Unary:
       case ir::OpCategory::Binary:
       case ir::OpCategory::Ternary: {
+        if (below && n != root_ && users_.at(n) > 1) below_shared_.push_back(n);
         e->kind = Expr::Kind::Alu;
         e->op = n->op;
         bool sh = shared || (n != root_ && users_.at(n) > 1);
@@ -334,6 +337,19 @@ class Lowerer {
     if (cost(src) >= kExpensive) throw Materialise{src};
   }
   static constexpr int kExpensive = 3;
+
+  // A value fused into a reduce's input and also used outside this kernel is computed by both
+  // kernels. Where it is expensive (a depthwise convolution's taps before a squeeze-excitation's
+  // average pool and its scaling) it is materialised instead: computed once, by an elementwise
+  // kernel that vectorises, where the reduce's loop would not. The first such value from the top.
+  void materialise_if_recomputed() {
+    for (const Node* n : below_shared_)
+      if (parents_[n].size() < static_cast<size_t>(users_.at(n)) && cost(n) >= kRecomputed)
+        throw Materialise{n};
+  }
+  static constexpr int kRecomputed = 16;
+  std::vector<const Node*> below_shared_;  // ALU values with several users in a reduce's input
+  std::unordered_map<const Node*, std::unordered_set<const Node*>> parents_;  // users in here
   std::unordered_map<const Node*, int> cost_;
   const Node* reduce_ = nullptr;
   std::vector<int64_t> order_;     // the root's dims in the reduce's layout (bijective_above)

@@ -2,6 +2,8 @@
 // window matrices (include/ember/pooling.h).
 #include "ember/pooling.h"
 
+#include <algorithm>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -70,9 +72,51 @@ Scalar lowest(ScalarType t) {
                      : -(int64_t{1} << (element_size(t) * 8 - 1));
 }
 
+// At most this many taps take the strided-view path of max_pool (one ALU op per tap and output).
+constexpr int64_t kMaxTaps = 64;
+
+// The maximum over the taps of the window, each tap a strided view of the padded input: one
+// elementwise kernel, where the windows would take several copies of the input per strided dim.
+// A tap's view of a strided dim splits it into [O, stride], which only a contiguous buffer whose
+// size covers O strides from the last tap's start expresses: where a strided dim is padded (or
+// too short for that), the padded input is copied once first. Taps combine in window order.
+Tensor tap_max(const Tensor& x, int64_t n, const Geometry& g) {
+  const int64_t first = x.dim() - n;
+  IntList before_after;  // constant_pad_nd's (before, after) pairs from the last dim
+  bool copy = false;
+  for (size_t i = g.kernel.size(); i-- > 0;) {
+    const int64_t S = x.size(first + static_cast<int64_t>(i)), p = g.padding[i];
+    const int64_t reach = g.dilation[i] * (g.kernel[i] - 1) + g.stride[i] * g.out[i];
+    const int64_t after = std::max(p + g.extra[i], reach - S - p);
+    copy = copy || (g.stride[i] > 1 && p + after > 0);
+    before_after.insert(before_after.end(), {p, after});
+  }
+  Tensor xp = constant_pad_nd(x, before_after, lowest(x.dtype()));
+  if (copy) xp = xp.contiguous();
+  Tensor out;
+  std::vector<int64_t> tap(static_cast<size_t>(n), 0);
+  for (;;) {
+    Tensor v = xp;
+    for (size_t i = 0; i < tap.size(); i++) {
+      const int64_t start = tap[i] * g.dilation[i];
+      v = v.slice(first + static_cast<int64_t>(i), start, start + g.out[i] * g.stride[i],
+                  g.stride[i]);
+    }
+    out = out.defined() ? out.maximum(v) : v;
+    size_t i = tap.size();  // the next tap, last dim fastest
+    while (i-- > 0 && ++tap[i] == g.kernel[i]) tap[i] = 0;
+    if (i == static_cast<size_t>(-1)) return out;
+  }
+}
+
 Tensor max_pool(const Tensor& x, int64_t n, IntList k, IntList s, IntList p, IntList d, bool ceil,
                 const char* name) {
   Geometry g = geometry(x, n, k, s, p, d, ceil, name);
+  // Without a gradient, strided views; with one, the reduce over window copies, whose gradient
+  // rule (RMAX's, ties share) differs from a chain of maximum's.
+  const int64_t taps =
+      std::accumulate(g.kernel.begin(), g.kernel.end(), int64_t{1}, std::multiplies<int64_t>());
+  if (!x.requires_grad() && taps <= kMaxTaps) return tap_max(x, n, g);
   Tensor w = detail::spatial_windows(constant_pad_nd(x, pads(g, true), lowest(x.dtype())), g.kernel,
                                      g.stride, g.dilation);
   return w.amax(last_dims(w, n));

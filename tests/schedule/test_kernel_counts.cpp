@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "../../bench/ppo_like_step.h"
 #include "ember/ember.h"
@@ -50,6 +51,39 @@ TEST(KernelCounts, ProductSumIsOneKernel) {
 TEST(KernelCounts, ReduceFusesIntoElementwiseEpilogue) {
   auto a = input({16, 40});
   EXPECT_EQ(kernels_for({(a.sum({1}) * 2.0 + 1.0).sqrt()}), 1);
+}
+
+TEST(KernelCounts, SqueezeExcitationComputesTheTapSumOnce) {
+  // A squeeze-excitation block over a 3x3 tap sum y (17 ALU ops per element): a global average
+  // pool of y, its sigmoid as the gate (materialised under its broadcast), y times the gate.
+  // Fused into both the pool's kernel and the scaling's, y would be computed twice (3 kernels);
+  // it is materialised instead (4: y, the pool, the gate, the scaled y).
+  auto x = input({2, 8, 10, 10});
+  Tensor xp = constant_pad_nd(x, {1, 1, 1, 1});
+  Tensor y;
+  for (int t = 0; t < 9; t++) {
+    Tensor v = xp.narrow(2, t / 3, 10).narrow(3, t % 3, 10) * (0.1 * (t + 1));
+    y = t ? y + v : v;
+  }
+  Tensor r = y * y.mean({2, 3}, true).sigmoid();
+  EXPECT_EQ(kernels_for({r}), 4);
+  auto xv = x.to_vector<float>(), rv = r.to_vector<float>();
+  for (int p = 0; p < 16; p++) {  // planes
+    std::vector<double> yv(100);
+    double mean = 0;
+    for (int i = 0; i < 10; i++)
+      for (int j = 0; j < 10; j++) {
+        double s = 0;
+        for (int t = 0; t < 9; t++) {
+          const int a = i + t / 3 - 1, b = j + t % 3 - 1;
+          if (a >= 0 && a < 10 && b >= 0 && b < 10) s += 0.1 * (t + 1) * xv[p * 100 + a * 10 + b];
+        }
+        yv[i * 10 + j] = s;
+        mean += s / 100;
+      }
+    for (int e = 0; e < 100; e++)
+      ASSERT_NEAR(rv[p * 100 + e], yv[e] / (1 + std::exp(-mean)), 1e-5) << p << " " << e;
+  }
 }
 
 TEST(KernelCounts, SoftmaxIsAtMostThreeKernels) {

@@ -179,6 +179,25 @@ TEST(SearchPlans, OneThreadIsAMoveWithTheSameValues) {
       EXPECT_NE(m.action.kind, codegen::ActionKind::Threads) << small.name();
 }
 
+// The launcher weighs a kernel's elements by their ALU work: a 3x3 tap sum over 64x40x40
+// elements (below kMinParallelWork) splits, a scaling of the same elements does not.
+TEST(SearchPlans, TapSumsSplitWhereAScalingOfAsManyElementsDoesNot) {
+  const codegen::Target& t = runtime::host_target();
+  Tensor x = randn({64, 42, 42});
+  x.realize();
+  Tensor taps;
+  for (int i = 0; i < 9; i++) {
+    Tensor v = x.narrow(1, i / 3, 40).narrow(2, i % 3, 40) * (0.5 + i);
+    taps = i ? taps + v : v;
+  }
+  const std::vector<Kernel> sum = test::kernels_of({taps});
+  const std::vector<Kernel> scale = test::kernels_of({x.narrow(1, 1, 40).narrow(2, 1, 40) * 2});
+  ASSERT_EQ(sum.size(), 1u);
+  ASSERT_EQ(scale.size(), 1u);
+  EXPECT_TRUE(codegen::plan(sum[0], t).splits(sum[0])) << sum[0].name();
+  EXPECT_FALSE(codegen::plan(scale[0], t).splits(scale[0])) << scale[0].name();
+}
+
 // The timer writes copies: the kernel's buffers hold what they held, also where the output buffer
 // is read as an input (an in-place update).
 TEST(SearchPlans, TimingLeavesTheBuffersAsTheyWere) {
