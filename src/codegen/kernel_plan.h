@@ -124,10 +124,11 @@ struct Scratch {
 
 struct Move;
 
-/// A launch is split across the thread pool only above this much work (loop-space elements: a
-/// matrix product's multiply-adds). Waking a worker costs ~10 us on an idle machine and a
-/// scheduler time slice on a busy one; 2^18 multiply-adds take ~10 us on one core, so a batch-4
-/// product (4x128x128 = 2^16) stays on the caller's thread.
+/// A launch is split across the thread pool only above this much work (loop-space elements times
+/// each one's iteration cost, KernelPlan::splits: a matrix product's multiply-adds). Waking a
+/// worker costs ~10 us on an idle machine and a scheduler time slice on a busy one; 2^18
+/// multiply-adds take ~10 us on one core, so a batch-4 product (4x128x128 = 2^16) stays on the
+/// caller's thread.
 constexpr int64_t kMinParallelWork = int64_t{1} << 18;
 
 struct KernelPlan {
