@@ -1,6 +1,9 @@
 // Parity: unfold, convolutions (1-3 spatial dims, stride, padding, dilation, groups, no batch
 // dim, transposed with output_padding), max/avg pooling (padding, dilation, ceil_mode,
 // count_include_pad, indices) and the normalisations, forward and backward, against libtorch.
+#include <cmath>
+#include <limits>
+
 #include "parity_grad.h"
 #include "parity_ops.h"
 
@@ -222,6 +225,16 @@ PARITY_CASE(Pool, max_pool_1d_3d) {
       ops::max_pool1d(b, b.randn({2, 9}), Shape{3}, Shape{2}, Shape{1}, Shape{1}, true),
       ops::max_pool3d(b, b.randn({1, 2, 4, 5, 3}), Shape{2}, Shape{1, 2, 1}, Shape{0}, Shape{1},
                       false)};
+}
+// NaN and infinities without a gradient (max pooling's strided-view path): a window holding a NaN
+// gives NaN, as libtorch's pooling does; -inf inputs beside the padding's lowest value.
+PARITY_CASE(Pool, max_pool2d_nan_and_infinities, NOGRAD) {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto x = b.values(
+      {NAN, 1, 2, -inf, 3, -inf, -inf, -inf, 0, 5, 4, inf, -1, NAN, 2, -inf, -inf, 7, 1, 0},
+      {1, 1, 4, 5});
+  return std::vector{ops::max_pool2d(b, x, Shape{3}, Shape{2}, Shape{1}, Shape{1}, true),
+                     ops::max_pool2d(b, x, Shape{2}, Shape{1}, Shape{0}, Shape{1}, false)};
 }
 PARITY_CASE(Pool, max_pool2d_with_indices, NOGRAD) {
   auto x = b.randn({2, 2, 6, 7});
