@@ -117,7 +117,9 @@ int64_t tile_frame_bytes(const Kernel& k, const TilePlan& t, const TileOperands&
   const int64_t kk = k.full_shape[t.red], kc = t.block_k ? t.block_k : kk;
   const int64_t mpad = ceil_div(k.full_shape[t.col], t.tile_cols) * t.tile_cols;
   int64_t bytes = 2 * t.tile_rows * t.tile_cols;  // the tile's sums (tl, tot)
-  if (t.pack_cols) bytes += static_cast<int64_t>(p.cols.size()) * kc * mpad;
+  if (t.pack_cols)
+    bytes += static_cast<int64_t>(p.cols.size()) * kc *
+             (col_panel_per_tile(p, t.pack_cols, t.cols_outer) ? t.tile_cols : mpad);
   if (t.block_k && !t.split_k) bytes += t.block_rows * mpad;  // cacc
   bytes += 2 * static_cast<int64_t>(p.sums.size()) * t.block_rows;
   if (t.row_panel == RowPanel::Scalar)

@@ -47,8 +47,9 @@ class TileRenderer : ProductRenderer {
         k, p, base_, T_, VT_,
         TileRowPanel::Shape{TN_, NC_, KC_, W_, kmajor, bcast, bcast && !cols_outer_ && !kmajor});
     per_tile_ = bcast && !cols_outer_ && !kmajor;
+    col_tile_ = col_panel_per_tile(p, pack_, cols_outer_);
     cpanel_.emplace(p, base_, T_, VT_,
-                    TileColPanel::Shape{M_, MPAD_, KC_, K_, W_, NCB_, mlo_, mhi_});
+                    TileColPanel::Shape{M_, MPAD_, KC_, K_, W_, NCB_, TM_, mlo_, mhi_, col_tile_});
   }
 
   std::string render(const std::string& fn) {
@@ -133,7 +134,9 @@ class TileRenderer : ProductRenderer {
     std::string cols =
         "for (int64_t m0 = " + mlo_ + "; m0 < " + mhi_ + "; m0 += " + std::to_string(TM_) + ") {\n";
     if (cols_outer_) {
-      s << "      " << cols << "        " << rows;
+      s << "      " << cols;
+      if (col_tile_) cpanel_->pack_tile(s, em_);
+      s << "        " << rows;
     } else {
       s << "      " << rows;
       if (per_tile_) panel_->pack_tile(s, em_);
@@ -305,8 +308,7 @@ class TileRenderer : ProductRenderer {
       for (int64_t v = 0; v < nv; v++) {
         std::string addr;
         if (pack_) {
-          addr = "pk" + std::to_string(j) + " + (k - kc) * " + std::to_string(MPAD_) + " + m0 + " +
-                 std::to_string(v * W_);
+          addr = cpanel_->load(j, v);
         } else {
           std::vector<std::string> idx = base_;
           idx[p_.col] = "(m0 + " + std::to_string(v * W_) + ")";
@@ -444,7 +446,8 @@ class TileRenderer : ProductRenderer {
   std::string klo_, khi_;
   std::string mlo_, mhi_;  // the unit's padded column range (numbers without column blocks)
   bool pack_ = false, pack_rows_ = false, per_tile_ = false, cols_outer_ = false;
-  bool hold_ = false;  // Hold
+  bool hold_ = false;      // Hold
+  bool col_tile_ = false;  // the column panel per column tile (TileColPanel's per_tile)
   ExprEmitter em_;
   AxisDeps deps_;
   std::map<std::pair<const Expr*, int64_t>, std::string> scal_;

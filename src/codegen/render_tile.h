@@ -107,26 +107,40 @@ class TileRowPanel : TileOperandTypes {
   Shape g_;
 };
 
-/// The tiled reduce's column-operand panels (Pack on the column axis; tile_col_panel.cpp):
-/// pk{j}[(k - kc) * padded_cols + m], every column operand for k in [kc, ke) and the unit's
-/// columns [col_lo, col_hi) (all of them, padded to whole tiles, without column blocks), zero past
-/// the last column. With the reduce in one block (block_k == k) a call packs a panel once per
-/// batch index and column block and reuses it in the call's later units (pk_t).
+/// The tiled reduce's column-operand panels (Pack on the column axis; tile_col_panel.cpp), pk{j},
+/// every column operand for k in [kc, ke), tile-major: each column tile's [block_k][tile_cols]
+/// block contiguous (column m at k: pk{j}[m / TM * block_k * TM + (k - kc) * TM + m % TM]), so
+/// that the micro-kernel's panel is one run of memory that stays in L1 while the row tiles sweep
+/// past it (whatever the operand's stride along k), zero past the last column. The panel holds
+/// the unit's columns [col_lo, col_hi) (all of them, padded to whole tiles, without column
+/// blocks), packed before the tiles; with the reduce in one block (block_k == k) a call packs it
+/// once per batch index and column block and reuses it in the call's later units (pk_t).
+/// `per_tile` (col_panel_per_tile): the panel holds the current column tile only, packed in the
+/// column loop (pack_tile; the columns outside, the row tiles inside).
 class TileColPanel : TileOperandTypes {
  public:
   struct Shape {
-    int64_t cols, padded_cols, block_k, k, lanes, col_blocks;
+    int64_t cols, padded_cols, block_k, k, lanes, col_blocks, tile_cols;
     std::string col_lo, col_hi;  // numbers without column blocks, else the unit's variables
+    bool per_tile;
   };
   TileColPanel(const TileOperands& p, std::vector<std::string> base, const char* type,
                const char* vector_type, Shape g)
       : TileOperandTypes(p, std::move(base), type, vector_type), g_(std::move(g)) {}
-  void declare(std::ostringstream& s) const;                // the function's locals
-  void pack(std::ostringstream& s, ExprEmitter& em) const;  // in the kc loop, before tiles
+  void declare(std::ostringstream& s) const;                     // the function's locals
+  void pack(std::ostringstream& s, ExprEmitter& em) const;       // in the kc loop, before tiles
+  void pack_tile(std::ostringstream& s, ExprEmitter& em) const;  // in the column loop (per_tile)
+  /// The address of column operand j's vector v of the tile at column m0, step k of the block kc.
+  std::string load(size_t j, int64_t v) const;
 
  private:
   bool transposable() const;
   void transpose(std::ostringstream& s) const;
+  void fill(std::ostringstream& s, ExprEmitter& em) const;
+  std::string lo() const;
+  std::string hi() const;
+  std::string column(const std::string& m) const;
+  std::string at(const std::string& m, const std::string& k) const;
   std::string lesser(const std::string& a, int64_t b) const;
   std::string greater(const std::string& a, int64_t b) const;
   Shape g_;

@@ -10,21 +10,47 @@ namespace ember::codegen {
 
 using schedule::Expr;
 
+bool col_panel_per_tile(const TileOperands& p, bool pack_cols, bool cols_outer) {
+  return pack_cols && cols_outer && p.direct;
+}
+
 void TileColPanel::declare(std::ostringstream& s) const {
+  const int64_t cols = g_.per_tile ? g_.tile_cols : g_.padded_cols;
   for (size_t j = 0; j < p_.cols.size(); j++)
-    s << "  " << T_ << " pk" << j << "[" << g_.block_k * g_.padded_cols
+    s << "  " << T_ << " pk" << j << "[" << g_.block_k * cols
       << "] __attribute__((aligned(64)));\n";
-  if (g_.block_k == g_.k) s << "  int64_t pk_t = -1;\n";
+  if (g_.block_k == g_.k && !g_.per_tile) s << "  int64_t pk_t = -1;\n";
+}
+
+// The panel's offset of column m's tile plus m's place in it (m a variable of the generated code):
+// the tile's [block_k][TM] block, at (tile - the panel's first tile) * block_k * TM.
+std::string TileColPanel::column(const std::string& m) const {
+  const std::string tm = std::to_string(g_.tile_cols);
+  if (g_.per_tile) return "(" + m + " - m0)";
+  return "(" + m + " / " + tm + " * " + std::to_string(g_.tile_cols * g_.block_k) + " + " + m +
+         " % " + tm + ")";
+}
+
+std::string TileColPanel::at(const std::string& m, const std::string& k) const {
+  return column(m) + " + (" + k + ") * " + std::to_string(g_.tile_cols);
+}
+
+std::string TileColPanel::load(size_t j, int64_t v) const {
+  const std::string tile = g_.per_tile ? "" : "m0 * " + std::to_string(g_.block_k) + " + ";
+  return "pk" + std::to_string(j) + " + " + tile + "(k - kc) * " + std::to_string(g_.tile_cols) +
+         " + " + std::to_string(v * g_.lanes);
 }
 
 // min / max of a bound of the unit's columns (a number, or a variable with column blocks) and a
 // number, as code.
 std::string TileColPanel::lesser(const std::string& a, int64_t b) const {
-  if (g_.col_blocks == 1) return std::to_string(std::min<int64_t>(std::stoll(a), b));
+  if (g_.col_blocks == 1 && !g_.per_tile)
+    return std::to_string(std::min<int64_t>(std::stoll(a), b));
   return "(" + a + " < " + std::to_string(b) + " ? " + a + " : " + std::to_string(b) + ")";
 }
 std::string TileColPanel::greater(const std::string& a, int64_t b) const {
-  if (g_.col_blocks == 1) return std::to_string(std::max<int64_t>(std::stoll(a), b));
+  if (g_.col_blocks == 1 && !g_.per_tile)
+    return std::to_string(std::max<int64_t>(std::stoll(a), b));
   return "(" + a + " > " + std::to_string(b) + " ? " + a + " : " + std::to_string(b) + ")";
 }
 
@@ -39,7 +65,7 @@ bool TileColPanel::transposable() const {
   return true;
 }
 
-// pk{j}[(k - kc) * MPAD + m] for the full W x W blocks of [kc, ke) x the unit's columns below
+// The panel's full W x W blocks of [kc, ke) x the unit's columns below
 // M: W vector loads along k (one per column m), log2(W) rounds of two-source shuffles that each
 // swap one bit of the row index with the same bit of the lane index, W vector stores along m. 9
 // us per pack of a 128 x 128 float W^T became ~2 us at AVX-512 (the element-wise loop gathers):
@@ -48,8 +74,8 @@ void TileColPanel::transpose(std::ostringstream& s) const {
   const int64_t W = g_.lanes, mv = g_.cols / W * W;
   const bool f32 = p_.reduce->dtype == kFloat32;
   s << "        const int64_t kv = kc + (ke - kc) / " << W << " * " << W << ";\n";
-  s << "        for (int64_t mb = " << g_.col_lo << "; mb < " << lesser(g_.col_hi, mv)
-    << "; mb += " << W << ")\n";
+  s << "        for (int64_t mb = " << lo() << "; mb < " << lesser(hi(), mv) << "; mb += " << W
+    << ")\n";
   s << "        for (int64_t k = kc; k < kv; k += " << W << ") {\n";
   const std::string ind = "          ";
   for (size_t j = 0; j < p_.cols.size(); j++) {
@@ -83,13 +109,19 @@ void TileColPanel::transpose(std::ostringstream& s) const {
         s << ");\n";
       }
     for (int64_t i = 0; i < W; i++)
-      s << ind << (f32 ? "ember_stf(" : "ember_std(") << "pk" << j << " + (k - kc + " << i << ") * "
-        << g_.padded_cols << " + mb, " << name(stage, i) << ");\n";
+      s << ind << (f32 ? "ember_stf(" : "ember_std(") << "pk" << j << " + "
+        << at("mb", "k - kc + " + std::to_string(i)) << ", " << name(stage, i) << ");\n";
   }
   s << "        }\n";
 }
 
+std::string TileColPanel::lo() const { return g_.per_tile ? "m0" : g_.col_lo; }
+std::string TileColPanel::hi() const {
+  return g_.per_tile ? "(m0 + " + std::to_string(g_.tile_cols) + ")" : g_.col_hi;
+}
+
 void TileColPanel::pack(std::ostringstream& s, ExprEmitter& em) const {
+  if (g_.per_tile) return;
   // With the reduce in one block, a panel serves every unit of its batch index (and column
   // block) that the same call runs.
   const bool one_block = g_.block_k == g_.k;
@@ -97,47 +129,64 @@ void TileColPanel::pack(std::ostringstream& s, ExprEmitter& em) const {
       g_.col_blocks > 1 ? "bt * " + std::to_string(g_.col_blocks) + " + cb" : "bt";
   s << "      if (" << (one_block ? key + " != pk_t" : "1") << ") {\n";
   if (one_block) s << "        pk_t = " << key << ";\n";
-  const int64_t M = g_.cols, W = g_.lanes;
+  fill(s, em);
+  s << "      }\n";
+}
+
+void TileColPanel::pack_tile(std::ostringstream& s, ExprEmitter& em) const {
+  if (!g_.per_tile) return;
+  s << "        {\n";
+  fill(s, em);
+  s << "        }\n";
+}
+
+// The panel's columns [lo, hi) for k in [kc, ke): its tiles' [k][TM] blocks, each written along
+// its columns (contiguous), zero past the last column.
+void TileColPanel::fill(std::ostringstream& s, ExprEmitter& em) const {
+  const int64_t M = g_.cols, W = g_.lanes, TM = g_.tile_cols;
   // Walk memory in order: k innermost when fewer loads gather along k than along the columns.
   bool k_inner = strided_loads(p_.cols, p_.col) > strided_loads(p_.cols, p_.red);
   std::string ind = "          ";
   std::vector<std::string> idx = base_;
   idx[p_.col] = "m";
   idx[p_.red] = "k";
-  const std::string me = lesser(g_.col_hi, M);
+  const std::string me = lesser(hi(), M);
+  const std::string tiles =
+      "for (int64_t mb = " + lo() + "; mb < " + me + "; mb += " + std::to_string(TM) + ")\n";
+  std::string dst;  // column m's element of the panel at k
   if (transposable()) {
     // The blocks in registers, then the rest element by element: the columns past the last
     // full vector, and k past the last full block.
     transpose(s);
     s << "        for (int64_t k = kc; k < ke; k++) {\n";
-    s << ind << "for (int64_t m = k < kv ? " << greater(g_.col_lo, M / W * W) << " : " << g_.col_lo
+    s << ind << "for (int64_t m = k < kv ? " << greater(lo(), M / W * W) << " : " << lo()
       << "; m < " << me << "; m++) {\n";
-  } else if (k_inner) {
-    // A transposing copy: blocks of 16 columns keep both the source lines (reused across 16
-    // consecutive k) and the destination line in L1, instead of one store stream per k.
-    s << "        for (int64_t mb = " << g_.col_lo << "; mb < " << me << "; mb += 16)\n";
-    s << "        for (int64_t k = kc; k < ke; k++) {\n";
-    s << ind << "for (int64_t m = mb; m < (mb + 16 < " << me << " ? mb + 16 : " << me
-      << "); m++) {\n";
+    dst = at("m", "k - kc");
   } else {
-    s << "        for (int64_t k = kc; k < ke; k++) {\n";
-    s << ind << "for (int64_t m = " << g_.col_lo << "; m < " << me << "; m++) {\n";
+    // Tile by tile, each tile's row at k written along its columns: with k innermost (a
+    // transposing copy), the source lines of the tile's columns stay in L1 across consecutive k
+    // and the destination is one contiguous stream.
+    if (k_inner)
+      s << "        " << tiles << "        for (int64_t k = kc; k < ke; k++) {\n";
+    else
+      s << "        for (int64_t k = kc; k < ke; k++)\n        " << tiles << "        {\n";
+    s << ind << "for (int64_t m = mb; m < (mb + " << TM << " < " << me << " ? mb + " << TM << " : "
+      << me << "); m++) {\n";
+    dst = at("mb", "k - kc") + " + (m - mb)";
   }
   ExprEmitter::Memo memo;
   for (size_t j = 0; j < p_.cols.size(); j++) {
     std::string v = em.emit(*p_.cols[j], s, ind + "  ", memo, idx);
-    s << ind << "  pk" << j << "[(k - kc) * " << g_.padded_cols << " + m] = " << v << ";\n";
+    s << ind << "  pk" << j << "[" << dst << "] = " << v << ";\n";
   }
   s << ind << "}\n        }\n";
   if (g_.padded_cols > M) {
     s << "        for (int64_t k = kc; k < ke; k++)\n";
-    s << "          for (int64_t m = " << greater(g_.col_lo, M) << "; m < " << g_.col_hi
-      << "; m++) {\n";
+    s << "          for (int64_t m = " << greater(lo(), M) << "; m < " << hi() << "; m++) {\n";
     for (size_t j = 0; j < p_.cols.size(); j++)
-      s << "            pk" << j << "[(k - kc) * " << g_.padded_cols << " + m] = 0;\n";
+      s << "            pk" << j << "[" << at("m", "k - kc") << "] = 0;\n";
     s << "          }\n";
   }
-  s << "      }\n";
 }
 
 }  // namespace ember::codegen

@@ -57,5 +57,10 @@ int strided_loads(const std::vector<const schedule::Expr*>& terms, int axis);
 /// Whether the row operands are read across the reduce axis (more of their loads gather along k
 /// than along the rows: a transposed operand); their panels then follow that memory order.
 bool tile_rows_kmajor(const TileOperands& p);
+/// Whether the tiled reduce's column panel (render_tile.h's TileColPanel) holds one column tile,
+/// packed in the column loop: packed columns outside the rows, read contiguous along the columns
+/// (packed for the panel's place in L1, not to transpose them: a pack per tile costs a copy, no
+/// gather).
+bool col_panel_per_tile(const TileOperands& p, bool pack_cols, bool cols_outer);
 
 }  // namespace ember::codegen
