@@ -55,6 +55,7 @@ Product product(const Kernel& k, const TileOperands& p, const Target& t) {
 struct TileDraft {
   int64_t tn = 1, nv = 1;  // register tile: rows x vectors
   bool bcast = false, wide_rows = false, pack = false;
+  bool tile_panel = false;  // packed per column tile, columns outside (col_tile_panel)
   int64_t tm = 1, mpad = 1, tiles = 1;
   int64_t kc = 1;       // reduce block (kk: one block)
   int64_t per = 1;      // row tiles per unit of work
@@ -117,6 +118,37 @@ void no_fma_tile(const Product& f, TileDraft& d) {
   if (fill >= 0.95 && 4 * 3 + 2 <= f.regs) d.tn = 4, d.nv = 3, d.wide_rows = true;
 }
 
+// Lines of column tile `tm` (bytes) of every column operand read in place over `kc` steps of k
+// that fall into the fullest set of L1: its index is the line's address bits below the 4 KiB
+// page (virtually indexed, physically tagged: 64 sets of 64-byte lines, l1d / 4 KiB ways).
+int64_t fullest_l1_set(const Product& f, int64_t kc, int64_t tm) {
+  std::vector<int64_t> sets(64, 0);
+  for (const Expr* e : f.p.cols) {
+    const int64_t step = std::abs(e->view.strides[f.p.red]) * f.es;
+    for (int64_t k = 0; k < kc; k++)
+      for (int64_t b = k * step / 64; b <= (k * step + tm * f.es - 1) / 64; b++) sets[b % 64]++;
+  }
+  return *std::max_element(sets.begin(), sets.end());
+}
+
+// The column operand packed one column tile at a time, tile-major, the column tiles outside the
+// row tiles (TileColPanel's per_tile; col_panel_per_tile): the tile's panel, kc x TM contiguous,
+// stays in L1 while the block's row tiles sweep past it (BLIS's packed B micro-panel). Where the
+// operand read in place would not stay there: its tile's lines over the reduce crowd some L1 sets
+// past half their ways (the rest hold the row operand's and the output's lines), as a 1x1
+// convolution's pixels do (3136 columns, 12544-byte steps along k: 196 lines, so 256 steps fall
+// into 16 of the 64 sets, 16 lines each against 8 ways); or where the columns are packed anyway
+// (a column count the tile does not divide) and the whole panel would leave L1.
+// Only with vectors, the tile's own rows to sweep (two row tiles or more), no broadcast panel nor
+// no-FMA 4x3 tile (their panels are the block's rows, which cols outside re-read per column tile).
+// Measured (bench_conv_paired, AVX2, 1 thread, Zen 3): see the commit's notes.
+void col_tile_panel(const Product& f, TileDraft& d) {
+  if (!f.p.direct || f.w == 1 || d.bcast || d.wide_rows || d.tiles < 2) return;
+  const int64_t kc = std::min<int64_t>(f.kk, 512), ways = f.t.l1d / 4096;
+  const bool whole_out = f.kk * d.mpad * f.es * f.ncols > f.t.l1d / 2;
+  if ((d.pack && whole_out) || fullest_l1_set(f, kc, d.tm) > ways / 2) d.tile_panel = d.pack = true;
+}
+
 // One reduce block when the whole reduce fits; otherwise blocks whose panels stay in a quarter of
 // L2.
 // Read in place, the columns of a reduce block are re-read by every row tile (rows outside): the
@@ -129,6 +161,12 @@ void no_fma_tile(const Product& f, TileDraft& d) {
 // The no-FMA 4x3 tile's packed panel too: the weight gradient at SSE2 with the pack's 248-deep
 // blocks ran 1.09x the time of 6x2, with 32-deep ones 0.94-0.96x.
 void reduce_block(const Product& f, TileDraft& d) {
+  if (d.tile_panel) {
+    d.kc = f.kk;
+    while (d.kc * d.tm * f.es * f.ncols > f.t.l1d / 2) d.kc = d.kc > 512 ? 512 : d.kc / 2;
+    d.kc = std::max<int64_t>(d.kc, std::min<int64_t>(f.kk, 32));
+    return;
+  }
   int64_t cap = d.pack ? std::max<int64_t>(16, f.t.l2 / 4 / (d.mpad * f.es * f.ncols)) : 512;
   d.kc = f.kk <= cap ? f.kk : std::min<int64_t>(cap, 256);
   if ((!d.pack || d.wide_rows) && d.kc < f.kk && d.tiles > 1) {
@@ -250,6 +288,7 @@ RowPanel row_panel(const Product& f, const TileDraft& d) {
 // read the block's (96 rows, 192 KiB at SSE2) from L2 in every column tile: the forward product
 // at 1.01-1.03x the 4x3 tile's time, against 0.88-0.95x with the rows outside.
 bool cols_outer(const Product& f, const TileDraft& d) {
+  if (d.tile_panel) return true;
   return !d.bcast && d.kc == f.kk && f.kk * d.tm * f.es * f.ncols <= f.t.l1d / 2 &&
          f.kk * d.mpad * f.es * f.ncols > f.t.l1d / 2;
 }
@@ -406,6 +445,7 @@ TilePlan tile_plan(const Kernel& k, const TileOperands& p, const Target& t) {
   no_fma_tile(f, d);
   d.pack = !p.direct || f.m % (d.nv * f.w) != 0;
   d.tm = d.nv * f.w, d.mpad = (f.m + d.tm - 1) / d.tm * d.tm, d.tiles = (f.n + d.tn - 1) / d.tn;
+  col_tile_panel(f, d);
   reduce_block(f, d);
   units_of_work(f, d);
   split_k_rows(f, d);

@@ -122,9 +122,9 @@ class TileRenderer : ProductRenderer {
     // are prefetched as if read in place (SSE2, kernel CPU time, 1 thread, paired: x W^T
     // 0.87-0.89x, (10000x128)@(128x128) 0.95-0.97x, tanh(x W^T + b) 0.94-0.96x, the first
     // layer's (K = 8) 1.01x).
-    TilePrefetch pf(
-        k_, p_, base_,
-        {TN_, TM_, KC_, K_, S_, khi_, pack_, pack_rows_ && !per_tile_, cols_outer_, mlo_});
+    TilePrefetch pf(k_, p_, base_,
+                    {TN_, TM_, KC_, K_, S_, khi_, pack_, pack_rows_ && !per_tile_, cols_outer_,
+                     mlo_, col_tile_});
     pf_ = &pf;
     pf.blocks(s);
     if (pack_) cpanel_->pack(s, em_);

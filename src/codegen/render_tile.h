@@ -151,7 +151,8 @@ class TileColPanel : TileOperandTypes {
 /// blocks, the next block's panels of the operands read in place (into L2); with the reduce in one
 /// block, the next row tile's rows of the row operand, the output and the epilogue's operands (into
 /// L1); with the columns outside, of the row operand, and the next tile's own lines of the
-/// epilogue's operands. One line per stream per step of the k loop.
+/// epilogue's operands; with a per-tile column panel, the next column tile's lines (into L2). One
+/// line per stream per step of the k loop.
 class TilePrefetch {
  public:
   struct Shape {
@@ -159,6 +160,7 @@ class TilePrefetch {
     std::string k_end;  // the unit's reduce end (a variable or a number)
     bool pack_cols, pack_rows, cols_outer;
     std::string col_lo;  // the unit's first column (a variable or a number)
+    bool col_tile;       // a per-tile column panel (TileColPanel's per_tile)
   };
   TilePrefetch(const schedule::Kernel& k, const TileOperands& p, std::vector<std::string> base,
                Shape g)
@@ -168,6 +170,7 @@ class TilePrefetch {
   void step(std::ostringstream& s, const std::string& ind) const;  // in the k loop
 
  private:
+  void next_col_tile(std::ostringstream& s, const std::string& ind);
   struct Stream {
     const schedule::Expr* e;  // nullptr: the output
     bool write;
@@ -184,6 +187,7 @@ class TilePrefetch {
   std::vector<const schedule::Expr*> panels_;
   std::vector<Stream> rows_;
   std::vector<ColStream> cols_;
+  std::vector<std::pair<std::string, int64_t>> next_;  // the next column tile's row at k, bytes
 };
 
 /// What the tiled and the dot renderers (render_tile.cpp, render_dot.cpp) both read of a product:

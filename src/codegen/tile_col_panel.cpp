@@ -162,6 +162,16 @@ void TileColPanel::fill(std::ostringstream& s, ExprEmitter& em) const {
     s << ind << "for (int64_t m = k < kv ? " << greater(lo(), M / W * W) << " : " << lo()
       << "; m < " << me << "; m++) {\n";
     dst = at("m", "k - kc");
+  } else if (g_.per_tile) {
+    // One tile: whole (a constant trip count, which GCC turns into vector copies) unless the
+    // columns end inside it.
+    const std::string end = M % TM == 0 ? "m0 + " + std::to_string(TM)
+                                        : "(m0 + " + std::to_string(TM) + " < " +
+                                              std::to_string(M) + " ? m0 + " + std::to_string(TM) +
+                                              " : " + std::to_string(M) + ")";
+    s << "        for (int64_t k = kc; k < ke; k++) {\n";
+    s << ind << "for (int64_t m = m0; m < " << end << "; m++) {\n";
+    dst = at("m", "k - kc");
   } else {
     // Tile by tile, each tile's row at k written along its columns: with k innermost (a
     // transposing copy), the source lines of the tile's columns stay in L1 across consecutive k

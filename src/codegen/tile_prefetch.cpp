@@ -76,9 +76,30 @@ void TilePrefetch::blocks(std::ostringstream& s) {
 // (dZ W)(1 - h^2) 0.94x, the forward tanh(x W^T + b) 0.98x. With the columns outside (avx2,
 // sse2), the epilogue's operands: the input gradient's h, 1.20-1.29x the bare product's time
 // before, 1.14x after (avx2, bench_step_products 1 thread, CPU time, load 6).
+// A per-tile column panel (TileColPanel's per_tile) is packed from the operand in place, one line
+// per k step at a stride along k (a 1x1 convolution's 12544 bytes): the pack waited on L3 for
+// each line. The first row tile's k loop prefetches the next column tile's lines into L2, one row
+// of it per step.
+void TilePrefetch::next_col_tile(std::ostringstream& s, const std::string& ind) {
+  next_.clear();
+  if (!g_.col_tile) return;
+  const int64_t m = k_.full_shape[p_.col];
+  for (const Expr* e : p_.cols) {
+    const int64_t es = static_cast<int64_t>(element_size(e->dtype));
+    std::vector<std::string> idx = base_;
+    idx[p_.col] = "(m0 + " + std::to_string(g_.tile_cols) + ")";
+    idx[p_.red] = "k";
+    next_.push_back({"(const char*)(b" + std::to_string(e->buf) + " + " +
+                         ExprEmitter::index(e->view, idx) + ")",
+                     g_.tile_cols * es});
+  }
+  s << ind << "const int pnx = n0 == n_lo && m0 + " << g_.tile_cols << " < " << m << ";\n";
+}
+
 void TilePrefetch::tile(std::ostringstream& s, const std::string& ind) {
   rows_.clear();
   cols_.clear();
+  next_col_tile(s, ind);
   if (g_.block_k < g_.k || g_.slices > 1) return;
   // All rows in one tile (a batch of 4): there is no next tile, and the prefetch would take a
   // load slot at every step. (4x128)@(128x128), the kernel alone against oneDNN, 1 thread,
@@ -144,6 +165,14 @@ void TilePrefetch::tile(std::ostringstream& s, const std::string& ind) {
 }
 
 void TilePrefetch::step(std::ostringstream& s, const std::string& ind) const {
+  if (!next_.empty()) {
+    s << ind << "if (pnx) {\n";
+    for (const auto& [at, bytes] : next_)
+      for (int64_t b = 0; b < bytes + 63; b += 64)  // each line of the row, aligned or not
+        s << ind << "  __builtin_prefetch(" << at << " + " << std::min(b, bytes - 1)
+          << ", 0, 2);\n";
+    s << ind << "}\n";
+  }
   for (size_t j = 0; j < panels_.size(); j++)
     s << ind << "if (pfo < pfn" << j << ") __builtin_prefetch(pf" << j << " + pfo, 0, 2);\n";
   if (!panels_.empty()) s << ind << "pfo += 64;\n";
