@@ -143,10 +143,15 @@ int64_t fullest_l1_set(const Product& f, int64_t kc, int64_t tm) {
 // no-FMA 4x3 tile (their panels are the block's rows, which cols outside re-read per column tile).
 // Measured (bench_conv_paired, AVX2, 1 thread, Zen 3): see the commit's notes.
 void col_tile_panel(const Product& f, TileDraft& d) {
-  if (!f.p.direct || f.w == 1 || d.bcast || d.wide_rows || d.tiles < 2) return;
-  const int64_t kc = std::min<int64_t>(f.kk, 512), ways = f.t.l1d / 4096;
+  if (!f.p.direct || f.w == 1 || d.bcast || d.wide_rows || d.tiles < 2 ||
+      f.kk * d.tm * f.es * f.ncols > f.t.l1d / 2)
+    return;
+  const int64_t ways = f.t.l1d / 4096;
+  int64_t step = 0;  // the widest stride along k of a column operand, bytes
+  for (const Expr* e : f.p.cols) step = std::max(step, std::abs(e->view.strides[f.p.red]) * f.es);
   const bool whole_out = f.kk * d.mpad * f.es * f.ncols > f.t.l1d / 2;
-  if ((d.pack && whole_out) || fullest_l1_set(f, kc, d.tm) > ways / 2) d.tile_panel = d.pack = true;
+  if ((d.pack && whole_out) || (step >= 4096 && fullest_l1_set(f, f.kk, d.tm) > ways / 2))
+    d.tile_panel = d.pack = true;
 }
 
 // One reduce block when the whole reduce fits; otherwise blocks whose panels stay in a quarter of
@@ -163,8 +168,6 @@ void col_tile_panel(const Product& f, TileDraft& d) {
 void reduce_block(const Product& f, TileDraft& d) {
   if (d.tile_panel) {
     d.kc = f.kk;
-    while (d.kc * d.tm * f.es * f.ncols > f.t.l1d / 2) d.kc = d.kc > 512 ? 512 : d.kc / 2;
-    d.kc = std::max<int64_t>(d.kc, std::min<int64_t>(f.kk, 32));
     return;
   }
   int64_t cap = d.pack ? std::max<int64_t>(16, f.t.l2 / 4 / (d.mpad * f.es * f.ncols)) : 512;
