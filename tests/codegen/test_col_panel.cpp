@@ -1,0 +1,121 @@
+// The tiled products' column panel (tile_col_panel.cpp: PACK on the column axis, tile-major
+// [column tile][k][TM]) at its edges, under every ISA level: column counts the tile does not
+// divide (zero padding), reduce depths the reduce block does not divide, split-K, column blocks,
+// batch axes, float and double, operands contiguous along the columns (copied) or along k
+// (transposed in registers) or computed; the panel of the whole block (rows outside) and the
+// panel of one column tile (COLS_OUTER with a contiguous operand: packed in the column loop).
+// Each plan runs on the cpu device on random inputs and is compared with the interp device.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_plan.h"
+#include "codegen/tile_operands.h"
+#include "kernel_list.h"
+#include "plan_run.h"
+#include "runtime/cpu/cpu_device.h"
+#include "runtime/cpu/target.h"
+
+namespace {
+
+using namespace ember;
+using codegen::KernelPlan;
+using codegen::TilePlan;
+using schedule::Kernel;
+
+// The product kernel among the kernels of `t` (the one tile_operands accepts).
+Kernel product_of(const Tensor& t) {
+  for (Kernel& k : test::kernels_of({t}))
+    if (codegen::tile_operands(k)) return k;
+  ADD_FAILURE() << "no product among the kernels";
+  return {};
+}
+
+// Packed-column plans of `k`: a 3-row tile of two vectors, then the variant's blocks and order.
+struct Variant {
+  const char* what;
+  int64_t block_k, split_k, block_cols_tiles;
+  bool cols_outer;
+};
+
+TilePlan packed(const Kernel& k, const codegen::Target& t, const Variant& v) {
+  const auto p = codegen::tile_operands(k);
+  TilePlan tp;
+  tp.row = p->row, tp.col = p->col, tp.red = p->red;
+  tp.lanes = t.lanes(p->reduce->dtype);
+  tp.tile_rows = 3, tp.tile_cols = 2 * tp.lanes;
+  tp.pack_cols = true;
+  tp.block_rows = 2 * tp.tile_rows;
+  tp.block_k = v.block_k, tp.split_k = v.split_k;
+  tp.block_cols = v.block_cols_tiles * tp.tile_cols;
+  tp.cols_outer = v.cols_outer;
+  return tp;
+}
+
+TEST(ColPanel, PackedPlansMatchInterp) {
+  manual_seed(42);
+  const Tensor a = randn({37, 203}), b = randn({203, 45}), bt = randn({53, 203});
+  const Tensor ad = randn({21, 150}, kFloat64), bd = randn({150, 27}, kFloat64);
+  const Tensor xs = randn({3, 13, 70}), ys = randn({3, 70, 37});
+  const std::vector<std::pair<const char*, Tensor>> products = {
+      {"a @ b (contiguous columns, 45 of them)", matmul(a, b)},
+      {"a @ bt^T (transposed columns)", matmul(a, bt.t())},
+      {"a @ (2 b + 1) (computed columns)", matmul(a, b * 2 + 1)},
+      {"double a @ b", matmul(ad, bd)},
+      {"double a @ b^T", matmul(ad, randn({31, 150}, kFloat64).t())},
+      {"batched xs @ ys", matmul(xs, ys)},
+  };
+  const std::vector<Variant> variants = {
+      {"one block, rows outside", 0, 0, 0, false},
+      {"one block, per column tile", 0, 0, 0, true},
+      {"blocks of 32, rows outside", 32, 0, 0, false},
+      {"blocks of 32, per column tile", 32, 0, 0, true},
+      {"column blocks of 1 tile, rows outside", 0, 0, 1, false},
+      {"column blocks of 1 tile, per column tile", 0, 0, 1, true},
+      {"split-K slices of 64 in blocks of 16, rows outside", 16, 64, 0, false},
+      {"split-K slices of 64 in blocks of 16, per column tile", 16, 64, 0, true},
+  };
+  const codegen::Target& target = runtime::host_target();
+  struct Case {
+    Kernel k;
+    std::vector<KernelPlan> plans;
+    std::vector<std::shared_ptr<runtime::Program>> programs;
+    std::vector<bool> per_tile;  // col_panel_per_tile
+  };
+  std::vector<Case> cases;
+  std::vector<std::shared_ptr<runtime::Program>> all;
+  int per_tile = 0;
+  for (const auto& [name, t] : products) {
+    Case c{product_of(t), {}, {}, {}};
+    const auto p = codegen::tile_operands(c.k);
+    ASSERT_TRUE(p) << name;
+    for (const Variant& v : variants) {
+      const KernelPlan plan{packed(c.k, target, v)};
+      ASSERT_EQ(plan.illegal(c.k, target), "") << name << ": " << v.what;
+      c.plans.push_back(plan);
+      c.programs.push_back(runtime::prepare_cpu_program(c.k, plan));
+      all.push_back(c.programs.back());
+      c.per_tile.push_back(codegen::col_panel_per_tile(*p, true, v.cols_outer));
+      per_tile += c.per_tile.back();
+    }
+    cases.push_back(std::move(c));
+  }
+  EXPECT_EQ(per_tile, 12);  // the contiguous products' COLS_OUTER plans
+  runtime::cpu_device().build(all);
+  std::mt19937_64 g(7);
+  for (const Case& c : cases) {
+    std::vector<std::vector<uint64_t>> inputs;
+    for (const auto& b : c.k.buffers) inputs.push_back(test::random_buffer(b, g));
+    const auto ref = test::run(*runtime::get_device("interp").compile({&c.k})[0], inputs);
+    for (size_t i = 0; i < c.plans.size(); i++) {
+      // The per-tile panel is indexed from the tile's first column; the block's from column 0.
+      EXPECT_EQ(c.programs[i]->source.find("pk0[(m - m0)") != std::string::npos, c.per_tile[i])
+          << c.plans[i].str();
+      EXPECT_EQ(test::compare(c.k, test::run(*c.programs[i], inputs), ref, c.plans[i].str()), 0);
+    }
+  }
+}
+
+}  // namespace
