@@ -132,16 +132,22 @@ int64_t fullest_l1_set(const Product& f, int64_t kc, int64_t tm) {
 }
 
 // The column operand packed one column tile at a time, tile-major, the column tiles outside the
-// row tiles (TileColPanel's per_tile; col_panel_per_tile): the tile's panel, kc x TM contiguous,
-// stays in L1 while the block's row tiles sweep past it (BLIS's packed B micro-panel). Where the
-// operand read in place would not stay there: its tile's lines over the reduce crowd some L1 sets
-// past half their ways (the rest hold the row operand's and the output's lines), as a 1x1
-// convolution's pixels do (3136 columns, 12544-byte steps along k: 196 lines, so 256 steps fall
-// into 16 of the 64 sets, 16 lines each against 8 ways); or where the columns are packed anyway
-// (a column count the tile does not divide) and the whole panel would leave L1.
-// Only with vectors, the tile's own rows to sweep (two row tiles or more), no broadcast panel nor
-// no-FMA 4x3 tile (their panels are the block's rows, which cols outside re-read per column tile).
-// Measured (bench_conv_paired, AVX2, 1 thread, Zen 3): see the commit's notes.
+// row tiles (TileColPanel's per_tile; col_panel_per_tile): the tile's panel, K x TM contiguous,
+// stays in L1 while the block's row tiles sweep past it (BLIS's packed B micro-panel), and each
+// tile's pack prefetches the next (tile_prefetch.cpp). Where the operand read in place would not
+// stay there: each step along k a page of its own (the panel spans K pages, past the L1 TLB's
+// reach) and the tile's lines crowding some L1 sets past half their ways (the rest hold the row
+// operand's and the output's lines), as a 1x1 convolution's pixels do (3136 columns, 12544-byte
+// steps: 256 steps of a tile fall into 16 of the 64 sets, 16 lines each against 8 ways); or where
+// the columns are packed anyway (a column count the tile does not divide) and the whole panel
+// would leave L1. ResNet-50's r_64_3136_256 (1x1, 256 -> 64 at 56x56), bench_conv_paired, AVX2,
+// 1 thread, Zen 3 loaded (load 6-15), alternating old/new: 0.90-0.94x the time (1.15-1.20x ->
+// 1.10-1.15x oneDNN's). Not for shorter strides: the PPO step's dz W (512-byte steps, crowding 8
+// sets) packed per tile ran 0.99-1.25x its in-place time in the same conditions.
+// Only where K x TM fits half of L1 (one reduce block: with blocks of 256, 512 -> 128 at 28x28 ran
+// 1.07x and the 7x7 ones 1.15x the time), with vectors, the tile's own rows to sweep (two row
+// tiles or more), no broadcast panel nor no-FMA 4x3 tile (their panels are the block's rows,
+// which columns outside re-read per column tile).
 void col_tile_panel(const Product& f, TileDraft& d) {
   if (!f.p.direct || f.w == 1 || d.bcast || d.wide_rows || d.tiles < 2 ||
       f.kk * d.tm * f.es * f.ncols > f.t.l1d / 2)
@@ -166,7 +172,7 @@ void col_tile_panel(const Product& f, TileDraft& d) {
 // The no-FMA 4x3 tile's packed panel too: the weight gradient at SSE2 with the pack's 248-deep
 // blocks ran 1.09x the time of 6x2, with 32-deep ones 0.94-0.96x.
 void reduce_block(const Product& f, TileDraft& d) {
-  if (d.tile_panel) {
+  if (d.tile_panel) {  // one block (col_tile_panel)
     d.kc = f.kk;
     return;
   }
