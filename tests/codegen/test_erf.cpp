@@ -7,40 +7,23 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <vector>
 
 #include "ember/ember.h"
 #include "ember/special_functions.h"
+#include "float_ulp.h"
 
 namespace {
 
 using namespace ember;
 
-float from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-// |got - erf(x)| in ulp of the float nearest erf(x) (subnormal results: the smallest ulp).
+// |got - erf(x)| in ulp of the float nearest erf(x).
 double ulp_error(float got, float x) {
-  const double e = std::erf(static_cast<double>(x));
-  const float ef = static_cast<float>(e);
-  const double ulp = std::fabs(ef) < 1.17549435e-38f ? std::ldexp(1.0, -149)
-                                                     : std::ldexp(1.0, std::ilogb(ef) - 23);
-  return std::fabs(static_cast<double>(got) - e) / ulp;
+  return test::ulp_distance(got, std::erf(static_cast<double>(x)));
 }
 
 // Every `stride`-th float from +0 to 8 (past the clamp at 4), each also negated.
-std::vector<float> sweep(uint32_t stride) {
-  std::vector<float> v;
-  for (uint32_t u = 0; u <= 0x41000000u; u += stride) {
-    v.push_back(from_bits(u));
-    v.push_back(-from_bits(u));
-  }
-  return v;
-}
+std::vector<float> sweep(uint32_t stride) { return test::float_sweep(stride, 0x41000000u); }
 
 std::vector<float> erf_of(const std::vector<float>& xs) {
   std::vector<float> copy = xs;
