@@ -7,41 +7,24 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "ember/ember.h"
 #include "ember/support/kernel_scalar.h"
+#include "float_ulp.h"
 
 namespace {
 
 using namespace ember;
 
-float from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-// |got - tanh(x)| in ulp of the float nearest tanh(x) (subnormal results: the smallest ulp).
+// |got - tanh(x)| in ulp of the float nearest tanh(x).
 double ulp_error(float got, float x) {
-  const double t = std::tanh(static_cast<double>(x));
-  const float tf = static_cast<float>(t);
-  const double ulp = std::fabs(tf) < 1.17549435e-38f ? std::ldexp(1.0, -149)
-                                                     : std::ldexp(1.0, std::ilogb(tf) - 23);
-  return std::fabs(static_cast<double>(got) - t) / ulp;
+  return test::ulp_distance(got, std::tanh(static_cast<double>(x)));
 }
 
 // Every `stride`-th float from +0 to 12 (past the point where tanh rounds to 1), each also negated.
-std::vector<float> sweep(uint32_t stride) {
-  std::vector<float> v;
-  for (uint32_t u = 0; u <= 0x41400000u; u += stride) {
-    v.push_back(from_bits(u));
-    v.push_back(-from_bits(u));
-  }
-  return v;
-}
+std::vector<float> sweep(uint32_t stride) { return test::float_sweep(stride, 0x41400000u); }
 
 bool at_avx2() { return kernel_target().rfind("avx2", 0) == 0; }
 
