@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "codegen/loop_shapes.h"
 #include "ember/support/shape_str.h"
+#include "ir/view.h"
 #include "tensor/tensor_impl.h"
 #include "tensor/windows.h"
 
@@ -219,6 +221,41 @@ std::vector<int64_t> from_last(int64_t rank) {
   return o;
 }
 
+// The view through which node n reads the data behind it: the movement ops between n and its
+// operand of as many elements that no op broadcasts (a buffer, a product's sum) composed, the
+// elementwise ops between passed through; nullopt where there is none.
+std::optional<ir::View> source_view(const ir::Node* n, int depth = 0) {
+  if (depth > 64) return std::nullopt;
+  if (ir::is_movement(n->op) && !n->src.empty()) {
+    auto below = source_view(n->src[0].get(), depth + 1);
+    return below ? below->apply(*n) : std::nullopt;
+  }
+  if (!ir::is_elementwise(n->op)) return ir::View::contiguous(n->shape);
+  for (const auto& s : n->src) {
+    auto v = s->numel() == n->numel() ? source_view(s.get(), depth + 1) : std::nullopt;
+    bool whole = v.has_value();
+    for (size_t d = 0; whole && d < v->shape.size(); d++)
+      whole = v->shape[d] == 1 || v->strides[d] != 0;
+    if (whole) return v;
+  }
+  return std::nullopt;
+}
+
+// Whether x [N, C, *S] reads its data with the channels innermost: a product's [N L, C] output
+// (windows_product's: MobileNets' stem) seen as NCHW.
+bool channels_last_source(const Tensor& x) {
+  auto v = source_view(detail::node_of(x).get());
+  return v && x.size(1) > 1 && v->strides[1] == 1;
+}
+
+// The largest map (in positions) whose depthwise convolution, input computed, sums its taps
+// channels-last: its padded copy from a channel-major input reads at a stride of the map, and its
+// consumers (a product's operand) copy its output back to channel-major, both scalar: MobileNetV2's
+// 96x112x112 at stride 2, 1.56 ms channel-major against 2.02 ms channels-last; 144x56x56 1.40 ms
+// against 1.20 ms; MobileNetV3's 72x56x56 at stride 2, 0.30 against 0.14 ms (kernel minima of 20
+// jit replays, DEBUG=2, avx2, one thread, loaded machine).
+constexpr int64_t kMaxChannelsLastMap = 56 * 56;
+
 // The depthwise tap sum with one filter per channel over xs, split_input's rows stored channels
 // last: y[n, *o, c] = sum over the taps t of tap_t[n, c, *o] * w[c, t] (+ bias[c]), stored [N, *O,
 // C] so that its innermost loop runs along the channels (unit strides, whole vectors however small
@@ -246,8 +283,9 @@ Tensor channelwise_sum(const Split& xs, const Tensor& w, const Tensor& bias, con
 // Where x is computed (a producer's bias, activation, transpose to NCHW; not stored()), the taps
 // read one copy of the rows: views of x would compute the producer again per tap behind the
 // padding's masks (MobileNetV2's 3x3, 32x112x112: 2.7 ms as views, 0.3 ms as copy and sum; DEBUG=2,
-// avx2, one thread). With one filter per channel that copy and the sum are channels-last
-// ([N, *S, C], channelwise_sum), else channel-major. A buffer padded at stride 1 is copied too
+// avx2, one thread). With one filter per channel, on maps up to kMaxChannelsLastMap read from a
+// small or a channels-last input, that copy and the sum are channels-last ([N, *S, C],
+// channelwise_sum), else channel-major. A buffer padded at stride 1 is copied too
 // (144x56x56: 0.45 ms against 0.6-0.8 ms); a buffer read at a stride takes the views (96x112x112
 // at stride 2: 1.3 ms against 2.0 ms copied, 2.5 ms copied phase-major so that the taps read unit
 // strides). The padding's masks cut only the ends of the innermost loop, which the renderer splits
@@ -261,7 +299,9 @@ Tensor depthwise(const Tensor& x, const Tensor& w, const Tensor& bias, const Tap
     strided = strided || g.stride[i] > 1;
     padded = padded || g.lo[i] != 0 || g.hi[i] != 0;
   }
-  if (OCg == 1 && !stored(x)) {
+  const int64_t S = product(IntList(x.sizes().begin() + 2, x.sizes().end()));
+  if (OCg == 1 && !stored(x) && product(g.out) <= kMaxChannelsLastMap &&
+      (S <= kMaxChannelsLastMap || channels_last_source(x))) {
     const int64_t r = xs.xs.dim();
     xs.xs = xs.xs.permute(to_last(r)).contiguous().permute(from_last(r));
     return channelwise_sum(xs, w, bias, g);
