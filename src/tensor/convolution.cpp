@@ -251,9 +251,9 @@ bool channels_last_source(const Tensor& x) {
 // The largest map (in positions) whose depthwise convolution, input computed, sums its taps
 // channels-last: its padded copy from a channel-major input reads at a stride of the map, and its
 // consumers (a product's operand) copy its output back to channel-major, both scalar: MobileNetV2's
-// 96x112x112 at stride 2, 1.56 ms channel-major against 2.02 ms channels-last; 144x56x56 1.40 ms
-// against 1.20 ms; MobileNetV3's 72x56x56 at stride 2, 0.30 against 0.14 ms (kernel minima of 20
-// jit replays, DEBUG=2, avx2, one thread, loaded machine).
+// 96x112x112 at stride 2, 1.56 ms channel-major against 2.02 ms channels-last (copy, sum, copy
+// back); its two 144x56x56, 1.40 against 1.20 ms; MobileNetV3's 72x56x56 at stride 2, 0.30 against
+// 0.14 ms (kernel minima of 20 jit replays, DEBUG=2, avx2, one thread, loaded machine).
 constexpr int64_t kMaxChannelsLastMap = 56 * 56;
 
 // The depthwise tap sum with one filter per channel over xs, split_input's rows stored channels
