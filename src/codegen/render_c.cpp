@@ -176,36 +176,32 @@ class Renderer {
     ind += "  ";
   }
 
-  // The loops over output axes 1.., the body inside, closed back to indent `depth`.
-  // Where the loads' masks along the outer axes hold everywhere in a range of them
-  // (outer_unmasked_ranges), the innermost loop twice: unmasked under one test of those ranges,
-  // and as it is for the rest.
+  // The loops over output axes 1.., the body inside, closed back to indent `depth`. Where the
+  // loads' masks along the outer axes all hold in a range of them (outer_unmasked_ranges), the
+  // innermost loop twice: unmasked under one test of those ranges, and as it is for the rest.
   void loops_and_body(std::ostringstream& s, std::string& ind, size_t depth) {
     for (size_t d = 1; d + 1 < nglob_; d++) open_loop(s, ind, d);
-    const auto outer = elementwise_ && !split_ && unroll_ == 1
-                           ? outer_unmasked_ranges(k_, up_, !fixed0_.empty())
-                           : std::vector<std::pair<int64_t, int64_t>>{};
+    std::vector<std::pair<int64_t, int64_t>> outer;
+    if (elementwise_ && !split_ && unroll_ == 1)
+      outer = outer_unmasked_ranges(k_, up_, !fixed0_.empty());
     std::string test;
     for (size_t d = 0; d < outer.size(); d++) {
-      if (outer[d].first == 0 && outer[d].second == k_.full_shape[d]) continue;
-      const std::string o = axis_index(d);
-      test += (test.empty() ? "" : " && ") + o + " >= " + std::to_string(outer[d].first) + " && " +
-              o + " < " + std::to_string(outer[d].second);
+      const std::string o = axis_index(d), a = std::to_string(outer[d].first);
+      if (outer[d].first > 0 || outer[d].second < k_.full_shape[d])
+        test += (test.empty() ? "" : " && ") + o + " >= " + a + " && " + o + " < " +
+                std::to_string(outer[d].second);
     }
     if (!test.empty()) {
       s << ind << "if (" << test << ") {\n";
-      std::string in = ind + "  ";
       outer_ = outer;
       forget();
-      innermost(s, in);
+      innermost(s, ind + "  ");
       outer_.clear();
       forget();
       s << ind << "} else {\n";
-      innermost(s, in);
-      s << ind << "}\n";
-    } else {
-      innermost(s, ind);
     }
+    innermost(s, test.empty() ? ind : ind + "  ");
+    if (!test.empty()) s << ind << "}\n";
     while (ind.size() > depth) {
       ind.resize(ind.size() - 2);
       s << ind << "}\n";
