@@ -94,4 +94,37 @@ std::pair<int64_t, int64_t> unmasked_range(const Kernel& k, const std::vector<in
   return {lo, hi};
 }
 
+std::vector<std::pair<int64_t, int64_t>> outer_unmasked_ranges(const Kernel& k,
+                                                               const std::vector<int64_t>& up,
+                                                               bool fixed0) {
+  const size_t n = k.full_shape.size();
+  if (!k.reduce_axes.empty() || n < 2 || short_last_axis(k, up) ||
+      !schedule::kernel_nests(k).empty() ||
+      std::any_of(up.begin(), up.end(), [](int64_t u) { return u != 1; }))
+    return {};
+  std::vector<std::pair<int64_t, int64_t>> r;
+  for (size_t d = 0; d + 1 < n; d++) r.push_back({0, k.full_shape[d]});
+  std::vector<const Expr*> ls;
+  loads_of(*k.value, ls);
+  for (auto& o : k.more_outputs) loads_of(*o.value, ls);
+  bool cut = false, cut_last = false;
+  for (const Expr* e : ls) {
+    if (!e->view.has_mask()) continue;
+    if (e->view.shape != k.full_shape) return {};
+    for (size_t d = 0; d < n; d++) {
+      auto [a, b] = e->view.mask[d];
+      if ((a == 0 && b == k.full_shape[d]) || (d == 0 && fixed0)) continue;
+      if (d + 1 == n) {
+        cut_last = true;
+        continue;
+      }
+      cut = true;
+      r[d] = {std::max(r[d].first, a), std::min(r[d].second, b)};
+      if (r[d].first >= r[d].second) return {};
+    }
+  }
+  if (!cut || (cut_last && unmasked_range(k, up).first >= unmasked_range(k, up).second)) return {};
+  return r;
+}
+
 }  // namespace ember::codegen

@@ -37,5 +37,17 @@ constexpr int64_t kMaxConcatAxis = 64;
 /// no mask cuts it or the middle is shorter than one AVX2 vector.
 std::pair<int64_t, int64_t> unmasked_range(const schedule::Kernel& k,
                                            const std::vector<int64_t>& upcast);
+/// An elementwise kernel's loads masked along the axes around its innermost loop (a padded copy's
+/// rows, or its rows and columns where the channels are innermost): per axis d < rank - 1, the
+/// range [lo, hi) of its index inside every such mask ({0, size} where none cuts it), so that the
+/// renderer can test them once around the innermost loop and render it unmasked where they hold
+/// (its loads' invariant masks keep GCC from vectorising it: MobileNetV3's padded channels-last
+/// copy of 16x114x114, see render_c.cpp). Empty where that leaves a mask in the loop (one along
+/// the innermost axis that unmasked_range does not split off, disjoint masks), with upcasts, nests
+/// or a short last axis, or where no mask cuts an outer axis. Axis 0 is skipped where `fixed0`
+/// (the renderer's switch over it makes its masks constants).
+std::vector<std::pair<int64_t, int64_t>> outer_unmasked_ranges(const schedule::Kernel& k,
+                                                               const std::vector<int64_t>& upcast,
+                                                               bool fixed0);
 
 }  // namespace ember::codegen

@@ -176,18 +176,56 @@ class Renderer {
     ind += "  ";
   }
 
-  // The loops over output axes 1.., the body inside, closed back to indent `depth`.
+  // The loops over output axes 1.., the body inside, closed back to indent `depth`. Where the
+  // loads' masks along the outer axes all hold in a range of them (outer_unmasked_ranges), the
+  // innermost loop twice: unmasked under one test of those ranges, and as it is for the rest.
   void loops_and_body(std::ostringstream& s, std::string& ind, size_t depth) {
-    const auto [lo, hi] = unmasked_range();
-    for (size_t d = 1; d < (lo < hi ? nglob_ - 1 : nglob_); d++) open_loop(s, ind, d);
-    if (lo < hi)
-      split_last_loop(s, ind, lo, hi);
-    else
-      body(s, ind);
+    for (size_t d = 1; d + 1 < nglob_; d++) open_loop(s, ind, d);
+    std::vector<std::pair<int64_t, int64_t>> outer;
+    if (elementwise_ && !split_ && unroll_ == 1)
+      outer = outer_unmasked_ranges(k_, up_, !fixed0_.empty());
+    std::string test;
+    for (size_t d = 0; d < outer.size(); d++) {
+      const std::string o = axis_index(d), a = std::to_string(outer[d].first);
+      if (outer[d].first > 0 || outer[d].second < k_.full_shape[d])
+        test += (test.empty() ? "" : " && ") + o + " >= " + a + " && " + o + " < " +
+                std::to_string(outer[d].second);
+    }
+    if (!test.empty()) {
+      s << ind << "if (" << test << ") {\n";
+      outer_ = outer;
+      forget();
+      innermost(s, ind + "  ");
+      outer_.clear();
+      forget();
+      s << ind << "} else {\n";
+    }
+    innermost(s, test.empty() ? ind : ind + "  ");
+    if (!test.empty()) s << ind << "}\n";
     while (ind.size() > depth) {
       ind.resize(ind.size() - 2);
       s << ind << "}\n";
     }
+  }
+
+  // The innermost loop (none where axis 0, the thread pool's, is the only one) and the body,
+  // split around its masks where unmasked_range finds a middle.
+  void innermost(std::ostringstream& s, const std::string& at) {
+    const auto [lo, hi] = unmasked_range();
+    std::string ind = at;
+    if (lo < hi) {
+      split_last_loop(s, ind, lo, hi);
+      return;
+    }
+    if (nglob_ > 1) open_loop(s, ind, nglob_ - 1);
+    body(s, ind);
+    if (nglob_ > 1) s << at << "}\n";
+  }
+
+  // Forgets what split_last_loop assumed, keeping the outer ranges tested around it.
+  void forget() {
+    em_.forget();
+    for (size_t d = 0; d < outer_.size(); d++) em_.assume(d, outer_[d].first, outer_[d].second);
   }
 
   // unmasked_range (loop_shapes.h) for the loops this renderer opens: an elementwise kernel's,
@@ -213,7 +251,7 @@ class Renderer {
       std::string in = ind + "  ";
       body(s, in);
       s << ind << "}\n";
-      em_.forget();
+      forget();
     }
   }
 
@@ -527,7 +565,8 @@ class Renderer {
   std::vector<LoopPlan> nest_plans_;
   std::string result_;        // a nest's renderer: its value goes to this variable, not to b0
   bool elementwise_ = false;  // render(): the loops are an elementwise kernel's
-  std::string fixed0_;        // axis 0's index as a constant (a case of the switch over o0)
+  std::vector<std::pair<int64_t, int64_t>> outer_;  // outer axes' ranges tested around the loop
+  std::string fixed0_;  // axis 0's index as a constant (a case of the switch over o0)
   std::unordered_map<const Expr*, std::string> nest_vars_;
   const Dialect& d_;
   ExprEmitter em_;

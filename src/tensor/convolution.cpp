@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "codegen/loop_shapes.h"
 #include "ember/support/shape_str.h"
+#include "ir/view.h"
 #include "tensor/tensor_impl.h"
 #include "tensor/windows.h"
 
@@ -205,22 +207,113 @@ Tensor windows_product(const Tensor& x, const Tensor& w, const Taps& g, int64_t 
 // (cols) give one.
 constexpr int64_t kMaxDirectTaps = 64;
 
-// A depthwise convolution without gradients (Cg = 1): x [N, C, *S] -> [N, G, OCg, *O], the sum over
-// the taps of tap * w[tap], each tap a shifted view of split_input's rows (tap()). Where x is
-// computed (a producer's bias, activation, transpose to NCHW; not stored()), the taps read one
-// copy of the rows: views of x would compute the producer again per tap behind the padding's masks
-// (MobileNetV2's 3x3, 32x112x112: 2.7 ms as views, 0.3 ms as copy and sum; DEBUG=2, avx2, one
-// thread). So does a buffer padded at stride 1 (144x56x56: 0.45 ms against 0.6-0.8 ms); a buffer
-// read at a stride takes the views (96x112x112 at stride 2: 1.3 ms against 2.0 ms copied, 2.5 ms
-// copied phase-major so that the taps read unit strides). The padding's masks cut only the
-// ends of the innermost loop, which the renderer splits off (render_c.cpp: split_last_loop).
-Tensor depthwise(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups) {
+// The dims of a depthwise convolution's [N, C, ...] tensors with the channels moved last (to_last),
+// and the order that moves them back (from_last).
+std::vector<int64_t> to_last(int64_t rank) {
+  std::vector<int64_t> o = {0};
+  for (int64_t i = 2; i < rank; i++) o.push_back(i);
+  o.push_back(1);
+  return o;
+}
+std::vector<int64_t> from_last(int64_t rank) {
+  std::vector<int64_t> o = {0, rank - 1};
+  for (int64_t i = 1; i < rank - 1; i++) o.push_back(i);
+  return o;
+}
+
+// The view through which node n reads the data behind it: the movement ops between n and its
+// operand of as many elements that no op broadcasts (a buffer, a product's sum) composed, the
+// elementwise ops between passed through; nullopt where there is none.
+std::optional<ir::View> source_view(const ir::Node* n, int depth = 0) {
+  if (depth > 64) return std::nullopt;
+  if (ir::is_movement(n->op) && !n->src.empty()) {
+    auto below = source_view(n->src[0].get(), depth + 1);
+    return below ? below->apply(*n) : std::nullopt;
+  }
+  if (!ir::is_elementwise(n->op)) return ir::View::contiguous(n->shape);
+  for (const auto& s : n->src) {
+    auto v = s->numel() == n->numel() ? source_view(s.get(), depth + 1) : std::nullopt;
+    bool whole = v.has_value();
+    for (size_t d = 0; whole && d < v->shape.size(); d++)
+      whole = v->shape[d] == 1 || v->strides[d] != 0;
+    if (whole) return v;
+  }
+  return std::nullopt;
+}
+
+// Whether x [N, C, *S] reads its data with the channels innermost: a product's [N L, C] output
+// (windows_product's: MobileNets' stem) seen as NCHW.
+bool channels_last_source(const Tensor& x) {
+  auto v = source_view(detail::node_of(x).get());
+  return v && x.size(1) > 1 && v->strides[1] == 1;
+}
+
+// The largest map (in positions) whose depthwise convolution, input computed, sums its taps
+// channels-last: its padded copy from a channel-major input reads at a stride of the map, and its
+// consumers (a product's operand) copy its output back to channel-major, both scalar: MobileNetV2's
+// 96x112x112 at stride 2, 1.56 ms channel-major against 2.02 ms channels-last (copy, sum, copy
+// back); its two 144x56x56, 1.40 against 1.20 ms; MobileNetV3's 72x56x56 at stride 2, 0.30 against
+// 0.14 ms (kernel minima of 20 jit replays, DEBUG=2, avx2, one thread, loaded machine).
+constexpr int64_t kMaxChannelsLastMap = 56 * 56;
+// Below it, a stride-1 kernel of up to this many taps from a channel-major input stays
+// channel-major: the copy back to channel-major costs what the sum saves (MobileNetV2's 3x3s at
+// batch 8: 144x56x56, 4.7 ms channel-major against 11.8 ms; 192x28x28 and 576x14x14 alike), where
+// a strided one gains (its copy's rows of the stride: 144x56x56 at stride 2, 9.9 against 5.5 ms)
+// and so does a 5x5 (MobileNetV3's 576x7x7, 0.41 against 0.26 ms at batch 1).
+constexpr int64_t kMaxChannelMajorTaps = 9;
+
+// The depthwise tap sum with one filter per channel over xs, split_input's rows stored channels
+// last: y[n, *o, c] = sum over the taps t of tap_t[n, c, *o] * w[c, t] (+ bias[c]), stored [N, *O,
+// C] so that its innermost loop runs along the channels (unit strides, whole vectors however small
+// the map: MobileNetV3's 5x5 on 576x7x7 reads 7-element rows channel-major), viewed as
+// [N, C, 1, *O].
+Tensor channelwise_sum(const Split& xs, const Tensor& w, const Tensor& bias, const Taps& g) {
+  const int64_t C = w.size(0), rank = static_cast<int64_t>(g.out.size()) + 2;
+  Shape wk(static_cast<size_t>(rank) - 1, 1);
+  wk.push_back(C);  // a tap's weights as [1, 1..., C]
+  Tensor wt = w.reshape({C, -1}).transpose(0, 1).contiguous(), y;  // [K, C]: unit strides along C
+  const std::vector<IntList> js = tap_indices(g.kernel);
+  for (size_t t = 0; t < js.size(); t++) {
+    Tensor term = tap(xs, js[t], g).permute(to_last(rank)) *
+                  wt.narrow(0, static_cast<int64_t>(t), 1).reshape(wk);
+    y = y.defined() ? y + term : term;
+  }
+  if (bias.defined()) y = y + bias.reshape(wk);
+  Shape out = {y.size(0), C, 1};
+  out.insert(out.end(), g.out.begin(), g.out.end());
+  return y.contiguous().permute(from_last(rank)).reshape(out);
+}
+
+// A depthwise convolution without gradients (Cg = 1): x [N, C, *S] -> [N, G, OCg, *O] plus bias,
+// the sum over the taps of tap * w[tap], each tap a shifted view of split_input's rows (tap()).
+// Where x is computed (a producer's bias, activation, transpose to NCHW; not stored()), the taps
+// read one copy of the rows: views of x would compute the producer again per tap behind the
+// padding's masks (MobileNetV2's 3x3, 32x112x112: 2.7 ms as views, 0.3 ms as copy and sum; DEBUG=2,
+// avx2, one thread). With one filter per channel, on maps up to kMaxChannelsLastMap read from a
+// small or a channels-last input, that copy and the sum are channels-last ([N, *S, C],
+// channelwise_sum) where the input is channels-last, the stride above 1 or the kernel larger than
+// kMaxChannelMajorTaps; else channel-major. A buffer padded at stride 1 is copied too
+// (144x56x56: 0.45 ms against 0.6-0.8 ms); a buffer read at a stride takes the views (96x112x112
+// at stride 2: 1.3 ms against 2.0 ms copied, 2.5 ms copied phase-major so that the taps read unit
+// strides). The padding's masks cut only the ends of the innermost loop, which the renderer splits
+// off (render_c.cpp: split_last_loop).
+Tensor depthwise(const Tensor& x, const Tensor& w, const Tensor& bias, const Taps& g,
+                 int64_t groups) {
   const int64_t OCg = w.size(0) / groups;
   Split xs = split_input(x, g);
   bool strided = false, padded = false;
   for (size_t i = 0; i < g.stride.size(); i++) {
     strided = strided || g.stride[i] > 1;
     padded = padded || g.lo[i] != 0 || g.hi[i] != 0;
+  }
+  const int64_t S = product(IntList(x.sizes().begin() + 2, x.sizes().end()));
+  const bool last = channels_last_source(x);
+  if (OCg == 1 && !stored(x) && product(g.out) <= kMaxChannelsLastMap &&
+      (S <= kMaxChannelsLastMap || last) &&
+      (last || strided || product(g.kernel) > kMaxChannelMajorTaps)) {
+    const int64_t r = xs.xs.dim();
+    xs.xs = xs.xs.permute(to_last(r)).contiguous().permute(from_last(r));
+    return channelwise_sum(xs, w, bias, g);
   }
   if (!stored(x) || (padded && !strided)) xs.xs = xs.xs.contiguous();
   Shape grouped = {x.size(0), groups, 1}, wk = {1, groups, OCg};
@@ -233,7 +326,9 @@ Tensor depthwise(const Tensor& x, const Tensor& w, const Taps& g, int64_t groups
     Tensor term = tap(xs, js[t], g).reshape(grouped) * wt.narrow(2, ti, 1).reshape(wk);
     y = y.defined() ? y + term : term;
   }
-  return y;
+  Shape b = {groups, OCg};
+  b.insert(b.end(), g.out.size(), 1);  // bias as [G, OCg, 1...]
+  return bias.defined() ? y + bias.reshape(b) : y;
 }
 
 // The product with gradients at batch > 1 in the channel-major layout: cols [G, Cg K, N L] (one
@@ -280,7 +375,7 @@ Tensor correlate(const Tensor& x, const Tensor& w, const Tensor& bias, const Tap
   Shape b = {groups, OCg};
   b.insert(b.end(), g.out.size(), 1);  // bias as [G, OCg, 1...]
   auto with_bias = [&](const Tensor& y) { return bias.defined() ? y + bias.reshape(b) : y; };
-  if (Cg == 1 && K <= kMaxDirectTaps && !grads) return with_bias(depthwise(x, w, g, groups));
+  if (Cg == 1 && K <= kMaxDirectTaps && !grads) return depthwise(x, w, bias, g, groups);
   if (K > 1 && !grads) return with_bias(windows_product(x, w, g, groups));
   const int64_t L = product(g.out);
   Tensor cols;  // [N, C, K, *O]

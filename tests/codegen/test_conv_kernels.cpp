@@ -19,7 +19,9 @@
 //   - depthwise without gradients: one tap sum, after one copy of the padded rows where the input
 //     is computed or a buffer padded at stride 1 (and a copy of the input padded to whole rows of
 //     the stride first where the stride does not divide a dim); the copy's innermost loop split
-//     around its masks, the sum unmasked.
+//     around its masks, the sum unmasked. A computed input on a small map at a stride or with a
+//     kernel over 3x3: copy and sum channels-last, the copy's masks tested once around its loop
+//     over the channels.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -152,30 +154,60 @@ TEST(ConvKernels, DepthwiseWithoutGradientsIsACopyThenOneTapSum) {
   EXPECT_EQ(kernels_of({conv2d(x, w, b, {2}, {1}, {1}, 16).tanh()}).size(), 1u);
   Tensor xo = input({2, 16, 11, 10});  // 11 rows: padded to whole rows of the stride first
   EXPECT_EQ(kernels_of({conv2d(xo, w, b, {2}, {1}, {1}, 16).tanh()}).size(), 2u);
-  // A computed input: copied once with its producer, at any stride, not computed per tap.
-  EXPECT_EQ(kernels_of({conv2d(x.tanh(), w, b, {2}, {1}, {1}, 16)}).size(), 2u);
+  // A computed input: copied once with its producer, at any stride, not computed per tap. On a
+  // map up to 56x56 at a stride (or a 5x5) channels-last: the weight as [K, C] too, and (realized
+  // here) the output back to NCHW.
+  EXPECT_EQ(kernels_of({conv2d(x.tanh(), w, b, {2}, {1}, {1}, 16)}).size(), 4u);
   EXPECT_EQ(kernels_of({conv2d(x.tanh(), w, b, {1}, {0}, {1}, 16)}).size(), 2u);
+  Tensor xl = input({1, 16, 60, 58});  // 60x58 positions: channel-major
+  EXPECT_EQ(kernels_of({conv2d(xl.tanh(), w, b, {2}, {1}, {1}, 16)}).size(), 2u);
 }
 
-// The copy's innermost loop in three: its unmasked middle a loop of its own; the tap sum reads
-// the copy without a mask.
+// Channel-major (a map over 56x56 positions): the copy's innermost loop in three, its unmasked
+// middle a loop of its own, the rows' masks tested once around it; the tap sum reads the copy
+// without a mask.
 TEST(ConvKernels, DepthwiseTapSumReadsItsCopyUnmasked) {
   NoGradGuard no_grad;
-  Tensor x = input({2, 16, 12, 10}), w = input({16, 1, 3, 3}), b = input({16});
+  Tensor x = input({2, 16, 60, 58}), w = input({16, 1, 3, 3}), b = input({16});
   const std::string log = debug4({conv2d(x.tanh(), w, b, {1}, {1}, {1}, 16)});
-  const std::string copy = kernel_source(log, "_E_32_14_12("), sum = kernel_source(log, "_E_2_16_");
+  const std::string copy = kernel_source(log, "_E_32_62_60("), sum = kernel_source(log, "_E_2_16_");
   ASSERT_FALSE(copy.empty()) << log;
   ASSERT_FALSE(sum.empty()) << log;
   EXPECT_EQ(sum.find("?"), std::string::npos) << sum;  // a mask: (valid ? load : 0)
   EXPECT_EQ(sum.find("tanhf("), std::string::npos) << sum;
   EXPECT_NE(copy.find("tanhf("), std::string::npos) << copy;  // the producer, in the copy
-  const auto middle = copy.find("for (int64_t o2 = 1; o2 < 11; o2++) {");
+  const auto rows = copy.find("if (o1 >= 1 && o1 < 61) {");
+  ASSERT_NE(rows, std::string::npos) << copy;
+  const auto middle = copy.find("for (int64_t o2 = 1; o2 < 59; o2++) {", rows);
   ASSERT_NE(middle, std::string::npos) << copy;
   const std::string inner = copy.substr(middle, copy.find("for (", middle + 1) - middle);
-  EXPECT_EQ(inner.find("o2 >="), std::string::npos) << inner;  // its masks' tests on o2 dropped
-  EXPECT_NE(inner.find("o1 >="), std::string::npos) << inner;  // those on o1 kept
+  EXPECT_EQ(inner.find("?"), std::string::npos) << inner;  // no mask on o2 nor o1 in there
+  const auto other = copy.find("} else {", middle);        // the rows outside: their masks kept
+  ASSERT_NE(other, std::string::npos) << copy;
+  EXPECT_NE(copy.find("(o1 >= 1 && o1 < 61)", other), std::string::npos) << copy;
   EXPECT_NE(copy.find("for (int64_t o2 = 0; o2 < 1; o2++) {"), std::string::npos) << copy;
-  EXPECT_NE(copy.find("for (int64_t o2 = 11; o2 < 12; o2++) {"), std::string::npos) << copy;
+  EXPECT_NE(copy.find("for (int64_t o2 = 59; o2 < 60; o2++) {"), std::string::npos) << copy;
+}
+
+// Channels-last (a 5x5 on a small map): the copy tests its padded rows and columns once around its
+// innermost loop (the channels), which is unmasked where they hold; the tap sum runs along the
+// channels without a mask.
+TEST(ConvKernels, DepthwiseChannelsLastTestsItsMasksOnce) {
+  NoGradGuard no_grad;
+  Tensor x = input({2, 16, 12, 10}), w = input({16, 1, 5, 5}), b = input({16});
+  const std::string log = debug4({conv2d(x.tanh(), w, b, {1}, {2}, {1}, 16)});
+  const std::string copy = kernel_source(log, "_E_2_16_14_16(");
+  const std::string sum = kernel_source(log, "_E_2_12_10_16(");
+  ASSERT_FALSE(copy.empty()) << log;
+  ASSERT_FALSE(sum.empty()) << log;
+  EXPECT_EQ(sum.find("?"), std::string::npos) << sum;
+  EXPECT_NE(sum.find("for (int64_t o3 = 0; o3 < 16; o3++) {"), std::string::npos) << sum;
+  const auto test = copy.find("if (o1 >= 2 && o1 < 14 && o2 >= 2 && o2 < 12) {");
+  ASSERT_NE(test, std::string::npos) << copy;
+  const std::string held = copy.substr(test, copy.find("} else {", test) - test);
+  EXPECT_EQ(held.find("?"), std::string::npos) << held;  // no mask where the test holds
+  EXPECT_NE(held.find("tanhf("), std::string::npos) << held;
+  EXPECT_NE(copy.substr(test).find("?"), std::string::npos) << copy;  // the rest keeps them
 }
 
 TEST(ConvKernels, BackwardRunsItsProductsTiled) {

@@ -181,6 +181,23 @@ PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_phases, GradConvPath, depthwise_pha
                      ops::conv1d(b, b.dyadic({2, 4, 19}).tanh(), b.dyadic({4, 1, 4}), none,
                                  Shape{3}, Shape{2}, Shape{1}, int64_t{4})};
 }
+// Computed inputs on both sides of the channels-last tap sum's bound (convolution.cpp's
+// kMaxChannelsLastMap, 56x56 positions): a map of 60x60 channel-major (stride 1: the output too
+// large; stride 2: the input), and stored channels-last ([N, H, W, C] transposed, as a product's
+// [N L, C]) at stride 2 (channels-last however large the input); the copy's padded rows and columns
+// are tested once around its innermost loop (render_c.cpp's outer_unmasked_ranges).
+PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_channels_last, GradConvPath, depthwise_channels_last) {
+  auto x = b.dyadic({1, 3, 60, 60}).tanh(), none = typename B::T{};
+  auto xl = b.dyadic({2, 60, 58, 5}).transpose(1, 3).transpose(2, 3).tanh();
+  return std::vector{
+      ops::conv2d(b, x, b.dyadic({3, 1, 3, 3}), b.randn({3}), Shape{1}, Shape{1}, Shape{1},
+                  int64_t{3}),
+      ops::conv2d(b, x, b.dyadic({3, 1, 5, 5}), none, Shape{2}, Shape{2}, Shape{1}, int64_t{3}),
+      ops::conv2d(b, xl, b.dyadic({5, 1, 3, 3}), b.randn({5}), Shape{2}, Shape{1}, Shape{1},
+                  int64_t{5}),
+      ops::conv2d(b, xl.narrow(2, 0, 20), b.dyadic({5, 1, 5, 3}), b.randn({5}), Shape{1, 2},
+                  Shape{2, 1}, Shape{1}, int64_t{5})};
+}
 // Without gradients, the stacked taps' columns (one copy, then the product) in 1-D and 3-D,
 // strided, dilated and grouped at once; padded asymmetrically (a transposed convolution's
 // output_padding pads after only); a 7x7 stride-2 stem (49 taps, rows not a multiple of the
