@@ -202,6 +202,62 @@ Tensor windows_product(const Tensor& x, const Tensor& w, const Taps& g, int64_t 
   return y.reshape({groups, N, L, OCg}).permute({1, 0, 3, 2}).reshape(out);
 }
 
+// Output rows added to the first output dim of few_channels_product's columns so that the
+// product's column count (O_1 + r) O_2 ... (an image's) is a whole number of 16-float lines (two
+// AVX2 vectors, the register tile's width): the product then reads the columns in place, where a
+// partial last tile has it pack them in reduce blocks of 16 (SqueezeNet's 111x111 stem: 2.8-2.9x
+// oneDNN's time, against 1.6-1.8x with one spare row). -1 where that takes more than an eighth more
+// rows.
+int64_t spare_rows(const Shape& out) {
+  const int64_t inner = product(IntList(out.begin() + 1, out.end()));
+  for (int64_t r = 0; r <= 15 && 8 * r <= out[0]; r++)
+    if ((out[0] + r) * inner % 16 == 0) return r;
+  return -1;
+}
+
+// The stacked taps of x, [N, C, K, *O] (a lazy view; windows_product's cols before their permute
+// and copy): x's rows phase-major where the taps outnumber the phases.
+Tensor stacked_taps(const Tensor& x, const Taps& g) {
+  Split xs = split_input(stored(x) ? x : x.contiguous(), g);
+  const int64_t phases = product(g.stride);
+  if (phases > 1 && product(g.kernel) >= kMinPhaseTaps * phases) xs.xs = phase_major(xs.xs);
+  std::vector<Tensor> taps;
+  for (const IntList& j : tap_indices(g.kernel)) taps.push_back(tap(xs, j, g));
+  return stack(taps, 2);
+}
+
+// Few input channels (a network's stem: 3 channels, K = 27 or 147, 12544 output pixels), without
+// gradients: the product in the other orientation, W [G, OCg, Cg K] @ cols [N, G, Cg K, L] + bias,
+// each image's L output pixels the columns, read in place as vectors and stored as vectors into
+// the NCHW output [N, G, OCg, L] (at batch > 1 no transposing copy after the product). cols^T W^T
+// (windows_product) broadcast its 12544 rows from a transposed operand through a packed row panel,
+// stored each tile transposed (a scalar per pixel and channel) and gave 16 output channels
+// (MobileNetV3) a single column tile. Time against oneDNN's direct convolution, before -> after
+// (medians of two runs of 3-5 alternated old/new pairs, bench_conv_paired with CPU time, avx2, one
+// thread, machine loaded): ResNet's 7x7 stem 1.77-2.00 -> 1.61-1.68x, at batch 8 2.55 -> 1.76x;
+// MobileNetV3's 16x3x3x3 2.60-3.23 -> 2.32-2.73x; MobileNetV2's 32x3x3x3 2.98-3.15 -> 2.24-2.64x;
+// SqueezeNet's 64x3x3x3 (one spare row) 1.87-2.89 -> 1.68-2.38x. cols carries r = spare_rows()
+// extra output rows, zero; the bias is added before they are cut off, so that it stays the
+// product's epilogue.
+Tensor few_channels_product(const Tensor& x, const Tensor& w, const Tensor& bias, const Taps& g,
+                            int64_t groups, int64_t r) {
+  const int64_t N = x.size(0), Cg = x.size(1) / groups, OCg = w.size(0) / groups;
+  const int64_t n = static_cast<int64_t>(g.out.size()), CgK = Cg * product(g.kernel);
+  IntList pad(2 * static_cast<size_t>(n), 0);  // (before, after) from the last dim
+  pad[2 * static_cast<size_t>(n) - 1] = r;
+  Tensor cols = constant_pad_nd(stacked_taps(x, g), pad).contiguous();  // [N, C, K, O_1 + r, ...]
+  Shape split = {N, groups, OCg, g.out[0] + r};
+  split.insert(split.end(), g.out.begin() + 1, g.out.end());
+  const int64_t pixels = product(IntList(split.begin() + 3, split.end()));
+  Tensor y = w.reshape({groups, OCg, CgK}).matmul(cols.reshape({N, groups, CgK, pixels}));
+  if (bias.defined()) y = y + bias.reshape({groups, OCg, 1});
+  return y.reshape(split).narrow(3, 0, g.out[0]);
+}
+
+// Input channels up to which few_channels_product takes an ungrouped convolution (RGB, RGBA,
+// gray; grouped ones unmeasured), where spare rows make its columns whole lines.
+constexpr int64_t kMaxFewChannels = 4;
+
 // Largest kernel that a depthwise convolution sums tap by tap (one term per tap in one kernel).
 // Only without gradients: the weight's would be one reduction per tap, where the stacked taps
 // (cols) give one.
@@ -376,6 +432,10 @@ Tensor correlate(const Tensor& x, const Tensor& w, const Tensor& bias, const Tap
   b.insert(b.end(), g.out.size(), 1);  // bias as [G, OCg, 1...]
   auto with_bias = [&](const Tensor& y) { return bias.defined() ? y + bias.reshape(b) : y; };
   if (Cg == 1 && K <= kMaxDirectTaps && !grads) return depthwise(x, w, bias, g, groups);
+  const int64_t spare = spare_rows(g.out);
+  if (K > 1 && K <= codegen::kMaxConcatAxis && !grads && groups == 1 && Cg <= kMaxFewChannels &&
+      spare >= 0)
+    return few_channels_product(x, w, bias, g, groups, spare);
   if (K > 1 && !grads) return with_bias(windows_product(x, w, g, groups));
   const int64_t L = product(g.out);
   Tensor cols;  // [N, C, K, *O]

@@ -216,6 +216,28 @@ PARITY_CASE(ConvPath, tap_columns_1d_3d_asymmetric_long) {
       ops::conv2d(b, b.dyadic({1, 2, 12, 11}), b.dyadic({3, 2, 9, 9}), none, Shape{1}, Shape{2},
                   Shape{1}, int64_t{1})};
 }
+// Without gradients, few input channels (a network's stem: the weight times the stacked taps,
+// src/tensor/convolution.cpp's few_channels_product): images whose pixel count is no multiple of
+// 16 (31x8 and, at batch 3, 15x4: one spare row each, cut off again; 17x15: too many spare rows,
+// windows_product instead), padding on every side (and an input padded unequally on three,
+// computed), a 7x7 stride-2 kernel at batch 2 (phase-major rows), dilation with 2 channels, no
+// bias, and float64 at batch 2 (a spare row).
+PARITY_CASE(ConvPath, few_channels) {
+  auto none = typename B::T{};
+  auto w = b.dyadic({5, 3, 3, 3});
+  return std::vector{
+      ops::conv2d(b, b.dyadic({1, 3, 33, 29}), w, b.randn({5}), Shape{2}, Shape{1}, Shape{1},
+                  int64_t{1}),
+      ops::conv2d(b, b.dyadic({1, 3, 62, 16}), w, b.randn({5}), Shape{2}, Shape{1}, Shape{1},
+                  int64_t{1}),
+      ops::conv2d(b, b.dyadic({3, 3, 30, 8}), w, none, Shape{2}, Shape{1}, Shape{1}, int64_t{1}),
+      ops::conv2d(b, b.pad(b.dyadic({2, 3, 19, 21}), Shape{3, 1, 0, 2}), b.dyadic({6, 3, 7, 7}),
+                  b.randn({6}), Shape{2}, Shape{0}, Shape{1}, int64_t{1}),
+      ops::conv2d(b, b.dyadic({2, 2, 20, 30}), b.dyadic({4, 2, 3, 2}), b.randn({4}), Shape{1, 2},
+                  Shape{2, 1}, Shape{2, 1}, int64_t{1}),
+      ops::conv2d(b, b.randn({2, 3, 31, 16}, b.f64), b.randn({7, 3, 3, 3}, b.f64),
+                  b.randn({7}, b.f64), Shape{2}, Shape{2, 1}, Shape{1}, int64_t{1})};
+}
 // A transposed convolution whose padding exceeds dilation * (kernel - 1): the convolution's
 // padding before is negative (a crop).
 PARITY_AND_BACKWARD_CASE(ConvPath, conv_transpose_cropped, GradConvPath, conv_transpose_cropped) {
