@@ -1,4 +1,5 @@
 #include "codegen/c_expr.h"
+#include "codegen/loop_shapes.h"
 
 #include <cmath>
 #include <cstdio>
@@ -129,6 +130,14 @@ std::string render_op(Op op, ScalarType t, const std::vector<std::string>& a, co
     throw Error(std::string("render: ") + info.name + " on " + dtype_name(t) +
                 " (make_node computes it in float32)");
   const char* tmpl = is_floating_point(t) ? info.c_float : t == kBool ? info.c_bool : info.c_int;
+  // ops.def's float MAX, (($0 >= $1 || $0 != $0) ? $0 : $1), in a form GCC 12 vectorises: in a
+  // chain (a max pool's nine taps, then a relu) it if-converts the `||` into selects between
+  // masks that it cannot vectorise, and the whole loop stays scalar (-fopt-info-vec-all:
+  // "relevant stmt not supported: patt_ = patt_ ? _ : _"). The same rule: NaN wins, a tie (-0,
+  // +0) gives $0; where both are NaN, $1's NaN rather than $0's. Of the forms that vectorise, the
+  // cheapest: a residual block's maxpool-add-relu over 64x56x56 (AVX2, one thread, the kernel
+  // alone) 0.39 ms against 0.81 for an exact form with a third select.
+  if (op == Op::MAX && is_floating_point(t)) tmpl = "($0 < $1 ? $1 : ($1 != $1 ? $1 : $0))";
   if (!*tmpl) throw Error(std::string("render: no C rule for ") + info.name);
   return render_template(tmpl, t, a, d);
 }
@@ -165,6 +174,27 @@ std::string ExprEmitter::index(const ir::View& v, const std::vector<std::string>
   return s;
 }
 
+std::string ExprEmitter::index_here(const ir::View& v, const std::vector<std::string>& idx) const {
+  const size_t d = hidden_axis_;
+  if (d >= v.shape.size() || v.shape[d] == 1 || !opaque_stride(v.strides[d])) return index(v, idx);
+  ir::View rest = v;
+  rest.strides[d] = 0;
+  return index(rest, idx) + " + " + idx[d] + "*" + stride_var(v.strides[d]);
+}
+
+std::string ExprEmitter::stride_var(int64_t stride) {
+  return (stride < 0 ? "sm" : "s") + std::to_string(stride < 0 ? -stride : stride) + "_";
+}
+
+void ExprEmitter::declare_strides(std::ostringstream& s, const std::string& ind,
+                                  const std::vector<int64_t>& strides) {
+  for (int64_t st : strides) {
+    const std::string v = stride_var(st);
+    s << ind << "int64_t " << v << " = " << st << ";\n";
+    s << ind << "__asm__(\"\" : \"+r\"(" << v << "));\n";
+  }
+}
+
 std::string ExprEmitter::valid(const ir::View& v, const std::vector<std::string>& idx,
                                const std::vector<std::pair<int64_t, int64_t>>* known) {
   std::string s;
@@ -196,7 +226,7 @@ std::string ExprEmitter::emit(const Expr& e, std::ostringstream& s, const std::s
   std::string x;
   switch (e.kind) {
     case Expr::Kind::Load: {
-      std::string load = cat({"b", std::to_string(e.buf), "[", index(e.view, idx), "]"});
+      std::string load = cat({"b", std::to_string(e.buf), "[", index_here(e.view, idx), "]"});
       std::string m = e.view.has_mask() ? valid_here(e.view, idx) : "";
       x = m.empty() ? load : cat({"((", m, ") ? ", load, " : ", literal(0, e.dtype, *d_), ")"});
       break;

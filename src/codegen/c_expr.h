@@ -2,6 +2,7 @@
 // register-tiled reduce renderer (render_tile.cpp). Internal to codegen. Where a dialect spells
 // something its own way (dialect.h), the functions take it; C is the default.
 #pragma once
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -42,6 +43,18 @@ class ExprEmitter {
                    Memo& memo, const std::vector<std::string>& idx);
   /// Buffer offset of a view's element (axes of size 1 or stride 0 contribute nothing).
   static std::string index(const ir::View& v, const std::vector<std::string>& idx);
+  /// From now on, index_here() (the loads emit() renders) writes the strides along loop axis
+  /// `axis` that opaque_stride (loop_shapes.h) picks as the variables stride_var names, which
+  /// the caller declares with values the compiler cannot see (declare_strides).
+  void hide_strides(size_t axis) { hidden_axis_ = axis; }
+  /// index(), with the strides hide_strides() names as variables.
+  std::string index_here(const ir::View& v, const std::vector<std::string>& idx) const;
+  /// The variable of a hidden stride ("s64_", "sm64_" for -64).
+  static std::string stride_var(int64_t stride);
+  /// C statements declaring each stride's variable, hidden from GCC by an empty asm statement
+  /// (it can no longer take the stride for a constant): `ind` is their indentation.
+  static void declare_strides(std::ostringstream& s, const std::string& ind,
+                              const std::vector<int64_t>& strides);
   /// The view's validity condition ("" when unmasked, "0" when empty). `known`, where given,
   /// holds a range [lo, hi) per axis that its index is known to lie in: a mask that covers it
   /// needs no test.
@@ -58,6 +71,7 @@ class ExprEmitter {
   const Dialect* d_;
   int next_ = 0;
   std::vector<std::pair<int64_t, int64_t>> known_;  // per axis; empty: nothing assumed
+  size_t hidden_axis_ = SIZE_MAX;                   // hide_strides' axis; SIZE_MAX: none
 };
 
 }  // namespace ember::codegen

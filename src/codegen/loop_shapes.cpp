@@ -48,7 +48,9 @@ bool concat_axis(const Kernel& k, size_t d) {
   for (const Expr* e : ls)
     if (e->view.has_mask() && e->view.mask[d] != std::pair<int64_t, int64_t>{0, k.full_shape[d]})
       pieces.push_back(e->view.mask[d]);
+  // Loads of one piece share its slice (an expand convolution's output and its bias).
   std::sort(pieces.begin(), pieces.end());
+  pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
   bool disjoint = pieces.size() >= 2;
   for (size_t i = 1; i < pieces.size(); i++)
     disjoint = disjoint && pieces[i - 1].second <= pieces[i].first;
@@ -124,6 +126,26 @@ std::vector<std::pair<int64_t, int64_t>> outer_unmasked_ranges(const Kernel& k,
     }
   }
   if (!cut || (cut_last && unmasked_range(k, up).first >= unmasked_range(k, up).second)) return {};
+  return r;
+}
+
+bool opaque_stride(int64_t stride) {
+  const int64_t a = stride < 0 ? -stride : stride;
+  return a >= 8 && (a & (a - 1)) == 0;
+}
+
+std::vector<int64_t> opaque_strides(const Kernel& k, size_t d) {
+  std::vector<const Expr*> ls;
+  loads_of(*k.value, ls);
+  for (auto& o : k.more_outputs) loads_of(*o.value, ls);
+  std::vector<const ir::View*> views{&k.out_view};
+  for (auto& o : k.more_outputs) views.push_back(&o.view);
+  for (const Expr* l : ls) views.push_back(&l->view);
+  std::vector<int64_t> r;
+  for (const ir::View* v : views)
+    if (d < v->shape.size() && v->shape[d] > 1 && opaque_stride(v->strides[d]) &&
+        std::find(r.begin(), r.end(), v->strides[d]) == r.end())
+      r.push_back(v->strides[d]);
   return r;
 }
 

@@ -20,8 +20,8 @@ bool short_reduce(const schedule::Kernel& k);
 /// the loop around it, which then vectorises (render_c.cpp), with these upcasts.
 bool short_last_axis(const schedule::Kernel& k, const std::vector<int64_t>& upcast);
 /// Whether axis d (not the last) of an elementwise kernel concatenates (cat, stack, a
-/// convolution's stacked taps): at most kMaxConcatAxis long, and its value a sum of at least two
-/// loads masked to pairwise disjoint slices of it. Code that knows the index along d as a
+/// convolution's stacked taps): at most kMaxConcatAxis long, and its loads masked to at least two
+/// pairwise disjoint slices of it (loads of one slice share its mask). Code that knows the index along d as a
 /// constant drops every other piece (their masks fold to false): the heuristic unrolls such an
 /// axis whole (plan_heuristic.cpp), and the renderer specialises axis 0 (the thread pool's,
 /// which an unroll would leave one unit of work) by a switch over its values.
@@ -49,5 +49,16 @@ std::pair<int64_t, int64_t> unmasked_range(const schedule::Kernel& k,
 std::vector<std::pair<int64_t, int64_t>> outer_unmasked_ranges(const schedule::Kernel& k,
                                                                const std::vector<int64_t>& upcast,
                                                                bool fixed0);
+
+/// Whether a constant stride (in elements) along a loop keeps GCC 12 from vectorising it: a power
+/// of two of at least 8. GCC takes such an access for an interleaved group with a gap, finds no
+/// permutation for a gap that wide ("not falling back to elementwise accesses"), and leaves the
+/// whole loop scalar; other constant strides, and strides it cannot see, it loads element by
+/// element into vectors. The transposed reads of a convolution's channels-last output (stride 64,
+/// 128, ...) are such strides.
+bool opaque_stride(int64_t stride);
+/// The distinct strides along axis d of an elementwise kernel's loads and output views that
+/// opaque_stride picks (none along a size-1 axis).
+std::vector<int64_t> opaque_strides(const schedule::Kernel& k, size_t d);
 
 }  // namespace ember::codegen

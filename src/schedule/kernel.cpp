@@ -326,12 +326,94 @@ void simplify_nests(Kernel& k) {
   for (auto& o : k.more_outputs) o.value = swap(o.value);
 }
 
+// Step 4 of simplify: an elementwise kernel whose accesses disagree on the contiguous axis, some
+// walking the last axis (the vectorised loop) with unit stride and one walking an outer axis d
+// with unit stride and the last one with a wide stride (a residual add that reads a
+// convolution's channels-last [H W, C] output into NCHW, stride C), walks d in blocks of
+// kTransposeBlock just outside the last loop: [.., d, .., last] -> [.., d / B, .., B, last]. The
+// transposed access then reads B neighbours of each cache line while its lines stay in L1,
+// instead of one element per line with the whole operand read again for each index of d
+// (ResNet-18's E_64_56_56 at AVX2, one thread, the kernel alone: 0.67 -> 0.48 ms).
+constexpr int64_t kTransposeBlock = 16;  // floats of a 64-byte line
+constexpr int64_t kWideStride = 8;       // the narrowest stride that skips whole lines soon
+
+std::vector<ir::View> all_views(const Kernel& k) {
+  std::vector<ir::View> views{k.out_view};
+  for_each_view(*k.value, [&](const ir::View& v) { views.push_back(v); });
+  for (auto& o : k.more_outputs) {
+    for_each_view(*o.value, [&](const ir::View& v) { views.push_back(v); });
+    views.push_back(o.view);
+  }
+  return views;
+}
+
+// Whether view v's mask along axis d keeps to whole blocks (a concatenation of pieces of
+// multiples of the block: SqueezeNet's Fire modules' two expand convolutions).
+bool block_aligned(const ir::View& v, size_t d) {
+  return mask_free(v, d) ||
+         (v.mask[d].first % kTransposeBlock == 0 && v.mask[d].second % kTransposeBlock == 0);
+}
+
+// The axis to block, or n (none): the first with unit stride in a transposed access, a multiple
+// of the block (at least two blocks where it is the thread pool's axis 0), masked in whole blocks
+// only.
+size_t transposed_axis(const Kernel& k) {
+  const size_t n = k.full_shape.size();
+  if (!k.reduce_axes.empty() || n < 2 || k.full_shape[n - 1] < kWideStride ||
+      !kernel_nests(k).empty())
+    return n;
+  const std::vector<ir::View> views = all_views(k);
+  auto wide = [](int64_t s) { return s >= kWideStride || s <= -kWideStride; };
+  if (std::none_of(views.begin(), views.end(),
+                   [&](const ir::View& v) { return v.strides[n - 1] == 1; }))
+    return n;
+  for (size_t d = 0; d + 1 < n; d++) {
+    const int64_t size = k.full_shape[d];
+    if (size % kTransposeBlock || (d == 0 && size < 2 * kTransposeBlock)) continue;
+    bool transposed = false, aligned = true;
+    for (auto& v : views) {
+      transposed |= v.strides[d] == 1 && wide(v.strides[n - 1]);
+      aligned &= block_aligned(v, d);
+    }
+    if (transposed && aligned) return d;
+  }
+  return n;
+}
+
+Kernel block_transposed_axis(const Kernel& in) {
+  const size_t n = in.full_shape.size(), d = transposed_axis(in);
+  if (d == n) return in;
+  const int64_t B = kTransposeBlock;
+  auto split = [&](const ir::View& v) {
+    ir::View r;
+    r.offset = v.offset;
+    auto axis = [&](int64_t size, int64_t stride, std::pair<int64_t, int64_t> m) {
+      r.shape.push_back(size);
+      r.strides.push_back(stride);
+      if (v.has_mask()) r.mask.push_back(m);
+    };
+    for (size_t i = 0; i < n; i++) {
+      if (i + 1 == n) axis(B, v.strides[d], {0, B});
+      if (i == d)
+        axis(v.shape[d] / B, v.strides[d] * B,
+             v.has_mask() ? std::pair{v.mask[d].first / B, v.mask[d].second / B}
+                          : std::pair<int64_t, int64_t>{});
+      else
+        axis(v.shape[i], v.strides[i], v.has_mask() ? v.mask[i] : std::pair<int64_t, int64_t>{});
+    }
+    return r;
+  };
+  Kernel k = map_kernel(in, split, [](const std::vector<int64_t>& a) { return a; });
+  k.full_shape = split(ir::View{in.full_shape, in.out_view.strides, 0, {}}).shape;
+  return k;
+}
+
 }  // namespace
 
 Kernel simplify(const Kernel& in) {
   Kernel k = merge_axes(reduce_axes_last(in));
   if (!kernel_nests(k).empty()) simplify_nests(k);
-  return k;
+  return block_transposed_axis(k);
 }
 
 }  // namespace ember::schedule
