@@ -37,6 +37,11 @@ struct Case {
 
 Tensor in(IntList shape) { return randn(shape).realize(); }
 
+// A convolution's product cols^T W^T: rows (positions) x cols (output channels), K deep.
+Case conv_case(const char* name, int64_t rows, int64_t cols, int64_t k) {
+  return {name, [=] { return matmul(in({k, rows}).t(), in({cols, k}).t()); }};
+}
+
 std::vector<Case> cases() {
   return {
       {"conv b1 r_3136_64_576",
@@ -71,27 +76,13 @@ std::vector<Case> cases() {
        [] {
          return matmul(in({128, 10001}).t(), in({128, 128}).t());
        }},
-      // ResNet-18's deep layers at batch 1: few rows (7x7, 14x14 maps), a large weight.
-      {"conv b1 r_49_512_4608",
-       [] {
-         return matmul(in({4608, 49}).t(), in({512, 4608}).t());
-       }},
-      {"conv b1 r_196_256_2304",
-       [] {
-         return matmul(in({2304, 196}).t(), in({256, 2304}).t());
-       }},
-      {"conv b1 r_49_512_2304",
-       [] {
-         return matmul(in({2304, 49}).t(), in({512, 2304}).t());
-       }},
-      {"conv b1 r_196_256_1152",
-       [] {
-         return matmul(in({1152, 196}).t(), in({256, 1152}).t());
-       }},
-      {"conv b8 r_392_512_4608",
-       [] {
-         return matmul(in({4608, 392}).t(), in({512, 4608}).t());
-       }},
+      // ResNet-18's deep layers at batch 1: few rows (7x7, 14x14 maps), a large weight; and the
+      // layer4 3x3 at batch 8.
+      conv_case("conv b1 r_49_512_4608", 49, 512, 4608),
+      conv_case("conv b1 r_196_256_2304", 196, 256, 2304),
+      conv_case("conv b1 r_49_512_2304", 49, 512, 2304),
+      conv_case("conv b1 r_196_256_1152", 196, 256, 1152),
+      conv_case("conv b8 r_392_512_4608", 392, 512, 4608),
   };
 }
 
