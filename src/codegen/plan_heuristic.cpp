@@ -236,18 +236,20 @@ void split_k_rows(const Product& f, TileDraft& d) {
     d.per = d.tiles;
 }
 
-// A blocked reduce that the rules above cut into row blocks, each packing (or re-reading) the
-// whole column operand, where column blocks would re-read fewer elements of the row operand: (cb -
-// 1) n < (rb - 1) m. A deep layer's convolution at batch 1 (ResNet-18's 7x7 maps: 49 rows x 512
-// columns, K = 4608, a 9.4 MB weight, in 2 row blocks x 4 split-K slices). The rows become one
+// A blocked reduce that the rules above cut into rb row blocks, each packing (or re-reading) the
+// whole column operand, where cb column blocks would re-read less of the row operand, per k step
+// (cb - 1) n < (rb - 1) m: a deep layer's convolution at batch 1 (ResNet-18's 7x7 maps: 49 rows x
+// 512 columns, K = 4608, a 9.4 MB weight, in 2 row blocks x 4 split-K slices). The rows become one
 // block and the units column blocks (up to 4, of at least 2^19 multiply-adds: a power of two, for
 // two or four threads; more where a block's accumulators would not fit a quarter of L2), each
 // packing its share of the columns once; no split-K. The sums and their order are those of one
-// block. cols^T W^T at AVX2 (bench_panel_plans, Zen 3 loaded, paired; 1 thread CPU time, 2
-// threads least wall time): 49 x 512 x 4608 0.83x (1 thread), 0.80x (2 threads) the time of the
-// row blocks; 196 x 256 x 2304 (4 row blocks x 2 slices) 0.91x, 0.83x. Two or eight column
-// blocks ran within the noise of four (0.99-1.07x), as did one row block in split-K slices. Not
-// with SSE2's broadcast panel, which sizes the row blocks itself (unmeasured there).
+// block. cols^T W^T at AVX2, the heuristic's plans before and after (bench_panel_plans, Zen 3 at
+// load 8-10, 21 paired rounds; 1 thread CPU time, 2 threads least wall time, medians): 49 x 512 x
+// 4608 0.79x (1 thread), 0.67x (2 threads); 49 x 512 x 2304 0.87x, 0.84x; 196 x 256 x 2304 (4
+// row blocks x 2 slices) 0.91x, 0.90x; 196 x 256 x 1152 (4 row blocks) 1.00x, 0.93x; at batch 8
+// 392 x 512 x 4608 (14 row blocks of 30) 0.76x, 0.81x. Two or eight column blocks ran within the
+// noise of four (0.99-1.07x), as did one row block in split-K slices. Not with SSE2's broadcast
+// panel, which sizes the row blocks itself (unmeasured there).
 void column_units(const Product& f, TileDraft& d) {
   const int64_t ctiles = d.mpad / d.tm, npad = d.tiles * d.tn;
   const int64_t rb = (d.tiles + d.per - 1) / d.per;
