@@ -236,8 +236,8 @@ void split_k_rows(const Product& f, TileDraft& d) {
     d.per = d.tiles;
 }
 
-// A blocked reduce that the rules above cut into rb row blocks, each packing (or re-reading) the
-// whole column operand, where cb column blocks would re-read less of the row operand, per k step
+// A blocked reduce that the rules above cut into rb row blocks, each packing the whole column
+// operand, where cb column blocks would re-read less of the row operand, per k step
 // (cb - 1) n < (rb - 1) m: a deep layer's convolution at batch 1 (ResNet-18's 7x7 maps: 49 rows x
 // 512 columns, K = 4608, a 9.4 MB weight, in 2 row blocks x 4 split-K slices). The rows become one
 // block and the units column blocks (up to 4, of at least 2^19 multiply-adds: a power of two, for
@@ -248,12 +248,14 @@ void split_k_rows(const Product& f, TileDraft& d) {
 // 4608 0.79x (1 thread), 0.67x (2 threads); 49 x 512 x 2304 0.87x, 0.84x; 196 x 256 x 2304 (4
 // row blocks x 2 slices) 0.91x, 0.90x; 196 x 256 x 1152 (4 row blocks) 1.00x, 0.93x; at batch 8
 // 392 x 512 x 4608 (14 row blocks of 30) 0.76x, 0.81x. Two or eight column blocks ran within the
-// noise of four (0.99-1.07x), as did one row block in split-K slices. Not with SSE2's broadcast
-// panel, which sizes the row blocks itself (unmeasured there).
+// noise of four (0.99-1.07x), as did one row block in split-K slices. Packed column operands
+// only: read in place, the row blocks pack nothing (BERT-mini's x W at batch 1, 64 x 256 x 1024 in
+// 2 row blocks: 4 column blocks ran 1.09x the time at 1 thread, 1.05x at 2). Not with SSE2's
+// broadcast panel, which sizes the row blocks itself (unmeasured there).
 void column_units(const Product& f, TileDraft& d) {
   const int64_t ctiles = d.mpad / d.tm, npad = d.tiles * d.tn;
   const int64_t rb = (d.tiles + d.per - 1) / d.per;
-  if (d.kc == f.kk || rb < 2 || !f.p.sums.empty() || d.bcast) return;
+  if (!d.pack || d.kc == f.kk || rb < 2 || !f.p.sums.empty() || d.bcast) return;
   auto block_bytes = [&](int64_t cb) { return npad * ((ctiles + cb - 1) / cb) * d.tm * f.es; };
   int64_t cb = 1;
   while (cb < 4 && 2 * cb <= ctiles && f.n * f.m * f.kk / (2 * cb) >= (int64_t{1} << 19)) cb *= 2;
