@@ -141,12 +141,13 @@ TEST(ReducePlan, FewRowsBesideALargeWeightSplitTheColumns) {
     EXPECT_GE(std::stoll(opts.substr(ob + 14)), n) << opts;
     auto cv = cols.to_vector<float>(), wv = w.to_vector<float>(), bv = b.to_vector<float>(),
          got = y.to_vector<float>();
-    for (int64_t i = 0; i < n; i++)
-      for (int64_t j = 0; j < m; j++) {
-        double s = bv[j];
-        for (int64_t r = 0; r < k; r++) s += double(cv[r * n + i]) * wv[j * k + r];
-        ASSERT_NEAR(got[i * m + j], std::max(s, 0.0), 1e-3) << i << "," << j;
-      }
+    auto relu_ref = [&](int64_t i, int64_t j) {  // output (i, j) in double
+      double s = bv[j];
+      for (int64_t r = 0; r < k; r++) s += double(cv[r * n + i]) * wv[j * k + r];
+      return std::max(s, 0.0);
+    };
+    for (int64_t e = 0; e < n * m; e++)
+      ASSERT_NEAR(got[e], relu_ref(e / m, e % m), 1e-3) << e / m << "," << e % m;
   }
   set_num_threads(threads);
 }
