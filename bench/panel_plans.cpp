@@ -83,6 +83,11 @@ std::vector<Case> cases() {
       conv_case("conv b1 r_49_512_2304", 49, 512, 2304),
       conv_case("conv b1 r_196_256_1152", 196, 256, 1152),
       conv_case("conv b8 r_392_512_4608", 392, 512, 4608),
+      // The same with the weight [K, OC], read in place (prod_shapes.py's layout).
+      {"cols^T W r_49_512_4608",
+       [] {
+         return matmul(in({4608, 49}).t(), in({4608, 512}));
+       }},
       // BERT-mini's feed-forward output x W at batch 1 (sequence 64): 64 rows, K = 1024.
       {"bert b1 r_64_256_1024",
        [] {
