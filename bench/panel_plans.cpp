@@ -3,10 +3,13 @@
 // gradients dz^T h (the step's, and with a column count that packs h). Plans are plan_text lines
 // (codegen/plan_text.h), so that plans another build's heuristic chose can be timed by this one.
 //   bench_panel_plans print > FILE       the heuristic's plan of each case, one line each
-//   bench_panel_plans time A B [rounds]  each case's plans from files A and B, launched in turn
+//   bench_panel_plans time A B [rounds] [threads]
+//                                        each case's plans from files A and B, launched in turn
 //                                        (A B, B A, ...), 2 + 7 launches each round, median of
-//                                        the 7; the calling thread's CPU time (use 1 thread on a
-//                                        loaded machine); medians and the median per-round B/A.
+//                                        the 7; the calling thread's CPU time at 1 thread (the
+//                                        default; use it on a loaded machine), else the least
+//                                        wall-clock time of the 7; medians and the median
+//                                        per-round B/A.
 //                                        A line "-" leaves its case out.
 #include <algorithm>
 #include <cstdio>
@@ -33,6 +36,11 @@ struct Case {
 };
 
 Tensor in(IntList shape) { return randn(shape).realize(); }
+
+// A convolution's product cols^T W^T: rows (positions) x cols (output channels), K deep.
+Case conv_case(const char* name, int64_t rows, int64_t cols, int64_t k) {
+  return {name, [=] { return matmul(in({k, rows}).t(), in({cols, k}).t()); }};
+}
 
 std::vector<Case> cases() {
   return {
@@ -68,6 +76,23 @@ std::vector<Case> cases() {
        [] {
          return matmul(in({128, 10001}).t(), in({128, 128}).t());
        }},
+      // ResNet-18's deep layers at batch 1: few rows (7x7, 14x14 maps), a large weight; and the
+      // layer4 3x3 at batch 8.
+      conv_case("conv b1 r_49_512_4608", 49, 512, 4608),
+      conv_case("conv b1 r_196_256_2304", 196, 256, 2304),
+      conv_case("conv b1 r_49_512_2304", 49, 512, 2304),
+      conv_case("conv b1 r_196_256_1152", 196, 256, 1152),
+      conv_case("conv b8 r_392_512_4608", 392, 512, 4608),
+      // The same with the weight [K, OC], read in place (prod_shapes.py's layout).
+      {"cols^T W r_49_512_4608",
+       [] {
+         return matmul(in({4608, 49}).t(), in({4608, 512}));
+       }},
+      // BERT-mini's feed-forward output x W at batch 1 (sequence 64): 64 rows, K = 1024.
+      {"bert b1 r_64_256_1024",
+       [] {
+         return matmul(in({64, 1024}), in({1024, 256}));
+       }},
   };
 }
 
@@ -80,9 +105,11 @@ schedule::Kernel product_kernel(const Tensor& y) {
   return schedule::simplify(items.back().kernel);
 }
 
-double cpu_ms() {
+// The calling thread's CPU time, or with more than one thread the wall-clock time.
+int g_threads = 1;
+double now_ms() {
   timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  clock_gettime(g_threads > 1 ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
 }
 
@@ -98,15 +125,16 @@ std::vector<std::string> lines(const char* path) {
   return out;
 }
 
-// The median of 7 timed launches (after 2 untimed) of `p` on `bufs`.
+// The median of 7 timed launches (after 2 untimed) of `p` on `bufs`; with more than one thread
+// the least (wall-clock time on a shared machine: the launches other processes interrupted least).
 double time_launches(const runtime::Program& p, std::vector<void*>& bufs) {
   std::vector<double> v;
   for (int i = 0; i < 9; i++) {
-    const double t0 = cpu_ms();
+    const double t0 = now_ms();
     p.launch(bufs.data());
-    if (i >= 2) v.push_back(cpu_ms() - t0);
+    if (i >= 2) v.push_back(now_ms() - t0);
   }
-  return median(v);
+  return g_threads > 1 ? *std::min_element(v.begin(), v.end()) : median(v);
 }
 
 int time_pairs(const char* fa, const char* fb, int rounds) {
@@ -148,7 +176,8 @@ int time_pairs(const char* fa, const char* fb, int rounds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  set_num_threads(1);
+  g_threads = argc > 5 ? std::max(1, std::atoi(argv[5])) : 1;
+  set_num_threads(g_threads);
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "print") {
     manual_seed(3);

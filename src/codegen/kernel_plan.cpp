@@ -161,9 +161,9 @@ std::string tile_illegal(const Kernel& k, const TilePlan& t) {
     return "split-K into slices of " + std::to_string(t.split_k) + " without reduce blocks";
   const int64_t mpad = ceil_div(m, t.tile_cols) * t.tile_cols;
   if (t.block_cols && (t.block_cols < 0 || t.block_cols % t.tile_cols || t.block_cols >= mpad ||
-                       t.split_k || t.block_k || !p->sums.empty()))
+                       t.split_k || !p->sums.empty()))
     return "column blocks of " + std::to_string(t.block_cols) +
-           " (whole tiles, with one reduce block, no split-K, no row sums)";
+           " (whole tiles, no split-K, no row sums)";
   if (int64_t b = tile_frame_bytes(k, t, *p); b > kMaxFrameBytes)
     return std::to_string(b) + " bytes of local buffers";
   return "";

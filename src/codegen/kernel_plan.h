@@ -90,8 +90,8 @@ struct TilePlan {
   int64_t block_k = 0;
   /// BLOCK_OUTER: rows per unit of work (a multiple of tile_rows).
   int64_t block_rows = 0;
-  /// BLOCK_COLS: columns per unit of work (a multiple of tile_cols; 0: all). Needs one reduce
-  /// block, no split-K and no row sums.
+  /// BLOCK_COLS: columns per unit of work (a multiple of tile_cols; 0: all). Needs no split-K
+  /// and no row sums.
   int64_t block_cols = 0;
   /// SPLIT_REDUCE: split-K, the reduce axis in ceil(K / split_k) slices of equal depth, each slice
   /// of each row block a unit of work; the unit that finishes a block's last slice sums the

@@ -236,6 +236,35 @@ void split_k_rows(const Product& f, TileDraft& d) {
     d.per = d.tiles;
 }
 
+// A blocked reduce that the rules above cut into rb row blocks, each packing the whole column
+// operand, where cb column blocks would re-read less of the row operand, per k step
+// (cb - 1) n < (rb - 1) m: a deep layer's convolution at batch 1 (ResNet-18's 7x7 maps: 49 rows x
+// 512 columns, K = 4608, a 9.4 MB weight, in 2 row blocks x 4 split-K slices). The rows become one
+// block and the units column blocks (up to 4, of at least 2^19 multiply-adds: a power of two, for
+// two or four threads; more where a block's accumulators would not fit a quarter of L2), each
+// packing its share of the columns once; no split-K. The sums and their order are those of one
+// block. cols^T W^T at AVX2, the heuristic's plans before and after (bench_panel_plans, Zen 3 at
+// load 8-10, 21 paired rounds; 1 thread CPU time, 2 threads least wall time, medians): 49 x 512 x
+// 4608 0.79x (1 thread), 0.67x (2 threads); 49 x 512 x 2304 0.87x, 0.84x; 196 x 256 x 2304 (4
+// row blocks x 2 slices) 0.91x, 0.90x; 196 x 256 x 1152 (4 row blocks) 1.00x, 0.93x; at batch 8
+// 392 x 512 x 4608 (14 row blocks of 30) 0.76x, 0.81x. Two or eight column blocks ran within the
+// noise of four (0.99-1.07x), as did one row block in split-K slices. Packed column operands
+// only: read in place, the row blocks pack nothing (BERT-mini's x W at batch 1, 64 x 256 x 1024 in
+// 2 row blocks: 4 column blocks ran 1.09x the time at 1 thread, 1.05x at 2). Not with SSE2's
+// broadcast panel, which sizes the row blocks itself (unmeasured there).
+void column_units(const Product& f, TileDraft& d) {
+  const int64_t ctiles = d.mpad / d.tm, npad = d.tiles * d.tn;
+  const int64_t rb = (d.tiles + d.per - 1) / d.per;
+  if (!d.pack || d.kc == f.kk || rb < 2 || !f.p.sums.empty() || d.bcast) return;
+  auto block_bytes = [&](int64_t cb) { return npad * ((ctiles + cb - 1) / cb) * d.tm * f.es; };
+  int64_t cb = 1;
+  while (cb < 4 && 2 * cb <= ctiles && f.n * f.m * f.kk / (2 * cb) >= (int64_t{1} << 19)) cb *= 2;
+  while (cb < ctiles && block_bytes(cb) > f.t.l2 / 4) cb *= 2;
+  cb = (ctiles + (ctiles + cb - 1) / cb - 1) / ((ctiles + cb - 1) / cb);  // blocks of whole tiles
+  if (block_bytes(cb) > f.t.l2 / 4 || (cb - 1) * f.n >= (rb - 1) * f.m) return;
+  d.per = d.tiles, d.cblocks = cb, d.split = false;
+}
+
 // The split-K slice depth (a whole number of reduce blocks) once the row blocks are known, or 0.
 int64_t split_k_depth(const Product& f, const TileDraft& d, int64_t nc) {
   if (!d.split) return 0;
@@ -458,6 +487,7 @@ TilePlan tile_plan(const Kernel& k, const TileOperands& p, const Target& t) {
   reduce_block(f, d);
   units_of_work(f, d);
   split_k_rows(f, d);
+  column_units(f, d);
   broadcast_panel(f, d);
   TilePlan tp;
   tp.row = p.row, tp.col = p.col, tp.red = p.red;

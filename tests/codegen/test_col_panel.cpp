@@ -1,9 +1,10 @@
 // The tiled products' column panel (tile_col_panel.cpp: PACK on the column axis, tile-major
 // [column tile][k][TM]) at its edges, under every ISA level: column counts the tile does not
-// divide (zero padding), reduce depths the reduce block does not divide, split-K, column blocks,
-// batch axes, float and double, operands contiguous along the columns (copied) or along k
-// (transposed in registers) or computed; the panel of the whole block (rows outside) and the
-// panel of one column tile (COLS_OUTER with a contiguous operand: packed in the column loop).
+// divide (zero padding), reduce depths the reduce block does not divide, split-K, column blocks
+// (with reduce blocks too), batch axes, float and double, operands contiguous along the columns
+// (copied) or along k (transposed in registers) or computed; the panel of the whole block (rows
+// outside) and the panel of one column tile (COLS_OUTER with a contiguous operand: packed in the
+// column loop).
 // Each plan runs on the cpu device on random inputs and is compared with the interp device.
 #include <gtest/gtest.h>
 
@@ -74,6 +75,8 @@ TEST(ColPanel, PackedPlansMatchInterp) {
       {"blocks of 32, per column tile", 32, 0, 0, true},
       {"column blocks of 1 tile, rows outside", 0, 0, 1, false},
       {"column blocks of 1 tile, per column tile", 0, 0, 1, true},
+      {"column blocks of 2 tiles in blocks of 32, rows outside", 32, 0, 2, false},
+      {"column blocks of 1 tile in blocks of 32, per column tile", 32, 0, 1, true},
       {"split-K slices of 64 in blocks of 16, rows outside", 16, 64, 0, false},
       {"split-K slices of 64 in blocks of 16, per column tile", 16, 64, 0, true},
   };
@@ -102,7 +105,7 @@ TEST(ColPanel, PackedPlansMatchInterp) {
     }
     cases.push_back(std::move(c));
   }
-  EXPECT_EQ(per_tile, 12);  // the contiguous products' COLS_OUTER plans
+  EXPECT_EQ(per_tile, 15);  // the contiguous products' COLS_OUTER plans
   runtime::cpu_device().build(all);
   std::mt19937_64 g(7);
   for (const Case& c : cases) {

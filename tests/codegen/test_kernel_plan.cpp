@@ -129,8 +129,9 @@ TEST(KernelPlan, LegalRejectsBrokenTilePlans) {
                  "split-K without reduce blocks");
   expect_illegal(
       kp, avx2,
-      changed<TilePlan>(p, [](TilePlan& l) { l.block_k = 64, l.block_cols = l.tile_cols; }),
-      "column blocks with reduce blocks");
+      changed<TilePlan>(
+          p, [](TilePlan& l) { l.block_k = 64, l.split_k = 128, l.block_cols = l.tile_cols; }),
+      "column blocks with split-K");
   expect_illegal(kp, avx2,
                  changed<TilePlan>(p, [](TilePlan& l) { l.tile_rows = 9, l.block_rows = 9 * 20; }),
                  "nine row pointers");
@@ -324,6 +325,52 @@ TEST(KernelPlan, TransposedRowsHalveTheReduceBlockBeforeCuttingTheRowBlockToLess
     EXPECT_EQ(p.row_panel, codegen::RowPanel::Broadcast) << w.k.name() << KernelPlan{p}.str();
     EXPECT_EQ(p.block_k, w.block_k) << w.k.name() << KernelPlan{p}.str();
     EXPECT_EQ(p.block_rows, w.block_rows) << w.k.name() << KernelPlan{p}.str();
+  }
+}
+
+// A blocked reduce over few rows beside many columns (plan_heuristic.cpp, column_units): a deep
+// layer's convolution at batch 1, cols [C K, L]^T W^T, whose row blocks would each pack the whole
+// weight. The rows are one block, the units column blocks (2 to 4 here), no split-K: 49 x 512 x
+// 4608 on Zen 3's caches (where it was measured) and the fixed targets of every ISA level but SSE2
+// (its broadcast panel sizes the row blocks, plan_heuristic.cpp's broadcast_panel); 196 x 256 x
+// 2304 on Zen 3's (in 1 MiB of L2 it makes 2 row blocks, which re-read less than 4 column blocks
+// would). More rows than columns keep their row blocks, and the weight gradient (its rows one
+// block already) its split-K.
+TEST(KernelPlan, FewRowsBesideALargeWeightSplitTheColumns) {
+  manual_seed(6);
+  const schedule::Kernel deep =
+      kernel_named({matmul(input({4608, 49}).t(), input({512, 4608}).t())}, "r_49_512_4608");
+  const schedule::Kernel mid =
+      kernel_named({matmul(input({2304, 196}).t(), input({256, 2304}).t())}, "r_196_256_2304");
+  const schedule::Kernel tall =
+      kernel_named({matmul(input({1152, 784}).t(), input({128, 1152}).t())}, "r_784_128_1152");
+  const codegen::Target zen3 = codegen::make_target(Isa::Avx2, 32 << 10, 512 << 10, 32 << 20);
+  std::vector<codegen::Target> targets = {zen3};
+  for (Isa isa : test::all_isas()) targets.push_back(target_of(isa));
+  for (const codegen::Target& t : targets) {
+    SCOPED_TRACE(codegen::isa_name(t.isa) + std::string(" L2 ") + std::to_string(t.l2));
+    std::vector<const schedule::Kernel*> few = {&deep};
+    if (t.l2 == zen3.l2) few.push_back(&mid);
+    for (const schedule::Kernel* k : few) {
+      const KernelPlan p = codegen::plan(*k, t);
+      ASSERT_EQ(p.kind(), PlanKind::Tile) << p.str();
+      const auto& tp = std::get<codegen::TilePlan>(p.layout);
+      if (tp.row_panel == codegen::RowPanel::Broadcast) continue;  // SSE2: its panel's row blocks
+      EXPECT_GE(tp.block_rows, k->full_shape[0]) << k->name() << ": " << p.str();
+      EXPECT_GT(tp.block_k, 0) << k->name() << ": " << p.str();
+      EXPECT_EQ(tp.split_k, 0) << k->name() << ": " << p.str();
+      const int64_t units = p.units(*k);
+      EXPECT_GE(units, 2) << k->name() << ": " << p.str();
+      EXPECT_LE(units, 4) << k->name() << ": " << p.str();
+      EXPECT_EQ(p.illegal(*k, t), "") << k->name() << ": " << p.str();
+    }
+    const KernelPlan pt = codegen::plan(tall, t);
+    ASSERT_EQ(pt.kind(), PlanKind::Tile) << pt.str();
+    EXPECT_EQ(std::get<codegen::TilePlan>(pt.layout).block_cols, 0) << pt.str();
+    EXPECT_LT(std::get<codegen::TilePlan>(pt.layout).block_rows, 784) << pt.str();
+    const KernelPlan pw = codegen::plan(kernels().weight_grad, t);
+    EXPECT_GT(std::get<codegen::TilePlan>(pw.layout).split_k, 0) << pw.str();
+    EXPECT_EQ(std::get<codegen::TilePlan>(pw.layout).block_cols, 0) << pw.str();
   }
 }
 

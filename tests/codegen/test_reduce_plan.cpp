@@ -111,6 +111,47 @@ TEST(ReducePlan, TwoRowWeightGradientSplits) {
     }
 }
 
+// A blocked reduce over few rows beside many columns (a deep convolution at batch 1: cols^T W^T,
+// plan_heuristic.cpp's column_units): one row block, column blocks as the units of work, no
+// split-K. At odd sizes (columns not a multiple of the tile, K not of the reduce block, rows
+// clamped in the last tile), on two threads, against a host loop; with a fused epilogue.
+TEST(ReducePlan, FewRowsBesideALargeWeightSplitTheColumns) {
+  manual_seed(8);
+  NoGradGuard no_grad;
+  const int threads = get_num_threads();
+  set_num_threads(2);
+  struct Case {
+    int64_t n, m, k;
+  };
+  for (auto [n, m, k] : {Case{13, 100, 3000}, Case{25, 200, 2500}}) {
+    SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(k));
+    Tensor cols = input({k, n}), w = input({m, k}), b = input({m});
+    Tensor y = (matmul(cols.t(), w.t()) + b).relu();
+    const std::string log = debug3(y);
+    const auto at = log.find("kernel r_" + std::to_string(n) + "_" + std::to_string(m) + "_" +
+                             std::to_string(k) + " ");
+    ASSERT_NE(at, std::string::npos) << log;
+    const auto from = log.find("opts:", at);
+    const std::string opts = log.substr(from, log.find('\n', from) - from);
+    EXPECT_NE(opts.find("BLOCK_COLS(1,"), std::string::npos) << opts;
+    EXPECT_NE(opts.find("BLOCK_REDUCE(2,"), std::string::npos) << opts;
+    EXPECT_EQ(opts.find("SPLIT_REDUCE"), std::string::npos) << opts;
+    const auto ob = opts.find("BLOCK_OUTER(0,");
+    ASSERT_NE(ob, std::string::npos) << opts;
+    EXPECT_GE(std::stoll(opts.substr(ob + 14)), n) << opts;
+    auto cv = cols.to_vector<float>(), wv = w.to_vector<float>(), bv = b.to_vector<float>(),
+         got = y.to_vector<float>();
+    auto relu_ref = [&](int64_t i, int64_t j) {  // output (i, j) in double
+      double s = bv[j];
+      for (int64_t r = 0; r < k; r++) s += double(cv[r * n + i]) * wv[j * k + r];
+      return std::max(s, 0.0);
+    };
+    for (int64_t e = 0; e < n * m; e++)
+      ASSERT_NEAR(got[e], relu_ref(e / m, e % m), 1e-3) << e / m << "," << e % m;
+  }
+  set_num_threads(threads);
+}
+
 TEST(ReducePlan, SmallProductDoesNotSplit) {
   Tensor a = input({4, 128}), b = input({128, 128});
   std::string log = debug3(matmul(a, b));
