@@ -189,6 +189,22 @@ TEST(ConvKernels, DepthwiseTapSumReadsItsCopyUnmasked) {
   EXPECT_NE(copy.find("for (int64_t o2 = 59; o2 < 60; o2++) {"), std::string::npos) << copy;
 }
 
+// At a stride: the copy runs along whole padded rows (x padded, then viewed as rows of the stride),
+// its innermost loop the row's columns, unmasked between the padding's ends; not along the
+// stride's phases (a loop of 2, masked throughout).
+TEST(ConvKernels, DepthwiseStridedCopyRunsAlongWholeRows) {
+  NoGradGuard no_grad;
+  Tensor x = input({1, 16, 60, 58}), w = input({16, 1, 3, 3}), b = input({16});
+  const std::string log = debug4({conv2d(x.tanh(), w, b, {2}, {1}, {1}, 16)});
+  const std::string copy = kernel_source(log, "_E_16_62_60(");
+  ASSERT_FALSE(copy.empty()) << log;
+  const auto middle = copy.find("for (int64_t o2 = 2; o2 < 60; o2++) {");
+  ASSERT_NE(middle, std::string::npos) << copy;
+  const std::string inner = copy.substr(middle, copy.find("}", middle) - middle);
+  EXPECT_EQ(inner.find("?"), std::string::npos) << inner;
+  EXPECT_NE(inner.find("tanhf("), std::string::npos) << inner;
+}
+
 // Channels-last (a 5x5 on a small map): the copy tests its padded rows and columns once around its
 // innermost loop (the channels), which is unmasked where they hold; the tap sum runs along the
 // channels without a mask.
