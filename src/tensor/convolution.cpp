@@ -311,11 +311,16 @@ bool channels_last_source(const Tensor& x) {
 // back); its two 144x56x56, 1.40 against 1.20 ms; MobileNetV3's 72x56x56 at stride 2, 0.30 against
 // 0.14 ms (kernel minima of 20 jit replays, DEBUG=2, avx2, one thread, loaded machine).
 constexpr int64_t kMaxChannelsLastMap = 56 * 56;
-// Below it, a stride-1 kernel of up to this many taps from a channel-major input stays
-// channel-major: the copy back to channel-major costs what the sum saves (MobileNetV2's 3x3s at
-// batch 8: 144x56x56, 4.7 ms channel-major against 11.8 ms; 192x28x28 and 576x14x14 alike), where
-// a strided one gains (its copy's rows of the stride: 144x56x56 at stride 2, 9.9 against 5.5 ms)
-// and so does a 5x5 (MobileNetV3's 576x7x7, 0.41 against 0.26 ms at batch 1).
+// Below it, a kernel of up to this many taps from a channel-major input stays channel-major: the
+// copy back to channel-major costs what the sum saves (MobileNetV2's 3x3s at batch 8: 144x56x56,
+// 4.7 ms channel-major against 11.8 ms; 192x28x28 and 576x14x14 alike). So at a stride, since its
+// copy runs along whole rows (copied_rows): MobileNetV2's 3x3s at stride 2, batch 8, 144x56x56
+// 3.2 ms channel-major against 5.9 ms (transposing copy, sum, copy back), 192x28x28 0.81 against
+// 1.45 ms, 576x14x14 0.90 against 1.40 ms; at batch 1 0.27 against 0.41, 0.09 against 0.13 and
+// 0.08 against 0.13 ms; MobileNetV3-small's 72x56x56 at batch 8, 1.5 against 1.8 ms (kernel minima
+// over 6-8 replays, DEBUG=2, avx2, one thread, loaded machine). A 5x5 gains (MobileNetV3's
+// 576x7x7, 0.41 against 0.26 ms at batch 1; its 96x28x28 at stride 2, batch 8, 1.17 against
+// 0.75 ms).
 constexpr int64_t kMaxChannelMajorTaps = 9;
 
 // split_input's rows xs copied into one buffer, channel-major or channels last: x padded whole to
@@ -367,8 +372,8 @@ Tensor channelwise_sum(const Split& xs, const Tensor& w, const Tensor& bias, con
 // padding's masks (MobileNetV2's 3x3, 32x112x112: 2.7 ms as views, 0.3 ms as copy and sum; DEBUG=2,
 // avx2, one thread). With one filter per channel, on maps up to kMaxChannelsLastMap read from a
 // small or a channels-last input, that copy and the sum are channels-last ([N, *S, C],
-// channelwise_sum) where the input is channels-last, the stride above 1 or the kernel larger than
-// kMaxChannelMajorTaps; else channel-major. A buffer padded at stride 1 is copied too
+// channelwise_sum) where the input is channels-last or the kernel larger than kMaxChannelMajorTaps;
+// else channel-major. A buffer padded at stride 1 is copied too
 // (144x56x56: 0.45 ms against 0.6-0.8 ms); a buffer read at a stride takes the views (96x112x112
 // at stride 2: 1.3 ms against 2.0 ms copied, 2.5 ms copied phase-major so that the taps read unit
 // strides). The padding's masks cut only the ends of the innermost loop, which the renderer splits
@@ -385,8 +390,7 @@ Tensor depthwise(const Tensor& x, const Tensor& w, const Tensor& bias, const Tap
   const int64_t S = product(IntList(x.sizes().begin() + 2, x.sizes().end()));
   const bool last = channels_last_source(x);
   if (OCg == 1 && !stored(x) && product(g.out) <= kMaxChannelsLastMap &&
-      (S <= kMaxChannelsLastMap || last) &&
-      (last || strided || product(g.kernel) > kMaxChannelMajorTaps)) {
+      (S <= kMaxChannelsLastMap || last) && (last || product(g.kernel) > kMaxChannelMajorTaps)) {
     xs.xs = copied_rows(x, xs, g, true);
     return channelwise_sum(xs, w, bias, g);
   }

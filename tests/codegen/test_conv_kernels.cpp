@@ -19,9 +19,8 @@
 //   - depthwise without gradients: one tap sum, after one copy of the padded rows where the input
 //     is computed or a buffer padded at stride 1 (and a copy of the input padded to whole rows of
 //     the stride first where the stride does not divide a dim); the copy's innermost loop split
-//     around its masks, the sum unmasked. A computed input on a small map at a stride or with a
-//     kernel over 3x3: copy and sum channels-last, the copy's masks tested once around its loop
-//     over the channels.
+//     around its masks, the sum unmasked. A computed input on a small map with a kernel over 3x3:
+//     copy and sum channels-last, the copy's masks tested once around its loop over the channels.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -154,11 +153,12 @@ TEST(ConvKernels, DepthwiseWithoutGradientsIsACopyThenOneTapSum) {
   EXPECT_EQ(kernels_of({conv2d(x, w, b, {2}, {1}, {1}, 16).tanh()}).size(), 1u);
   Tensor xo = input({2, 16, 11, 10});  // 11 rows: padded to whole rows of the stride first
   EXPECT_EQ(kernels_of({conv2d(xo, w, b, {2}, {1}, {1}, 16).tanh()}).size(), 2u);
-  // A computed input: copied once with its producer, at any stride, not computed per tap. On a
-  // map up to 56x56 at a stride (or a 5x5) channels-last: the weight as [K, C] too, and (realized
-  // here) the output back to NCHW.
-  EXPECT_EQ(kernels_of({conv2d(x.tanh(), w, b, {2}, {1}, {1}, 16)}).size(), 4u);
+  // A computed input: copied once with its producer, at any stride, not computed per tap. A 5x5
+  // on a map up to 56x56 channels-last: the weight as [K, C] too, and (realized here) the output
+  // back to NCHW.
+  EXPECT_EQ(kernels_of({conv2d(x.tanh(), w, b, {2}, {1}, {1}, 16)}).size(), 2u);
   EXPECT_EQ(kernels_of({conv2d(x.tanh(), w, b, {1}, {0}, {1}, 16)}).size(), 2u);
+  EXPECT_EQ(kernels_of({conv2d(x.tanh(), input({16, 1, 5, 5}), b, {2}, {2}, {1}, 16)}).size(), 4u);
   Tensor xl = input({1, 16, 60, 58});  // 60x58 positions: channel-major
   EXPECT_EQ(kernels_of({conv2d(xl.tanh(), w, b, {2}, {1}, {1}, 16)}).size(), 2u);
 }
