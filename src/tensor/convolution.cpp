@@ -323,6 +323,16 @@ constexpr int64_t kMaxChannelsLastMap = 56 * 56;
 // 0.75 ms).
 constexpr int64_t kMaxChannelMajorTaps = 9;
 
+// The shortest rows (of the last dim's stride) for which a computed input's channel-major copy at a
+// stride is phase-major (phase_major): the copy then reads its input at the stride, but the tap sum
+// reads unit strides, where over copied_rows it reads every s-th element (scalar loads).
+// MobileNetV2's 3x3s at stride 2 (copy + sum, rows of 57, 29, 15, 8): 96x112x112 0.79 -> 0.66 ms,
+// 144x56x56 0.27 -> 0.21 ms, 192x28x28 0.09 -> 0.09 ms at batch 1; at batch 8 14.2 -> 8.7,
+// 3.8 -> 3.1, 1.0 -> 0.8 ms, and 576x14x14 0.84 -> 1.57 ms (too short); MobileNetV3-small's
+// 16x112x112 after a hardswish, batch 8, 1.05 -> 1.23 ms, its 72x56x56 1.12 -> 1.01 ms (kernel
+// minima over 6 replays, DEBUG=2, avx2, one thread, loaded machine).
+constexpr int64_t kMinPhaseRow = 16;
+
 // split_input's rows xs copied into one buffer, channel-major or channels last: x padded whole to
 // [N, C, *T], T_i = s_i times xs's rows, copied and viewed as xs. The copy's loops then run along
 // whole padded rows, masked at their ends only, which the renderer splits off; a copy of xs's view
@@ -373,7 +383,8 @@ Tensor channelwise_sum(const Split& xs, const Tensor& w, const Tensor& bias, con
 // avx2, one thread). With one filter per channel, on maps up to kMaxChannelsLastMap read from a
 // small or a channels-last input, that copy and the sum are channels-last ([N, *S, C],
 // channelwise_sum) where the input is channels-last or the kernel larger than kMaxChannelMajorTaps;
-// else channel-major. A buffer padded at stride 1 is copied too
+// else channel-major, the copy phase-major at a stride where its rows are kMinPhaseRow or longer.
+// A buffer padded at stride 1 is copied too
 // (144x56x56: 0.45 ms against 0.6-0.8 ms); a buffer read at a stride takes the views (96x112x112
 // at stride 2: 1.3 ms against 2.0 ms copied, 2.5 ms copied phase-major so that the taps read unit
 // strides). The padding's masks cut only the ends of the innermost loop, which the renderer splits
@@ -394,7 +405,11 @@ Tensor depthwise(const Tensor& x, const Tensor& w, const Tensor& bias, const Tap
     xs.xs = copied_rows(x, xs, g, true);
     return channelwise_sum(xs, w, bias, g);
   }
-  if (!stored(x) || (padded && !strided)) xs.xs = copied_rows(x, xs, g, false);
+  const int64_t row = xs.xs.size(xs.xs.dim() - 2);  // the rows of the last dim
+  if (!stored(x) && strided && row >= kMinPhaseRow)
+    xs.xs = phase_major(xs.xs);
+  else if (!stored(x) || (padded && !strided))
+    xs.xs = copied_rows(x, xs, g, false);
   Shape grouped = {x.size(0), groups, 1}, wk = {1, groups, OCg};
   grouped.insert(grouped.end(), g.out.begin(), g.out.end());  // [N, G, 1, *O]
   wk.insert(wk.end(), g.out.size(), 1);                       // [1, G, OCg, 1...]

@@ -189,20 +189,31 @@ TEST(ConvKernels, DepthwiseTapSumReadsItsCopyUnmasked) {
   EXPECT_NE(copy.find("for (int64_t o2 = 59; o2 < 60; o2++) {"), std::string::npos) << copy;
 }
 
-// At a stride: the copy runs along whole padded rows (x padded, then viewed as rows of the stride),
-// its innermost loop the row's columns, unmasked between the padding's ends; not along the
-// stride's phases (a loop of 2, masked throughout).
+// At a stride, rows of the stride shorter than 16: the copy runs along whole padded rows (x padded,
+// then viewed as rows of the stride), its innermost loop the row's columns, unmasked between the
+// padding's ends; not along the stride's phases (a loop of 2, masked throughout). Longer rows:
+// the copy phase-major, the tap sum reading it unmasked.
 TEST(ConvKernels, DepthwiseStridedCopyRunsAlongWholeRows) {
   NoGradGuard no_grad;
-  Tensor x = input({1, 16, 60, 58}), w = input({16, 1, 3, 3}), b = input({16});
+  Tensor x = input({1, 16, 60, 26}), w = input({16, 1, 3, 3}), b = input({16});
   const std::string log = debug4({conv2d(x.tanh(), w, b, {2}, {1}, {1}, 16)});
-  const std::string copy = kernel_source(log, "_E_16_62_60(");
+  const std::string copy = kernel_source(log, "_E_16_62_28(");
   ASSERT_FALSE(copy.empty()) << log;
-  const auto middle = copy.find("for (int64_t o2 = 2; o2 < 60; o2++) {");
+  const auto middle = copy.find("for (int64_t o2 = 2; o2 < 28; o2++) {");
   ASSERT_NE(middle, std::string::npos) << copy;
   const std::string inner = copy.substr(middle, copy.find("}", middle) - middle);
   EXPECT_EQ(inner.find("?"), std::string::npos) << inner;
   EXPECT_NE(inner.find("tanhf("), std::string::npos) << inner;
+
+  Tensor xw = input({1, 16, 60, 58});
+  const std::string wide = debug4({conv2d(xw.tanh(), w, b, {2}, {1}, {1}, 16)});
+  const std::string phases = kernel_source(wide, "_E_16_2_2_31_30(");
+  const std::string sum = kernel_source(wide, "_E_16_30_29(");
+  ASSERT_FALSE(phases.empty()) << wide;
+  ASSERT_FALSE(sum.empty()) << wide;
+  EXPECT_NE(phases.find("tanhf("), std::string::npos) << phases;
+  EXPECT_EQ(sum.find("?"), std::string::npos) << sum;
+  EXPECT_NE(sum.find("o2*1]"), std::string::npos) << sum;  // unit strides along the row
 }
 
 // Channels-last (a 5x5 on a small map): the copy tests its padded rows and columns once around its
