@@ -143,6 +143,19 @@ std::string kernel_source(const std::string& log, const std::string& name) {
   return log.substr(at, log.find("\n}\n", at) - at);
 }
 
+// The sources of a depthwise convolution's copy and tap sum, named as in `log`: each present, the
+// sum reading the copy without a mask, (valid ? load : 0).
+struct CopyAndSum {
+  std::string copy, sum;
+};
+CopyAndSum copy_and_sum(const std::string& log, const std::string& copy, const std::string& sum) {
+  CopyAndSum k{kernel_source(log, copy), kernel_source(log, sum)};
+  EXPECT_FALSE(k.copy.empty()) << log;
+  EXPECT_FALSE(k.sum.empty()) << log;
+  EXPECT_EQ(k.sum.find("?"), std::string::npos) << k.sum;
+  return k;
+}
+
 TEST(ConvKernels, DepthwiseWithoutGradientsIsACopyThenOneTapSum) {
   NoGradGuard no_grad;
   Tensor x = input({2, 16, 12, 10}), w = input({16, 1, 3, 3}), b = input({16});
@@ -170,10 +183,7 @@ TEST(ConvKernels, DepthwiseTapSumReadsItsCopyUnmasked) {
   NoGradGuard no_grad;
   Tensor x = input({2, 16, 60, 58}), w = input({16, 1, 3, 3}), b = input({16});
   const std::string log = debug4({conv2d(x.tanh(), w, b, {1}, {1}, {1}, 16)});
-  const std::string copy = kernel_source(log, "_E_32_62_60("), sum = kernel_source(log, "_E_2_16_");
-  ASSERT_FALSE(copy.empty()) << log;
-  ASSERT_FALSE(sum.empty()) << log;
-  EXPECT_EQ(sum.find("?"), std::string::npos) << sum;  // a mask: (valid ? load : 0)
+  const auto [copy, sum] = copy_and_sum(log, "_E_32_62_60(", "_E_2_16_");
   EXPECT_EQ(sum.find("tanhf("), std::string::npos) << sum;
   EXPECT_NE(copy.find("tanhf("), std::string::npos) << copy;  // the producer, in the copy
   const auto rows = copy.find("if (o1 >= 1 && o1 < 61) {");
@@ -207,12 +217,8 @@ TEST(ConvKernels, DepthwiseStridedCopyRunsAlongWholeRows) {
 
   Tensor xw = input({1, 16, 60, 58});
   const std::string wide = debug4({conv2d(xw.tanh(), w, b, {2}, {1}, {1}, 16)});
-  const std::string phases = kernel_source(wide, "_E_16_2_2_31_30(");
-  const std::string sum = kernel_source(wide, "_E_16_30_29(");
-  ASSERT_FALSE(phases.empty()) << wide;
-  ASSERT_FALSE(sum.empty()) << wide;
+  const auto [phases, sum] = copy_and_sum(wide, "_E_16_2_2_31_30(", "_E_16_30_29(");
   EXPECT_NE(phases.find("tanhf("), std::string::npos) << phases;
-  EXPECT_EQ(sum.find("?"), std::string::npos) << sum;
   EXPECT_NE(sum.find("o2*1]"), std::string::npos) << sum;  // unit strides along the row
 }
 
@@ -223,11 +229,7 @@ TEST(ConvKernels, DepthwiseChannelsLastTestsItsMasksOnce) {
   NoGradGuard no_grad;
   Tensor x = input({2, 16, 12, 10}), w = input({16, 1, 5, 5}), b = input({16});
   const std::string log = debug4({conv2d(x.tanh(), w, b, {1}, {2}, {1}, 16)});
-  const std::string copy = kernel_source(log, "_E_2_16_14_16(");
-  const std::string sum = kernel_source(log, "_E_2_12_10_16(");
-  ASSERT_FALSE(copy.empty()) << log;
-  ASSERT_FALSE(sum.empty()) << log;
-  EXPECT_EQ(sum.find("?"), std::string::npos) << sum;
+  const auto [copy, sum] = copy_and_sum(log, "_E_2_16_14_16(", "_E_2_12_10_16(");
   EXPECT_NE(sum.find("for (int64_t o3 = 0; o3 < 16; o3++) {"), std::string::npos) << sum;
   const auto test = copy.find("if (o1 >= 2 && o1 < 14 && o2 >= 2 && o2 < 12) {");
   ASSERT_NE(test, std::string::npos) << copy;
