@@ -305,32 +305,24 @@ bool channels_last_source(const Tensor& x) {
 }
 
 // The largest map (in positions) whose depthwise convolution, input computed, sums its taps
-// channels-last: its padded copy from a channel-major input reads at a stride of the map, and its
-// consumers (a product's operand) copy its output back to channel-major, both scalar: MobileNetV2's
-// 96x112x112 at stride 2, 1.56 ms channel-major against 2.02 ms channels-last (copy, sum, copy
-// back); its two 144x56x56, 1.40 against 1.20 ms; MobileNetV3's 72x56x56 at stride 2, 0.30 against
-// 0.14 ms (kernel minima of 20 jit replays, DEBUG=2, avx2, one thread, loaded machine).
+// channels-last: its copy from a channel-major input transposes the map, and its consumers (a
+// product's operand) copy its output back to channel-major.
 constexpr int64_t kMaxChannelsLastMap = 56 * 56;
-// Below it, a kernel of up to this many taps from a channel-major input stays channel-major: the
-// copy back to channel-major costs what the sum saves (MobileNetV2's 3x3s at batch 8: 144x56x56,
-// 4.7 ms channel-major against 11.8 ms; 192x28x28 and 576x14x14 alike). So at a stride, since its
-// copy runs along whole rows (copied_rows): MobileNetV2's 3x3s at stride 2, batch 8, 144x56x56
-// 3.2 ms channel-major against 5.9 ms (transposing copy, sum, copy back), 192x28x28 0.81 against
-// 1.45 ms, 576x14x14 0.90 against 1.40 ms; at batch 1 0.27 against 0.41, 0.09 against 0.13 and
-// 0.08 against 0.13 ms; MobileNetV3-small's 72x56x56 at batch 8, 1.5 against 1.8 ms (kernel minima
-// over 6-8 replays, DEBUG=2, avx2, one thread, loaded machine). A 5x5 gains (MobileNetV3's
-// 576x7x7, 0.41 against 0.26 ms at batch 1; its 96x28x28 at stride 2, batch 8, 1.17 against
-// 0.75 ms).
+// Below it, a kernel of up to this many taps from a channel-major input stays channel-major at any
+// stride: the transposing copies cost more than the sum saves (MobileNetV2's 3x3s at batch 8:
+// 144x56x56 4.7 ms against 11.8 ms; at stride 2, 144x56x56 3.2 against 5.9 ms, 192x28x28 0.81
+// against 1.45, 576x14x14 0.90 against 1.40; MobileNetV3-small's 72x56x56, 1.5 against 1.8 ms).
+// A 5x5 gains (MobileNetV3's 576x7x7 at batch 1, 0.41 against 0.26 ms; its 96x28x28 at stride 2,
+// batch 8, 1.17 against 0.75 ms). DEBUG=2 kernel minima over 6-20 replays, avx2, one thread.
 constexpr int64_t kMaxChannelMajorTaps = 9;
 
-// The shortest rows (of the last dim's stride) for which a computed input's channel-major copy at a
-// stride is phase-major (phase_major): the copy then reads its input at the stride, but the tap sum
-// reads unit strides, where over copied_rows it reads every s-th element (scalar loads).
-// MobileNetV2's 3x3s at stride 2 (copy + sum, rows of 57, 29, 15, 8): 96x112x112 0.79 -> 0.66 ms,
-// 144x56x56 0.27 -> 0.21 ms, 192x28x28 0.09 -> 0.09 ms at batch 1; at batch 8 14.2 -> 8.7,
-// 3.8 -> 3.1, 1.0 -> 0.8 ms, and 576x14x14 0.84 -> 1.57 ms (too short); MobileNetV3-small's
-// 16x112x112 after a hardswish, batch 8, 1.05 -> 1.23 ms, its 72x56x56 1.12 -> 1.01 ms (kernel
-// minima over 6 replays, DEBUG=2, avx2, one thread, loaded machine).
+// The shortest rows (of the last dim, in strides) at which a computed input's channel-major copy
+// at a stride is phase-major (phase_major): the copy reads its input at the stride, but the tap sum
+// then reads unit strides, not every s-th element (scalar loads). MobileNetV2's stride-2 3x3s, copy
+// and sum (rows of 57, 29, 15, 8): at batch 1 0.79 -> 0.66, 0.27 -> 0.21, 0.09 -> 0.09 ms; at
+// batch 8 14.2 -> 8.7, 3.8 -> 3.1, 1.0 -> 0.8 and 0.84 -> 1.57 ms (rows of 8: too short); but
+// MobileNetV3-small's 16x112x112 after a hardswish, batch 8, 1.05 -> 1.23 ms (its 72x56x56 1.12 ->
+// 1.01 ms). DEBUG=2 kernel minima over 6 replays, avx2, one thread, loaded machine.
 constexpr int64_t kMinPhaseRow = 16;
 
 // split_input's rows xs copied into one buffer, channel-major or channels last: x padded whole to
