@@ -305,18 +305,45 @@ bool channels_last_source(const Tensor& x) {
 }
 
 // The largest map (in positions) whose depthwise convolution, input computed, sums its taps
-// channels-last: its padded copy from a channel-major input reads at a stride of the map, and its
-// consumers (a product's operand) copy its output back to channel-major, both scalar: MobileNetV2's
-// 96x112x112 at stride 2, 1.56 ms channel-major against 2.02 ms channels-last (copy, sum, copy
-// back); its two 144x56x56, 1.40 against 1.20 ms; MobileNetV3's 72x56x56 at stride 2, 0.30 against
-// 0.14 ms (kernel minima of 20 jit replays, DEBUG=2, avx2, one thread, loaded machine).
+// channels-last: its copy from a channel-major input transposes the map, and its consumers (a
+// product's operand) copy its output back to channel-major.
 constexpr int64_t kMaxChannelsLastMap = 56 * 56;
-// Below it, a stride-1 kernel of up to this many taps from a channel-major input stays
-// channel-major: the copy back to channel-major costs what the sum saves (MobileNetV2's 3x3s at
-// batch 8: 144x56x56, 4.7 ms channel-major against 11.8 ms; 192x28x28 and 576x14x14 alike), where
-// a strided one gains (its copy's rows of the stride: 144x56x56 at stride 2, 9.9 against 5.5 ms)
-// and so does a 5x5 (MobileNetV3's 576x7x7, 0.41 against 0.26 ms at batch 1).
+// Below it, a kernel of up to this many taps from a channel-major input stays channel-major at any
+// stride: the transposing copies cost more than the sum saves (MobileNetV2's 3x3s at batch 8:
+// 144x56x56 4.7 ms against 11.8 ms; at stride 2, 144x56x56 3.2 against 5.9 ms, 192x28x28 0.81
+// against 1.45, 576x14x14 0.90 against 1.40; MobileNetV3-small's 72x56x56, 1.5 against 1.8 ms).
+// A 5x5 gains (MobileNetV3's 576x7x7 at batch 1, 0.41 against 0.26 ms; its 96x28x28 at stride 2,
+// batch 8, 1.17 against 0.75 ms). DEBUG=2 kernel minima over 6-20 replays, avx2, one thread.
 constexpr int64_t kMaxChannelMajorTaps = 9;
+
+// The shortest rows (of the last dim, in strides) at which a computed input's channel-major copy
+// at a stride is phase-major (phase_major): the copy reads its input at the stride, but the tap sum
+// then reads unit strides, not every s-th element (scalar loads). MobileNetV2's stride-2 3x3s, copy
+// and sum (rows of 57, 29, 15, 8): at batch 1 0.79 -> 0.66, 0.27 -> 0.21, 0.09 -> 0.09 ms; at
+// batch 8 14.2 -> 8.7, 3.8 -> 3.1, 1.0 -> 0.8 and 0.84 -> 1.57 ms (rows of 8: too short); but
+// MobileNetV3-small's 16x112x112 after a hardswish, batch 8, 1.05 -> 1.23 ms (its 72x56x56 1.12 ->
+// 1.01 ms). DEBUG=2 kernel minima over 6 replays, avx2, one thread, loaded machine.
+constexpr int64_t kMinPhaseRow = 16;
+
+// split_input's rows xs copied into one buffer, channel-major or channels last: x padded whole to
+// [N, C, *T], T_i = s_i times xs's rows, copied and viewed as xs. The copy's loops then run along
+// whole padded rows, masked at their ends only, which the renderer splits off; a copy of xs's view
+// itself ends in the loops [R_i, s_i], its innermost one s_i long, masked throughout. MobileNetV2's
+// 96x112x112 at stride 2, 1.11 -> 0.36 ms; MobileNetV3-small's 16x112x112 at stride 2, batch 8,
+// 3.5 -> 0.43 ms (kernel minima over 3 replays, DEBUG=2, avx2, one thread, loaded machine).
+Tensor copied_rows(const Tensor& x, const Split& xs, const Taps& g, bool channels_last) {
+  IntList pad;  // (before, after) from the last dim
+  for (size_t i = g.stride.size(); i-- > 0;) {
+    const int64_t d = static_cast<int64_t>(i), s = g.stride[i], S = x.size(2 + d);
+    const int64_t before = xs.rows_lo[i] * s, whole = xs.xs.size(2 + 2 * d) * s;
+    pad.push_back(before);
+    pad.push_back(whole - S - before);
+  }
+  Tensor p = constant_pad_nd(x, pad);
+  const int64_t r = p.dim();
+  p = channels_last ? p.permute(to_last(r)).contiguous().permute(from_last(r)) : p.contiguous();
+  return p.reshape(xs.xs.shape());
+}
 
 // The depthwise tap sum with one filter per channel over xs, split_input's rows stored channels
 // last: y[n, *o, c] = sum over the taps t of tap_t[n, c, *o] * w[c, t] (+ bias[c]), stored [N, *O,
@@ -347,8 +374,9 @@ Tensor channelwise_sum(const Split& xs, const Tensor& w, const Tensor& bias, con
 // padding's masks (MobileNetV2's 3x3, 32x112x112: 2.7 ms as views, 0.3 ms as copy and sum; DEBUG=2,
 // avx2, one thread). With one filter per channel, on maps up to kMaxChannelsLastMap read from a
 // small or a channels-last input, that copy and the sum are channels-last ([N, *S, C],
-// channelwise_sum) where the input is channels-last, the stride above 1 or the kernel larger than
-// kMaxChannelMajorTaps; else channel-major. A buffer padded at stride 1 is copied too
+// channelwise_sum) where the input is channels-last or the kernel larger than kMaxChannelMajorTaps;
+// else channel-major, the copy phase-major at a stride where its rows are kMinPhaseRow or longer.
+// A buffer padded at stride 1 is copied too
 // (144x56x56: 0.45 ms against 0.6-0.8 ms); a buffer read at a stride takes the views (96x112x112
 // at stride 2: 1.3 ms against 2.0 ms copied, 2.5 ms copied phase-major so that the taps read unit
 // strides). The padding's masks cut only the ends of the innermost loop, which the renderer splits
@@ -365,13 +393,15 @@ Tensor depthwise(const Tensor& x, const Tensor& w, const Tensor& bias, const Tap
   const int64_t S = product(IntList(x.sizes().begin() + 2, x.sizes().end()));
   const bool last = channels_last_source(x);
   if (OCg == 1 && !stored(x) && product(g.out) <= kMaxChannelsLastMap &&
-      (S <= kMaxChannelsLastMap || last) &&
-      (last || strided || product(g.kernel) > kMaxChannelMajorTaps)) {
-    const int64_t r = xs.xs.dim();
-    xs.xs = xs.xs.permute(to_last(r)).contiguous().permute(from_last(r));
+      (S <= kMaxChannelsLastMap || last) && (last || product(g.kernel) > kMaxChannelMajorTaps)) {
+    xs.xs = copied_rows(x, xs, g, true);
     return channelwise_sum(xs, w, bias, g);
   }
-  if (!stored(x) || (padded && !strided)) xs.xs = xs.xs.contiguous();
+  const int64_t row = xs.xs.size(xs.xs.dim() - 2);  // the rows of the last dim
+  if (!stored(x) && strided && row >= kMinPhaseRow)
+    xs.xs = phase_major(xs.xs);
+  else if (!stored(x) || (padded && !strided))
+    xs.xs = copied_rows(x, xs, g, false);
   Shape grouped = {x.size(0), groups, 1}, wk = {1, groups, OCg};
   grouped.insert(grouped.end(), g.out.begin(), g.out.end());  // [N, G, 1, *O]
   wk.insert(wk.end(), g.out.size(), 1);                       // [1, G, OCg, 1...]

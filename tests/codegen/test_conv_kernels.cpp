@@ -19,9 +19,8 @@
 //   - depthwise without gradients: one tap sum, after one copy of the padded rows where the input
 //     is computed or a buffer padded at stride 1 (and a copy of the input padded to whole rows of
 //     the stride first where the stride does not divide a dim); the copy's innermost loop split
-//     around its masks, the sum unmasked. A computed input on a small map at a stride or with a
-//     kernel over 3x3: copy and sum channels-last, the copy's masks tested once around its loop
-//     over the channels.
+//     around its masks, the sum unmasked. A computed input on a small map with a kernel over 3x3:
+//     copy and sum channels-last, the copy's masks tested once around its loop over the channels.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -144,6 +143,19 @@ std::string kernel_source(const std::string& log, const std::string& name) {
   return log.substr(at, log.find("\n}\n", at) - at);
 }
 
+// The sources of a depthwise convolution's copy and tap sum, named as in `log`: each present, the
+// sum reading the copy without a mask, (valid ? load : 0).
+struct CopyAndSum {
+  std::string copy, sum;
+};
+CopyAndSum copy_and_sum(const std::string& log, const std::string& copy, const std::string& sum) {
+  CopyAndSum k{kernel_source(log, copy), kernel_source(log, sum)};
+  EXPECT_FALSE(k.copy.empty()) << log;
+  EXPECT_FALSE(k.sum.empty()) << log;
+  EXPECT_EQ(k.sum.find("?"), std::string::npos) << k.sum;
+  return k;
+}
+
 TEST(ConvKernels, DepthwiseWithoutGradientsIsACopyThenOneTapSum) {
   NoGradGuard no_grad;
   Tensor x = input({2, 16, 12, 10}), w = input({16, 1, 3, 3}), b = input({16});
@@ -154,11 +166,12 @@ TEST(ConvKernels, DepthwiseWithoutGradientsIsACopyThenOneTapSum) {
   EXPECT_EQ(kernels_of({conv2d(x, w, b, {2}, {1}, {1}, 16).tanh()}).size(), 1u);
   Tensor xo = input({2, 16, 11, 10});  // 11 rows: padded to whole rows of the stride first
   EXPECT_EQ(kernels_of({conv2d(xo, w, b, {2}, {1}, {1}, 16).tanh()}).size(), 2u);
-  // A computed input: copied once with its producer, at any stride, not computed per tap. On a
-  // map up to 56x56 at a stride (or a 5x5) channels-last: the weight as [K, C] too, and (realized
-  // here) the output back to NCHW.
-  EXPECT_EQ(kernels_of({conv2d(x.tanh(), w, b, {2}, {1}, {1}, 16)}).size(), 4u);
+  // A computed input: copied once with its producer, at any stride, not computed per tap. A 5x5
+  // on a map up to 56x56 channels-last: the weight as [K, C] too, and (realized here) the output
+  // back to NCHW.
+  EXPECT_EQ(kernels_of({conv2d(x.tanh(), w, b, {2}, {1}, {1}, 16)}).size(), 2u);
   EXPECT_EQ(kernels_of({conv2d(x.tanh(), w, b, {1}, {0}, {1}, 16)}).size(), 2u);
+  EXPECT_EQ(kernels_of({conv2d(x.tanh(), input({16, 1, 5, 5}), b, {2}, {2}, {1}, 16)}).size(), 4u);
   Tensor xl = input({1, 16, 60, 58});  // 60x58 positions: channel-major
   EXPECT_EQ(kernels_of({conv2d(xl.tanh(), w, b, {2}, {1}, {1}, 16)}).size(), 2u);
 }
@@ -170,10 +183,7 @@ TEST(ConvKernels, DepthwiseTapSumReadsItsCopyUnmasked) {
   NoGradGuard no_grad;
   Tensor x = input({2, 16, 60, 58}), w = input({16, 1, 3, 3}), b = input({16});
   const std::string log = debug4({conv2d(x.tanh(), w, b, {1}, {1}, {1}, 16)});
-  const std::string copy = kernel_source(log, "_E_32_62_60("), sum = kernel_source(log, "_E_2_16_");
-  ASSERT_FALSE(copy.empty()) << log;
-  ASSERT_FALSE(sum.empty()) << log;
-  EXPECT_EQ(sum.find("?"), std::string::npos) << sum;  // a mask: (valid ? load : 0)
+  const auto [copy, sum] = copy_and_sum(log, "_E_32_62_60(", "_E_2_16_");
   EXPECT_EQ(sum.find("tanhf("), std::string::npos) << sum;
   EXPECT_NE(copy.find("tanhf("), std::string::npos) << copy;  // the producer, in the copy
   const auto rows = copy.find("if (o1 >= 1 && o1 < 61) {");
@@ -189,6 +199,29 @@ TEST(ConvKernels, DepthwiseTapSumReadsItsCopyUnmasked) {
   EXPECT_NE(copy.find("for (int64_t o2 = 59; o2 < 60; o2++) {"), std::string::npos) << copy;
 }
 
+// At a stride, rows of the stride shorter than 16: the copy runs along whole padded rows (x padded,
+// then viewed as rows of the stride), its innermost loop the row's columns, unmasked between the
+// padding's ends; not along the stride's phases (a loop of 2, masked throughout). Longer rows:
+// the copy phase-major, the tap sum reading it unmasked.
+TEST(ConvKernels, DepthwiseStridedCopyRunsAlongWholeRows) {
+  NoGradGuard no_grad;
+  Tensor x = input({1, 16, 60, 26}), w = input({16, 1, 3, 3}), b = input({16});
+  const std::string log = debug4({conv2d(x.tanh(), w, b, {2}, {1}, {1}, 16)});
+  const std::string copy = kernel_source(log, "_E_16_62_28(");
+  ASSERT_FALSE(copy.empty()) << log;
+  const auto middle = copy.find("for (int64_t o2 = 2; o2 < 28; o2++) {");
+  ASSERT_NE(middle, std::string::npos) << copy;
+  const std::string inner = copy.substr(middle, copy.find("}", middle) - middle);
+  EXPECT_EQ(inner.find("?"), std::string::npos) << inner;
+  EXPECT_NE(inner.find("tanhf("), std::string::npos) << inner;
+
+  Tensor xw = input({1, 16, 60, 58});
+  const std::string wide = debug4({conv2d(xw.tanh(), w, b, {2}, {1}, {1}, 16)});
+  const auto [phases, sum] = copy_and_sum(wide, "_E_16_2_2_31_30(", "_E_16_30_29(");
+  EXPECT_NE(phases.find("tanhf("), std::string::npos) << phases;
+  EXPECT_NE(sum.find("o2*1]"), std::string::npos) << sum;  // unit strides along the row
+}
+
 // Channels-last (a 5x5 on a small map): the copy tests its padded rows and columns once around its
 // innermost loop (the channels), which is unmasked where they hold; the tap sum runs along the
 // channels without a mask.
@@ -196,11 +229,7 @@ TEST(ConvKernels, DepthwiseChannelsLastTestsItsMasksOnce) {
   NoGradGuard no_grad;
   Tensor x = input({2, 16, 12, 10}), w = input({16, 1, 5, 5}), b = input({16});
   const std::string log = debug4({conv2d(x.tanh(), w, b, {1}, {2}, {1}, 16)});
-  const std::string copy = kernel_source(log, "_E_2_16_14_16(");
-  const std::string sum = kernel_source(log, "_E_2_12_10_16(");
-  ASSERT_FALSE(copy.empty()) << log;
-  ASSERT_FALSE(sum.empty()) << log;
-  EXPECT_EQ(sum.find("?"), std::string::npos) << sum;
+  const auto [copy, sum] = copy_and_sum(log, "_E_2_16_14_16(", "_E_2_12_10_16(");
   EXPECT_NE(sum.find("for (int64_t o3 = 0; o3 < 16; o3++) {"), std::string::npos) << sum;
   const auto test = copy.find("if (o1 >= 2 && o1 < 14 && o2 >= 2 && o2 < 12) {");
   ASSERT_NE(test, std::string::npos) << copy;

@@ -198,6 +198,26 @@ PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_channels_last, GradConvPath, depthw
       ops::conv2d(b, xl.narrow(2, 0, 20), b.dyadic({5, 1, 5, 3}), b.randn({5}), Shape{1, 2},
                   Shape{2, 1}, Shape{1}, int64_t{5})};
 }
+// Computed inputs copied as whole padded rows (convolution.cpp's copied_rows) and read at a stride
+// through split_input's rows: odd sizes padded to whole rows of the stride, stride with dilation,
+// unequal strides, more rows of padding than one, channel-major (3x3 and smaller, or over 56x56
+// positions) and channels-last (over 9 taps), 1-d and 3-d.
+PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_computed_rows, GradConvPath, depthwise_computed_rows) {
+  auto x = b.dyadic({1, 3, 61, 59}).tanh(), xs = b.dyadic({2, 4, 13, 11}).tanh();
+  auto none = typename B::T{};
+  return std::vector{
+      ops::conv2d(b, x, b.dyadic({3, 1, 3, 3}), b.randn({3}), Shape{2}, Shape{1}, Shape{1},
+                  int64_t{3}),
+      ops::conv2d(b, x, b.dyadic({3, 1, 3, 2}), none, Shape{3, 2}, Shape{3, 1}, Shape{2, 3},
+                  int64_t{3}),
+      ops::conv2d(b, xs, b.dyadic({4, 1, 5, 3}), b.randn({4}), Shape{2, 3}, Shape{2, 1},
+                  Shape{2, 1}, int64_t{4}),
+      ops::conv2d(b, xs, b.dyadic({4, 1, 3, 3}), none, Shape{2}, Shape{1}, Shape{1}, int64_t{4}),
+      ops::conv1d(b, b.dyadic({2, 3, 17}).tanh(), b.dyadic({3, 1, 3}), none, Shape{2}, Shape{3},
+                  Shape{1}, int64_t{3}),
+      ops::conv3d(b, b.dyadic({1, 2, 5, 7, 6}).tanh(), b.dyadic({2, 1, 3, 2, 3}), b.randn({2}),
+                  Shape{2, 1, 2}, Shape{1}, Shape{1}, int64_t{2})};
+}
 // Without gradients, the stacked taps' columns (one copy, then the product) in 1-D and 3-D,
 // strided, dilated and grouped at once; padded asymmetrically (a transposed convolution's
 // output_padding pads after only); a 7x7 stride-2 stem (49 taps, rows not a multiple of the
