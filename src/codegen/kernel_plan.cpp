@@ -111,14 +111,23 @@ std::string column_split_illegal(const Kernel& k, const ColumnSplitPlan& c) {
   return "";
 }
 
-// Bytes of the tiled kernel's local buffers (render_tile.cpp's declarations).
-int64_t tile_frame_bytes(const Kernel& k, const TilePlan& t, const TileOperands& p) {
+// The reduce blocks of a unit's range: the longest split-K slice, or the whole reduce.
+int64_t range_blocks(const Kernel& k, const TilePlan& t) {
+  const int64_t kk = k.full_shape[t.red];
+  const int64_t range = t.split_k ? ceil_div(kk, ceil_div(kk, t.split_k)) : kk;
+  return t.block_k ? ceil_div(range, t.block_k) : 1;
+}
+
+// Bytes of the tiled kernel's local buffers (render_tile.cpp's declarations); `whole`: the column
+// panel holds the unit's whole range (col_panel_whole_range).
+int64_t tile_frame_bytes(const Kernel& k, const TilePlan& t, const TileOperands& p,
+                         bool whole = false) {
   const int64_t es = static_cast<int64_t>(element_size(p.reduce->dtype));
   const int64_t kk = k.full_shape[t.red], kc = t.block_k ? t.block_k : kk;
   const int64_t mpad = ceil_div(k.full_shape[t.col], t.tile_cols) * t.tile_cols;
   int64_t bytes = 2 * t.tile_rows * t.tile_cols;  // the tile's sums (tl, tot)
   if (t.pack_cols)
-    bytes += static_cast<int64_t>(p.cols.size()) * kc *
+    bytes += static_cast<int64_t>(p.cols.size()) * kc * (whole ? range_blocks(k, t) : 1) *
              (col_panel_per_tile(p, t.pack_cols, t.cols_outer) ? t.tile_cols : mpad);
   if (t.block_k && !t.split_k) bytes += t.block_rows * mpad;  // cacc
   bytes += 2 * static_cast<int64_t>(p.sums.size()) * t.block_rows;
@@ -131,6 +140,18 @@ int64_t tile_frame_bytes(const Kernel& k, const TilePlan& t, const TileOperands&
   }
   return bytes * es;
 }
+
+}  // namespace
+
+// A plan's legality does not depend on it: the whole range is taken only where it fits.
+bool col_panel_whole_range(const Kernel& k, const TilePlan& t, const TileOperands& p) {
+  if (!t.pack_cols || col_panel_per_tile(p, t.pack_cols, t.cols_outer) || t.block_cols ||
+      range_blocks(k, t) < 2 || ceil_div(k.full_shape[t.row], t.block_rows) < 2)
+    return false;
+  return tile_frame_bytes(k, t, p, true) <= kMaxFrameBytes;
+}
+
+namespace {
 
 // The row blocks of a product: a multiple of the tile, at most the rows padded to whole tiles.
 std::string row_blocks_illegal(const Kernel& k, int row, int64_t tile_rows, int64_t block_rows) {

@@ -48,8 +48,14 @@ class TileRenderer : ProductRenderer {
         TileRowPanel::Shape{TN_, NC_, KC_, W_, kmajor, bcast, bcast && !cols_outer_ && !kmajor});
     per_tile_ = bcast && !cols_outer_ && !kmajor;
     col_tile_ = col_panel_per_tile(p, pack_, cols_outer_);
-    cpanel_.emplace(p, base_, T_, VT_,
-                    TileColPanel::Shape{M_, MPAD_, KC_, K_, W_, NCB_, TM_, mlo_, mhi_, col_tile_});
+    whole_ = col_panel_whole_range(k, t, p);
+    // The panel's key: the units that may share it (batch index, column block, slice).
+    std::string key = NCB_ > 1 ? "bt * " + std::to_string(NCB_) + " + cb" : "bt";
+    if (whole_ && S_ > 1) key = "bt * " + std::to_string(S_) + " + sl";
+    const int64_t blocks = whole_ ? ((K_ + S_ - 1) / S_ + KC_ - 1) / KC_ : 1;  // longest slice
+    TileColPanel::Shape cg{M_,   MPAD_, KC_,       K_,     W_,   NCB_, TM_,
+                           mlo_, mhi_,  col_tile_, blocks, klo_, khi_, key};
+    cpanel_.emplace(p, base_, T_, VT_, cg);
   }
 
   std::string render(const std::string& fn) {
@@ -89,9 +95,15 @@ class TileRenderer : ProductRenderer {
   // or column block (m_lo, m_hi).
   void render_unit(std::ostringstream& s, bool rt_rows) {
     const int64_t nb = (N_ + NC_ - 1) / NC_;
-    if (S_ > 1) {
+    if (S_ > 1 && whole_) {
+      // Row blocks innermost: consecutive units share their slice's column panel.
+      s << "    const int64_t rb = o % " << nb << ", sl = o / " << nb << " % " << S_
+        << ", bt = o / " << S_ * nb << ";\n";
+    } else if (S_ > 1) {
       s << "    const int64_t sl = o % " << S_ << ", rb = o / " << S_ << " % " << nb
         << ", bt = o / " << S_ * nb << ";\n";
+    }
+    if (S_ > 1) {
       // Slices of equal depth (within one index), so the threads get equal shares: 10,000 in
       // slices of 1280 left 1040 to the last, and at 2 threads one took 5120, the other 4880.
       s << "    const int64_t k_lo = sl * " << K_ << " / " << S_ << ", k_hi = (sl + 1) * " << K_
@@ -448,6 +460,7 @@ class TileRenderer : ProductRenderer {
   bool pack_ = false, pack_rows_ = false, per_tile_ = false, cols_outer_ = false;
   bool hold_ = false;      // Hold
   bool col_tile_ = false;  // the column panel per column tile (TileColPanel's per_tile)
+  bool whole_ = false;     // the column panel of the unit's whole range (col_panel_whole_range)
   ExprEmitter em_;
   AxisDeps deps_;
   std::map<std::pair<const Expr*, int64_t>, std::string> scal_;

@@ -116,13 +116,19 @@ class TileRowPanel : TileOperandTypes {
 /// blocks), packed before the tiles; with the reduce in one block (block_k == k) a call packs it
 /// once per batch index and column block and reuses it in the call's later units (pk_t).
 /// `per_tile` (col_panel_per_tile): the panel holds the current column tile only, packed in the
-/// column loop (pack_tile; the columns outside, the row tiles inside).
+/// column loop (pack_tile; the columns outside, the row tiles inside). `blocks` > 1
+/// (col_panel_whole_range): the panel holds every reduce block of the unit's range, block after
+/// block, packed by the first of consecutive units with the same `key` (batch index, column
+/// block, split-K slice) and reused by the others: the row blocks of a product share one pack of
+/// its weights instead of one each.
 class TileColPanel : TileOperandTypes {
  public:
   struct Shape {
     int64_t cols, padded_cols, block_k, k, lanes, col_blocks, tile_cols;
     std::string col_lo, col_hi;  // numbers without column blocks, else the unit's variables
     bool per_tile;
+    int64_t blocks = 1;                 // reduce blocks the panel holds
+    std::string k_lo = "0", k_hi, key;  // the unit's reduce range and its panel's key (code)
   };
   TileColPanel(const TileOperands& p, std::vector<std::string> base, const char* type,
                const char* vector_type, Shape g)
@@ -137,6 +143,10 @@ class TileColPanel : TileOperandTypes {
   bool transposable() const;
   void transpose(std::ostringstream& s) const;
   void fill(std::ostringstream& s, ExprEmitter& em) const;
+  bool reused() const;
+  std::string name(size_t j) const;
+  std::string k_from() const;
+  std::string k_to() const;
   std::string lo() const;
   std::string hi() const;
   std::string column(const std::string& m) const;
@@ -189,6 +199,12 @@ class TilePrefetch {
   std::vector<ColStream> cols_;
   std::vector<std::pair<std::string, int64_t>> next_;  // the next column tile's row at k, bytes
 };
+
+/// Whether the tiled reduce's column panel (TileColPanel) holds the unit's whole reduce range
+/// (or split-K slice) in reduce blocks, shared by the row blocks that run one after another: a
+/// packed panel (not per tile, no column blocks) of more than one reduce block, more than one row
+/// block, and local buffers that still fit the stack (kernel_plan.cpp).
+bool col_panel_whole_range(const schedule::Kernel& k, const TilePlan& t, const TileOperands& p);
 
 /// What the tiled and the dot renderers (render_tile.cpp, render_dot.cpp) both read of a product:
 /// its extents along row, col and red, its element type and the target's vector of it, and the

@@ -14,12 +14,21 @@ bool col_panel_per_tile(const TileOperands& p, bool pack_cols, bool cols_outer) 
   return pack_cols && cols_outer && p.direct;
 }
 
+// A panel that serves later units: the reduce in one block, or the whole range in blocks.
+bool TileColPanel::reused() const { return !g_.per_tile && (g_.block_k == g_.k || g_.blocks > 1); }
+
+// The panel of column operand j for the current reduce block: with the whole range, its block's
+// part (pkb{j}, pack).
+std::string TileColPanel::name(size_t j) const {
+  return (g_.blocks > 1 ? "pkb" : "pk") + std::to_string(j);
+}
+
 void TileColPanel::declare(std::ostringstream& s) const {
   const int64_t cols = g_.per_tile ? g_.tile_cols : g_.padded_cols;
   for (size_t j = 0; j < p_.cols.size(); j++)
-    s << "  " << T_ << " pk" << j << "[" << g_.block_k * cols
+    s << "  " << T_ << " pk" << j << "[" << g_.block_k * g_.blocks * cols
       << "] __attribute__((aligned(64)));\n";
-  if (g_.block_k == g_.k && !g_.per_tile) s << "  int64_t pk_t = -1;\n";
+  if (reused()) s << "  int64_t pk_t = -1;\n";
 }
 
 // The panel's offset of column m's tile plus m's place in it (m a variable of the generated code):
@@ -31,14 +40,24 @@ std::string TileColPanel::column(const std::string& m) const {
          " % " + tm + ")";
 }
 
+// Column m's element of the panel at k (both variables of the generated code). With the whole
+// range, the panel of k's reduce block first.
 std::string TileColPanel::at(const std::string& m, const std::string& k) const {
-  return column(m) + " + (" + k + ") * " + std::to_string(g_.tile_cols);
+  const std::string tm = std::to_string(g_.tile_cols), kc = std::to_string(g_.block_k);
+  if (g_.blocks == 1) return column(m) + " + (" + k + " - kc) * " + tm;
+  const std::string r = "(" + k + " - " + g_.k_lo + ")";
+  return r + " / " + kc + " * " + std::to_string(g_.block_k * g_.padded_cols) + " + " + column(m) +
+         " + " + r + " % " + kc + " * " + tm;
 }
+
+// The reduce range that a pack fills: the unit's whole range, or the block.
+std::string TileColPanel::k_from() const { return g_.blocks > 1 ? g_.k_lo : "kc"; }
+std::string TileColPanel::k_to() const { return g_.blocks > 1 ? g_.k_hi : "ke"; }
 
 std::string TileColPanel::load(size_t j, int64_t v) const {
   const std::string tile = g_.per_tile ? "" : "m0 * " + std::to_string(g_.block_k) + " + ";
-  return "pk" + std::to_string(j) + " + " + tile + "(k - kc) * " + std::to_string(g_.tile_cols) +
-         " + " + std::to_string(v * g_.lanes);
+  return name(j) + " + " + tile + "(k - kc) * " + std::to_string(g_.tile_cols) + " + " +
+         std::to_string(v * g_.lanes);
 }
 
 // min / max of a bound of the unit's columns (a number, or a variable with column blocks) and a
@@ -73,21 +92,22 @@ bool TileColPanel::transposable() const {
 void TileColPanel::transpose(std::ostringstream& s) const {
   const int64_t W = g_.lanes, mv = g_.cols / W * W;
   const bool f32 = p_.reduce->dtype == kFloat32;
-  s << "        const int64_t kv = kc + (ke - kc) / " << W << " * " << W << ";\n";
+  s << "        const int64_t kv = " << k_from() << " + (" << k_to() << " - " << k_from() << ") / "
+    << W << " * " << W << ";\n";
   s << "        for (int64_t mb = " << lo() << "; mb < " << lesser(hi(), mv) << "; mb += " << W
     << ")\n";
-  s << "        for (int64_t k = kc; k < kv; k += " << W << ") {\n";
+  s << "        for (int64_t k = " << k_from() << "; k < kv; k += " << W << ") {\n";
   const std::string ind = "          ";
   for (size_t j = 0; j < p_.cols.size(); j++) {
     const Expr& e = *p_.cols[j];
-    auto name = [&](int64_t stage, int64_t i) {
+    auto reg = [&](int64_t stage, int64_t i) {
       return "t" + std::to_string(j) + "_" + std::to_string(stage) + "_" + std::to_string(i);
     };
     for (int64_t i = 0; i < W; i++) {
       std::vector<std::string> idx = base_;
       idx[p_.col] = "(mb + " + std::to_string(i) + ")";
       idx[p_.red] = "k";
-      s << ind << "const " << VT_ << " " << name(0, i) << " = "
+      s << ind << "const " << VT_ << " " << reg(0, i) << " = "
         << (f32 ? "ember_ldf(" : "ember_ldd(") << "b" << e.buf << " + "
         << ExprEmitter::index(e.view, idx) << ");\n";
     }
@@ -96,8 +116,8 @@ void TileColPanel::transpose(std::ostringstream& s) const {
       for (int64_t i = 0; i < W; i++) {
         // Rows i and i ^ bit: row i keeps its lanes whose index has the bit equal to its own.
         const int64_t a = i & ~bit, b = i | bit;
-        s << ind << "const " << VT_ << " " << name(stage + 1, i) << " = __builtin_shufflevector("
-          << name(stage, a) << ", " << name(stage, b);
+        s << ind << "const " << VT_ << " " << reg(stage + 1, i) << " = __builtin_shufflevector("
+          << reg(stage, a) << ", " << reg(stage, b);
         for (int64_t l = 0; l < W; l++) {
           int64_t from;
           if (i & bit)
@@ -110,7 +130,7 @@ void TileColPanel::transpose(std::ostringstream& s) const {
       }
     for (int64_t i = 0; i < W; i++)
       s << ind << (f32 ? "ember_stf(" : "ember_std(") << "pk" << j << " + "
-        << at("mb", "k - kc + " + std::to_string(i)) << ", " << name(stage, i) << ");\n";
+        << at("mb", "(k + " + std::to_string(i) + ")") << ", " << reg(stage, i) << ");\n";
   }
   s << "        }\n";
 }
@@ -122,13 +142,20 @@ std::string TileColPanel::hi() const {
 
 void TileColPanel::pack(std::ostringstream& s, ExprEmitter& em) const {
   if (g_.per_tile) return;
-  // With the reduce in one block, a panel serves every unit of its batch index (and column
-  // block) that the same call runs.
-  const bool one_block = g_.block_k == g_.k;
-  const std::string key =
-      g_.col_blocks > 1 ? "bt * " + std::to_string(g_.col_blocks) + " + cb" : "bt";
-  s << "      if (" << (one_block ? key + " != pk_t" : "1") << ") {\n";
-  if (one_block) s << "        pk_t = " << key << ";\n";
+  // A reused panel serves every unit of its key (batch index, column block, slice) that the same
+  // call runs one after another; the whole range's first block decides for the unit's blocks.
+  if (g_.blocks > 1) {
+    for (size_t j = 0; j < p_.cols.size(); j++)
+      s << "      " << T_ << "* " << name(j) << " = pk" << j << " + (kc - " << g_.k_lo << ") * "
+        << g_.padded_cols << ";\n";
+    // Row by row along the whole range (a long run of each row of a weight read along k, which
+    // the hardware prefetcher follows) rather than a block at a time.
+    s << "      if (kc == " << g_.k_lo << " && " << g_.key << " != pk_t) {\n";
+    s << "        pk_t = " << g_.key << ";\n";
+  } else {
+    s << "      if (" << (reused() ? g_.key + " != pk_t" : "1") << ") {\n";
+    if (reused()) s << "        pk_t = " << g_.key << ";\n";
+  }
   fill(s, em);
   s << "      }\n";
 }
@@ -154,14 +181,15 @@ void TileColPanel::fill(std::ostringstream& s, ExprEmitter& em) const {
   const std::string tiles =
       "for (int64_t mb = " + lo() + "; mb < " + me + "; mb += " + std::to_string(TM) + ")\n";
   std::string dst;  // column m's element of the panel at k
+  const std::string k_loop = "for (int64_t k = " + k_from() + "; k < " + k_to() + "; k++)";
   if (transposable()) {
     // The blocks in registers, then the rest element by element: the columns past the last
     // full vector, and k past the last full block.
     transpose(s);
-    s << "        for (int64_t k = kc; k < ke; k++) {\n";
+    s << "        for (int64_t k = " << k_from() << "; k < " << k_to() << "; k++) {\n";
     s << ind << "for (int64_t m = k < kv ? " << greater(lo(), M / W * W) << " : " << lo()
       << "; m < " << me << "; m++) {\n";
-    dst = at("m", "k - kc");
+    dst = at("m", "k");
   } else if (g_.per_tile) {
     // One tile: whole (a constant trip count, which GCC turns into vector copies) unless the
     // columns end inside it.
@@ -171,18 +199,18 @@ void TileColPanel::fill(std::ostringstream& s, ExprEmitter& em) const {
                                               " : " + std::to_string(M) + ")";
     s << "        for (int64_t k = kc; k < ke; k++) {\n";
     s << ind << "for (int64_t m = m0; m < " << end << "; m++) {\n";
-    dst = at("m", "k - kc");
+    dst = at("m", "k");
   } else {
     // Tile by tile, each tile's row at k written along its columns: with k innermost (a
     // transposing copy), the source lines of the tile's columns stay in L1 across consecutive k
     // and the destination is one contiguous stream.
     if (k_inner)
-      s << "        " << tiles << "        for (int64_t k = kc; k < ke; k++) {\n";
+      s << "        " << tiles << "        " << k_loop << " {\n";
     else
-      s << "        for (int64_t k = kc; k < ke; k++)\n        " << tiles << "        {\n";
+      s << "        " << k_loop << "\n        " << tiles << "        {\n";
     s << ind << "for (int64_t m = mb; m < (mb + " << TM << " < " << me << " ? mb + " << TM << " : "
       << me << "); m++) {\n";
-    dst = at("mb", "k - kc") + " + (m - mb)";
+    dst = at("mb", "k") + " + (m - mb)";
   }
   ExprEmitter::Memo memo;
   for (size_t j = 0; j < p_.cols.size(); j++) {
@@ -191,10 +219,10 @@ void TileColPanel::fill(std::ostringstream& s, ExprEmitter& em) const {
   }
   s << ind << "}\n        }\n";
   if (g_.padded_cols > M) {
-    s << "        for (int64_t k = kc; k < ke; k++)\n";
+    s << "        " << k_loop << "\n";
     s << "          for (int64_t m = " << greater(lo(), M) << "; m < " << hi() << "; m++) {\n";
     for (size_t j = 0; j < p_.cols.size(); j++)
-      s << "            pk" << j << "[" << at("m", "k - kc") << "] = 0;\n";
+      s << "            pk" << j << "[" << at("m", "k") << "] = 0;\n";
     s << "          }\n";
   }
 }

@@ -4,7 +4,8 @@
 // (with reduce blocks too), batch axes, float and double, operands contiguous along the columns
 // (copied) or along k (transposed in registers) or computed; the panel of the whole block (rows
 // outside) and the panel of one column tile (COLS_OUTER with a contiguous operand: packed in the
-// column loop).
+// column loop); the panel of the unit's whole reduce range in blocks (or split-K slice), packed
+// once for the row blocks that follow one another (col_panel_whole_range).
 // Each plan runs on the cpu device on random inputs and is compared with the interp device.
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "codegen/kernel_plan.h"
+#include "codegen/render_tile.h"
 #include "codegen/tile_operands.h"
 #include "kernel_list.h"
 #include "plan_run.h"
@@ -86,12 +88,13 @@ TEST(ColPanel, PackedPlansMatchInterp) {
     std::vector<KernelPlan> plans;
     std::vector<std::shared_ptr<runtime::Program>> programs;
     std::vector<bool> per_tile;  // col_panel_per_tile
+    std::vector<bool> whole;     // col_panel_whole_range
   };
   std::vector<Case> cases;
   std::vector<std::shared_ptr<runtime::Program>> all;
-  int per_tile = 0;
+  int per_tile = 0, whole = 0;
   for (const auto& [name, t] : products) {
-    Case c{product_of(t), {}, {}, {}};
+    Case c{product_of(t), {}, {}, {}, {}};
     const auto p = codegen::tile_operands(c.k);
     ASSERT_TRUE(p) << name;
     for (const Variant& v : variants) {
@@ -102,10 +105,15 @@ TEST(ColPanel, PackedPlansMatchInterp) {
       all.push_back(c.programs.back());
       c.per_tile.push_back(codegen::col_panel_per_tile(*p, true, v.cols_outer));
       per_tile += c.per_tile.back();
+      c.whole.push_back(codegen::col_panel_whole_range(c.k, std::get<TilePlan>(plan.layout), *p));
+      whole += c.whole.back();
     }
     cases.push_back(std::move(c));
   }
   EXPECT_EQ(per_tile, 15);  // the contiguous products' COLS_OUTER plans
+  // Blocks of 32 and split-K: with the rows outside, every product; per column tile, the three
+  // whose columns are not contiguous (their panel is the block's). Not with column blocks.
+  EXPECT_EQ(whole, 18);
   runtime::cpu_device().build(all);
   std::mt19937_64 g(7);
   for (const Case& c : cases) {
@@ -115,6 +123,8 @@ TEST(ColPanel, PackedPlansMatchInterp) {
     for (size_t i = 0; i < c.plans.size(); i++) {
       // The per-tile panel is indexed from the tile's first column; the block's from column 0.
       EXPECT_EQ(c.programs[i]->source.find("pk0[(m - m0)") != std::string::npos, c.per_tile[i])
+          << c.plans[i].str();
+      EXPECT_EQ(c.programs[i]->source.find("pkb0") != std::string::npos, c.whole[i])
           << c.plans[i].str();
       EXPECT_EQ(test::compare(c.k, test::run(*c.programs[i], inputs), ref, c.plans[i].str()), 0);
     }
