@@ -21,9 +21,9 @@ bool short_reduce(const schedule::Kernel& k);
 bool short_last_axis(const schedule::Kernel& k, const std::vector<int64_t>& upcast);
 /// Whether axis d (not the last) of an elementwise kernel concatenates (cat, stack, a
 /// convolution's stacked taps): at most kMaxConcatAxis long, and its loads masked to at least two
-/// pairwise disjoint slices of it (loads of one slice share its mask). Code that knows the index along d as a
-/// constant drops every other piece (their masks fold to false): the heuristic unrolls such an
-/// axis whole (plan_heuristic.cpp), and the renderer specialises axis 0 (the thread pool's,
+/// pairwise disjoint slices of it (loads of one slice share its mask). Code that knows the index
+/// along d as a constant drops every other piece (their masks fold to false): the heuristic unrolls
+/// such an axis whole (plan_heuristic.cpp), and the renderer specialises axis 0 (the thread pool's,
 /// which an unroll would leave one unit of work) by a switch over its values.
 bool concat_axis(const schedule::Kernel& k, size_t d);
 /// 64: a 7x7 convolution's 49 stacked taps (ResNet's stem) unroll too; not unrolled, its copy
