@@ -181,7 +181,7 @@ PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_phases, GradConvPath, depthwise_pha
                      ops::conv1d(b, b.dyadic({2, 4, 19}).tanh(), b.dyadic({4, 1, 4}), none,
                                  Shape{3}, Shape{2}, Shape{1}, int64_t{4})};
 }
-// Computed inputs on both sides of the channels-last tap sum's bound (convolution.cpp's
+// Computed inputs on both sides of the channels-last tap sum's bound (depthwise_convolution.cpp's
 // kMaxChannelsLastMap, 56x56 positions): a map of 60x60 channel-major (stride 1: the output too
 // large; stride 2: the input), and stored channels-last ([N, H, W, C] transposed, as a product's
 // [N L, C]) at stride 2 (channels-last however large the input); the copy's padded rows and columns
@@ -198,10 +198,10 @@ PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_channels_last, GradConvPath, depthw
       ops::conv2d(b, xl.narrow(2, 0, 20), b.dyadic({5, 1, 5, 3}), b.randn({5}), Shape{1, 2},
                   Shape{2, 1}, Shape{1}, int64_t{5})};
 }
-// Computed inputs copied as whole padded rows (convolution.cpp's copied_rows) and read at a stride
-// through split_input's rows: odd sizes padded to whole rows of the stride, stride with dilation,
-// unequal strides, more rows of padding than one, channel-major (3x3 and smaller, or over 56x56
-// positions) and channels-last (over 9 taps), 1-d and 3-d.
+// Computed inputs copied as whole padded rows (depthwise_convolution.cpp's copied_rows) and read at
+// a stride through split_input's rows: odd sizes padded to whole rows of the stride, stride with
+// dilation, unequal strides, more rows of padding than one, channel-major (3x3 and smaller, or over
+// 56x56 positions) and channels-last (over 9 taps), 1-d and 3-d.
 PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_computed_rows, GradConvPath, depthwise_computed_rows) {
   auto x = b.dyadic({1, 3, 61, 59}).tanh(), xs = b.dyadic({2, 4, 13, 11}).tanh();
   auto none = typename B::T{};
