@@ -20,7 +20,8 @@
 //     is computed or a buffer padded at stride 1 (and a copy of the input padded to whole rows of
 //     the stride first where the stride does not divide a dim); the copy's innermost loop split
 //     around its masks, the sum unmasked. A computed input on a small map with a kernel over 3x3:
-//     copy and sum channels-last, the copy's masks tested once around its loop over the channels.
+//     copy and sum channels-last, the copy's masks tested once around its loop over the channels
+//     (in blocks of 8 channels, [N, C / 8, *T, 8], where C is a multiple of 8).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -168,10 +169,14 @@ TEST(ConvKernels, DepthwiseWithoutGradientsIsACopyThenOneTapSum) {
   EXPECT_EQ(kernels_of({conv2d(xo, w, b, {2}, {1}, {1}, 16).tanh()}).size(), 2u);
   // A computed input: copied once with its producer, at any stride, not computed per tap. A 5x5
   // on a map up to 56x56 channels-last: the weight as [K, C] too, and (realized here) the output
-  // back to NCHW.
+  // back to NCHW. With 16 channels, in blocks of 8: the output copied back to NCHW, and realized
+  // as a root, copied once more (a view of that copy).
   EXPECT_EQ(kernels_of({conv2d(x.tanh(), w, b, {2}, {1}, {1}, 16)}).size(), 2u);
   EXPECT_EQ(kernels_of({conv2d(x.tanh(), w, b, {1}, {0}, {1}, 16)}).size(), 2u);
-  EXPECT_EQ(kernels_of({conv2d(x.tanh(), input({16, 1, 5, 5}), b, {2}, {2}, {1}, 16)}).size(), 4u);
+  Tensor x12 = input({2, 12, 12, 10}), b12 = input({12});
+  EXPECT_EQ(kernels_of({conv2d(x12.tanh(), input({12, 1, 5, 5}), b12, {2}, {2}, {1}, 12)}).size(),
+            4u);
+  EXPECT_EQ(kernels_of({conv2d(x.tanh(), input({16, 1, 5, 5}), b, {2}, {2}, {1}, 16)}).size(), 5u);
   Tensor xl = input({1, 16, 60, 58});  // 60x58 positions: channel-major
   EXPECT_EQ(kernels_of({conv2d(xl.tanh(), w, b, {2}, {1}, {1}, 16)}).size(), 2u);
 }
@@ -222,21 +227,42 @@ TEST(ConvKernels, DepthwiseStridedCopyRunsAlongWholeRows) {
   EXPECT_NE(sum.find("o2*1]"), std::string::npos) << sum;  // unit strides along the row
 }
 
-// Channels-last (a 5x5 on a small map): the copy tests its padded rows and columns once around its
-// innermost loop (the channels), which is unmasked where they hold; the tap sum runs along the
-// channels without a mask.
+// A channels-last or blocked copy's source: the padding's masks tested once, `test`, around its
+// innermost loop, which computes the producer (tanh) without a mask where the test holds; the
+// other positions keep their masks.
+void expect_masks_tested_once(const std::string& copy, const std::string& test) {
+  const auto at = copy.find(test);
+  ASSERT_NE(at, std::string::npos) << copy;
+  const std::string held = copy.substr(at, copy.find("} else {", at) - at);
+  EXPECT_EQ(held.find("?"), std::string::npos) << held;
+  EXPECT_NE(held.find("tanhf("), std::string::npos) << held;
+  EXPECT_NE(copy.substr(at).find("?"), std::string::npos) << copy;
+}
+
+// Channels-last (a 5x5 on a small map, channels no multiple of 8): the copy tests its padded rows
+// and columns once around its innermost loop (the channels), which is unmasked where they hold; the
+// tap sum runs along the channels without a mask.
 TEST(ConvKernels, DepthwiseChannelsLastTestsItsMasksOnce) {
+  NoGradGuard no_grad;
+  Tensor x = input({2, 12, 12, 10}), w = input({12, 1, 5, 5}), b = input({12});
+  const std::string log = debug4({conv2d(x.tanh(), w, b, {1}, {2}, {1}, 12)});
+  const auto [copy, sum] = copy_and_sum(log, "_E_2_16_14_12(", "_E_2_12_10_12(");
+  EXPECT_NE(sum.find("for (int64_t o3 = 0; o3 < 12; o3++) {"), std::string::npos) << sum;
+  expect_masks_tested_once(copy, "if (o1 >= 2 && o1 < 14 && o2 >= 2 && o2 < 12) {");
+}
+
+// Channels in blocks of 8 (a multiple of 8 channels): the copy [N, C / 8, *T, 8] tests its padded
+// rows and columns once around its innermost loop (a block's 8 channels) and computes the producer;
+// the tap sum's innermost loop is those 8 channels, unmasked; its output copied back to NCHW.
+TEST(ConvKernels, DepthwiseBlockedSumRunsAlongABlock) {
   NoGradGuard no_grad;
   Tensor x = input({2, 16, 12, 10}), w = input({16, 1, 5, 5}), b = input({16});
   const std::string log = debug4({conv2d(x.tanh(), w, b, {1}, {2}, {1}, 16)});
-  const auto [copy, sum] = copy_and_sum(log, "_E_2_16_14_16(", "_E_2_12_10_16(");
-  EXPECT_NE(sum.find("for (int64_t o3 = 0; o3 < 16; o3++) {"), std::string::npos) << sum;
-  const auto test = copy.find("if (o1 >= 2 && o1 < 14 && o2 >= 2 && o2 < 12) {");
-  ASSERT_NE(test, std::string::npos) << copy;
-  const std::string held = copy.substr(test, copy.find("} else {", test) - test);
-  EXPECT_EQ(held.find("?"), std::string::npos) << held;  // no mask where the test holds
-  EXPECT_NE(held.find("tanhf("), std::string::npos) << held;
-  EXPECT_NE(copy.substr(test).find("?"), std::string::npos) << copy;  // the rest keeps them
+  const auto [copy, sum] = copy_and_sum(log, "_E_4_16_14_8(", "_E_2_2_12_10_8(");
+  EXPECT_NE(sum.find("for (int64_t o4 = 0; o4 < 8; o4++) {"), std::string::npos) << sum;
+  EXPECT_EQ(sum.find("tanhf("), std::string::npos) << sum;
+  expect_masks_tested_once(copy, "if (o1 >= 2 && o1 < 14 && o2 >= 2 && o2 < 12) {");
+  EXPECT_FALSE(kernel_source(log, "_E_4_8_120(").empty()) << log;  // back to NCHW
 }
 
 TEST(ConvKernels, BackwardRunsItsProductsTiled) {

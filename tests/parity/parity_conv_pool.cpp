@@ -218,6 +218,25 @@ PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_computed_rows, GradConvPath, depthw
       ops::conv3d(b, b.dyadic({1, 2, 5, 7, 6}).tanh(), b.dyadic({2, 1, 3, 2, 3}), b.randn({2}),
                   Shape{2, 1, 2}, Shape{1}, Shape{1}, int64_t{2})};
 }
+// Computed inputs of a multiple of 8 channels under a kernel of over 9 taps: the tap sum in blocks
+// of 8 channels (depthwise_convolution.cpp's blocked_sum): odd maps, stride 1 and 2, unequal
+// strides and padding, with and without bias, 1-d and 3-d; and a channel multiplier of 2 beside
+// it (channel-major).
+PARITY_AND_BACKWARD_CASE(ConvPath, depthwise_blocked, GradConvPath, depthwise_blocked) {
+  auto x = b.dyadic({2, 16, 13, 11}).tanh(), none = typename B::T{};
+  return std::vector{ops::conv2d(b, x, b.dyadic({16, 1, 5, 5}), b.randn({16}), Shape{1}, Shape{2},
+                                 Shape{1}, int64_t{16}),
+                     ops::conv2d(b, x, b.dyadic({16, 1, 5, 3}), none, Shape{2, 1}, Shape{2, 1},
+                                 Shape{1}, int64_t{16}),
+                     ops::conv2d(b, b.dyadic({1, 24, 15, 14}).tanh(), b.dyadic({24, 1, 5, 5}),
+                                 b.randn({24}), Shape{2}, Shape{2}, Shape{1}, int64_t{24}),
+                     ops::conv2d(b, x, b.dyadic({32, 1, 5, 5}), b.randn({32}), Shape{1}, Shape{2},
+                                 Shape{1}, int64_t{16}),
+                     ops::conv1d(b, b.dyadic({2, 8, 19}).tanh(), b.dyadic({8, 1, 11}), b.randn({8}),
+                                 Shape{2}, Shape{5}, Shape{1}, int64_t{8}),
+                     ops::conv3d(b, b.dyadic({1, 8, 5, 6, 7}).tanh(), b.dyadic({8, 1, 3, 3, 2}),
+                                 none, Shape{1, 2, 1}, Shape{1}, Shape{1}, int64_t{8})};
+}
 // Without gradients, the stacked taps' columns (one copy, then the product) in 1-D and 3-D,
 // strided, dilated and grouped at once; padded asymmetrically (a transposed convolution's
 // output_padding pads after only); a 7x7 stride-2 stem (49 taps, rows not a multiple of the
