@@ -23,7 +23,7 @@ using test::input;
 
 struct Captured {
   std::string source;  // the product's kernel
-  int h_buf = -1;      // h's index among its buffers
+  int h_buf = -1;      // the index of `h` (realize_one's) among its buffers
 };
 
 // Realizes `y` and returns the one launch's kernel text and where `h` is among its buffers.
@@ -78,6 +78,44 @@ TEST(TilePrefetch, InputGradientPrefetchesTheEpilogueOperand) {
         }
         const double hh = hv[i * m + j], want = acc * (1 - hh * hh);
         ASSERT_NEAR(got[i * m + j], want, 2e-6 * mag * (1 + hh * hh) + 1e-6) << i << "," << j;
+      }
+  }
+}
+
+// x W^T with W [OC, C K] row-major, as a 3x3 convolution's product at batch 1 (ResNet's 512x7x7:
+// 49 x 512 x 4608): the column operand is transposed and packed block by block, and each tile
+// prefetches its share of the next block's columns of W (next_block_cols). The text names W's
+// buffer and its row stride (at avx2, whose plan for it is known); the values are checked against a
+// double-precision loop, also at sizes that are not multiples of the tile, the column block or the
+// reduce block.
+TEST(TilePrefetch, TransposedColumnPanelPrefetchesTheNextBlock) {
+  for (auto [n, k, m, must] : std::vector<std::tuple<int64_t, int64_t, int64_t, bool>>{
+           {49, 4608, 512, true}, {47, 4601, 509, false}}) {
+    SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(k) + "x" + std::to_string(m));
+    Tensor x = input({n, k}), w = input({m, k});
+    Tensor y = x.matmul(w.transpose(0, 1));
+    Captured c = realize_one(y, w);
+    ASSERT_GE(c.h_buf, 0);
+    const std::string& s = c.source;
+    const std::string at = "const char* pc0 = (const char*)(b" + std::to_string(c.h_buf) + " + ";
+    const bool blocked = s.find("kc += ") != std::string::npos;
+    // At avx2 the heuristic's plan packs W^T in 64-deep blocks of 128 columns (no split-K).
+    if (must && kernel_target().rfind("avx2", 0) == 0) {
+      EXPECT_NE(s.find(at), std::string::npos) << s;
+      EXPECT_NE(s.find("__builtin_prefetch(pc0 + pci * " + std::to_string(k * 4) + " + 0, 0, 3)"),
+                std::string::npos)
+          << s;
+    }
+    if (s.find(at) != std::string::npos) EXPECT_TRUE(blocked) << s;
+    auto xv = x.to_vector<float>(), wv = w.to_vector<float>(), got = y.to_vector<float>();
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t j = 0; j < m; j++) {
+        double acc = 0, mag = 0;
+        for (int64_t q = 0; q < k; q++) {
+          acc += double(xv[i * k + q]) * wv[j * k + q];
+          mag += std::fabs(double(xv[i * k + q]) * wv[j * k + q]);
+        }
+        ASSERT_NEAR(got[i * m + j], acc, 2e-6 * mag + 1e-6) << i << "," << j;
       }
   }
 }
