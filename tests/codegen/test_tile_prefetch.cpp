@@ -43,6 +43,25 @@ Captured realize_one(const Tensor& y, const Tensor& h) {
   return c;
 }
 
+// a [n, k] times b ([k, m], or [m, k] when `bt`) in double, row-major [n, m]: each element's sum
+// and the sum of its terms' magnitudes (the tolerance's scale).
+struct Reference {
+  std::vector<double> sum, mag;
+};
+Reference reference_product(const Tensor& a, const Tensor& b, bool bt) {
+  const int64_t n = a.size(0), k = a.size(1), m = bt ? b.size(0) : b.size(1);
+  auto av = a.to_vector<float>(), bv = b.to_vector<float>();
+  Reference r{std::vector<double>(n * m, 0.0), std::vector<double>(n * m, 0.0)};
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < m; j++)
+      for (int64_t q = 0; q < k; q++) {
+        const double t = double(av[i * k + q]) * bv[bt ? j * k + q : q * m + j];
+        r.sum[i * m + j] += t;
+        r.mag[i * m + j] += std::fabs(t);
+      }
+  return r;
+}
+
 TEST(TilePrefetch, InputGradientPrefetchesTheEpilogueOperand) {
   for (auto [n, k, m] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
            {1001, 128, 128}, {1001, 128, 129}, {203, 64, 40}}) {
@@ -67,18 +86,12 @@ TEST(TilePrefetch, InputGradientPrefetchesTheEpilogueOperand) {
                 std::string::npos)
           << s;
     }
-    auto dv = dz.to_vector<float>(), wv = w.to_vector<float>(), hv = h.to_vector<float>(),
-         got = y.to_vector<float>();
-    for (int64_t i = 0; i < n; i++)
-      for (int64_t j = 0; j < m; j++) {
-        double acc = 0, mag = 0;
-        for (int64_t q = 0; q < k; q++) {
-          acc += double(dv[i * k + q]) * wv[q * m + j];
-          mag += std::fabs(double(dv[i * k + q]) * wv[q * m + j]);
-        }
-        const double hh = hv[i * m + j], want = acc * (1 - hh * hh);
-        ASSERT_NEAR(got[i * m + j], want, 2e-6 * mag * (1 + hh * hh) + 1e-6) << i << "," << j;
-      }
+    auto hv = h.to_vector<float>(), got = y.to_vector<float>();
+    const Reference r = reference_product(dz, w, false);
+    for (int64_t i = 0; i < n * m; i++) {
+      const double hh = hv[i], want = r.sum[i] * (1 - hh * hh);
+      ASSERT_NEAR(got[i], want, 2e-6 * r.mag[i] * (1 + hh * hh) + 1e-6) << i;
+    }
   }
 }
 
@@ -107,16 +120,11 @@ TEST(TilePrefetch, TransposedColumnPanelPrefetchesTheNextBlock) {
           << s;
     }
     if (s.find(at) != std::string::npos) EXPECT_TRUE(blocked) << s;
-    auto xv = x.to_vector<float>(), wv = w.to_vector<float>(), got = y.to_vector<float>();
-    for (int64_t i = 0; i < n; i++)
-      for (int64_t j = 0; j < m; j++) {
-        double acc = 0, mag = 0;
-        for (int64_t q = 0; q < k; q++) {
-          acc += double(xv[i * k + q]) * wv[j * k + q];
-          mag += std::fabs(double(xv[i * k + q]) * wv[j * k + q]);
-        }
-        ASSERT_NEAR(got[i * m + j], acc, 2e-6 * mag + 1e-6) << i << "," << j;
-      }
+    auto got = y.to_vector<float>();
+    const Reference r = reference_product(x, w, true);
+    for (int64_t i = 0; i < n * m; i++) {
+      ASSERT_NEAR(got[i], r.sum[i], 2e-6 * r.mag[i] + 1e-6) << i;
+    }
   }
 }
 
