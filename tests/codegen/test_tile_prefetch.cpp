@@ -119,7 +119,9 @@ TEST(TilePrefetch, TransposedColumnPanelPrefetchesTheNextBlock) {
                 std::string::npos)
           << s;
     }
-    if (s.find(at) != std::string::npos) EXPECT_TRUE(blocked) << s;
+    if (s.find(at) != std::string::npos) {
+      EXPECT_TRUE(blocked) << s;
+    }
     auto got = y.to_vector<float>();
     const Reference r = reference_product(x, w, true);
     for (int64_t i = 0; i < n * m; i++) {
