@@ -73,7 +73,9 @@ void TilePrefetch::blocks(std::ostringstream& s) {
 // waited on memory for each (the 9.4 MB weight of ResNet's 512x7x7 3x3 convolution, 49 x 512 x
 // 4608: the block's pack 1.1 of 3.7 ms). Each tile of a block, before its k loop, prefetches its
 // share of the next block's columns, so that they all arrive during the block: that kernel alone
-// 0.83-0.87x the time (avx2, 1 thread, CPU time, alternated, machine loaded).
+// 0.83-0.87x the time; the convolution against oneDNN 1.25-1.29x -> 1.01-1.12x, the 256x14x14 one
+// 1.16-1.25x -> 1.11-1.19x (bench_conv_paired, batch 1; avx2, 1 thread, CPU time, alternated,
+// machine loaded). At batch 8 the weight's pack is amortised over 8x the rows: no change measured.
 void TilePrefetch::next_block_cols(std::ostringstream& s) {
   packed_.clear();
   if (!g_.pack_cols || g_.col_tile || g_.whole || g_.block_k >= g_.k) return;
