@@ -136,7 +136,7 @@ class TileRenderer : ProductRenderer {
     // layer's (K = 8) 1.01x).
     TilePrefetch pf(k_, p_, base_,
                     {TN_, TM_, KC_, K_, S_, khi_, pack_, pack_rows_ && !per_tile_, cols_outer_,
-                     mlo_, col_tile_});
+                     mlo_, col_tile_, mhi_, whole_, NC_});
     pf_ = &pf;
     pf.blocks(s);
     if (pack_) cpanel_->pack(s, em_);

@@ -162,7 +162,8 @@ class TileColPanel : TileOperandTypes {
 /// block, the next row tile's rows of the row operand, the output and the epilogue's operands (into
 /// L1); with the columns outside, of the row operand, and the next tile's own lines of the
 /// epilogue's operands; with a per-tile column panel, the next column tile's lines (into L2). One
-/// line per stream per step of the k loop.
+/// line per stream per step of the k loop. A column operand packed block by block from a
+/// transposed operand: each tile, before its k loop, its share of the next block's columns.
 class TilePrefetch {
  public:
   struct Shape {
@@ -171,6 +172,9 @@ class TilePrefetch {
     bool pack_cols, pack_rows, cols_outer;
     std::string col_lo;  // the unit's first column (a variable or a number)
     bool col_tile;       // a per-tile column panel (TileColPanel's per_tile)
+    std::string col_hi;  // the unit's padded column end (a variable or a number)
+    bool whole;          // the column panel of the unit's whole range (col_panel_whole_range)
+    int64_t block_rows;  // rows per unit of work
   };
   TilePrefetch(const schedule::Kernel& k, const TileOperands& p, std::vector<std::string> base,
                Shape g)
@@ -181,6 +185,8 @@ class TilePrefetch {
 
  private:
   void next_col_tile(std::ostringstream& s, const std::string& ind);
+  void next_block_cols(std::ostringstream& s);
+  void block_cols_share(std::ostringstream& s, const std::string& ind) const;
   struct Stream {
     const schedule::Expr* e;  // nullptr: the output
     bool write;
@@ -198,6 +204,7 @@ class TilePrefetch {
   std::vector<Stream> rows_;
   std::vector<ColStream> cols_;
   std::vector<std::pair<std::string, int64_t>> next_;  // the next column tile's row at k, bytes
+  std::vector<const schedule::Expr*> packed_;          // next_block_cols' operands, pc{j}
 };
 
 /// Whether the tiled reduce's column panel (TileColPanel) holds the unit's whole reduce range
