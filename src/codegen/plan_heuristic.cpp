@@ -197,14 +197,21 @@ void reduce_block(const Product& f, TileDraft& d) {
 // reads; ~8 multiply-adds' time an element, measured: 3 us of the 26 us of the 64-row x W^T at
 // AVX2, one thread). 64 rows x W^T (11 row tiles, 8 column tiles): row blocks of 6 and 5 tiles
 // each pack all of W^T; column blocks of 4 tiles each pack half of it.
+// Units of work for a product of `work` multiply-adds cut to feed the pool: a power of two up to
+// 8 (for two or four threads), each of at least 2^19.
+int64_t fan_out(int64_t work) {
+  int64_t u = 1;
+  while (u < 8 && (2 * u) << 19 <= work) u *= 2;
+  return u;
+}
+
 void units_of_work(const Product& f, TileDraft& d) {
   int64_t fit = std::max<int64_t>(1, f.t.l2 / 8 / (d.tn * d.mpad * f.es));
   d.per = d.kc < f.kk ? std::min<int64_t>((d.tiles + 1) / 2, fit) : std::min<int64_t>(d.tiles, 16);
   const int64_t work = f.batch * f.n * f.m * f.kk, blocks = (d.tiles + d.per - 1) / d.per;
   const int64_t ctiles = d.mpad / d.tm;
   if (d.kc != f.kk || f.batch * blocks >= 8 || work < (int64_t{1} << 20)) return;
-  int64_t u = 1;
-  while (u < 8 && (2 * u) << 19 <= work) u *= 2;
+  const int64_t u = fan_out(work);
   const int64_t b = std::max(blocks, (u + f.batch - 1) / f.batch);  // units per batch index
   auto cost = [&](int64_t rb, int64_t cb) {
     const int64_t ct = (ctiles + cb - 1) / cb;
@@ -470,6 +477,19 @@ void cat_axis(const Kernel& k, LoopPlan& l) {
     }
 }
 
+// A dot product whose batch is one row block (a classifier head at batch 8: 8 x 1000 x 1280, 10M
+// multiply-adds, 0.4-0.7 ms) ran on one thread: its units are then column blocks, as many as
+// units_of_work gives a product of that work (up to 8, a power of two, of at least 2^19
+// multiply-adds; whole column tiles), each reading its share of the weight once per row tile, as
+// the whole product did. The sums do not change: each column's is the same in any block.
+int64_t dot_column_blocks(const Product& f, int64_t tc, int64_t block_rows) {
+  const int64_t work = f.batch * f.n * f.m * f.kk;
+  if (f.batch * ((f.n + block_rows - 1) / block_rows) > 1 || work < (int64_t{1} << 20)) return 0;
+  const int64_t u = fan_out(work);
+  const int64_t cols = ((f.m + u - 1) / u + tc - 1) / tc * tc;
+  return cols < f.m ? cols : 0;
+}
+
 }  // namespace
 
 // The register-tiled reduce (matrix products): a TN x TM accumulator tile of the target's vectors
@@ -543,6 +563,7 @@ std::optional<DotPlan> dot_plan(const Kernel& k, const TileOperands& p, const Ta
   if (n > kSmallRows)
     d.block_rows =
         std::min(d.block_rows, tn * std::max<int64_t>(1, (int64_t{1} << 18) / (tn * m * kk)));
+  d.block_cols = dot_column_blocks(f, tc, d.block_rows);
   // The step's row and column vectors held in registers where they fit beside the accumulators
   // (tile_plan's hold): GCC 12 re-read both operands of every FMA of the 4x2 dot tile at AVX2 (16
   // loads a step for 8 FMAs); held, x @ W^T at batch 4 took 0.77x the kernel's time (one thread,

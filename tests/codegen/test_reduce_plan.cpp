@@ -202,6 +202,48 @@ TEST(ReducePlan, SmallLinearReadsTheWeightInPlace) {
   }
 }
 
+// A classifier head at a small batch (x @ W^T + b, 8 x 1000 x 1280 in MobileNetV2): the dot
+// kernel's batch is one row block, so its units are column blocks (BLOCK_COLS, whole column
+// tiles), as many as a tiled product of that work gets (2 to 8, each of at least 2^19
+// multiply-adds), where it ran on one thread; under 2^20 multiply-adds it stays one unit. Odd
+// sizes (a short last column block, K not a multiple of the vector), on two threads; the values
+// against a host loop.
+TEST(ReducePlan, SmallBatchHeadSplitsItsColumns) {
+  manual_seed(9);
+  NoGradGuard no_grad;
+  const int threads = get_num_threads();
+  set_num_threads(2);
+  struct Case {
+    int64_t n, m, k, units;
+  };
+  for (auto [n, m, k, units] : {Case{8, 1001, 1283, 8}, Case{5, 333, 701, 2}, Case{3, 130, 1500, 1},
+                                Case{4, 128, 128, 1}}) {
+    SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(k));
+    Tensor x = input({n, k}), w = input({m, k}), b = input({m});
+    Tensor y = (matmul(x, w.t()) + b).relu();
+    const std::string log = debug3(y);
+    const std::string name =
+        "kernel r_" + std::to_string(n) + "_" + std::to_string(m) + "_" + std::to_string(k) + " ";
+    const auto at = log.find(name);
+    ASSERT_NE(at, std::string::npos) << log;
+    const auto from = log.find("opts:", at);
+    const std::string opts = log.substr(from, log.find('\n', from) - from);
+    ASSERT_NE(opts.find("dot:"), std::string::npos) << opts;
+    const auto bc = opts.find("BLOCK_COLS(1,");
+    const int64_t cols = bc == std::string::npos ? 0 : std::stoll(opts.substr(bc + 13));
+    EXPECT_EQ(cols ? (m + cols - 1) / cols : 1, units) << opts;
+    auto xv = x.to_vector<float>(), wv = w.to_vector<float>(), bv = b.to_vector<float>(),
+         got = y.to_vector<float>();
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t j = 0; j < m; j++) {
+        double s = bv[j];
+        for (int64_t r = 0; r < k; r++) s += double(xv[i * k + r]) * wv[j * k + r];
+        ASSERT_NEAR(got[i * m + j], std::max(s, 0.0), 1e-3) << i << "," << j;
+      }
+  }
+  set_num_threads(threads);
+}
+
 // A mid-sized product (64 to 129 rows): a single unit of work would leave one thread idle (64
 // rows x W^T at AVX2: 2x oneDNN's time at 2 threads), so it is cut into 2 units of at least 2^19
 // multiply-adds, 4 at twice that work (two products of 64 rows, each with its own weight: two
