@@ -111,6 +111,16 @@ TEST(ReducePlan, TwoRowWeightGradientSplits) {
     }
 }
 
+// relu(b[j] + sum_r x(i, r) w[j, r]) in double, x(i, r) at x's flat index i * xi + r * xr.
+double relu_linear(const std::vector<float>& xv, int64_t xi, int64_t xr,
+                   const std::vector<float>& wv, const std::vector<float>& bv, int64_t i,
+                   int64_t j) {
+  const auto k = static_cast<int64_t>(wv.size() / bv.size());
+  double s = bv[j];
+  for (int64_t r = 0; r < k; r++) s += double(xv[i * xi + r * xr]) * wv[j * k + r];
+  return std::max(s, 0.0);
+}
+
 // A blocked reduce over few rows beside many columns (a deep convolution at batch 1: cols^T W^T,
 // plan_heuristic.cpp's column_units): one row block, column blocks as the units of work, no
 // split-K. At odd sizes (columns not a multiple of the tile, K not of the reduce block, rows
@@ -139,15 +149,11 @@ TEST(ReducePlan, FewRowsBesideALargeWeightSplitTheColumns) {
     const auto ob = opts.find("BLOCK_OUTER(0,");
     ASSERT_NE(ob, std::string::npos) << opts;
     EXPECT_GE(std::stoll(opts.substr(ob + 14)), n) << opts;
-    auto cv = cols.to_vector<float>(), wv = w.to_vector<float>(), bv = b.to_vector<float>(),
-         got = y.to_vector<float>();
-    auto relu_ref = [&](int64_t i, int64_t j) {  // output (i, j) in double
-      double s = bv[j];
-      for (int64_t r = 0; r < k; r++) s += double(cv[r * n + i]) * wv[j * k + r];
-      return std::max(s, 0.0);
-    };
+    const auto xv = cols.to_vector<float>(), wv = w.to_vector<float>(), bv = b.to_vector<float>(),
+               got = y.to_vector<float>();
     for (int64_t e = 0; e < n * m; e++)
-      ASSERT_NEAR(got[e], relu_ref(e / m, e % m), 1e-3) << e / m << "," << e % m;
+      ASSERT_NEAR(got[e], relu_linear(xv, 1, n, wv, bv, e / m, e % m), 1e-3)
+          << e / m << "," << e % m;
   }
   set_num_threads(threads);
 }
@@ -232,14 +238,11 @@ TEST(ReducePlan, SmallBatchHeadSplitsItsColumns) {
     const auto bc = opts.find("BLOCK_COLS(1,");
     const int64_t cols = bc == std::string::npos ? 0 : std::stoll(opts.substr(bc + 13));
     EXPECT_EQ(cols ? (m + cols - 1) / cols : 1, units) << opts;
-    auto xv = x.to_vector<float>(), wv = w.to_vector<float>(), bv = b.to_vector<float>(),
-         got = y.to_vector<float>();
-    for (int64_t i = 0; i < n; i++)
-      for (int64_t j = 0; j < m; j++) {
-        double s = bv[j];
-        for (int64_t r = 0; r < k; r++) s += double(xv[i * k + r]) * wv[j * k + r];
-        ASSERT_NEAR(got[i * m + j], std::max(s, 0.0), 1e-3) << i << "," << j;
-      }
+    const auto xv = x.to_vector<float>(), wv = w.to_vector<float>(), bv = b.to_vector<float>(),
+               got = y.to_vector<float>();
+    for (int64_t e = 0; e < n * m; e++)
+      ASSERT_NEAR(got[e], relu_linear(xv, k, 1, wv, bv, e / m, e % m), 1e-3)
+          << e / m << "," << e % m;
   }
   set_num_threads(threads);
 }
