@@ -69,6 +69,7 @@ void dot_actions(const DotPlan& d, std::vector<Action>& out) {
   out.push_back({ActionKind::Upcast, d.col, d.tile_cols});
   out.push_back({ActionKind::Vectorize, d.red, d.lanes});
   out.push_back({ActionKind::BlockOuter, d.row, d.block_rows});
+  if (d.block_cols) out.push_back({ActionKind::BlockCols, d.col, d.block_cols});
   if (d.hold) out.push_back({ActionKind::Hold, d.red, 1});
 }
 
@@ -200,6 +201,9 @@ std::string dot_illegal(const Kernel& k, const DotPlan& d) {
     return "a register tile of " + std::to_string(d.tile_rows) + " x " +
            std::to_string(d.tile_cols) + " in vectors of " + std::to_string(d.lanes);
   if (d.hold && d.lanes == 1) return "held vectors without vectors";
+  if (d.block_cols < 0 || d.block_cols % d.tile_cols || d.block_cols >= k.full_shape[d.col])
+    return "column blocks of " + std::to_string(d.block_cols) + " (whole tiles, fewer than the " +
+           std::to_string(k.full_shape[d.col]) + " columns)";
   return row_blocks_illegal(k, d.row, d.tile_rows, d.block_rows);
 }
 
@@ -302,7 +306,8 @@ int64_t KernelPlan::units(const Kernel& k) const {
     return batch_of(k, t->row) * ceil_div(k.full_shape[t->row], t->block_rows) * slices * cblocks;
   }
   if (const auto* d = std::get_if<DotPlan>(&layout))
-    return batch_of(k, d->row) * ceil_div(k.full_shape[d->row], d->block_rows);
+    return batch_of(k, d->row) * ceil_div(k.full_shape[d->row], d->block_rows) *
+           (d->block_cols ? ceil_div(k.full_shape[d->col], d->block_cols) : 1);
   if (const auto* c = std::get_if<ColumnSplitPlan>(&layout))
     return k.full_shape[0] / c->cols * column_split_slices(k, c->slice_rows);
   const auto& l = std::get<LoopPlan>(layout);

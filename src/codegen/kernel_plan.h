@@ -114,6 +114,9 @@ struct DotPlan {
   int64_t tile_rows = 1, tile_cols = 1;
   int64_t block_rows = 0;  // rows per unit of work (a multiple of tile_rows)
   bool hold = false;       // HOLD(red,1): the step's row and column vectors in registers
+  /// BLOCK_COLS(col, .): columns per unit of work (a multiple of tile_cols below the columns; 0:
+  /// all), the units of a batch that is one row block. Each column's sum is the same in any block.
+  int64_t block_cols = 0;
 };
 
 /// Scratch memory a launch passes after the kernel's buffers (one more `bufs` slot), 64-byte

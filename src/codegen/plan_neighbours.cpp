@@ -1,7 +1,7 @@
 // KernelPlan::neighbours (kernel_plan.h): the plans one action away from a plan. Each kind varies
 // what its renderer reads: the loops their upcasts and unrolls (by the next divisor up or down),
-// the tiled reduce every field of its TilePlan, the dot kernel its tile, row blocks and held
-// vectors, the column split its slices and columns; and every plan may become the heuristic's
+// the tiled reduce every field of its TilePlan, the dot kernel its tile, row and column blocks and
+// held vectors, the column split its slices and columns; and every plan may become the heuristic's
 // plan of another kind that fits the kernel, and a launch split across threads may run on one.
 // Only legal plans are kept, each once; a move keeps the plan's THREADS unless it is the move.
 // An action's amount 0 turns it off (PACK, BLOCK_REDUCE, BLOCK_COLS, SPLIT_REDUCE, COLS_OUTER,
@@ -150,6 +150,18 @@ void tile_shape_moves(const Kernel& k, const TilePlan& t, Moves& out) {
        [](TilePlan& n) { n.cols_outer ^= true; });
 }
 
+// Column blocks (of whole tiles) twice or half as many, or none.
+template <typename L>
+void col_block_moves(const Kernel& k, const L& l, Moves& out) {
+  const auto with = changes(l, out);
+  const int64_t ctiles = ceil_div(k.full_shape[l.col], l.tile_cols);
+  const int64_t cblocks = l.block_cols ? ceil_div(ctiles * l.tile_cols, l.block_cols) : 1;
+  for (int64_t c : {cblocks * 2, cblocks / 2}) {
+    const int64_t cols = c < 2 ? 0 : ceil_div(ctiles, c) * l.tile_cols;
+    with({ActionKind::BlockCols, l.col, cols}, [&](L& n) { n.block_cols = cols; });
+  }
+}
+
 // Reduce blocks twice or half as deep (or one block), column blocks twice or half as many (or
 // none), split-K slices twice or half as many (or none).
 void tile_block_moves(const Kernel& k, const TilePlan& t, Moves& out) {
@@ -159,12 +171,7 @@ void tile_block_moves(const Kernel& k, const TilePlan& t, Moves& out) {
     const int64_t block = b >= kk ? 0 : b;
     with({ActionKind::BlockReduce, t.red, block}, [&](TilePlan& n) { n.block_k = block; });
   }
-  const int64_t ctiles = ceil_div(k.full_shape[t.col], t.tile_cols);
-  const int64_t cblocks = t.block_cols ? ceil_div(ctiles * t.tile_cols, t.block_cols) : 1;
-  for (int64_t c : {cblocks * 2, cblocks / 2}) {
-    const int64_t cols = c < 2 ? 0 : ceil_div(ctiles, c) * t.tile_cols;
-    with({ActionKind::BlockCols, t.col, cols}, [&](TilePlan& n) { n.block_cols = cols; });
-  }
+  col_block_moves(k, t, out);
   const int64_t slices = t.split_k ? ceil_div(kk, t.split_k) : 1;
   for (int64_t s : {slices * 2, slices / 2}) {
     const int64_t depth = s < 2 ? 0 : ceil_div(kk, s);
@@ -176,11 +183,16 @@ void tile_block_moves(const Kernel& k, const TilePlan& t, Moves& out) {
   }
 }
 
-// The dot tile one column wider or narrower.
-void dot_moves(const DotPlan& d, Moves& out) {
+// The dot tile one column wider or narrower (its column blocks about as wide), column blocks twice
+// or half as many (or none).
+void dot_moves(const Kernel& k, const DotPlan& d, Moves& out) {
   const auto with = changes(d, out);
   for (int64_t c : {d.tile_cols - 1, d.tile_cols + 1})
-    with({ActionKind::Upcast, d.col, c}, [&](DotPlan& n) { n.tile_cols = c; });
+    with({ActionKind::Upcast, d.col, c}, [&](DotPlan& n) {
+      n.tile_cols = c;
+      if (n.block_cols && c > 0) n.block_cols = ceil_div(d.block_cols, c) * c;
+    });
+  col_block_moves(k, d, out);
 }
 
 void column_split_moves(const Kernel& k, const ColumnSplitPlan& c, Moves& out) {
@@ -217,7 +229,7 @@ std::vector<Move> KernelPlan::neighbours(const Kernel& k, const Target& t) const
     tile_block_moves(k, *tp, out);
   } else if (const auto* d = std::get_if<DotPlan>(&layout)) {
     product_moves(k, *d, d->red, out);
-    dot_moves(*d, out);
+    dot_moves(k, *d, out);
   } else {
     column_split_moves(k, std::get<ColumnSplitPlan>(layout), out);
   }

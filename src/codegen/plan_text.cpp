@@ -92,7 +92,7 @@ void fields(P& t, F&& f) {
 template <class P, class F>
 requires std::same_as<std::remove_const_t<P>, DotPlan>
 void fields(P& d, F&& f) {
-  f(d.row, d.col, d.red, d.lanes, d.tile_rows, d.tile_cols, d.block_rows, d.hold);
+  f(d.row, d.col, d.red, d.lanes, d.tile_rows, d.tile_cols, d.block_rows, d.hold, d.block_cols);
 }
 template <class P, class F>
 requires std::same_as<std::remove_const_t<P>, ColumnSplitPlan>

@@ -32,7 +32,8 @@ class DotRenderer : ProductRenderer {
     TC_ = plan.tile_cols;
     W_ = plan.lanes;
     NC_ = plan.block_rows;
-    CB_ = (std::min(M_, kChunk) + TC_ - 1) / TC_ * TC_;
+    MB_ = plan.block_cols ? plan.block_cols : M_;
+    CB_ = (std::min(MB_, kChunk) + TC_ - 1) / TC_ * TC_;
     hold_ = plan.hold;
   }
 
@@ -41,7 +42,7 @@ class DotRenderer : ProductRenderer {
     render_kernel_head(s, fn, k_, VT_, W_ * (f32_ ? 4 : 8), "dot");
     int64_t nb = (N_ + NC_ - 1) / NC_;
     s << "  for (int64_t o = start; o < end; o++) {\n";
-    s << "    const int64_t rb = o % " << nb << ", bt = o / " << nb << ";\n";
+    render_unit(s, nb);
     render_batch_index(s, k_, p_);
     s << "    const int64_t n_lo = rb * " << NC_ << ", n_hi = n_lo + " << NC_ << " < " << N_
       << " ? n_lo + " << NC_ << " : " << N_ << ";\n";
@@ -49,9 +50,10 @@ class DotRenderer : ProductRenderer {
     for (int64_t i = 0; i < TN_; i++)
       s << "      const int64_t r" << i << " = n0 + " << i << " < n_hi ? n0 + " << i
         << " : n_hi - 1;\n";
-    s << "      for (int64_t m0 = 0; m0 < " << M_ << "; m0 += " << CB_ << ") {\n";
+    const std::string lo = MB_ < M_ ? "m_lo" : "0", hi = MB_ < M_ ? "m_hi" : std::to_string(M_);
+    s << "      for (int64_t m0 = " << lo << "; m0 < " << hi << "; m0 += " << CB_ << ") {\n";
     s << "        " << T_ << " tl[" << TN_ * CB_ << "] __attribute__((aligned(64)));\n";
-    s << "        const int64_t mv = " << M_ << " - m0 < " << CB_ << " ? " << M_
+    s << "        const int64_t mv = " << hi << " - m0 < " << CB_ << " ? " << hi
       << " - m0 : " << CB_ << ";\n";
     s << "        for (int64_t mc = m0; mc < m0 + mv; mc += " << TC_ << ") {\n";
     std::string ind = "          ";
@@ -69,6 +71,20 @@ class DotRenderer : ProductRenderer {
   }
 
  private:
+  // The unit `o`'s row block rb and batch index bt; with column blocks (the innermost), its
+  // columns [m_lo, m_hi) too.
+  void render_unit(std::ostringstream& s, int64_t nb) {
+    if (MB_ == M_) {
+      s << "    const int64_t rb = o % " << nb << ", bt = o / " << nb << ";\n";
+      return;
+    }
+    const int64_t ncb = (M_ + MB_ - 1) / MB_;
+    s << "    const int64_t cb = o % " << ncb << ", rb = o / " << ncb << " % " << nb
+      << ", bt = o / " << ncb * nb << ";\n";
+    s << "    const int64_t m_lo = cb * " << MB_ << ", m_hi = m_lo + " << MB_ << " < " << M_
+      << " ? m_lo + " << MB_ << " : " << M_ << ";\n";
+  }
+
   std::string acc(int64_t i, int64_t j) {
     return "a" + std::to_string(i) + "_" + std::to_string(j);
   }
@@ -236,7 +252,7 @@ class DotRenderer : ProductRenderer {
 
   const Kernel& k_;
   const TileOperands& p_;
-  int64_t TN_, TC_, W_, NC_, CB_;
+  int64_t TN_, TC_, W_, NC_, MB_, CB_;  // MB_: columns per unit (block_cols, else all)
   bool zero_needed_ = false;
   bool hold_ = false;  // Hold: the step's operand vectors bound to registers
   int hn_ = 0;

@@ -111,6 +111,16 @@ TEST(ReducePlan, TwoRowWeightGradientSplits) {
     }
 }
 
+// relu(b[j] + sum_r x(i, r) w[j, r]) in double, x(i, r) at x's flat index i * xi + r * xr.
+double relu_linear(const std::vector<float>& xv, int64_t xi, int64_t xr,
+                   const std::vector<float>& wv, const std::vector<float>& bv, int64_t i,
+                   int64_t j) {
+  const auto k = static_cast<int64_t>(wv.size() / bv.size());
+  double s = bv[j];
+  for (int64_t r = 0; r < k; r++) s += double(xv[i * xi + r * xr]) * wv[j * k + r];
+  return std::max(s, 0.0);
+}
+
 // A blocked reduce over few rows beside many columns (a deep convolution at batch 1: cols^T W^T,
 // plan_heuristic.cpp's column_units): one row block, column blocks as the units of work, no
 // split-K. At odd sizes (columns not a multiple of the tile, K not of the reduce block, rows
@@ -139,15 +149,11 @@ TEST(ReducePlan, FewRowsBesideALargeWeightSplitTheColumns) {
     const auto ob = opts.find("BLOCK_OUTER(0,");
     ASSERT_NE(ob, std::string::npos) << opts;
     EXPECT_GE(std::stoll(opts.substr(ob + 14)), n) << opts;
-    auto cv = cols.to_vector<float>(), wv = w.to_vector<float>(), bv = b.to_vector<float>(),
-         got = y.to_vector<float>();
-    auto relu_ref = [&](int64_t i, int64_t j) {  // output (i, j) in double
-      double s = bv[j];
-      for (int64_t r = 0; r < k; r++) s += double(cv[r * n + i]) * wv[j * k + r];
-      return std::max(s, 0.0);
-    };
+    const auto xv = cols.to_vector<float>(), wv = w.to_vector<float>(), bv = b.to_vector<float>(),
+               got = y.to_vector<float>();
     for (int64_t e = 0; e < n * m; e++)
-      ASSERT_NEAR(got[e], relu_ref(e / m, e % m), 1e-3) << e / m << "," << e % m;
+      ASSERT_NEAR(got[e], relu_linear(xv, 1, n, wv, bv, e / m, e % m), 1e-3)
+          << e / m << "," << e % m;
   }
   set_num_threads(threads);
 }
@@ -200,6 +206,45 @@ TEST(ReducePlan, SmallLinearReadsTheWeightInPlace) {
         ASSERT_NEAR(got[i * 127 + j], std::tanh(s), 1e-5) << i << "," << j;
       }
   }
+}
+
+// A classifier head at a small batch (x @ W^T + b, 8 x 1000 x 1280 in MobileNetV2): the dot
+// kernel's batch is one row block, so its units are column blocks (BLOCK_COLS, whole column
+// tiles), as many as a tiled product of that work gets (2 to 8, each of at least 2^19
+// multiply-adds), where it ran on one thread; under 2^20 multiply-adds it stays one unit. Odd
+// sizes (a short last column block, K not a multiple of the vector), on two threads; the values
+// against a host loop.
+TEST(ReducePlan, SmallBatchHeadSplitsItsColumns) {
+  manual_seed(9);
+  NoGradGuard no_grad;
+  const int threads = get_num_threads();
+  set_num_threads(2);
+  struct Case {
+    int64_t n, m, k, units;
+  };
+  for (auto [n, m, k, units] : {Case{8, 1001, 1283, 8}, Case{5, 333, 701, 2}, Case{3, 130, 1500, 1},
+                                Case{4, 128, 128, 1}}) {
+    SCOPED_TRACE(std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(k));
+    Tensor x = input({n, k}), w = input({m, k}), b = input({m});
+    Tensor y = (matmul(x, w.t()) + b).relu();
+    const std::string log = debug3(y);
+    const std::string name =
+        "kernel r_" + std::to_string(n) + "_" + std::to_string(m) + "_" + std::to_string(k) + " ";
+    const auto at = log.find(name);
+    ASSERT_NE(at, std::string::npos) << log;
+    const auto from = log.find("opts:", at);
+    const std::string opts = log.substr(from, log.find('\n', from) - from);
+    ASSERT_NE(opts.find("dot:"), std::string::npos) << opts;
+    const auto bc = opts.find("BLOCK_COLS(1,");
+    const int64_t cols = bc == std::string::npos ? 0 : std::stoll(opts.substr(bc + 13));
+    EXPECT_EQ(cols ? (m + cols - 1) / cols : 1, units) << opts;
+    const auto xv = x.to_vector<float>(), wv = w.to_vector<float>(), bv = b.to_vector<float>(),
+               got = y.to_vector<float>();
+    for (int64_t e = 0; e < n * m; e++)
+      ASSERT_NEAR(got[e], relu_linear(xv, k, 1, wv, bv, e / m, e % m), 1e-3)
+          << e / m << "," << e % m;
+  }
+  set_num_threads(threads);
 }
 
 // A mid-sized product (64 to 129 rows): a single unit of work would leave one thread idle (64
