@@ -11,19 +11,28 @@
 # pch_defines,time_macros; with ccache as the launcher, these targets' compilations set it.
 function(ember_torch_pch)
   if(NOT TARGET ember_torch_pch_anchor)
-    add_executable(ember_torch_pch_anchor EXCLUDE_FROM_ALL
-                   ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/torch_pch.cpp)
+    _ember_pch_anchor(ember_torch_pch_anchor torch_pch.cpp <torch/torch.h>)
     target_link_libraries(ember_torch_pch_anchor PRIVATE ${TORCH_LIBRARIES})
-    target_precompile_headers(ember_torch_pch_anchor PRIVATE <torch/torch.h>)
-    _ember_torch_pch_launcher(ember_torch_pch_anchor)
   endif()
+  _ember_pch_reuse(ember_torch_pch_anchor ${ARGN})
+endfunction()
+
+# _ember_pch_anchor(<anchor> <source in cmake/> <header>): the executable, left out of `all`, that
+# compiles the precompiled <header>; _ember_pch_reuse(<anchor> <target>...): the targets reuse it.
+function(_ember_pch_anchor anchor source header)
+  add_executable(${anchor} EXCLUDE_FROM_ALL ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${source})
+  target_precompile_headers(${anchor} PRIVATE ${header})
+  _ember_pch_launcher(${anchor})
+endfunction()
+
+function(_ember_pch_reuse anchor)
   foreach(target ${ARGN})
-    target_precompile_headers(${target} REUSE_FROM ember_torch_pch_anchor)
-    _ember_torch_pch_launcher(${target})
+    target_precompile_headers(${target} REUSE_FROM ${anchor})
+    _ember_pch_launcher(${target})
   endforeach()
 endfunction()
 
-function(_ember_torch_pch_launcher target)
+function(_ember_pch_launcher target)
   set(launcher "${CMAKE_CXX_COMPILER_LAUNCHER}")
   if(NOT launcher)
     return()
