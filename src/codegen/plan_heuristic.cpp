@@ -272,11 +272,11 @@ void column_units(const Product& f, TileDraft& d) {
 // in each of 96 rows 50 KB apart (MobileNetV2's 16 -> 96 pointwise at 112x112): more streams
 // than the prefetchers follow, each line's write-allocate a demand miss. In a block, each row
 // tile writes runs of the block's width (512 B or more) and the block stays in L1 for every row.
-// AVX2, Zen 3, one thread, kernel CPU time, bench_panel_plans (7 rounds, paired, loaded): 16 -> 96
-// at 112x112 batch 8 0.65-0.67x the time (11.0 -> 7.4 ms), batch 1 0.47-0.51x; 24 -> 144 at 56x56
-// batch 8 0.70-0.77x; MobileNetV3's 16 -> 72 at 56x56 batch 8 0.87-0.88x. Not with the column
-// panel per tile (col_tile_panel: K = 27 over 12544 columns, L1 sets crowded): blocks read in
-// place ran 1.12x its time, packed per block 1.16x.
+// AVX2, Zen 3, one thread, kernel CPU time, bench_panel_plans (7-11 rounds, 5 runs, paired,
+// loaded): 16 -> 96 at 112x112 batch 8 0.64-0.78x the time (11 -> 7.4-8.5 ms), batch 1 0.47-0.97x;
+// 24 -> 144 at 56x56 batch 8 0.70-0.84x; MobileNetV3's 16 -> 72 at 56x56 batch 8 0.87-1.00x. Not
+// with the column panel per tile (col_tile_panel: K = 27 over 12544 columns, L1 sets crowded):
+// blocks read in place ran 1.06-1.12x its time, packed per block 1.16x.
 void short_reduce_columns(const Product& f, TileDraft& d) {
   if (d.tile_panel || d.bcast || d.split || d.kc != f.kk || d.cblocks > 1 || !f.p.sums.empty())
     return;
