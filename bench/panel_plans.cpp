@@ -42,6 +42,14 @@ Case conv_case(const char* name, int64_t rows, int64_t cols, int64_t k) {
   return {name, [=] { return matmul(in({k, rows}).t(), in({cols, k}).t()); }};
 }
 
+// A pointwise convolution's product W x: rows (output channels) x cols (positions), K deep, per
+// image of the batch (none at batch 1).
+Case short_case(const char* name, int64_t batch, int64_t rows, int64_t cols, int64_t k) {
+  return {name, [=] {
+            return matmul(in({rows, k}), batch > 1 ? in({batch, k, cols}) : in({k, cols}));
+          }};
+}
+
 std::vector<Case> cases() {
   return {
       {"conv b1 r_3136_64_576",
@@ -93,6 +101,12 @@ std::vector<Case> cases() {
        [] {
          return matmul(in({64, 1024}), in({1024, 256}));
        }},
+      // MobileNets' pointwise convolutions with a short reduce, W x (channels-first) per image.
+      short_case("mbv2 b8 r_8_96_12544_16", 8, 96, 12544, 16),
+      short_case("mbv2 b1 r_96_12544_16", 1, 96, 12544, 16),
+      short_case("mbv2 b8 r_8_144_3136_24", 8, 144, 3136, 24),
+      short_case("mbv3 b8 r_8_72_3136_16", 8, 72, 3136, 16),
+      short_case("stem-like b8 r_8_32_12544_27", 8, 32, 12544, 27),
   };
 }
 

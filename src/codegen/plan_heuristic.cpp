@@ -61,6 +61,7 @@ struct TileDraft {
   int64_t per = 1;      // row tiles per unit of work
   int64_t cblocks = 1;  // column blocks
   bool split = false;
+  bool short_cols = false;  // a short reduce's column blocks, rows outside (short_reduce_columns)
 };
 
 // Register tile TN rows x NV vectors: one reduce step costs about max(FMAs, loads) / 2 + 1 cycles
@@ -272,6 +273,27 @@ void column_units(const Product& f, TileDraft& d) {
   d.per = d.tiles, d.cblocks = cb, d.split = false;
 }
 
+// A short reduce (K up to 32 over one float column operand) over many columns: column blocks whose
+// panel (K x block) fits half of L1, the rows outside within a block. Columns outside over the
+// whole row range (cols_outer) wrote each column tile's 64 bytes into every output row, one line
+// in each of 96 rows 50 KB apart (MobileNetV2's 16 -> 96 pointwise at 112x112): more streams
+// than the prefetchers follow, each line's write-allocate a demand miss. In a block, each row
+// tile writes runs of the block's width (512 B or more) and the block stays in L1 for every row.
+// AVX2, Zen 3, one thread, kernel CPU time, bench_panel_plans (7-11 rounds, 5 runs, paired,
+// loaded): 16 -> 96 at 112x112 batch 8 0.64-0.78x the time (11 -> 7.4-8.5 ms), batch 1 0.47-0.97x;
+// 24 -> 144 at 56x56 batch 8 0.70-0.84x; MobileNetV3's 16 -> 72 at 56x56 batch 8 0.87-1.00x. Not
+// with the column panel per tile (col_tile_panel: K = 27 over 12544 columns, L1 sets crowded):
+// blocks read in place ran 1.06-1.12x its time, packed per block 1.16x.
+void short_reduce_columns(const Product& f, TileDraft& d) {
+  if (d.tile_panel || d.bcast || d.split || d.kc != f.kk || d.cblocks > 1 || !f.p.sums.empty())
+    return;
+  const int64_t ctiles = d.mpad / d.tm;
+  const int64_t fit = f.t.l1d / 2 / (f.kk * d.tm * f.es * f.ncols);  // tiles whose panel fits
+  if (fit * d.tm * f.es < 512 || ctiles <= fit) return;
+  d.cblocks = (ctiles + fit - 1) / fit;
+  d.per = d.tiles, d.short_cols = true;
+}
+
 // The split-K slice depth (a whole number of reduce blocks) once the row blocks are known, or 0.
 int64_t split_k_depth(const Product& f, const TileDraft& d, int64_t nc) {
   if (!d.split) return 0;
@@ -334,7 +356,7 @@ RowPanel row_panel(const Product& f, const TileDraft& d) {
 // at 1.01-1.03x the 4x3 tile's time, against 0.88-0.95x with the rows outside.
 bool cols_outer(const Product& f, const TileDraft& d) {
   if (d.tile_panel) return true;
-  return !d.bcast && d.kc == f.kk && f.kk * d.tm * f.es * f.ncols <= f.t.l1d / 2 &&
+  return !d.bcast && !d.short_cols && d.kc == f.kk && f.kk * d.tm * f.es * f.ncols <= f.t.l1d / 2 &&
          f.kk * d.mpad * f.es * f.ncols > f.t.l1d / 2;
 }
 
@@ -510,6 +532,7 @@ TilePlan tile_plan(const Kernel& k, const TileOperands& p, const Target& t) {
   split_k_rows(f, d);
   column_units(f, d);
   broadcast_panel(f, d);
+  short_reduce_columns(f, d);
   TilePlan tp;
   tp.row = p.row, tp.col = p.col, tp.red = p.red;
   tp.lanes = f.w, tp.tile_rows = d.tn, tp.tile_cols = d.tm;

@@ -158,6 +158,52 @@ TEST(ReducePlan, FewRowsBesideALargeWeightSplitTheColumns) {
   set_num_threads(threads);
 }
 
+// A short reduce over many columns (a pointwise convolution W x with few input channels, e.g.
+// MobileNetV2's 16 -> 96 at 112x112): column blocks whose panel fits L1, rows outside within a
+// block (plan_heuristic.cpp's short_reduce_columns), not each column tile over every output row.
+// K over 1..32 at odd sizes (rows clamped in the last tile, columns not a multiple of the tile
+// nor of the block), batched with a per-row bias, on 1 and 2 threads, against a host loop.
+TEST(ReducePlan, ShortReduceBlocksTheColumns) {
+  manual_seed(11);
+  NoGradGuard no_grad;
+  const int threads = get_num_threads();
+  const int64_t batch = 2, n = 37;
+  // 4224 columns: a multiple of every ISA's column tile (read in place, the rule's case); 4099:
+  // none (packed per column tile, columns outside: col_tile_panel's case), values only.
+  for (int64_t m : {4224, 4099})
+    for (int64_t k : {1, 2, 3, 5, 8, 13, 16, 17, 24, 27, 31, 32}) {
+      SCOPED_TRACE("K = " + std::to_string(k) + ", " + std::to_string(m) + " columns");
+      Tensor w = input({n, k}), x = input({batch, k, m}), b = input({n, 1});
+      auto wv = w.to_vector<float>(), xv = x.to_vector<float>(), bv = b.to_vector<float>();
+      for (int t : {1, 2}) {
+        SCOPED_TRACE(std::to_string(t) + " threads");
+        set_num_threads(t);
+        Tensor y = matmul(w, x) + b;
+        const std::string log = debug3(y);
+        const std::string name = "kernel r_2_37_" + std::to_string(m) + "_" + std::to_string(k);
+        // Unless a panel is packed (SSE2's broadcast panel: its own rows-outside order).
+        if (m == 4224 && (k == 16 || k == 27)) {
+          const auto at = log.find(name + " ");
+          ASSERT_NE(at, std::string::npos) << log;
+          const auto from = log.find("opts:", at);
+          const std::string opts = log.substr(from, log.find('\n', from) - from);
+          if (opts.find("PACK(") == std::string::npos) {
+            EXPECT_NE(opts.find("BLOCK_COLS(2,"), std::string::npos) << opts;
+            EXPECT_EQ(opts.find("COLS_OUTER"), std::string::npos) << opts;
+          }
+        }
+        auto got = y.to_vector<float>();
+        for (int64_t e = 0; e < batch * n * m; e++) {
+          const int64_t bi = e / (n * m), i = e / m % n, j = e % m;
+          double s = bv[i];
+          for (int64_t r = 0; r < k; r++) s += double(wv[i * k + r]) * xv[(bi * k + r) * m + j];
+          ASSERT_NEAR(got[e], s, 1e-4) << bi << "," << i << "," << j;
+        }
+      }
+    }
+  set_num_threads(threads);
+}
+
 TEST(ReducePlan, SmallProductDoesNotSplit) {
   Tensor a = input({4, 128}), b = input({128, 128});
   std::string log = debug3(matmul(a, b));
