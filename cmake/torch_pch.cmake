@@ -9,12 +9,18 @@
 #
 # ccache caches a unit compiled with a precompiled header only under the sloppiness
 # pch_defines,time_macros; with ccache as the launcher, these targets' compilations set it.
+#
+# A header precompiled at one optimisation level must not be loaded at another: GCC 12 compiling an
+# -O3 unit from an -O1 header crashed in its IPA pass. The suite's units are -O1 (tests/), the
+# benchmarks' -O3, so each level has its own anchor, named by EMBER_PCH_LEVEL (tests/CMakeLists.txt
+# sets it); an anchor takes its directory's options from the first target that asks for it.
 function(ember_torch_pch)
-  if(NOT TARGET ember_torch_pch_anchor)
-    _ember_pch_anchor(ember_torch_pch_anchor torch_pch.cpp <torch/torch.h>)
-    target_link_libraries(ember_torch_pch_anchor PRIVATE ${TORCH_LIBRARIES})
+  set(anchor ember_torch_pch_anchor${EMBER_PCH_LEVEL})
+  if(NOT TARGET ${anchor})
+    _ember_pch_anchor(${anchor} torch_pch.cpp <torch/torch.h>)
+    target_link_libraries(${anchor} PRIVATE ${TORCH_LIBRARIES})
   endif()
-  _ember_pch_reuse(ember_torch_pch_anchor ${ARGN})
+  _ember_pch_reuse(${anchor} ${ARGN})
 endfunction()
 
 # _ember_pch_anchor(<anchor> <source in cmake/> <header>): the executable, left out of `all`, that
