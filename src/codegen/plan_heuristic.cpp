@@ -287,7 +287,9 @@ void short_reduce_columns(const Product& f, TileDraft& d) {
 // Zen 3, one thread, kernel CPU time with the bias, residual and ReLU epilogue, bench_panel_plans
 // (9-15 rounds, least of 7 launches, loaded at 3-5), per-process medians of B/A: 256x3136x64
 // 0.73-0.89x, batch 8 0.74-0.86x; 1024x196x256 0.66-0.98x, batch 8 0.69-0.77x. 64 -> 64 at
-// 56x56 ran within the noise.
+// 56x56 ran within the noise. bench_conv_paired (bias only, CPU time, load 12-13), ember / oneDNN
+// before -> after: 64 -> 256 at 56x56 1.65-1.74 -> 1.64-1.69, batch 8 1.60-1.62 -> 1.53-1.57;
+// 256 -> 1024 at 14x14 1.84-2.08 -> 1.69-1.80, batch 8 1.79-2.35 -> 1.36-1.40.
 void expansion_rows_outer(const Product& f, TileDraft& d) {
   const int64_t ctiles = d.mpad / d.tm;
   const int64_t per_tile = f.kk * d.tm * f.es * f.ncols;  // one column tile's panel
