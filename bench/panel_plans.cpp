@@ -50,6 +50,15 @@ Case short_case(const char* name, int64_t batch, int64_t rows, int64_t cols, int
           }};
 }
 
+// A bottleneck's expansion W x + bias + residual, then ReLU (ResNet's conv3 with its epilogue).
+Case expansion_case(const char* name, int64_t batch, int64_t rows, int64_t cols, int64_t k) {
+  return {name, [=] {
+            const Tensor x = batch > 1 ? in({batch, k, cols}) : in({k, cols});
+            const Tensor res = batch > 1 ? in({batch, rows, cols}) : in({rows, cols});
+            return (matmul(in({rows, k}), x) + in({rows, 1}) + res).relu();
+          }};
+}
+
 std::vector<Case> cases() {
   return {
       {"conv b1 r_3136_64_576",
@@ -107,6 +116,13 @@ std::vector<Case> cases() {
       short_case("mbv2 b8 r_8_144_3136_24", 8, 144, 3136, 24),
       short_case("mbv3 b8 r_8_72_3136_16", 8, 72, 3136, 16),
       short_case("stem-like b8 r_8_32_12544_27", 8, 32, 12544, 27),
+      // ResNet-50's bottleneck expansions (K = 64, 256 -> 4x the channels) at batch 1 and 8.
+      expansion_case("r50 b1 r_256_3136_64", 1, 256, 3136, 64),
+      expansion_case("r50 b8 r_8_256_3136_64", 8, 256, 3136, 64),
+      expansion_case("r50 b1 r_1024_196_256", 1, 1024, 196, 256),
+      expansion_case("r50 b8 r_8_1024_196_256", 8, 1024, 196, 256),
+      expansion_case("r50 b1 r_2048_49_512", 1, 2048, 49, 512),
+      expansion_case("r50 b1 r_64_3136_64", 1, 64, 3136, 64),
   };
 }
 

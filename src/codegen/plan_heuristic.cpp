@@ -42,6 +42,7 @@ struct TileDraft {
   int64_t cblocks = 1;  // column blocks
   bool split = false;
   bool short_cols = false;  // a short reduce's column blocks, rows outside (short_reduce_columns)
+  bool rows_outer = false;  // an expansion's rows outside the columns (expansion_rows_outer)
 };
 
 // Register tile TN rows x NV vectors: one reduce step costs about max(FMAs, loads) / 2 + 1 cycles
@@ -274,6 +275,35 @@ void short_reduce_columns(const Product& f, TileDraft& d) {
   d.per = d.tiles, d.short_cols = true;
 }
 
+// Rows outside for an expansion (a pointwise convolution to at least twice its input channels,
+// ResNet's bottleneck conv3: 64 -> 256 at 56x56, 256 -> 1024 at 14x14) where columns outside
+// (cols_outer) would write each column tile's 64 bytes into every row of the block, and the
+// epilogue read its residual likewise: 66-96 streams, each line's write-allocate a demand miss,
+// over an output 4x the input. Rows outside write (and read) runs of the block's width; the
+// block's column panel is re-read by each row tile, so the blocks keep it within a quarter of L2.
+// Needs 8 column tiles or more (shorter rows are one run either way) and the row operand (the
+// weight) read in place along k: a transposed one (x^T W^T) keeps its row panel. Packed columns
+// (a column count the tile does not divide) are packed per block, not per column tile. AVX2,
+// Zen 3, one thread, kernel CPU time with the bias, residual and ReLU epilogue, bench_panel_plans
+// (9-15 rounds, least of 7 launches, loaded at 3-5), per-process medians of B/A: 256x3136x64
+// 0.73-0.89x, batch 8 0.74-0.86x; 1024x196x256 0.66-0.98x, batch 8 0.69-0.77x. 64 -> 64 at
+// 56x56 ran within the noise. bench_conv_paired (bias only, CPU time, load 12-13), ember / oneDNN
+// before -> after: 64 -> 256 at 56x56 1.65-1.74 -> 1.64-1.69, batch 8 1.60-1.62 -> 1.53-1.57;
+// 256 -> 1024 at 14x14 1.84-2.08 -> 1.69-1.80, batch 8 1.79-2.35 -> 1.36-1.40.
+void expansion_rows_outer(const Product& f, TileDraft& d) {
+  const int64_t ctiles = d.mpad / d.tm;
+  const int64_t per_tile = f.kk * d.tm * f.es * f.ncols;  // one column tile's panel
+  bool rows_along_k = f.p.rows_direct;
+  for (const Expr* r : f.p.rows)
+    rows_along_k = rows_along_k && r->kind == Expr::Kind::Load && r->view.strides[f.p.red] == 1;
+  if (!rows_along_k || d.bcast || d.split || d.short_cols || d.kc != f.kk || !f.p.sums.empty() ||
+      f.n < 2 * f.kk || ctiles < 8 || per_tile > f.t.l1d / 2 || per_tile * ctiles <= f.t.l1d / 2)
+    return;
+  d.rows_outer = true, d.tile_panel = false;
+  const int64_t fit = std::max<int64_t>(1, f.t.l2 / 4 / per_tile);
+  d.cblocks = std::max(d.cblocks, (ctiles + fit - 1) / fit);
+}
+
 // The split-K slice depth (a whole number of reduce blocks) once the row blocks are known, or 0.
 int64_t split_k_depth(const Product& f, const TileDraft& d, int64_t nc) {
   if (!d.split) return 0;
@@ -336,7 +366,8 @@ RowPanel row_panel(const Product& f, const TileDraft& d) {
 // at 1.01-1.03x the 4x3 tile's time, against 0.88-0.95x with the rows outside.
 bool cols_outer(const Product& f, const TileDraft& d) {
   if (d.tile_panel) return true;
-  return !d.bcast && !d.short_cols && d.kc == f.kk && f.kk * d.tm * f.es * f.ncols <= f.t.l1d / 2 &&
+  return !d.bcast && !d.short_cols && !d.rows_outer && d.kc == f.kk &&
+         f.kk * d.tm * f.es * f.ncols <= f.t.l1d / 2 &&
          f.kk * d.mpad * f.es * f.ncols > f.t.l1d / 2;
 }
 
@@ -404,6 +435,7 @@ TilePlan tile_plan(const Kernel& k, const TileOperands& p, const Target& t) {
   column_units(f, d);
   broadcast_panel(f, d);
   short_reduce_columns(f, d);
+  expansion_rows_outer(f, d);
   TilePlan tp;
   tp.row = p.row, tp.col = p.col, tp.red = p.red;
   tp.lanes = f.w, tp.tile_rows = d.tn, tp.tile_cols = d.tm;

@@ -204,6 +204,53 @@ TEST(ReducePlan, ShortReduceBlocksTheColumns) {
   set_num_threads(threads);
 }
 
+// An expansion (a pointwise convolution to at least twice its input channels, ResNet's
+// bottleneck conv3 W x + bias + residual, then ReLU): rows outside the columns within column
+// blocks (plan_heuristic.cpp's expansion_rows_outer), not each column tile over every output row.
+// Odd sizes: rows clamped in the last tile; 1600 columns read in place, 197 packed (not a multiple
+// of any tile); batched; on 1 and 2 threads; the values against a host loop.
+TEST(ReducePlan, ExpansionWalksRowsOutsideTheColumns) {
+  manual_seed(13);
+  NoGradGuard no_grad;
+  const int threads = get_num_threads();
+  struct Case {
+    int64_t batch, n, m, k;
+  };
+  for (auto [batch, n, m, k] :
+       {Case{1, 163, 1600, 64}, Case{2, 163, 1600, 64}, Case{1, 515, 197, 256}}) {
+    SCOPED_TRACE(std::to_string(batch) + "x" + std::to_string(n) + "x" + std::to_string(m) + "x" +
+                 std::to_string(k));
+    Tensor w = input({n, k}), x = input({batch, k, m}), b = input({n, 1}), r = input({batch, n, m});
+    auto wv = w.to_vector<float>(), xv = x.to_vector<float>(), bv = b.to_vector<float>(),
+         rv = r.to_vector<float>();
+    for (int t : {1, 2}) {
+      SCOPED_TRACE(std::to_string(t) + " threads");
+      set_num_threads(t);
+      Tensor y = (matmul(w, x) + b + r).relu();
+      const std::string log = debug3(y);
+      const std::string name = "kernel r_" + (batch > 1 ? std::to_string(batch) + "_" : "") +
+                               std::to_string(n) + "_" + std::to_string(m) + "_" +
+                               std::to_string(k) + " ";
+      const auto at = log.find(name);
+      ASSERT_NE(at, std::string::npos) << log;
+      const auto from = log.find("opts:", at);
+      const std::string opts = log.substr(from, log.find('\n', from) - from);
+      // AVX2 and wider (SSE2's 4-lane tiles may take its broadcast panel, its own order).
+      if (float_lanes() >= 8) {
+        EXPECT_EQ(opts.find("COLS_OUTER"), std::string::npos) << opts;
+      }
+      auto got = y.to_vector<float>();
+      for (int64_t e = 0; e < batch * n * m; e++) {
+        const int64_t bi = e / (n * m), i = e / m % n, j = e % m;
+        double s = bv[i] + rv[e];
+        for (int64_t q = 0; q < k; q++) s += double(wv[i * k + q]) * xv[(bi * k + q) * m + j];
+        ASSERT_NEAR(got[e], std::max(s, 0.0), 1e-4) << bi << "," << i << "," << j;
+      }
+    }
+  }
+  set_num_threads(threads);
+}
+
 TEST(ReducePlan, SmallProductDoesNotSplit) {
   Tensor a = input({4, 128}), b = input({128, 128});
   std::string log = debug3(matmul(a, b));
