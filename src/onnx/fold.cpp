@@ -87,25 +87,45 @@ struct Folder {
     return !(tm && tm->i() != 0) && !(spatial && spatial->i() == 0);
   }
 
-  // The folded weights and bias of `w` (b: the conv's bias, undefined for none) as host copies.
+  // Writes the folded weights of `w` to `w_out` (which may be w's own memory) and returns the
+  // folded bias (b: the conv's bias, undefined for none).
   template <typename T>
-  static std::pair<Tensor, Tensor> folded(const Tensor& w, const Tensor& b, const Tensor* stats,
-                                          double eps) {
+  static Tensor fold_values(const Tensor& w, void* w_out, const Tensor& b, const Tensor* stats,
+                            double eps) {
     const int64_t C = w.size(0), per = w.numel() / C;
     const auto* wp = static_cast<const T*>(w.data_ptr());
+    auto* out = static_cast<T*>(w_out);
     const auto* bp = b.defined() ? static_cast<const T*>(b.data_ptr()) : nullptr;
     const auto at = [&](int k, int64_t c) {
       return static_cast<double>(static_cast<const T*>(stats[k].data_ptr())[c]);
     };
-    std::vector<T> w2(static_cast<size_t>(w.numel())), b2(static_cast<size_t>(C));
+    std::vector<T> b2(static_cast<size_t>(C));
     for (int64_t c = 0; c < C; c++) {
       const double s = at(0, c) / std::sqrt(at(3, c) + eps);
       for (int64_t i = c * per; i < (c + 1) * per; i++)
-        w2[static_cast<size_t>(i)] = static_cast<T>(static_cast<double>(wp[i]) * s);
+        out[i] = static_cast<T>(static_cast<double>(wp[i]) * s);
       const double bias = bp ? static_cast<double>(bp[c]) : 0.0;
       b2[static_cast<size_t>(c)] = static_cast<T>((bias - at(2, c)) * s + at(1, c));
     }
-    return {from_blob(w2.data(), w.sizes(), w.dtype()), from_blob(b2.data(), {C}, w.dtype())};
+    return from_blob(b2.data(), {C}, w.dtype());
+  }
+
+  // The folded weights and bias. When the conv is the weights' only reader, the weights are
+  // rewritten in their own buffer (the initializer's alone: load made it), not copied.
+  std::pair<Tensor, Tensor> folded(const std::string& w_name, const Tensor& w, const Tensor& b,
+                                   const Tensor* stats, double eps) {
+    const auto fold_into = [&](void* out) {
+      return w.dtype() == kFloat32 ? fold_values<float>(w, out, b, stats, eps)
+                                   : fold_values<double>(w, out, b, stats, eps);
+    };
+    Tensor b2;
+    if (reads[w_name] == 1) {
+      overwrite_in_place({w}, [&] { b2 = fold_into(w.data_ptr()); });
+      return {w, b2};
+    }
+    std::vector<char> out(static_cast<size_t>(w.numel()) * element_size(w.dtype()));
+    b2 = fold_into(out.data());
+    return {from_blob(out.data(), w.sizes(), w.dtype()), b2};
   }
 
   // Folds `bn` into `conv` when both read constants and the conv's output feeds only the BN.
@@ -129,8 +149,7 @@ struct Folder {
       return false;
     const auto* eps_attr = attribute(bn, "epsilon");
     const double eps = eps_attr ? eps_attr->f() : 1e-5;
-    const auto [w2, b2] =
-        w.dtype() == kFloat32 ? folded<float>(w, b, stats, eps) : folded<double>(w, b, stats, eps);
+    const auto [w2, b2] = folded(conv.input(1), w, b, stats, eps);
     for (int k = 1; k < 5; k++) dropped.push_back(bn.input(k));
     dropped.push_back(conv.input(1));
     if (has_bias) dropped.push_back(conv.input(2));

@@ -10,9 +10,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <string_view>
 
 #include "ember/jit.h"
+#include "ember/support/mapped_file.h"
 #include "ember/support/read_file.h"
 #include "model_impl.h"
 #include "registry.h"
@@ -83,16 +86,21 @@ void count_ops(const ::onnx::GraphProto& g, std::map<std::string, int64_t>& coun
   }
 }
 
-std::shared_ptr<Model::Impl> build(std::string bytes, const std::string& base_dir,
-                                   const std::string& name) {
-  auto m = std::make_shared<Model::Impl>();
-  m->name = name;
-  m->base_dir = base_dir;
-  if (bytes.empty()) throw IOError(name + ": empty file, not an ONNX model");
-  if (!m->proto.ParseFromString(bytes))
-    throw IOError(name + ": not a valid ONNX model (the protobuf is truncated or malformed)");
-  bytes.clear();
-  bytes.shrink_to_fit();
+// Parses the serialized model into m.proto (the caller frees the bytes afterwards).
+void parse(Model::Impl& m, std::string_view bytes) {
+  if (bytes.empty()) throw IOError(m.name + ": empty file, not an ONNX model");
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    throw IOError(m.name +
+                  ": larger than protobuf's 2 GiB limit (keep the weights in external "
+                  "data files)");
+  if (!m.proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    throw IOError(m.name + ": not a valid ONNX model (the protobuf is truncated or malformed)");
+}
+
+// Checks the parsed model, infers its shapes and converts its initializers.
+std::shared_ptr<Model::Impl> build(std::shared_ptr<Model::Impl> m) {
+  const std::string& name = m->name;
+  const std::string& base_dir = m->base_dir;
   // External data is read into the message first: ONNX's checker looks for the files relative to
   // the process's working directory, not the model's (ONNX 1.12, check_model(ModelProto)).
   for (auto& p : *m->proto.mutable_graph()->mutable_initializer())
@@ -113,18 +121,8 @@ std::shared_ptr<Model::Impl> build(std::string bytes, const std::string& base_di
   auto* g = m->proto.mutable_graph();
   if (g->sparse_initializer_size())
     throw UnsupportedError(name + ": sparse initializers are not supported");
-  for (auto& p : *g->mutable_initializer()) {
-    m->initializers[p.name()] = make_initializer(p, base_dir);
-    // The tensor holds the data now. clear_raw_data() alone keeps the string's memory (a copy of
-    // every weight for the model's life): swap it away.
-    std::string().swap(*p.mutable_raw_data());
-    p.clear_raw_data();
-  }
-#ifdef __GLIBC__
-  // The weights' strings were freed inside glibc's heap, which keeps those pages resident (a
-  // second copy of the weights, 47 MB for ResNet-18) until it is trimmed.
-  malloc_trim(0);
-#endif
+  // The tensors take the weights' bytes from the message (no copy of the large ones).
+  for (auto& p : *g->mutable_initializer()) m->initializers[p.name()] = take_initializer(p);
   for (const auto& v : g->input()) {
     ValueInfo info = describe(v);
     info.has_default = m->initializers.count(v.name()) > 0;
@@ -141,21 +139,48 @@ std::shared_ptr<Model::Impl> build(std::string bytes, const std::string& base_di
   std::stable_sort(m->op_counts.begin(), m->op_counts.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   fold_batch_norms(*m);  // after op_counts, which describe the file
+#ifdef __GLIBC__
+  // The copied weights' strings and the weights that folding replaced were freed inside glibc's
+  // heap, which keeps those pages resident until it is trimmed.
+  malloc_trim(0);
+#endif
+  return m;
+}
+
+std::shared_ptr<Model::Impl> new_impl(const std::string& base_dir, const std::string& name) {
+  auto m = std::make_shared<Model::Impl>();
+  m->name = name;
+  m->base_dir = base_dir;
   return m;
 }
 
 }  // namespace
 
-Initializer make_initializer(const ::onnx::TensorProto& p, const std::string& base_dir) {
+namespace {
+
+// The initializer `convert` makes of a TensorProto (named in errors as `p`).
+template <typename Convert>
+Initializer initializer_of(const ::onnx::TensorProto& p, Convert convert) {
   Initializer r;
   try {
-    r.value = to_value(p, base_dir, "initializer '" + p.name() + "'");
+    r.value = convert("initializer '" + p.name() + "'");
     // The model's constants: a jit capture may read them (a Reshape's shape, a Clip's bounds).
     if (r.value.is_tensor()) mark_static(r.value.tensor());
   } catch (const UnsupportedError& e) {
     r.error = e.what();
   }
   return r;
+}
+
+}  // namespace
+
+Initializer make_initializer(const ::onnx::TensorProto& p, const std::string& base_dir) {
+  return initializer_of(p, [&](const std::string& what) { return to_value(p, base_dir, what); });
+}
+
+Initializer take_initializer(::onnx::TensorProto& p) {
+  // External data is inline by now: no directory is needed.
+  return initializer_of(p, [&](const std::string& what) { return take_value(p, ".", what); });
 }
 
 int64_t opset_of(const Model::Impl& m, const std::string& domain) {
@@ -167,14 +192,20 @@ int64_t opset_of(const Model::Impl& m, const std::string& domain) {
 
 Model load(const std::string& path) {
   std::string dir = std::filesystem::path(path).parent_path().string();
-  // The file's bytes move into build(), which frees them once parsed (load_from_bytes copies
-  // them: three copies of the weights at once, with the parsed message's).
-  return Model(build(read_file(path), dir.empty() ? "." : dir, "'" + path + "'"));
+  auto m = new_impl(dir.empty() ? "." : dir, "'" + path + "'");
+  {
+    // Parsed in place from the page cache; unmapped before the weights are converted.
+    support::MappedFile file(path);
+    parse(*m, file.bytes());
+  }
+  return Model(build(std::move(m)));
 }
 
 Model load_from_bytes(const std::string& bytes, const std::string& base_dir,
                       const std::string& name) {
-  return Model(build(bytes, base_dir, name));
+  auto m = new_impl(base_dir, name);
+  parse(*m, bytes);
+  return Model(build(std::move(m)));
 }
 
 const std::vector<ValueInfo>& Model::inputs() const { return impl_->inputs; }

@@ -38,6 +38,9 @@ int64_t opset_of(const Model::Impl& m, const std::string& domain);
 /// Converts one initializer (IOError for malformed data; an unsupported element type is kept as
 /// the entry's error).
 Initializer make_initializer(const ::onnx::TensorProto& p, const std::string& base_dir);
+/// make_initializer's, taking the large raw_data of `p` (inline by now) into the tensor without a
+/// copy (tensor_proto.h, take_value); `p` is left without raw_data.
+Initializer take_initializer(::onnx::TensorProto& p);
 
 /// Folds each inference BatchNormalization whose statistics are initializers into the Conv
 /// before it when that Conv's weights (and bias) are initializers and its output feeds only the

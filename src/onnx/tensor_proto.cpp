@@ -258,4 +258,28 @@ Value to_value(const TensorProto& p, const std::string& base_dir, const std::str
   return to_tensor(p, base_dir, what);
 }
 
+Value take_value(TensorProto& p, const std::string& base_dir, const std::string& what) {
+  // Small tensors are copied: their bytes may sit inside the string object (short-string
+  // storage), and a copy of them costs nothing worth saving.
+  constexpr size_t kTakeFrom = 4096;
+  const auto t = to_dtype(p.data_type());
+  const bool take = t && *t != kBool && !p.has_segment() &&
+                    p.data_location() != TensorProto::EXTERNAL && p.has_raw_data() &&
+                    p.raw_data().size() >= kTakeFrom;
+  struct Release {  // p's raw_data goes, whatever happens below
+    TensorProto& p;
+    ~Release() {
+      std::string().swap(*p.mutable_raw_data());  // clear_raw_data() alone keeps the memory
+      p.clear_raw_data();
+    }
+  } release{p};
+  if (!take || static_cast<int64_t>(p.raw_data().size()) !=
+                   checked_numel(p, what) * static_cast<int64_t>(element_size(*t)))
+    return to_value(p, base_dir, what);  // a copy, or to_tensor's error
+  // The string moves (its heap block, not its bytes) into the holder the tensor frees.
+  auto* bytes = new std::string(std::move(*p.mutable_raw_data()));
+  return from_blob(bytes->data(), Shape(p.dims().begin(), p.dims().end()), *t,
+                   [bytes](void*) { delete bytes; });
+}
+
 }  // namespace ember::onnx

@@ -35,15 +35,15 @@ struct ConvBn {
   int64_t oh() const { return (H + 2 - K) / stride + 1; }
   int64_t ow() const { return (W + 2 - K) / stride + 1; }
 
-  void fill() {
+  void fill(unsigned seed = 0) {
     const auto c = static_cast<size_t>(cout);
     x = random_values(static_cast<size_t>(N * Cin * H * W), -1, 1, 1);
     w = random_values(c * static_cast<size_t>(Cin / group * K * K), -1, 1, 2);
-    b = random_values(c, -1, 1, 3);
-    scale = random_values(c, 0.5f, 2, 4);
-    shift = random_values(c, -1, 1, 5);
-    mean = random_values(c, -0.5f, 0.5f, 6);
-    var = random_values(c, 0.1f, 3, 7);
+    b = random_values(c, -1, 1, seed + 3);
+    scale = random_values(c, 0.5f, 2, seed + 4);
+    shift = random_values(c, -1, 1, seed + 5);
+    mean = random_values(c, -0.5f, 0.5f, seed + 6);
+    var = random_values(c, 0.1f, 3, seed + 7);
   }
 
   // Conv (pads 1) then BatchNormalization; `conv_out` also a graph output when asked.
@@ -53,21 +53,29 @@ struct ConvBn {
     if (conv_out) b.output({"c", kF32, {N, cout, oh(), ow()}});
     if (stats_are_inputs) b.input({"scale", kF32, {cout}});
     b.initializer("w", w, {cout, Cin / group, K, K});
-    if (bias) b.initializer("b", this->b, {cout});
-    b.initializer("scale", scale, {cout});
-    b.initializer("shift", shift, {cout});
-    b.initializer("mean", mean, {cout});
-    b.initializer("var", var, {cout});
-    auto& conv = bias ? b.node("Conv", {"x", "w", "b"}, {"c"}) : b.node("Conv", {"x", "w"}, {"c"});
+    add(b, "", "w");
+    return b;
+  }
+
+  // The initializers (but the weights `w_name`) and nodes of x -> Conv -> BatchNormalization ->
+  // y, each name prefixed by `p` but x's and the weights'.
+  void add(ModelBuilder& b, const std::string& p, const std::string& w_name) const {
+    if (bias) b.initializer(p + "b", this->b, {cout});
+    b.initializer(p + "scale", scale, {cout});
+    b.initializer(p + "shift", shift, {cout});
+    b.initializer(p + "mean", mean, {cout});
+    b.initializer(p + "var", var, {cout});
+    auto& conv = bias ? b.node("Conv", {"x", w_name, p + "b"}, {p + "c"})
+                      : b.node("Conv", {"x", w_name}, {p + "c"});
     ModelBuilder::attr_ints(conv, "pads", {1, 1, 1, 1});
     ModelBuilder::attr_ints(conv, "strides", {stride, stride});
     ModelBuilder::attr_int(conv, "group", group);
-    auto& bn = b.node("BatchNormalization", {"c", "scale", "shift", "mean", "var"}, {"y"});
+    auto& bn = b.node("BatchNormalization",
+                      {p + "c", p + "scale", p + "shift", p + "mean", p + "var"}, {p + "y"});
     auto* e = bn.add_attribute();
     e->set_name("epsilon");
     e->set_type(::onnx::AttributeProto::FLOAT);
     e->set_f(eps);
-    return b;
   }
 
   // The convolution (before_bn) or the spec's y = (x - mean) / sqrt(var + eps) * scale + B.
@@ -151,6 +159,43 @@ TEST(OnnxFold, StatisticsACallerMayReplaceDoNotFold) {
   std::vector<float> other(t.scale.size(), 3.0f);
   auto out = m.run({{"x", input(t)}, {"scale", from_vector<float>(other)}});
   expect_close(out[0].second, t.reference(false, other));
+}
+
+// Weights of 4 KiB or more: the loader takes their bytes from the message without a copy, and
+// folding rewrites them in place when the Conv is their only reader.
+TEST(OnnxFold, LargeWeightsFoldInPlace) {
+  ConvBn t;
+  t.cout = 32;  // 32 x 4 x 3 x 3 floats: 4608 bytes
+  t.fill();
+  eo::Model m = eo::load_from_bytes(t.model().bytes());
+  ASSERT_EQ(m.nodes().size(), 1u);
+  expect_close(m({input(t)})[0], t.reference(false, t.scale));
+}
+
+// Two Conv + BatchNormalization pairs read the same weights: each pair folds its own statistics
+// into a copy, and the weights that an Identity also outputs keep their values.
+TEST(OnnxFold, SharedWeightsFoldIntoCopies) {
+  ConvBn t1;
+  t1.cout = 32;
+  t1.fill();
+  ConvBn t2 = t1;
+  t2.fill(10);  // other statistics and bias, the same weights and input
+  ModelBuilder b(14);
+  b.input({"x", kF32, {N, Cin, H, W}})
+      .output({"p1_y", kF32, {N, t1.cout, t1.oh(), t1.ow()}})
+      .output({"p2_y", kF32, {N, t2.cout, t2.oh(), t2.ow()}})
+      .output({"w_out", kF32, {t1.cout, Cin, K, K}});
+  b.initializer("w", t1.w, {t1.cout, Cin, K, K});
+  t1.add(b, "p1_", "w");
+  t2.add(b, "p2_", "w");
+  b.node("Identity", {"w"}, {"w_out"});
+  eo::Model m = eo::load_from_bytes(b.bytes());
+  EXPECT_EQ(m.nodes().size(), 3u);  // both pairs folded
+  auto out = m({input(t1)});
+  ASSERT_EQ(out.size(), 3u);
+  expect_close(out[0], t1.reference(false, t1.scale));
+  expect_close(out[1], t2.reference(false, t2.scale));
+  EXPECT_EQ(out[2].to_vector<float>(), t1.w);
 }
 
 TEST(OnnxFold, TrainingModeDoesNotFold) {
