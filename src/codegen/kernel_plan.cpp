@@ -152,6 +152,17 @@ bool col_panel_whole_range(const Kernel& k, const TilePlan& t, const TileOperand
   return tile_frame_bytes(k, t, p, true) <= kMaxFrameBytes;
 }
 
+int64_t col_panel_shared(const Kernel& k, const TilePlan& t, const TileOperands& p) {
+  const int64_t kk = k.full_shape[t.red], kc = t.block_k ? t.block_k : kk;
+  if (!t.pack_cols || col_panel_per_tile(p, t.pack_cols, t.cols_outer) ||
+      KernelPlan{t}.runtime_rows(k) < 0)
+    return 0;
+  const bool whole = col_panel_whole_range(k, t, p);
+  if (kc < kk && !whole) return 0;  // packed again for each reduce block
+  const int64_t mpad = ceil_div(k.full_shape[t.col], t.tile_cols) * t.tile_cols;
+  return kc * (whole ? range_blocks(k, t) : 1) * mpad;
+}
+
 namespace {
 
 // The row blocks of a product: a multiple of the tile, at most the rows padded to whole tiles.
@@ -370,7 +381,16 @@ Scratch KernelPlan::scratch(const Kernel& k) const {
   if (const auto* c = std::get_if<ColumnSplitPlan>(&layout))
     return column_split_scratch(k, c->cols, c->slice_rows);
   const auto* t = std::get_if<TilePlan>(&layout);
-  if (!t || !t->split_k) return {};
+  if (!t) return {};
+  if (!t->split_k) {
+    const auto p = tile_operands(k);
+    const int64_t panel = p ? col_panel_shared(k, *t, *p) : 0;
+    if (!panel) return {};
+    // The panel's state word (0 unpacked, 1 being packed, 2 packed), then each operand's panel.
+    return {64 + static_cast<int64_t>(p->cols.size()) * panel *
+                     static_cast<int64_t>(element_size(p->reduce->dtype)),
+            64};
+  }
   // Counters (one per row block, zeroed), then the partial tiles, [batch][slice][row][MPAD], then
   // each row sum's partials, [batch][slice][row].
   const int64_t n = k.full_shape[t->row], bt = batch_of(k, t->row);

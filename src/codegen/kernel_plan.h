@@ -119,8 +119,9 @@ struct DotPlan {
   int64_t block_cols = 0;
 };
 
-/// Scratch memory a launch passes after the kernel's buffers (one more `bufs` slot), 64-byte
-/// aligned, its first `zeroed` bytes zero at each launch: split-K's counters and partials.
+/// Scratch memory a launch passes after the kernel's buffers and its row count, if any (one more
+/// `bufs` slot), 64-byte aligned, its first `zeroed` bytes zero at each launch: split-K's counters
+/// and partials, or the launch's one column panel (col_panel_shared, render_tile.h).
 struct Scratch {
   int64_t bytes = 0, zeroed = 0;
 };

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "codegen/c_expr.h"
+#include "ember/error.h"
 
 namespace ember::codegen {
 
@@ -55,6 +56,13 @@ class TileRenderer : ProductRenderer {
     const int64_t blocks = whole_ ? ((K_ + S_ - 1) / S_ + KC_ - 1) / KC_ : 1;  // longest slice
     TileColPanel::Shape cg{M_,   MPAD_, KC_,       K_,     W_,   NCB_, TM_,
                            mlo_, mhi_,  col_tile_, blocks, klo_, khi_, key};
+    if (const int64_t shared = col_panel_shared(k, t, p)) {
+      if (shared != KC_ * blocks * MPAD_)
+        throw Error("internal error: kernel " + k.name() + ": a shared column panel of " +
+                    std::to_string(shared) + " elements, rendered as " +
+                    std::to_string(KC_ * blocks * MPAD_));
+      cg.shared = "bufs[" + std::to_string(k.buffers.size() + 1) + "]";  // after the row count
+    }
     cpanel_.emplace(p, base_, T_, VT_, cg);
   }
 

@@ -129,6 +129,7 @@ class TileColPanel : TileOperandTypes {
     bool per_tile;
     int64_t blocks = 1;                 // reduce blocks the panel holds
     std::string k_lo = "0", k_hi, key;  // the unit's reduce range and its panel's key (code)
+    std::string shared;                 // the launch's panel's scratch (col_panel_shared), or ""
   };
   TileColPanel(const TileOperands& p, std::vector<std::string> base, const char* type,
                const char* vector_type, Shape g)
@@ -143,6 +144,7 @@ class TileColPanel : TileOperandTypes {
   bool transposable() const;
   void transpose(std::ostringstream& s) const;
   void fill(std::ostringstream& s, ExprEmitter& em) const;
+  void fill_shared(std::ostringstream& s, ExprEmitter& em) const;
   bool reused() const;
   std::string name(size_t j) const;
   std::string k_from() const;
@@ -212,6 +214,15 @@ class TilePrefetch {
 /// packed panel (not per tile, no column blocks) of more than one reduce block, more than one row
 /// block, and local buffers that still fit the stack (kernel_plan.cpp).
 bool col_panel_whole_range(const schedule::Kernel& k, const TilePlan& t, const TileOperands& p);
+
+/// The elements of each column operand's panel where it is the launch's (in scratch after a
+/// 64-byte state word, KernelPlan::scratch), else 0: a panel that every unit reads alike (one
+/// reduce block, or col_panel_whole_range) in a product whose row count is read at run time (one
+/// batch index, no column blocks, no split-K: KernelPlan::runtime_rows). The first unit to come
+/// packs it for all; a unit that comes while it is being packed packs its own copy on its stack
+/// (no thread waits). Before, each call packed its own, and at 2 threads the pool's ~10 calls of
+/// ResNet-18's 3136 x 64 x 576 repacked the 64 x 576 weight ~10 times instead of once.
+int64_t col_panel_shared(const schedule::Kernel& k, const TilePlan& t, const TileOperands& p);
 
 /// What the tiled and the dot renderers (render_tile.cpp, render_dot.cpp) both read of a product:
 /// its extents along row, col and red, its element type and the target's vector of it, and the

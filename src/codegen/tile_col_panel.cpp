@@ -25,10 +25,17 @@ std::string TileColPanel::name(size_t j) const {
 
 void TileColPanel::declare(std::ostringstream& s) const {
   const int64_t cols = g_.per_tile ? g_.tile_cols : g_.padded_cols;
+  // A shared panel: the call's own (pkl{j}) serves only where another unit is packing the
+  // launch's; pk{j} points at the one in use.
+  const std::string own = g_.shared.empty() ? "pk" : "pkl";
   for (size_t j = 0; j < p_.cols.size(); j++)
-    s << "  " << T_ << " pk" << j << "[" << g_.block_k * g_.blocks * cols
+    s << "  " << T_ << " " << own << j << "[" << g_.block_k * g_.blocks * cols
       << "] __attribute__((aligned(64)));\n";
   if (reused()) s << "  int64_t pk_t = -1;\n";
+  if (g_.shared.empty()) return;
+  s << "  int64_t* pk_st = (int64_t*)" << g_.shared << ";\n";
+  for (size_t j = 0; j < p_.cols.size(); j++)
+    s << "  " << T_ << "* pk" << j << " = pkl" << j << ";\n";
 }
 
 // The panel's offset of column m's tile plus m's place in it (m a variable of the generated code):
@@ -145,9 +152,6 @@ void TileColPanel::pack(std::ostringstream& s, ExprEmitter& em) const {
   // A reused panel serves every unit of its key (batch index, column block, slice) that the same
   // call runs one after another; the whole range's first block decides for the unit's blocks.
   if (g_.blocks > 1) {
-    for (size_t j = 0; j < p_.cols.size(); j++)
-      s << "      " << T_ << "* " << name(j) << " = pk" << j << " + (kc - " << g_.k_lo << ") * "
-        << g_.padded_cols << ";\n";
     // Row by row along the whole range (a long run of each row of a weight read along k, which
     // the hardware prefetcher follows) rather than a block at a time.
     s << "      if (kc == " << g_.k_lo << " && " << g_.key << " != pk_t) {\n";
@@ -156,8 +160,39 @@ void TileColPanel::pack(std::ostringstream& s, ExprEmitter& em) const {
     s << "      if (" << (reused() ? g_.key + " != pk_t" : "1") << ") {\n";
     if (reused()) s << "        pk_t = " << g_.key << ";\n";
   }
-  fill(s, em);
+  if (g_.shared.empty())
+    fill(s, em);
+  else
+    fill_shared(s, em);
   s << "      }\n";
+  if (g_.blocks > 1)  // after the pack, which may point pk{j} at the launch's panel
+    for (size_t j = 0; j < p_.cols.size(); j++)
+      s << "      " << T_ << "* " << name(j) << " = pk" << j << " + (kc - " << g_.k_lo << ") * "
+        << g_.padded_cols << ";\n";
+}
+
+// The launch's panel (col_panel_shared) where packed; else packed by this unit, into the launch's
+// panel where no other unit has begun it (then marked packed), or into the call's own.
+void TileColPanel::fill_shared(std::ostringstream& s, ExprEmitter& em) const {
+  const int64_t elems = g_.block_k * g_.blocks * g_.padded_cols;
+  auto point = [&](const std::string& own) {
+    for (size_t j = 0; j < p_.cols.size(); j++) {
+      const std::string launch =
+          "(" + std::string(T_) + "*)(pk_st + 8) + " + std::to_string(j * elems);
+      s << "          pk" << j << " = "
+        << (own.empty() ? launch : own + " ? " + launch + " : pkl" + std::to_string(j)) << ";\n";
+    }
+  };
+  s << "        if (__atomic_load_n(pk_st, __ATOMIC_ACQUIRE) == 2) {\n";
+  point("");
+  s << "        } else {\n";
+  s << "          int64_t idle_ = 0;\n";
+  s << "          const int mine_ = __atomic_compare_exchange_n(pk_st, &idle_, 1, 0, "
+       "__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);\n";
+  point("mine_");
+  fill(s, em);
+  s << "          if (mine_) __atomic_store_n(pk_st, 2, __ATOMIC_RELEASE);\n";
+  s << "        }\n";
 }
 
 void TileColPanel::pack_tile(std::ostringstream& s, ExprEmitter& em) const {

@@ -5,7 +5,8 @@
 // (copied) or along k (transposed in registers) or computed; the panel of the whole block (rows
 // outside) and the panel of one column tile (COLS_OUTER with a contiguous operand: packed in the
 // column loop); the panel of the unit's whole reduce range in blocks (or split-K slice), packed
-// once for the row blocks that follow one another (col_panel_whole_range).
+// once for the row blocks that follow one another (col_panel_whole_range); the launch's one panel
+// in scratch, shared by the threads (col_panel_shared).
 // Each plan runs on the cpu device on random inputs and is compared with the interp device.
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include "codegen/kernel_plan.h"
 #include "codegen/render_tile.h"
 #include "codegen/tile_operands.h"
+#include "ember/support/thread_pool.h"
 #include "kernel_list.h"
 #include "plan_run.h"
 #include "runtime/cpu/cpu_device.h"
@@ -89,12 +91,13 @@ TEST(ColPanel, PackedPlansMatchInterp) {
     std::vector<std::shared_ptr<runtime::Program>> programs;
     std::vector<bool> per_tile;  // col_panel_per_tile
     std::vector<bool> whole;     // col_panel_whole_range
+    std::vector<bool> shared;    // col_panel_shared
   };
   std::vector<Case> cases;
   std::vector<std::shared_ptr<runtime::Program>> all;
-  int per_tile = 0, whole = 0;
+  int per_tile = 0, whole = 0, shared = 0;
   for (const auto& [name, t] : products) {
-    Case c{product_of(t), {}, {}, {}, {}};
+    Case c{product_of(t), {}, {}, {}, {}, {}};
     const auto p = codegen::tile_operands(c.k);
     ASSERT_TRUE(p) << name;
     for (const Variant& v : variants) {
@@ -107,6 +110,8 @@ TEST(ColPanel, PackedPlansMatchInterp) {
       per_tile += c.per_tile.back();
       c.whole.push_back(codegen::col_panel_whole_range(c.k, std::get<TilePlan>(plan.layout), *p));
       whole += c.whole.back();
+      c.shared.push_back(codegen::col_panel_shared(c.k, std::get<TilePlan>(plan.layout), *p) > 0);
+      shared += c.shared.back();
     }
     cases.push_back(std::move(c));
   }
@@ -114,6 +119,10 @@ TEST(ColPanel, PackedPlansMatchInterp) {
   // Blocks of 32 and split-K: with the rows outside, every product; per column tile, the three
   // whose columns are not contiguous (their panel is the block's). Not with column blocks.
   EXPECT_EQ(whole, 18);
+  // The five unbatched products' plans without split-K or column blocks whose panel serves every
+  // row block: one block or the whole range, with the rows outside (5 + 5) or per column tile
+  // where the columns are not contiguous (3 + 3).
+  EXPECT_EQ(shared, 16);
   runtime::cpu_device().build(all);
   std::mt19937_64 g(7);
   for (const Case& c : cases) {
@@ -126,9 +135,48 @@ TEST(ColPanel, PackedPlansMatchInterp) {
           << c.plans[i].str();
       EXPECT_EQ(c.programs[i]->source.find("pkb0") != std::string::npos, c.whole[i])
           << c.plans[i].str();
+      EXPECT_EQ(c.programs[i]->source.find("pk_st") != std::string::npos, c.shared[i])
+          << c.plans[i].str();
       EXPECT_EQ(test::compare(c.k, test::run(*c.programs[i], inputs), ref, c.plans[i].str()), 0);
     }
   }
+}
+
+// The launch's panel (col_panel_shared) at 2 threads, in units of one row tile so that the
+// threads race for it: every launch gives the interp device's sums, whichever unit packed the
+// panel and whichever packed its own copy. Its scratch holds the state word and the panel.
+TEST(ColPanel, SharedPanelAtTwoThreadsMatchesInterp) {
+  manual_seed(3);
+  const Kernel k = product_of(matmul(randn({300, 130}), randn({70, 130}).t()));
+  const codegen::Target& target = runtime::host_target();
+  TilePlan tp = packed(k, target, {"blocks of 32, rows outside", 32, 0, 0, false});
+  tp.block_rows = tp.tile_rows;
+  const KernelPlan plan{tp};
+  ASSERT_EQ(plan.illegal(k, target), "");
+  const auto p = codegen::tile_operands(k);
+  const int64_t mpad = (70 + tp.tile_cols - 1) / tp.tile_cols * tp.tile_cols;
+  ASSERT_EQ(codegen::col_panel_shared(k, tp, *p), 5 * 32 * mpad);  // 130 deep in 5 blocks of 32
+  EXPECT_EQ(plan.scratch(k).bytes, 64 + 5 * 32 * mpad * 4);
+  EXPECT_EQ(plan.scratch(k).zeroed, 64);
+  EXPECT_EQ(plan.units(k), 100);
+  EXPECT_TRUE(plan.splits(k));
+  const int threads = support::num_threads();
+  support::set_num_threads(2);
+  auto program = runtime::prepare_cpu_program(k, plan);
+  runtime::cpu_device().build({program});
+  // Two sets of inputs, alternating: a panel left from the launch before would give the other
+  // set's sums.
+  std::mt19937_64 g(11);
+  std::vector<std::vector<uint64_t>> inputs[2], refs[2];
+  for (int s = 0; s < 2; s++) {
+    for (const auto& b : k.buffers) inputs[s].push_back(test::random_buffer(b, g));
+    refs[s] = test::run(*runtime::get_device("interp").compile({&k})[0], inputs[s]);
+  }
+  for (int i = 0; i < 40; i++)
+    ASSERT_EQ(test::compare(k, test::run(*program, inputs[i % 2]), refs[i % 2],
+                            "launch " + std::to_string(i)),
+              0);
+  support::set_num_threads(threads);
 }
 
 }  // namespace

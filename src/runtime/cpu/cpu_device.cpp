@@ -32,8 +32,7 @@ struct CpuProgram : Program {
   int64_t rows = -1;  // passed after the buffers when the kernel reads it (runtime_rows)
   void launch(void* const* bufs) const override {
     if (!fn) throw Error("internal error: kernel " + name + " launched before it was built");
-    if (scratch.bytes > 0) return launch_with_scratch(bufs);
-    if (rows >= 0) return launch_with_rows(bufs);
+    if (scratch.bytes > 0 || rows >= 0) return launch_with_extras(bufs);
     run(bufs);
   }
   void run(void* const* bufs) const {
@@ -46,31 +45,28 @@ struct CpuProgram : Program {
       fn(bufs, 0, outer);
     }
   }
-  // The kernel's scratch (split-K partials) is the calling thread's, reused between launches: a
-  // launch runs to completion on the threads of one caller.
-  void launch_with_scratch(void* const* bufs) const {
+  // The slots after the buffers: a pointer to the row count (runtime_rows), then the scratch.
+  void launch_with_extras(void* const* bufs) const {
+    const size_t n = kernel.buffers.size();
+    void* inline_ptrs[16];  // no allocation for the usual few buffers
+    std::vector<void*> heap_ptrs(n + 2 > 16 ? n + 2 : 0);
+    void** ptrs = heap_ptrs.empty() ? inline_ptrs : heap_ptrs.data();
+    std::copy(bufs, bufs + n, ptrs);
+    size_t at = n;
+    if (rows >= 0) ptrs[at++] = const_cast<int64_t*>(&rows);
+    if (scratch.bytes > 0) ptrs[at++] = scratch_memory();
+    run(ptrs);
+  }
+  // The kernel's scratch (split-K partials, a shared column panel) is the calling thread's, reused
+  // between launches: a launch runs to completion on the threads of one caller.
+  char* scratch_memory() const {
     thread_local std::vector<uint64_t> mem;
     size_t words = static_cast<size_t>(scratch.bytes + 64) / 8 + 1;
     if (mem.size() < words) mem.resize(words);
     auto addr = reinterpret_cast<uintptr_t>(mem.data());
     char* base = reinterpret_cast<char*>((addr + 63) / 64 * 64);
     std::memset(base, 0, static_cast<size_t>(scratch.zeroed));
-    const size_t n = kernel.buffers.size();
-    void* inline_ptrs[16];  // no allocation for the usual few buffers
-    std::vector<void*> heap_ptrs(n + 1 > 16 ? n + 1 : 0);
-    void** ptrs = heap_ptrs.empty() ? inline_ptrs : heap_ptrs.data();
-    std::copy(bufs, bufs + n, ptrs);
-    ptrs[n] = base;
-    run(ptrs);
-  }
-  void launch_with_rows(void* const* bufs) const {
-    const size_t n = kernel.buffers.size();
-    void* inline_ptrs[16];
-    std::vector<void*> heap_ptrs(n + 1 > 16 ? n + 1 : 0);
-    void** ptrs = heap_ptrs.empty() ? inline_ptrs : heap_ptrs.data();
-    std::copy(bufs, bufs + n, ptrs);
-    ptrs[n] = const_cast<int64_t*>(&rows);
-    run(ptrs);
+    return base;
   }
 };
 
@@ -84,8 +80,6 @@ std::shared_ptr<CpuProgram> make_program(const schedule::Kernel& k, codegen::Ker
   p->splits = p->plan.splits(p->kernel);
   p->scratch = p->plan.scratch(p->kernel);
   p->rows = p->plan.runtime_rows(p->kernel);
-  if (p->rows >= 0 && p->scratch.bytes > 0)
-    throw Error("internal error: kernel " + p->name + " has scratch and a row count");
   return p;
 }
 
