@@ -107,6 +107,11 @@ std::vector<Case> cases() {
       short_case("mbv2 b8 r_8_144_3136_24", 8, 144, 3136, 24),
       short_case("mbv3 b8 r_8_72_3136_16", 8, 72, 3136, 16),
       short_case("stem-like b8 r_8_32_12544_27", 8, 32, 12544, 27),
+      // The stems' few-channel products W @ cols (convolution.cpp's few_channels_product):
+      // MobileNetV3's 16x3x3x3 and ResNet's 64x3x7x7, stride 2 at 224x224.
+      short_case("mbv3 stem b1 r_16_12544_27", 1, 16, 12544, 27),
+      short_case("mbv3 stem b8 r_8_16_12544_27", 8, 16, 12544, 27),
+      short_case("resnet stem b1 r_64_12544_147", 1, 64, 12544, 147),
   };
 }
 

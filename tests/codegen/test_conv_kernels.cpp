@@ -157,6 +157,27 @@ CopyAndSum copy_and_sum(const std::string& log, const std::string& copy, const s
   return k;
 }
 
+// Few input channels at a stride (a network's stem, convolution.cpp's stacked_taps): the input's
+// rows copied phase-major first at any kernel size, so that the taps' copy reads unit strides
+// along its rows (vectorised), not every second element behind the padding's masks.
+TEST(ConvKernels, FewChannelStridedTapsReadThePhases) {
+  NoGradGuard no_grad;
+  Tensor w = input({16, 3, 3, 3}), b = input({16});
+  for (int64_t pad : {1, 0}) {  // 16x16 outputs, 17x17 rows per phase
+    const Tensor y = conv2d(input({1, 3, 34 - 2 * pad, 34 - 2 * pad}), w, b, {2}, {pad}).relu();
+    EXPECT_EQ(plan_kinds({y}), (Kinds{"loop", "loop", "product"})) << "padding " << pad;
+    const auto ks = kernels_of({y});
+    ASSERT_EQ(ks.size(), 3u);
+    EXPECT_EQ(ks[0].name(), "E_3_2_2_17_17") << "padding " << pad;  // the phases
+    const std::string taps = kernel_source(debug4({y}), "_" + ks[1].name() + "(");
+    ASSERT_FALSE(taps.empty());
+    EXPECT_EQ(taps.find("*2]"), std::string::npos) << taps;  // no stride-2 load
+  }
+  // Many channels keep the taps as views of x below kMinPhaseTaps taps per phase.
+  EXPECT_EQ(plan_kinds({conv2d(input({1, 8, 32, 32}), input({16, 8, 3, 3}), b, {2}, {1})}),
+            (Kinds{"loop", "product"}));
+}
+
 TEST(ConvKernels, DepthwiseWithoutGradientsIsACopyThenOneTapSum) {
   NoGradGuard no_grad;
   Tensor x = input({2, 16, 12, 10}), w = input({16, 1, 3, 3}), b = input({16});
