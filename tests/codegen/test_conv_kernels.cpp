@@ -25,6 +25,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "codegen/kernel_plan.h"
@@ -176,6 +177,24 @@ TEST(ConvKernels, FewChannelStridedTapsReadThePhases) {
   // Many channels keep the taps as views of x below kMinPhaseTaps taps per phase.
   EXPECT_EQ(plan_kinds({conv2d(input({1, 8, 32, 32}), input({16, 8, 3, 3}), b, {2}, {1})}),
             (Kinds{"loop", "product"}));
+}
+
+// Their values against the path with the weight's gradient (the taps as views of x, no phases):
+// both paddings, a dilated kernel over odd sizes at batch 2.
+TEST(ConvKernels, FewChannelStridedTapsValues) {
+  Tensor w = input({16, 3, 3, 3}), b = input({16});
+  for (const auto& [xs, pad, dil] : std::vector<std::tuple<Shape, int64_t, int64_t>>{
+           {{1, 3, 32, 32}, 1, 1}, {{1, 3, 34, 34}, 0, 1}, {{2, 3, 31, 15}, 2, 2}}) {
+    Tensor x = input(xs), y;
+    {
+      NoGradGuard no_grad;
+      y = conv2d(x, w, b, {2}, {pad}, {dil});
+    }
+    Tensor ref = conv2d(x, w.detach().requires_grad_(), b, {2}, {pad}, {dil});
+    auto got = y.to_vector<float>(), want = ref.to_vector<float>();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); i++) ASSERT_NEAR(got[i], want[i], 1e-4) << i;
+  }
 }
 
 TEST(ConvKernels, DepthwiseWithoutGradientsIsACopyThenOneTapSum) {
