@@ -181,7 +181,9 @@ using detail::phase_major;
 // where the convolution pads (a load GCC leaves scalar). The stems' 3x3 stride-2 tap copies,
 // DEBUG=2 minima of bench_conv_paired, avx2, one thread, loaded machine: MobileNetV3's 3x9x112x112
 // (padding 1) 112-135 us as views of x, 30-45 + 30-38 us through the phases; SqueezeNet's
-// 3x9x112x111 (no padding) 120-136 us against 36-57 + 60 us.
+// 3x9x112x111 (no padding) 120-136 us against 36-57 + 60 us. At batch 8 (an input past L2) the
+// phase copy, a masked stride-2 gather itself, takes half the gain: MobileNetV3's 1.39-1.52 ms
+// against 0.67-0.75 + 0.52-0.65 ms.
 Tensor stacked_taps(const Tensor& x, const Taps& g, bool few) {
   Split xs = split_input(stored(x) ? x : x.contiguous(), g);
   const int64_t phases = product(g.stride);
