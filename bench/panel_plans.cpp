@@ -123,6 +123,11 @@ std::vector<Case> cases() {
       expansion_case("r50 b8 r_8_1024_196_256", 8, 1024, 196, 256),
       expansion_case("r50 b1 r_2048_49_512", 1, 2048, 49, 512),
       expansion_case("r50 b1 r_64_3136_64", 1, 64, 3136, 64),
+      // The stems' few-channel products W @ cols (convolution.cpp's few_channels_product):
+      // MobileNetV3's 16x3x3x3 and ResNet's 64x3x7x7, stride 2 at 224x224.
+      short_case("mbv3 stem b1 r_16_12544_27", 1, 16, 12544, 27),
+      short_case("mbv3 stem b8 r_8_16_12544_27", 8, 16, 12544, 27),
+      short_case("resnet stem b1 r_64_12544_147", 1, 64, 12544, 147),
   };
 }
 

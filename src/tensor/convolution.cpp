@@ -154,7 +154,8 @@ bool stored(const Tensor& x) {
 // 7x7 stride-2 stem at batch 1, 3x49x112x112 taps from 3x224x224, 2.6 ms as views of x, 0.12 +
 // 0.4 ms through the phases; a 3x3 stride-2 one about even (SqueezeNet's 3x9x111x111, 0.06 ms
 // against 0.04 + 0.04) or worse (ResNet's 64x9x28x28, 0.15 ms against 0.15 + 0.05). DEBUG=2
-// minima over 40 replays of bench_conv_paired, avx2, one thread.
+// minima over 40 replays of bench_conv_paired, avx2, one thread. Few input channels take the
+// phases at any kernel size (stacked_taps below).
 constexpr int64_t kMinPhaseTaps = 4;
 Tensor phase_major(const Tensor& xs) {
   const int64_t n = (xs.dim() - 2) / 2;
@@ -172,6 +173,26 @@ namespace {
 
 using detail::kMinPhaseTaps;
 using detail::phase_major;
+
+// The stacked taps of x, [N, C, K, *O] (a lazy view), x's rows phase-major where the taps
+// outnumber the phases kMinPhaseTaps times, and always, when strided, for few input channels
+// (`few`: few_channels_product's stems). There the phase copy is one pass over a small input (3
+// channels), and the taps' copy reads unit strides where x's view read every s-th element, masked
+// where the convolution pads (a load GCC leaves scalar). The stems' 3x3 stride-2 tap copies,
+// DEBUG=2 minima of bench_conv_paired, avx2, one thread, loaded machine: MobileNetV3's 3x9x112x112
+// (padding 1) 112-135 us as views of x, 30-45 + 30-38 us through the phases; SqueezeNet's
+// 3x9x112x111 (no padding) 120-136 us against 36-57 + 60 us. At batch 8 (an input past L2) the
+// phase copy, a masked stride-2 gather itself, takes half the gain: MobileNetV3's 1.39-1.52 ms
+// against 0.67-0.75 + 0.52-0.65 ms.
+Tensor stacked_taps(const Tensor& x, const Taps& g, bool few) {
+  Split xs = split_input(stored(x) ? x : x.contiguous(), g);
+  const int64_t phases = product(g.stride);
+  if (phases > 1 && (few || product(g.kernel) >= kMinPhaseTaps * phases))
+    xs.xs = phase_major(xs.xs);
+  std::vector<Tensor> taps;
+  for (const IntList& j : tap_indices(g.kernel)) taps.push_back(tap(xs, j, g));
+  return stack(taps, 2);
+}
 
 // A kernel of more than one tap: im2col cols [G, N L, Cg K] times W^T [G, Cg K, OCg] ->
 // [G, N L, OCg], viewed as [N, G, OCg, *O]. cols is the taps stacked in one elementwise copy
@@ -194,14 +215,10 @@ Tensor windows_product(const Tensor& x, const Tensor& w, const Taps& g, int64_t 
     Tensor y = window_columns(x, g, groups).matmul(wt);  // [N, G, L, OCg]
     return y.transpose(2, 3).reshape(out);
   }
-  Split xs = split_input(stored(x) ? x : x.contiguous(), g);
-  const int64_t phases = product(g.stride);
-  if (phases > 1 && K >= kMinPhaseTaps * phases) xs.xs = phase_major(xs.xs);
-  std::vector<Tensor> taps;
-  for (const IntList& j : tap_indices(g.kernel)) taps.push_back(tap(xs, j, g));
   std::vector<int64_t> order = {1, 2, 0};  // [N, C, K, *O] -> [C, K, N, *O]
   for (size_t i = 0; i < g.out.size(); i++) order.push_back(3 + static_cast<int64_t>(i));
-  Tensor cols = stack(taps, 2).permute(order).contiguous().reshape({groups, Cg * K, N * L});
+  Tensor cols =
+      stacked_taps(x, g, false).permute(order).contiguous().reshape({groups, Cg * K, N * L});
   Tensor y = cols.transpose(1, 2).matmul(wt);  // [G, N L, OCg]
   return y.reshape({groups, N, L, OCg}).permute({1, 0, 3, 2}).reshape(out);
 }
@@ -217,17 +234,6 @@ int64_t spare_rows(const Shape& out) {
   for (int64_t r = 0; r <= 15 && 8 * r <= out[0]; r++)
     if ((out[0] + r) * inner % 16 == 0) return r;
   return -1;
-}
-
-// The stacked taps of x, [N, C, K, *O] (a lazy view; windows_product's cols before their permute
-// and copy): x's rows phase-major where the taps outnumber the phases.
-Tensor stacked_taps(const Tensor& x, const Taps& g) {
-  Split xs = split_input(stored(x) ? x : x.contiguous(), g);
-  const int64_t phases = product(g.stride);
-  if (phases > 1 && product(g.kernel) >= kMinPhaseTaps * phases) xs.xs = phase_major(xs.xs);
-  std::vector<Tensor> taps;
-  for (const IntList& j : tap_indices(g.kernel)) taps.push_back(tap(xs, j, g));
-  return stack(taps, 2);
 }
 
 // Few input channels (a network's stem: 3 channels, K = 27 or 147, 12544 output pixels), without
@@ -249,7 +255,8 @@ Tensor few_channels_product(const Tensor& x, const Tensor& w, const Tensor& bias
   const int64_t n = static_cast<int64_t>(g.out.size()), CgK = Cg * product(g.kernel);
   IntList pad(2 * static_cast<size_t>(n), 0);  // (before, after) from the last dim
   pad[2 * static_cast<size_t>(n) - 1] = r;
-  Tensor cols = constant_pad_nd(stacked_taps(x, g), pad).contiguous();  // [N, C, K, O_1 + r, ...]
+  Tensor cols =
+      constant_pad_nd(stacked_taps(x, g, true), pad).contiguous();  // [N, C, K, O_1 + r, ...]
   Shape split = {N, groups, OCg, g.out[0] + r};
   split.insert(split.end(), g.out.begin() + 1, g.out.end());
   const int64_t pixels = product(IntList(split.begin() + 3, split.end()));

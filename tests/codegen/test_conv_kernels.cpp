@@ -25,6 +25,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "codegen/kernel_plan.h"
@@ -155,6 +156,45 @@ CopyAndSum copy_and_sum(const std::string& log, const std::string& copy, const s
   EXPECT_FALSE(k.sum.empty()) << log;
   EXPECT_EQ(k.sum.find("?"), std::string::npos) << k.sum;
   return k;
+}
+
+// Few input channels at a stride (a network's stem, convolution.cpp's stacked_taps): the input's
+// rows copied phase-major first at any kernel size, so that the taps' copy reads unit strides
+// along its rows (vectorised), not every second element behind the padding's masks.
+TEST(ConvKernels, FewChannelStridedTapsReadThePhases) {
+  NoGradGuard no_grad;
+  Tensor w = input({16, 3, 3, 3}), b = input({16});
+  for (int64_t pad : {1, 0}) {  // 16x16 outputs, 17x17 rows per phase
+    const Tensor y = conv2d(input({1, 3, 34 - 2 * pad, 34 - 2 * pad}), w, b, {2}, {pad}).relu();
+    EXPECT_EQ(plan_kinds({y}), (Kinds{"loop", "loop", "product"})) << "padding " << pad;
+    const auto ks = kernels_of({y});
+    ASSERT_EQ(ks.size(), 3u);
+    EXPECT_EQ(ks[0].name(), "E_3_2_2_17_17") << "padding " << pad;  // the phases
+    const std::string taps = kernel_source(debug4({y}), "_" + ks[1].name() + "(");
+    ASSERT_FALSE(taps.empty());
+    EXPECT_EQ(taps.find("*2]"), std::string::npos) << taps;  // no stride-2 load
+  }
+  // Many channels keep the taps as views of x below kMinPhaseTaps taps per phase.
+  EXPECT_EQ(plan_kinds({conv2d(input({1, 8, 32, 32}), input({16, 8, 3, 3}), b, {2}, {1})}),
+            (Kinds{"loop", "product"}));
+}
+
+// Their values against the path with the weight's gradient (the taps as views of x, no phases):
+// both paddings, a dilated kernel over odd sizes at batch 2.
+TEST(ConvKernels, FewChannelStridedTapsValues) {
+  Tensor w = input({16, 3, 3, 3}), b = input({16});
+  for (const auto& [xs, pad, dil] : std::vector<std::tuple<Shape, int64_t, int64_t>>{
+           {{1, 3, 32, 32}, 1, 1}, {{1, 3, 34, 34}, 0, 1}, {{2, 3, 31, 15}, 2, 2}}) {
+    Tensor x = input(xs), y;
+    {
+      NoGradGuard no_grad;
+      y = conv2d(x, w, b, {2}, {pad}, {dil});
+    }
+    Tensor ref = conv2d(x, w.detach().requires_grad_(), b, {2}, {pad}, {dil});
+    auto got = y.to_vector<float>(), want = ref.to_vector<float>();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); i++) ASSERT_NEAR(got[i], want[i], 1e-4) << i;
+  }
 }
 
 TEST(ConvKernels, DepthwiseWithoutGradientsIsACopyThenOneTapSum) {
