@@ -127,9 +127,7 @@ class Lowerer {
         e->kind = Expr::Kind::Alu;
         e->op = n->op;
         bool sh = shared || (n != root_ && users_.at(n) > 1);
-        path_.push_back({n, stack.size()});
         for (auto& s : n->src) e->src.push_back(visit(s.get(), stack, below, sh));
-        path_.pop_back();
         if (!zero_preserving(n->op) && !stack.empty()) {
           // Movement ops above this op are applied at the loads below it; a pad among them fills
           // its region with 0 there, so op(0) must be replaced by 0 here: where(valid, op, 0).
@@ -192,7 +190,6 @@ class Lowerer {
       if (n == root_) throw Error("scheduler: root reduce cannot fuse");
       if (nest_ < 0 && root_->numel() == 1 && n->numel() == 1 && users_.at(n) == 1)
         return visit_nest(n);
-      if (const Node* v = shared_value_above(stack)) throw Materialise{v};
       throw Materialise{n};
     }
     reduce_ = n;
@@ -201,17 +198,8 @@ class Lowerer {
     e->op = n->op;
     e->dtype = n->dtype;
     e->axes = n->arg.ints;
-    e->src.push_back(visit_input(n));
-    return e;
-  }
-
-  // A reduce's input, in its own loop space: the path of values above it ends there.
-  ExprRef visit_input(const Node* n) {
-    std::vector<PathStep> outer;
-    std::swap(outer, path_);
     std::vector<const Node*> inner;
-    ExprRef e = visit(n->src[0].get(), inner, true, false);
-    path_ = std::move(outer);
+    e->src.push_back(visit(n->src[0].get(), inner, true, false));
     return e;
   }
 
@@ -229,7 +217,8 @@ class Lowerer {
     nested_.push_back(n);
     const int outer = nest_;
     nest_ = next_nest_++;
-    e->src.push_back(visit_input(n));
+    std::vector<const Node*> inner;
+    e->src.push_back(visit(n->src[0].get(), inner, true, false));
     nest_ = outer;
     return e;
   }
@@ -348,30 +337,6 @@ class Lowerer {
     if (cost(src) >= kExpensive) throw Materialise{src};
   }
   static constexpr int kExpensive = 3;
-
-  // A reduce that cannot fuse here, below an expensive elementwise value of its own elements (only
-  // reshapes and permutes between them) that has other users: that value is materialised instead
-  // of the reduce, the innermost such one. Its kernel is the reduce with the value as its
-  // epilogue, computed once. The bare reduce materialised left each user to recompute the value:
-  // the PPO critic's last tanh(h W^T + b), read by the value head's dot, the head's weight
-  // gradient and tanh's gradient 1 - h^2, was computed by all three kernels (issue 40).
-  const Node* shared_value_above(const std::vector<const Node*>& stack) const {
-    int chain = 0;               // the ops' cost from the value down to the reduce
-    size_t same = stack.size();  // stack[same..] only reshapes and permutes
-    while (same > 0 && (stack[same - 1]->op == Op::RESHAPE || stack[same - 1]->op == Op::PERMUTE))
-      same--;
-    for (size_t i = path_.size(); i-- > 0 && path_[i].depth >= same;) {
-      const Node* v = path_[i].node;
-      chain += ir::op_info(v->op).cost;
-      if (v != root_ && users_.at(v) > 1 && chain >= kExpensive) return v;
-    }
-    return nullptr;
-  }
-  struct PathStep {
-    const Node* node;
-    size_t depth;  // movement ops above it (the stack's size)
-  };
-  std::vector<PathStep> path_;  // the ALU values being visited, outermost first
 
   // A value fused into a reduce's input and also used outside this kernel is computed by both
   // kernels. Where it is expensive (a depthwise convolution's taps before a squeeze-excitation's

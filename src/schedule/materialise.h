@@ -3,13 +3,11 @@
 //
 // The set starts with the roots, every CONTIGUOUS and every reduce with several users. Lowering a
 // kernel then asks for more (lower.h, Materialise): a view that no strided view expresses, an
-// expensive value under a broadcast, a reduce that cannot fuse (or, where it lies under an
-// expensive value that other users share, that value: its kernel fuses the reduce); a reduce nested
-// in two places is added too. A new member changes only the kernels whose lowering looked at it
-// (their `touched` nodes): the pass lowers exactly those again, plus the new member's own kernel,
-// always the earliest pending kernel in graph order first. This reaches the same set, in the same
-// order, as lowering the whole schedule again after every addition, with each kernel lowered about
-// once.
+// expensive value under a broadcast, a reduce that cannot fuse; a reduce nested in two places is
+// added too. A new member changes only the kernels whose lowering looked at it (their `touched`
+// nodes): the pass lowers exactly those again, plus the new member's own kernel, always the
+// earliest pending kernel in graph order first. This reaches the same set, in the same order, as
+// lowering the whole schedule again after every addition, with each kernel lowered about once.
 #pragma once
 #include <memory>
 #include <unordered_map>

@@ -12,10 +12,8 @@
 //  - in a kernel whose value is one element, a full reduction with a single user that cannot fuse
 //    as above is a nest of the kernel (kernel.h): several norms summed into one are one kernel;
 // A value is materialised (gets a buffer) when it is a root, a CONTIGUOUS, a reduce that cannot
-// fuse as above (unless it lies under an expensive elementwise value of its own elements that
-// other users share: that value is materialised instead, with the reduce fused below it), an
-// expensive value under a broadcast, or the source of a reshape that no single strided view can
-// express (the materialisation pass decides: schedule/materialise.h).
+// fuse as above, an expensive value under a broadcast, or the source of a reshape that no single
+// strided view can express (the materialisation pass decides: schedule/materialise.h).
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -168,59 +167,6 @@ TEST(MaterialisePass, EarlierKernelThatFusedTheNewValueIsLoweredAgain) {
     EXPECT_NEAR(r1v[i], 2 * vi, 1e-5);
     for (int j = 0; j < 16; j++) EXPECT_NEAR(r2v[i * 16 + j], vi + yv[j], 1e-5);
   }
-}
-
-// Kernels whose value computes `op` (its own outputs and the extra ones).
-int kernels_with(const Materialised& m, ir::Op op) {
-  int n = 0;
-  for (auto& item : m.items) {
-    std::unordered_set<const schedule::Expr*> seen;
-    bool found = false;
-    std::function<void(const schedule::Expr&)> walk = [&](const schedule::Expr& e) {
-      if (!seen.insert(&e).second) return;
-      found = found || (e.kind == schedule::Expr::Kind::Alu && e.op == op);
-      for (auto& s : e.src) walk(*s);
-    };
-    walk(*item.kernel.value);
-    for (auto& o : item.kernel.more_outputs) walk(*o.value);
-    n += found;
-  }
-  return n;
-}
-
-// The PPO critic's last layer, h = tanh(x W^T + b), read by the value head's dot (h . w), the
-// head's weight gradient (the batch's sum of d h) and tanh's gradient d w (1 - h^2): none of the
-// three can fuse the product, so h is materialised with the product (its epilogue) and the three
-// read it; materialising the bare product instead left each of them to recompute the tanh.
-TEST(MaterialisePass, SharedTanhOverAProductIsComputedOnce) {
-  Tensor x = input({64, 16}), w1 = input({16, 16}), b = input({16}), w = input({16}),
-         d = input({64, 1});
-  Tensor h = (x.matmul(w1.t()) + b).tanh();
-  Tensor v = (h * w).sum({1}), gw = (d * h).sum({0}), dz = d * w * (1 - h * h);
-  Both both = materialise_both({v, gw, dz});
-  expect_same(both);
-  EXPECT_EQ(kernels_with(both.pass, ir::Op::TANH), 1);
-  EXPECT_EQ(both.pass.items.size(), 4u);  // h (the product and its tanh), v, gw, dz
-  EXPECT_EQ(both.pass.set.count(h.node().get()), 1u);
-
-  realize({v, gw, dz});
-  auto xv = x.to_vector<float>(), w1v = w1.to_vector<float>(), bv = b.to_vector<float>(),
-       wv = w.to_vector<float>(), dv = d.to_vector<float>();
-  auto vv = v.to_vector<float>(), gwv = gw.to_vector<float>(), dzv = dz.to_vector<float>();
-  std::vector<double> gwant(16, 0.0);
-  for (int i = 0; i < 64; i++) {
-    double vi = 0;
-    for (int j = 0; j < 16; j++) {
-      double s = bv[j];
-      for (int k = 0; k < 16; k++) s += double(xv[i * 16 + k]) * w1v[j * 16 + k];
-      const double hij = std::tanh(s);
-      vi += hij * wv[j];
-      gwant[j] += dv[i] * hij;
-      EXPECT_NEAR(dzv[i * 16 + j], dv[i] * wv[j] * (1 - hij * hij), 1e-5) << i << " " << j;
-    }
-    EXPECT_NEAR(vv[i], vi, 1e-4) << i;
-  }
-  for (int j = 0; j < 16; j++) EXPECT_NEAR(gwv[j], gwant[j], 1e-4) << j;
 }
 
 }  // namespace
