@@ -5,9 +5,9 @@
 # units (21, alternating): 116.1 -> 89.5 s of CPU (user+sys), for ~5 s once for the header. The
 # header is compiled by ember_gtest_pch_anchor, an executable with ember_add_test's flags and
 # definitions (GCC ignores a header compiled with other flags: -Winvalid-pch says so).
-# Like ember_torch_pch, one anchor per optimisation level (EMBER_PCH_LEVEL).
+# Like ember_torch_pch, one anchor per optimisation level (EMBER_PCH_SUFFIX).
 function(ember_gtest_pch)
-  set(anchor ember_gtest_pch_anchor${EMBER_PCH_LEVEL})
+  set(anchor ember_gtest_pch_anchor${EMBER_PCH_SUFFIX})
   if(NOT TARGET ${anchor})
     _ember_pch_anchor(${anchor} gtest_pch.cpp <gtest/gtest.h>)
     target_link_libraries(${anchor} PRIVATE GTest::gtest)

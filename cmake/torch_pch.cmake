@@ -12,10 +12,10 @@
 #
 # A header precompiled at one optimisation level must not be loaded at another: GCC 12 compiling an
 # -O3 unit from an -O1 header crashed in its IPA pass. The suite's units are -O1 (tests/), the
-# benchmarks' -O3, so each level has its own anchor, named by EMBER_PCH_LEVEL (tests/CMakeLists.txt
-# sets it); an anchor takes its directory's options from the first target that asks for it.
+# benchmarks' -O3, so the benchmarks have their own anchor, named with EMBER_PCH_SUFFIX
+# (bench/CMakeLists.txt sets it); an anchor takes the options of the directory that first asks.
 function(ember_torch_pch)
-  set(anchor ember_torch_pch_anchor${EMBER_PCH_LEVEL})
+  set(anchor ember_torch_pch_anchor${EMBER_PCH_SUFFIX})
   if(NOT TARGET ${anchor})
     _ember_pch_anchor(${anchor} torch_pch.cpp <torch/torch.h>)
     target_link_libraries(${anchor} PRIVATE ${TORCH_LIBRARIES})

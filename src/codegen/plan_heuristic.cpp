@@ -179,8 +179,9 @@ int64_t fan_out(int64_t work) {
 // operand), accumulators within an eighth of L2. Single block: ~16 tiles per unit of work.
 // A product of a few row blocks (e.g. 64 rows: one block of 11 tiles) gives the pool too few
 // units, so it is cut into 2, 4 or 8 (a power of two, for two or four threads) of at least 2^19
-// multiply-adds, twice the runtime's minimum parallel work: each thread packs its own copy of the
-// columns. (64x128) @ W^T at AVX2, 2 threads, paired (bench_matmul_paired 2 5 1000): one unit
+// multiply-adds, twice the runtime's minimum parallel work: the units share one packed copy of the
+// columns where every unit reads the same panel (kernel_plan.cpp's col_panel_shared), else each
+// packs its own. (64x128) @ W^T at AVX2, 2 threads, paired (bench_matmul_paired 2 5 1000): one unit
 // 1.65-2.09x oneDNN's time, two units 1.09-1.31x.
 // The units are row blocks or column blocks, whichever leaves the largest unit least work: its
 // tiles, and with a packed column operand its share of the pack (each unit packs the columns it
