@@ -142,6 +142,35 @@ void col_tile_panel(const Product& f, TileDraft& d) {
     d.tile_panel = d.pack = true;
 }
 
+// Whether rows outside would stream the column tiles from L2 faster than it delivers: each k step
+// reads a column tile (TM floats per column operand) for TN x NV multiply-adds at two a cycle, and
+// more than 16 bytes a cycle of that comes from L2 at less than the FMAs' pace. AVX-512's 6x4 tile
+// needs 21 (256 bytes a step, 12 cycles); AVX2's 6x2 needs 11 and SSE2's 6x2 8, so they keep the
+// rules below as measured there.
+bool streams_columns(const Product& f, const TileDraft& d) {
+  return f.t.fma && f.w > 1 && !d.bcast && d.tm * f.es * f.ncols * 2 > 16 * d.tn * d.nv;
+}
+
+// Where the column tiles would outrun L2 (streams_columns) and the reduce is blocked already, the
+// blocks shrink (a power of two, 32 to 256) until one packed column tile's panel fits half of L1,
+// and the column tiles go outside (cols_outer): each tile's panel is then read from L1 by every row
+// tile of the block, and only the row tiles' few values per k step come from L2. Intel Xeon with
+// AMX (AVX-512, 48 KiB L1, 2 MiB L2), bench_panel_plans, kernel CPU time at 1 thread / least wall
+// time at 2, 7 paired rounds, medians of B/A against 256-deep blocks with the rows outside:
+// ResNet's 3x3 convolutions at batch 1 cols^T W^T 196 x 256 x 2304 0.79x / 0.73x (with
+// column_units' blocks below), 49 x 512 x 4608 0.87x / 0.87x, 784 x 128 x 1152 0.94x / 0.95x, at
+// batch 8 392 x 512 x 4608 0.87x / 0.86x; the weight gradient dz^T h 129 x 127 x 10001 0.96x /
+// 0.95x. The schedule search (BEAM=2) had found such plans in ResNet-50 (196 x 256 x 2304:
+// 128-deep, columns outside, 1.28x the heuristic's speed). A reduce that is one block (the study's
+// K = 128) keeps it: the study's training ran 1.05x as long with 64-deep blocks.
+void tile_panel_block(const Product& f, TileDraft& d) {
+  if (!streams_columns(f, d) || !d.pack || d.kc == f.kk || d.mpad < 2 * d.tm) return;
+  const int64_t fit = f.t.l1d / 2 / (d.tm * f.es * f.ncols);
+  int64_t b = 256;
+  while (b > 32 && b > fit) b /= 2;
+  if (f.kk > b) d.kc = std::min(d.kc, b);
+}
+
 // One reduce block when the whole reduce fits; otherwise blocks whose panels stay in a quarter of
 // L2.
 // Read in place, the columns of a reduce block are re-read by every row tile (rows outside): the
@@ -165,6 +194,7 @@ void reduce_block(const Product& f, TileDraft& d) {
     while (b > 32 && b > fit_l1) b /= 2;
     d.kc = std::min(d.kc, b);
   }
+  tile_panel_block(f, d);
 }
 
 // Units of work for a product of `work` multiply-adds cut to feed the pool: a power of two up to
@@ -226,6 +256,8 @@ void split_k_rows(const Product& f, TileDraft& d) {
     d.per = d.tiles;
 }
 
+RowPanel row_panel(const Product& f, const TileDraft& d);
+
 // A blocked reduce that the rules above cut into rb row blocks, each packing the whole column
 // operand, where cb column blocks would re-read less of the row operand, per k step
 // (cb - 1) n < (rb - 1) m: a deep layer's convolution at batch 1 (ResNet-18's 7x7 maps: 49 rows x
@@ -242,16 +274,24 @@ void split_k_rows(const Product& f, TileDraft& d) {
 // only: read in place, the row blocks pack nothing (BERT-mini's x W at batch 1, 64 x 256 x 1024 in
 // 2 row blocks: 4 column blocks ran 1.09x the time at 1 thread, 1.05x at 2). Not with SSE2's
 // broadcast panel, which sizes the row blocks itself (unmeasured there).
+// Where tile_panel_block's shallow blocks let split-K keep the rows in one block, the split-K
+// slices give way to column blocks too (no partials to sum; unpacked rows only, which no column
+// block packs again): Xeon with AMX, AVX-512, 64-deep blocks, columns outside, against split-K
+// (bench_panel_plans, 7 rounds, 1 / 2 threads): 49 x 512 x 4608 0.92x / 0.91x, 49 x 512 x 2304
+// 0.94x / 0.97x, 196 x 256 x 2304 0.99x / 0.98x; a computed row operand ((2 dz - 1)^T h) ran
+// 1.12x / 1.14x the time, its row panel packed again in each column block.
 void column_units(const Product& f, TileDraft& d) {
   const int64_t ctiles = d.mpad / d.tm, npad = d.tiles * d.tn;
   const int64_t rb = (d.tiles + d.per - 1) / d.per;
-  if (!d.pack || d.kc == f.kk || rb < 2 || !f.p.sums.empty() || d.bcast) return;
+  const bool split_block = rb == 1 && d.split && streams_columns(f, d) && ctiles > 1 &&
+                           row_panel(f, d) == RowPanel::None;
+  if (!d.pack || d.kc == f.kk || (rb < 2 && !split_block) || !f.p.sums.empty() || d.bcast) return;
   auto block_bytes = [&](int64_t cb) { return npad * ((ctiles + cb - 1) / cb) * d.tm * f.es; };
   int64_t cb = 1;
   while (cb < 4 && 2 * cb <= ctiles && f.n * f.m * f.kk / (2 * cb) >= (int64_t{1} << 19)) cb *= 2;
   while (cb < ctiles && block_bytes(cb) > f.t.l2 / 4) cb *= 2;
   cb = (ctiles + (ctiles + cb - 1) / cb - 1) / ((ctiles + cb - 1) / cb);  // blocks of whole tiles
-  if (block_bytes(cb) > f.t.l2 / 4 || (cb - 1) * f.n >= (rb - 1) * f.m) return;
+  if (block_bytes(cb) > f.t.l2 / 4 || (!split_block && (cb - 1) * f.n >= (rb - 1) * f.m)) return;
   d.per = d.tiles, d.cblocks = cb, d.split = false;
 }
 
@@ -266,13 +306,14 @@ void column_units(const Product& f, TileDraft& d) {
 // 24 -> 144 at 56x56 batch 8 0.70-0.84x; MobileNetV3's 16 -> 72 at 56x56 batch 8 0.87-1.00x. Not
 // with the column panel per tile (col_tile_panel: K = 27 over 12544 columns, L1 sets crowded):
 // blocks read in place ran 1.06-1.12x its time, packed per block 1.16x.
+// Column blocks that units_of_work cut for the threads stay where they are the finer ones (a 48 KiB
+// L1 fits 4 column tiles of 48 at K = 27 where units_of_work cut 4 blocks of 22).
 void short_reduce_columns(const Product& f, TileDraft& d) {
-  if (d.tile_panel || d.bcast || d.split || d.kc != f.kk || d.cblocks > 1 || !f.p.sums.empty())
-    return;
+  if (d.tile_panel || d.bcast || d.split || d.kc != f.kk || !f.p.sums.empty()) return;
   const int64_t ctiles = d.mpad / d.tm;
   const int64_t fit = f.t.l1d / 2 / (f.kk * d.tm * f.es * f.ncols);  // tiles whose panel fits
   if (fit * d.tm * f.es < 512 || ctiles <= fit) return;
-  d.cblocks = (ctiles + fit - 1) / fit;
+  d.cblocks = std::max(d.cblocks, (ctiles + fit - 1) / fit);
   d.per = d.tiles, d.short_cols = true;
 }
 
@@ -367,9 +408,10 @@ RowPanel row_panel(const Product& f, const TileDraft& d) {
 // at 1.01-1.03x the 4x3 tile's time, against 0.88-0.95x with the rows outside.
 bool cols_outer(const Product& f, const TileDraft& d) {
   if (d.tile_panel) return true;
-  return !d.bcast && !d.short_cols && !d.rows_outer && d.kc == f.kk &&
-         f.kk * d.tm * f.es * f.ncols <= f.t.l1d / 2 &&
-         f.kk * d.mpad * f.es * f.ncols > f.t.l1d / 2;
+  return !d.bcast && !d.short_cols && !d.rows_outer &&
+         (d.kc == f.kk || (streams_columns(f, d) && d.pack)) &&
+         d.kc * d.tm * f.es * f.ncols <= f.t.l1d / 2 &&
+         d.kc * d.mpad * f.es * f.ncols > f.t.l1d / 2;
 }
 
 // The column vectors held in registers where the accumulators, they and a broadcast (and without

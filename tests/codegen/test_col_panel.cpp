@@ -61,15 +61,15 @@ TilePlan packed(const Kernel& k, const codegen::Target& t, const Variant& v) {
 
 TEST(ColPanel, PackedPlansMatchInterp) {
   manual_seed(42);
-  const Tensor a = randn({37, 203}), b = randn({203, 45}), bt = randn({53, 203});
-  const Tensor ad = randn({21, 150}, kFloat64), bd = randn({150, 27}, kFloat64);
-  const Tensor xs = randn({3, 13, 70}), ys = randn({3, 70, 37});
+  const Tensor a = randn({37, 203}), b = randn({203, 77}), bt = randn({83, 203});
+  const Tensor ad = randn({21, 150}, kFloat64), bd = randn({150, 37}, kFloat64);
+  const Tensor xs = randn({3, 13, 70}), ys = randn({3, 70, 67});
   const std::vector<std::pair<const char*, Tensor>> products = {
-      {"a @ b (contiguous columns, 45 of them)", matmul(a, b)},
+      {"a @ b (contiguous columns, 77 of them)", matmul(a, b)},
       {"a @ bt^T (transposed columns)", matmul(a, bt.t())},
       {"a @ (2 b + 1) (computed columns)", matmul(a, b * 2 + 1)},
       {"double a @ b", matmul(ad, bd)},
-      {"double a @ b^T", matmul(ad, randn({31, 150}, kFloat64).t())},
+      {"double a @ b^T", matmul(ad, randn({41, 150}, kFloat64).t())},
       {"batched xs @ ys", matmul(xs, ys)},
   };
   const std::vector<Variant> variants = {

@@ -374,4 +374,53 @@ TEST(KernelPlan, FewRowsBesideALargeWeightSplitTheColumns) {
   }
 }
 
+// Column tiles that rows outside would stream from L2 faster than the FMAs use them (AVX-512's 6x4
+// and 5x4 tiles: 256 bytes a k step; plan_heuristic.cpp's tile_panel_block): packed, their reduce
+// blocks shrink until one tile's panel fits half of L1 (64 deep in 32 or 48 KiB) and the column
+// tiles go outside. The deep convolution's products keep one row block and take column blocks
+// for units, not split-K slices (which its one row block would sum as partials). AVX2's 6x2 tile
+// (64 bytes a step) keeps its rows outside.
+TEST(KernelPlan, WideColumnTilesBlockTheReduceForL1AndGoOutside) {
+  manual_seed(7);
+  const schedule::Kernel deep =
+      kernel_named({matmul(input({4608, 49}).t(), input({512, 4608}).t())}, "r_49_512_4608");
+  const schedule::Kernel mid =
+      kernel_named({matmul(input({2304, 196}).t(), input({256, 2304}).t())}, "r_196_256_2304");
+  const schedule::Kernel tall =
+      kernel_named({matmul(input({1152, 784}).t(), input({128, 1152}).t())}, "r_784_128_1152");
+  const codegen::Target xeon = codegen::make_target(Isa::Avx512, 48 << 10, 2 << 20, 32 << 20);
+  const codegen::Target zen4 = codegen::make_target(Isa::Avx512, 32 << 10, 1 << 20, 32 << 20);
+  const codegen::Target zen3 = codegen::make_target(Isa::Avx2, 32 << 10, 512 << 10, 32 << 20);
+  for (const codegen::Target* t : {&xeon, &zen4}) {
+    SCOPED_TRACE("L1 " + std::to_string(t->l1d));
+    for (const schedule::Kernel* k : {&deep, &mid, &tall}) {
+      const KernelPlan p = codegen::plan(*k, *t);
+      ASSERT_EQ(p.kind(), PlanKind::Tile) << p.str();
+      const auto& tp = std::get<codegen::TilePlan>(p.layout);
+      EXPECT_EQ(tp.tile_cols, 64) << k->name() << ": " << p.str();
+      EXPECT_TRUE(tp.pack_cols) << k->name() << ": " << p.str();
+      EXPECT_EQ(tp.block_k, 64) << k->name() << ": " << p.str();
+      EXPECT_TRUE(tp.cols_outer) << k->name() << ": " << p.str();
+      EXPECT_EQ(p.illegal(*k, *t), "") << k->name() << ": " << p.str();
+    }
+    // Zen 4's 1 MiB L2 leaves 196 x 256 x 2304 in two row blocks (its accumulators and panels
+    // past a quarter of L2: plan_heuristic.cpp's split_k_rows).
+    std::vector<const schedule::Kernel*> one_block = {&deep};
+    if (t == &xeon) one_block.push_back(&mid);
+    for (const schedule::Kernel* k : one_block) {
+      const KernelPlan p = codegen::plan(*k, *t);
+      const auto& tp = std::get<codegen::TilePlan>(p.layout);
+      EXPECT_GE(tp.block_rows, k->full_shape[0]) << k->name() << ": " << p.str();
+      EXPECT_GT(tp.block_cols, 0) << k->name() << ": " << p.str();
+      EXPECT_EQ(tp.split_k, 0) << k->name() << ": " << p.str();
+    }
+  }
+  for (const schedule::Kernel* k : {&deep, &mid, &tall}) {
+    const KernelPlan p = codegen::plan(*k, zen3);
+    const auto& tp = std::get<codegen::TilePlan>(p.layout);
+    EXPECT_EQ(tp.tile_cols, 16) << k->name() << ": " << p.str();
+    EXPECT_FALSE(tp.cols_outer) << k->name() << ": " << p.str();
+  }
+}
+
 }  // namespace
