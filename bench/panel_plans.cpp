@@ -123,6 +123,11 @@ std::vector<Case> cases() {
       expansion_case("r50 b8 r_8_1024_196_256", 8, 1024, 196, 256),
       expansion_case("r50 b1 r_2048_49_512", 1, 2048, 49, 512),
       expansion_case("r50 b1 r_64_3136_64", 1, 64, 3136, 64),
+      // ResNet-50's bottleneck reductions (1x1, 256 -> 64 and 128 at 56x56): few rows, a deep K
+      // over columns read in place, 12.5 KB apart along k.
+      short_case("r50 b1 r_64_3136_256", 1, 64, 3136, 256),
+      short_case("r50 b1 r_128_3136_256", 1, 128, 3136, 256),
+      short_case("r50 b8 r_8_64_3136_256", 8, 64, 3136, 256),
       // The stems' few-channel products W @ cols (convolution.cpp's few_channels_product):
       // MobileNetV3's 16x3x3x3 and ResNet's 64x3x7x7, stride 2 at 224x224.
       short_case("mbv3 stem b1 r_16_12544_27", 1, 16, 12544, 27),

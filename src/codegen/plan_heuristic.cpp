@@ -406,12 +406,21 @@ RowPanel row_panel(const Product& f, const TileDraft& d) {
 // Not with a broadcast panel: rows outside keep a row tile's panel in L1, where columns outside
 // read the block's (96 rows, 192 KiB at SSE2) from L2 in every column tile: the forward product
 // at 1.01-1.03x the 4x3 tile's time, against 0.88-0.95x with the rows outside.
+// Where rows outside would stream the column tiles from L2 (streams_columns: AVX-512's 64-column
+// tiles), also blocks' tiles that outgrow half of L1: read in place over one reduce block, each
+// tile's lines are then re-read by the block's row tiles from L1 or L2, where rows outside read
+// the whole block's columns per row tile. Xeon with AMX, bench_panel_plans, 7 paired rounds, 1 / 2
+// threads, medians of B/A: W x at batch 1 with K = 256 (ResNet-50's 1x1 reductions at 56x56), 64
+// rows 0.82x / 0.86x, 128 rows 0.96x / 0.98x, 64 rows at batch 8 0.50x / 0.59x; the 7x7 stem's W
+// cols (K = 147) 0.79x / 0.82x. Short reduces keep their rows outside (K = 16 to 24 ran 1.17-1.41x
+// the time with columns outside, ResNet's 64 -> 256 expansion 1.04x, 1.64x at batch 8).
 bool cols_outer(const Product& f, const TileDraft& d) {
   if (d.tile_panel) return true;
-  return !d.bcast && !d.short_cols && !d.rows_outer &&
-         (d.kc == f.kk || (streams_columns(f, d) && d.pack)) &&
-         d.kc * d.tm * f.es * f.ncols <= f.t.l1d / 2 &&
-         d.kc * d.mpad * f.es * f.ncols > f.t.l1d / 2;
+  const bool streams = streams_columns(f, d);
+  if (d.bcast || d.short_cols || d.rows_outer || d.kc * d.mpad * f.es * f.ncols <= f.t.l1d / 2)
+    return false;
+  if (streams && !d.pack && d.kc == f.kk) return true;
+  return (d.kc == f.kk || (streams && d.pack)) && d.kc * d.tm * f.es * f.ncols <= f.t.l1d / 2;
 }
 
 // The column vectors held in registers where the accumulators, they and a broadcast (and without

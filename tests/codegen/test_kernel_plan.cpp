@@ -423,4 +423,32 @@ TEST(KernelPlan, WideColumnTilesBlockTheReduceForL1AndGoOutside) {
   }
 }
 
+// Read in place, AVX-512's 64-column tiles over a reduce that is one block go outside the rows
+// where the column tiles' data outgrows half of L1 (plan_heuristic.cpp's cols_outer): ResNet-50's
+// 1x1 reductions (W x: 64 rows, 3136 columns, K = 256) and the 7x7 stem's W cols (K = 147). A
+// short reduce (MobileNetV2's K = 16) keeps its column blocks with the rows outside.
+TEST(KernelPlan, WideColumnTilesInPlaceGoOutsideForADeepReduce) {
+  manual_seed(9);
+  const schedule::Kernel reduce =
+      kernel_named({matmul(input({64, 256}), input({256, 3136}))}, "r_64_3136_256");
+  const schedule::Kernel stem =
+      kernel_named({matmul(input({64, 147}), input({147, 12544}))}, "r_64_12544_147");
+  const schedule::Kernel shallow =
+      kernel_named({matmul(input({96, 16}), input({16, 12544}))}, "r_96_12544_16");
+  const codegen::Target xeon = codegen::make_target(Isa::Avx512, 48 << 10, 2 << 20, 32 << 20);
+  auto tile = [](const schedule::Kernel& k, const codegen::Target& t) {
+    const KernelPlan p = codegen::plan(k, t);
+    EXPECT_EQ(p.kind(), PlanKind::Tile) << p.str();
+    EXPECT_EQ(p.illegal(k, t), "") << k.name() << ": " << p.str();
+    return p.kind() == PlanKind::Tile ? std::get<codegen::TilePlan>(p.layout) : codegen::TilePlan{};
+  };
+  for (const schedule::Kernel* k : {&reduce, &stem}) {
+    const codegen::TilePlan p = tile(*k, xeon);
+    EXPECT_FALSE(p.pack_cols) << k->name() << ": " << KernelPlan{p}.str();
+    EXPECT_EQ(p.block_k, 0) << k->name() << ": " << KernelPlan{p}.str();
+    EXPECT_TRUE(p.cols_outer) << k->name() << ": " << KernelPlan{p}.str();
+  }
+  EXPECT_FALSE(tile(shallow, xeon).cols_outer) << KernelPlan{tile(shallow, xeon)}.str();
+}
+
 }  // namespace
