@@ -22,8 +22,8 @@ using Node = ::onnx::NodeProto;
 
 bool default_domain(const Node& n) { return n.domain().empty() || n.domain() == "ai.onnx"; }
 
-// How many times each value name is read: node inputs (sub-graphs' too, as they may read the
-// enclosing scope) and the graph's outputs.
+}  // namespace
+
 void count_reads(const Graph& g, std::unordered_map<std::string, int>& reads) {
   for (const auto& n : g.node()) {
     for (const auto& i : n.input()) reads[i]++;
@@ -34,6 +34,8 @@ void count_reads(const Graph& g, std::unordered_map<std::string, int>& reads) {
   }
   for (const auto& o : g.output()) reads[o.name()]++;
 }
+
+namespace {
 
 const ::onnx::AttributeProto* attribute(const Node& n, const std::string& name) {
   for (const auto& a : n.attribute())

@@ -48,6 +48,10 @@ Initializer take_initializer(::onnx::TensorProto& p);
 /// folded (a caller may replace them). Returns the number of nodes folded.
 int fold_batch_norms(Model::Impl& m);
 
+/// How many times each value name is read in `g` (into `reads`): node inputs, sub-graphs' too (they
+/// may read the enclosing scope), and the graph's outputs (src/onnx/fold.cpp).
+void count_reads(const ::onnx::GraphProto& g, std::unordered_map<std::string, int>& reads);
+
 /// Runs `g` with its formal inputs bound by name (`given`), inside the enclosing scopes of
 /// `outer` (null for the main graph). Returns the graph outputs in order.
 struct Scope;
