@@ -328,6 +328,17 @@ TEST(KernelPlan, TransposedRowsHalveTheReduceBlockBeforeCuttingTheRowBlockToLess
   }
 }
 
+// ResNet's deeper 3x3 convolutions at batch 1, cols [C K, L]^T W^T: 49 x 512 x 4608 (7x7 maps),
+// 196 x 256 x 2304 (14x14) and 784 x 128 x 1152 (28x28).
+struct DeepConvProducts {
+  schedule::Kernel deep, mid, tall;
+};
+DeepConvProducts deep_conv_products() {
+  return {kernel_named({matmul(input({4608, 49}).t(), input({512, 4608}).t())}, "r_49_512_4608"),
+          kernel_named({matmul(input({2304, 196}).t(), input({256, 2304}).t())}, "r_196_256_2304"),
+          kernel_named({matmul(input({1152, 784}).t(), input({128, 1152}).t())}, "r_784_128_1152")};
+}
+
 // A blocked reduce over few rows beside many columns (plan_heuristic.cpp, column_units): a deep
 // layer's convolution at batch 1, cols [C K, L]^T W^T, whose row blocks would each pack the whole
 // weight. The rows are one block, the units column blocks (2 to 4 here), no split-K: 49 x 512 x
@@ -338,12 +349,7 @@ TEST(KernelPlan, TransposedRowsHalveTheReduceBlockBeforeCuttingTheRowBlockToLess
 // block already) its split-K.
 TEST(KernelPlan, FewRowsBesideALargeWeightSplitTheColumns) {
   manual_seed(6);
-  const schedule::Kernel deep =
-      kernel_named({matmul(input({4608, 49}).t(), input({512, 4608}).t())}, "r_49_512_4608");
-  const schedule::Kernel mid =
-      kernel_named({matmul(input({2304, 196}).t(), input({256, 2304}).t())}, "r_196_256_2304");
-  const schedule::Kernel tall =
-      kernel_named({matmul(input({1152, 784}).t(), input({128, 1152}).t())}, "r_784_128_1152");
+  const auto [deep, mid, tall] = deep_conv_products();
   const codegen::Target zen3 = codegen::make_target(Isa::Avx2, 32 << 10, 512 << 10, 32 << 20);
   std::vector<codegen::Target> targets = {zen3};
   for (Isa isa : test::all_isas()) targets.push_back(target_of(isa));
@@ -382,12 +388,7 @@ TEST(KernelPlan, FewRowsBesideALargeWeightSplitTheColumns) {
 // (64 bytes a step) keeps its rows outside.
 TEST(KernelPlan, WideColumnTilesBlockTheReduceForL1AndGoOutside) {
   manual_seed(7);
-  const schedule::Kernel deep =
-      kernel_named({matmul(input({4608, 49}).t(), input({512, 4608}).t())}, "r_49_512_4608");
-  const schedule::Kernel mid =
-      kernel_named({matmul(input({2304, 196}).t(), input({256, 2304}).t())}, "r_196_256_2304");
-  const schedule::Kernel tall =
-      kernel_named({matmul(input({1152, 784}).t(), input({128, 1152}).t())}, "r_784_128_1152");
+  const auto [deep, mid, tall] = deep_conv_products();
   const codegen::Target xeon = codegen::make_target(Isa::Avx512, 48 << 10, 2 << 20, 32 << 20);
   const codegen::Target zen4 = codegen::make_target(Isa::Avx512, 32 << 10, 1 << 20, 32 << 20);
   const codegen::Target zen3 = codegen::make_target(Isa::Avx2, 32 << 10, 512 << 10, 32 << 20);
