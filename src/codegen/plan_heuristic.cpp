@@ -162,7 +162,8 @@ bool streams_columns(const Product& f, const TileDraft& d) {
 // batch 8 392 x 512 x 4608 0.87x / 0.86x; the weight gradient dz^T h 129 x 127 x 10001 0.96x /
 // 0.95x. The schedule search (BEAM=2) had found such plans in ResNet-50 (196 x 256 x 2304:
 // 128-deep, columns outside, 1.28x the heuristic's speed). A reduce that is one block (the study's
-// K = 128) keeps it: the study's training ran 1.05x as long with 64-deep blocks.
+// K = 128) keeps it: with 64-deep blocks there, training 80,000 transitions took 1.04x and 1.06x
+// the wall time (two alternated pairs).
 void tile_panel_block(const Product& f, TileDraft& d) {
   if (!streams_columns(f, d) || !d.pack || d.kc == f.kk || d.mpad < 2 * d.tm) return;
   const int64_t fit = f.t.l1d / 2 / (d.tm * f.es * f.ncols);
