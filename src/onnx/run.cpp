@@ -169,7 +169,7 @@ void run_node(const Model::Impl& m, const ::onnx::GraphProto& g, int index, Scop
       if (i >= out.size() || (out[i].is_tensor() && !out[i].tensor().defined()))
         throw UnsupportedError("output " + std::to_string(i) + " ('" + n.output(i) +
                                "') is not produced");
-      if (scope.stored.count(n.output(i)) && out[i].is_tensor())
+      if (!fixed && out[i].is_tensor() && scope.stored.count(n.output(i)))
         out[i] = Value(out[i].tensor().contiguous());
       scope.values[n.output(i)] = out[i];
       if (fixed)
