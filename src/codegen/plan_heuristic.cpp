@@ -415,13 +415,21 @@ RowPanel row_panel(const Product& f, const TileDraft& d) {
 // rows 0.82x / 0.86x, 128 rows 0.96x / 0.98x, 64 rows at batch 8 0.50x / 0.59x; the 7x7 stem's W
 // cols (K = 147) 0.79x / 0.82x. Short reduces keep their rows outside (K = 16 to 24 ran 1.17-1.41x
 // the time with columns outside, ResNet's 64 -> 256 expansion 1.04x, 1.64x at batch 8).
+// There a packed tile's panel may fill two thirds of L1: the study's forward x W^T (K = 128, a
+// 32 KiB panel per 64-column tile) on a 48 KiB L1 then reads each panel from L1 for the block's
+// 16 row tiles, where rows outside alternated two panels from L2. Xeon with AMX, avx512: the
+// generated kernel alone 0.96x the time (1 thread, 4 alternated runs); bench_step_products,
+// medians of 9 rounds, before -> after: x W^T 2.06-2.11 -> 2.05 ms (1 thread), 1.06 -> 1.03 ms
+// (2 threads); tanh(x W^T + b) 2.51-2.58 -> 2.46 ms, 1.31 -> 1.23 ms. A 32 KiB L1 keeps rows
+// outside.
 bool cols_outer(const Product& f, const TileDraft& d) {
   if (d.tile_panel) return true;
   const bool streams = streams_columns(f, d);
   if (d.bcast || d.short_cols || d.rows_outer || d.kc * d.mpad * f.es * f.ncols <= f.t.l1d / 2)
     return false;
   if (streams && !d.pack && d.kc == f.kk) return true;
-  return (d.kc == f.kk || (streams && d.pack)) && d.kc * d.tm * f.es * f.ncols <= f.t.l1d / 2;
+  const int64_t room = streams ? f.t.l1d * 2 / 3 : f.t.l1d / 2;
+  return (d.kc == f.kk || (streams && d.pack)) && d.kc * d.tm * f.es * f.ncols <= room;
 }
 
 // The column vectors held in registers where the accumulators, they and a broadcast (and without

@@ -452,4 +452,27 @@ TEST(KernelPlan, WideColumnTilesInPlaceGoOutsideForADeepReduce) {
   EXPECT_FALSE(tile(shallow, xeon).cols_outer) << KernelPlan{tile(shallow, xeon)}.str();
 }
 
+// The study's forward x W^T (K = 128, one reduce block): AVX-512's packed 64-column tile panel,
+// 32 KiB, goes outside the rows where it fits two thirds of L1 (48 KiB, plan_heuristic.cpp's
+// cols_outer), not on a 32 KiB L1; AVX2's 16-column tiles keep the rows outside (its rule).
+TEST(KernelPlan, WideColumnTilesPackedGoOutsideWhereTheirPanelFitsL1) {
+  manual_seed(10);
+  const schedule::Kernel forward =
+      kernel_named({matmul(input({10000, 128}), input({128, 128}).t())}, "r_10000_128_128");
+  const codegen::Target xeon = codegen::make_target(Isa::Avx512, 48 << 10, 2 << 20, 32 << 20);
+  const codegen::Target zen4 = codegen::make_target(Isa::Avx512, 32 << 10, 1 << 20, 32 << 20);
+  const codegen::Target zen3 = codegen::make_target(Isa::Avx2, 32 << 10, 512 << 10, 32 << 20);
+  for (auto [t, outer] :
+       {std::pair{&xeon, true}, std::pair{&zen4, false}, std::pair{&zen3, false}}) {
+    SCOPED_TRACE("L1 " + std::to_string(t->l1d) + ", isa " + std::to_string(int(t->isa)));
+    const KernelPlan p = codegen::plan(forward, *t);
+    ASSERT_EQ(p.kind(), PlanKind::Tile) << p.str();
+    const auto& tp = std::get<codegen::TilePlan>(p.layout);
+    EXPECT_TRUE(tp.pack_cols) << p.str();
+    EXPECT_EQ(tp.block_k, 0) << p.str();
+    EXPECT_EQ(tp.cols_outer, outer) << p.str();
+    EXPECT_EQ(p.illegal(forward, *t), "") << p.str();
+  }
+}
+
 }  // namespace
