@@ -415,6 +415,29 @@ class TileRenderer : ProductRenderer {
     return render_template(ir::op_info(e.op).c_float, e.dtype, a);
   }
 
+  // A whole tile under a vector epilogue of plain arithmetic (vector_epilogue: no libm call that
+  // would make GCC spill the accumulators) goes from each accumulator through the ops straight to
+  // the output, one vector at a time, skipping the local tile's round trip through L1 (2 tn nv
+  // memory operations). The study's input gradient dz W at avx512, the generated kernel alone
+  // (1 thread, 8 alternated runs, medians): 0.98x the time.
+  void render_direct_store(std::ostringstream& s, const std::string& ind, int64_t tn, int64_t tm) {
+    s << ind << "if (n0 + " << tn << " <= n_hi && m0 + " << tm << " <= " << M_ << ") {\n";
+    std::vector<std::string> idx = base_;
+    idx[p_.row] = "(n0 + i)";
+    idx[p_.col] = "(m0 + jv)";
+    for (int64_t i = 0; i < tn; i++)
+      for (int64_t v = 0; v < tm / W_; v++) {
+        const std::string in = ind + "  ";
+        s << in << "{\n" << in << "  const int64_t i = " << i << ", jv = " << v * W_ << ";\n";
+        s << in << "  " << T_ << "* out = b0 + " << ExprEmitter::index(k_.out_view, idx) << ";\n";
+        epi_ptr_.clear();
+        declare_epilogue_loads(*k_.value, s, in + "  ");
+        s << in << "  const " << VT_ << " sv = " << acc(i, v) << ";\n";
+        s << in << "  " << vstore("out", vepi(*k_.value)) << "\n" << in << "}\n";
+      }
+    s << ind << "  continue;\n" << ind << "}\n";
+  }
+
   // Accumulators -> a local tile -> the elementwise ops after the reduce -> the output. The tile
   // is tn rows by tm columns (tm a multiple of W) at (n0, m0), its sums in acc(i, v). With a
   // vector form of the ops, whole columns go one vector at a time in a loop over the tile's rows
@@ -432,6 +455,7 @@ class TileRenderer : ProductRenderer {
     const ir::View& ov = k_.out_view;
     bool vec = k_.buffers[0].dtype == p_.reduce->dtype && !ov.has_mask() &&
                ov.strides[p_.col] == 1 && vector_epilogue(*k_.value);
+    if (vec) render_direct_store(s, ind, tn, tm);
     s << ind << T_ << " tl[" << tn * tm << "] __attribute__((aligned(64)));\n";
     for (int64_t i = 0; i < tn; i++)
       for (int64_t v = 0; v < nv; v++)

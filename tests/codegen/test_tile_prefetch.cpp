@@ -72,8 +72,13 @@ TEST(TilePrefetch, InputGradientPrefetchesTheEpilogueOperand) {
     ASSERT_GE(c.h_buf, 0);
     const std::string& s = c.source;
     const bool cols_outer = s.find("for (int64_t m0") < s.find("for (int64_t n0");
+    const size_t step = s.find("m0 += ");
+    ASSERT_NE(step, std::string::npos) << s;
+    const int64_t tile_cols = std::stoll(s.substr(step + 6));
     const std::string hb = "(b" + std::to_string(c.h_buf) + " + ";
-    if (cols_outer) {
+    // With the columns outside, over more than two column tiles: each tile's own lines
+    // (tile_prefetch.cpp); else the next row tile's whole rows.
+    if (cols_outer && m > 2 * tile_cols) {
       EXPECT_NE(s.find("const char* pw0 = (const char*)" + hb + "0 + pr_*" + std::to_string(m) +
                        " + m0*1)"),
                 std::string::npos)
@@ -86,6 +91,10 @@ TEST(TilePrefetch, InputGradientPrefetchesTheEpilogueOperand) {
                 std::string::npos)
           << s;
     }
+    // Whole tiles store straight from the accumulators (render_tile.cpp's render_direct_store),
+    // partial ones through the local tile: n = 1001 has both.
+    EXPECT_NE(s.find("const int64_t i = 0, jv = 0;"), std::string::npos) << s;
+    EXPECT_NE(s.find(" tl["), std::string::npos) << s;
     auto hv = h.to_vector<float>(), got = y.to_vector<float>();
     const Reference r = reference_product(dz, w, false);
     for (int64_t i = 0; i < n * m; i++) {
