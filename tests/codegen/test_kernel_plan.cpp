@@ -475,4 +475,20 @@ TEST(KernelPlan, WideColumnTilesPackedGoOutsideWhereTheirPanelFitsL1) {
   }
 }
 
+// A tie of the register tile's model goes to more accumulators past a small batch
+// (plan_heuristic.cpp's register_tile): the weight gradient dz^T h over 128 rows scores 5x4 (130
+// padded rows) and 6x4 (132) alike at AVX-512, and takes 6x4.
+TEST(KernelPlan, TiedRegisterTilesTakeMoreAccumulators) {
+  manual_seed(11);
+  const schedule::Kernel grad =
+      kernel_named({matmul(input({10000, 128}).t(), input({10000, 128}))}, "r_128_128_10000");
+  const codegen::Target xeon = codegen::make_target(Isa::Avx512, 48 << 10, 2 << 20, 32 << 20);
+  const KernelPlan p = codegen::plan(grad, xeon);
+  ASSERT_EQ(p.kind(), PlanKind::Tile) << p.str();
+  const auto& tp = std::get<codegen::TilePlan>(p.layout);
+  EXPECT_EQ(tp.tile_rows, 6) << p.str();
+  EXPECT_EQ(tp.tile_cols, 64) << p.str();
+  EXPECT_EQ(p.illegal(grad, xeon), "") << p.str();
+}
+
 }  // namespace
