@@ -194,6 +194,56 @@ Tensor stacked_taps(const Tensor& x, const Taps& g, bool few) {
   return stack(taps, 2);
 }
 
+// Output channels up to which windows_product takes the pixel-major columns
+// (pixel_major_product).
+constexpr int64_t kMaxPixelMajorChannels = 64;
+
+// An ungrouped kernel of more than one tap into few output channels, with pixel-major columns:
+// x zero-padded and channels-last [N, *S', C] (one copy, reading x once), its taps stacked into
+// cols [N L, K C] (copies of whole C-float runs, no masks), times W^T [K C, OC] (the weight's
+// taps outside its channels, one small copy) -> [N L, OC], viewed as [N, 1, OC, *O]. The product
+// then reads each row of cols in place, along k; the channel-major cols [C K, N L] of
+// windows_product need a transposing pack of every row block, which with few output channels
+// (one or two column tiles) is paid back by little work. S' is padded on past the last window to
+// whole strides, so that split_input has no ends to copy. Measured against windows_product, 3x3
+// convolutions (bench_conv_paired with DEBUG=2, medians of 5 rounds, Xeon with AMX): 64 -> 64
+// channels at 56x56 avx512 2.76 -> 2.26 ms (the copies 0.50 -> 0.09 + 0.34 + 0.02 ms, the
+// product 2.22 -> 1.65 ms), at batch 8 28.8 -> 27.0 ms; avx2 4.07 -> 3.48 ms, batch 8 40.1 ->
+// 36.5 ms; SqueezeNet's 16 -> 64 at 55x55 avx512 0.74 -> 0.62 ms, avx2 0.79 -> 0.77 ms. From 128
+// output channels on, even or worse (128 -> 128 at 28x28: avx512 2.15 -> 2.30 ms, avx2 3.05 ->
+// 2.99 ms; 64 -> 128 stride 2: 1.18 -> 1.33 ms, avx2 1.69 -> 1.75 ms), and a large weight's copy
+// would come on every call (512 -> 512 at 7x7: 1.5 ms).
+Tensor pixel_major_product(const Tensor& x, const Tensor& w, const Taps& g) {
+  const int64_t N = x.size(0), C = x.size(1), OC = w.size(0), n = x.dim() - 2;
+  const int64_t K = product(g.kernel), L = product(g.out);
+  IntList pad;  // (before, after) from the last dim; after: to whole strides past the windows
+  for (int64_t i = n; i-- > 0;) {
+    const size_t d = static_cast<size_t>(i);
+    const int64_t padded = x.size(2 + i) + g.lo[d] + g.hi[d], s = g.stride[d];
+    pad.push_back(g.lo[d]);
+    pad.push_back(g.hi[d] + (s - padded % s) % s);
+  }
+  std::vector<int64_t> last = {0}, first = {0, n + 1};  // [N, C, *S'] <-> [N, *S', C]
+  for (int64_t i = 0; i < n; i++) {
+    last.push_back(2 + i);
+    first.push_back(1 + i);
+  }
+  last.push_back(1);
+  const Tensor xp = constant_pad_nd(x, pad).permute(last).contiguous().permute(first);
+  Taps inside = g;  // the taps of the padded input
+  std::fill(inside.lo.begin(), inside.lo.end(), 0);
+  std::fill(inside.hi.begin(), inside.hi.end(), 0);
+  std::vector<int64_t> order = {0};  // [N, C, K, *O] -> [N, *O, K, C]
+  for (int64_t i = 0; i < n; i++) order.push_back(3 + i);
+  order.push_back(2);
+  order.push_back(1);
+  Tensor cols = stacked_taps(xp, inside, false).permute(order).contiguous().reshape({N * L, K * C});
+  Tensor wt = w.reshape({OC, C, K}).permute({0, 2, 1}).reshape({OC, K * C}).t();
+  Shape out = {N, 1, OC};
+  out.insert(out.end(), g.out.begin(), g.out.end());
+  return cols.matmul(wt).reshape({N, L, OC}).permute({0, 2, 1}).reshape(out);
+}
+
 // A kernel of more than one tap: im2col cols [G, N L, Cg K] times W^T [G, Cg K, OCg] ->
 // [G, N L, OCg], viewed as [N, G, OCg, *O]. cols is the taps stacked in one elementwise copy
 // [C, K, N, *O] (the tap axis unrolled, each copy reading its own tap along x's rows: ResNet-18's
@@ -215,6 +265,7 @@ Tensor windows_product(const Tensor& x, const Tensor& w, const Taps& g, int64_t 
     Tensor y = window_columns(x, g, groups).matmul(wt);  // [N, G, L, OCg]
     return y.transpose(2, 3).reshape(out);
   }
+  if (groups == 1 && OCg <= kMaxPixelMajorChannels) return pixel_major_product(x, w, g);
   std::vector<int64_t> order = {1, 2, 0};  // [N, C, K, *O] -> [C, K, N, *O]
   for (size_t i = 0; i < g.out.size(); i++) order.push_back(3 + static_cast<int64_t>(i));
   Tensor cols =

@@ -63,27 +63,30 @@ void expect_kinds(const std::vector<Tensor>& ys, const Kinds& want) {
   for (size_t i = 0; i < ys.size(); i++) EXPECT_EQ(plan_kinds({ys[i]}), want) << "case " << i;
 }
 
+// Past 64 output channels (src/tensor/convolution.cpp's windows_product; pixel_major_product
+// below that).
 TEST(ConvKernels, KxKWithoutGradientsIsOneTapCopyThenOneTiledProduct) {
   NoGradGuard no_grad;
-  Tensor x = input({2, 8, 10, 9}), w = input({16, 8, 3, 3}), b = input({16});
-  Tensor xe = input({2, 8, 10, 8}), wg = input({16, 2, 3, 3});
+  Tensor x = input({2, 8, 10, 9}), w = input({72, 8, 3, 3}), b = input({72});
+  Tensor xe = input({2, 8, 10, 8}), wg = input({72, 2, 3, 3});
   // The stacked taps' copy, the product, the permute with bias and tanh: padded, strided, dilated,
   // 1-D, 3-D. At batch > 1 the product's rows are N L and NCHW keeps N and L apart (the channels
   // lie between), so no one view of the product's output space stores it: the permute stays in
   // the consumer.
   expect_kinds({conv2d(x, w, b, {1}, {1}).tanh(), conv2d(xe, w, b, {2}, {1}).tanh(),
                 conv2d(x, w, b, {1}, {2}, {2}).tanh(),
-                conv1d(input({2, 8, 12}), input({16, 8, 3}), b, {2}, {1}, {2}).tanh(),
-                conv3d(input({2, 8, 4, 6, 6}), input({16, 8, 3, 3, 3}), b, {1}, {1}).tanh()},
+                conv1d(input({2, 8, 12}), input({72, 8, 3}), b, {2}, {1}, {2}).tanh(),
+                conv3d(input({2, 8, 4, 6, 6}), input({72, 8, 3, 3, 3}), b, {1}, {1}).tanh()},
                {"loop", "product", "loop"});
   // At batch 1 the product stores NCHW itself, the bias and tanh its epilogue (schedule/lower.cpp,
   // bijective_above): a 3x3 convolution and a residual block's end relu(conv + b + x).
-  Tensor x1 = input({1, 8, 10, 9}), wr = input({8, 8, 3, 3}), br = input({8});
-  expect_kinds({conv2d(x1, w, b, {1}, {1}).tanh(), (conv2d(x1, wr, br, {1}, {1}) + x1).relu()},
+  Tensor x1 = input({1, 72, 10, 9}), wr = input({72, 72, 3, 3}), br = input({72});
+  Tensor x8 = input({1, 8, 10, 9});
+  expect_kinds({conv2d(x8, w, b, {1}, {1}).tanh(), (conv2d(x1, wr, br, {1}, {1}) + x1).relu()},
                {"loop", "product"});
   // So does a 7x7 stride-2 stem, its taps copied from one phase-major copy of the padded input
   // (convolution.cpp, phase_major): one copy more.
-  EXPECT_EQ(plan_kinds({conv2d(input({1, 3, 32, 32}), input({16, 3, 7, 7}), b, {2}, {3}).tanh()}),
+  EXPECT_EQ(plan_kinds({conv2d(input({1, 3, 32, 32}), input({72, 3, 7, 7}), b, {2}, {3}).tanh()}),
             (Kinds{"loop", "loop", "product"}));
   // Grouped: the same, the output's groups then merged into its channels in one more copy.
   EXPECT_EQ(plan_kinds({conv2d(xe, wg, b, {2}, {1}, {1}, 4).tanh()}),
@@ -91,7 +94,7 @@ TEST(ConvKernels, KxKWithoutGradientsIsOneTapCopyThenOneTiledProduct) {
   // One product over the batch's N L = 2 x 90 rows, not one per image (each repacking W).
   const auto ks = kernels_of({conv2d(x, w, b, {1}, {1})});
   ASSERT_EQ(ks.size(), 3u);
-  EXPECT_EQ(ks[1].name(), "r_180_16_72");
+  EXPECT_EQ(ks[1].name(), "r_180_72_72");
   // Rows not a multiple of the stride (9): padded to whole rows first, one more copy.
   EXPECT_EQ(plan_kinds({conv2d(x, w, b, {2}, {1}).tanh()}),
             (Kinds{"loop", "loop", "product", "loop"}));
@@ -174,9 +177,40 @@ TEST(ConvKernels, FewChannelStridedTapsReadThePhases) {
     ASSERT_FALSE(taps.empty());
     EXPECT_EQ(taps.find("*2]"), std::string::npos) << taps;  // no stride-2 load
   }
-  // Many channels keep the taps as views of x below kMinPhaseTaps taps per phase.
-  EXPECT_EQ(plan_kinds({conv2d(input({1, 8, 32, 32}), input({16, 8, 3, 3}), b, {2}, {1})}),
-            (Kinds{"loop", "product"}));
+  // Many channels keep the taps as views of x below kMinPhaseTaps taps per phase (72 output
+  // channels: windows_product's channel-major columns).
+  EXPECT_EQ(
+      plan_kinds({conv2d(input({1, 8, 32, 32}), input({72, 8, 3, 3}), input({72}), {2}, {1})}),
+      (Kinds{"loop", "product"}));
+}
+
+// At most 64 output channels, ungrouped (convolution.cpp's pixel_major_product): the input padded
+// channels-last (one copy), the weight's taps outside its channels (one copy), the taps'
+// pixel-major columns (one copy, reading whole channel runs: no masks), the product; at batch 1 it
+// stores NCHW itself, the bias and tanh its epilogue.
+TEST(ConvKernels, KxKIntoFewChannelsCopiesPixelMajorColumns) {
+  NoGradGuard no_grad;
+  Tensor x = input({1, 8, 10, 9}), w = input({16, 8, 3, 3}), b = input({16});
+  const Kinds one = {"loop", "loop", "loop", "product"};
+  // Padded, strided over rows that are no multiple of the stride (the padding copy runs on to
+  // whole strides: no copy more), dilated, a computed input (computed in the padding copy), 1-D.
+  expect_kinds({conv2d(x, w, b, {1}, {1}).tanh(), conv2d(x, w, b, {2}, {1}).tanh(),
+                conv2d(x, w, b, {1}, {2}, {2}).tanh(), conv2d(x.exp(), w, b, {1}, {1}).tanh(),
+                conv1d(input({1, 8, 12}), input({16, 8, 3}), b, {2}, {1}, {2}).tanh()},
+               one);
+  const auto ks = kernels_of({conv2d(x, w, b, {1}, {1})});
+  ASSERT_EQ(ks.size(), 4u);
+  const std::string taps =
+      kernel_source(debug4({conv2d(x, w, b, {1}, {1})}), "_" + ks[1].name() + "(");
+  ASSERT_FALSE(taps.empty());
+  // No padding mask in the taps' copy (the concatenated taps' conditions are on j2 alone).
+  EXPECT_EQ(taps.find("(o0 >= "), std::string::npos) << taps;
+  EXPECT_EQ(taps.find("(o1 >= "), std::string::npos) << taps;
+  EXPECT_NE(taps.find("(o2*9 + j2) >= 4"), std::string::npos) << taps;
+  EXPECT_EQ(ks[3].name(), "r_90_16_72");
+  // At batch 2 the permute to NCHW stays in the consumer, as with windows_product.
+  EXPECT_EQ(plan_kinds({conv2d(input({2, 8, 10, 9}), w, b, {1}, {1}).tanh()}),
+            (Kinds{"loop", "loop", "loop", "product", "loop"}));
 }
 
 // Their values against the path with the weight's gradient (the taps as views of x, no phases):

@@ -255,6 +255,27 @@ PARITY_CASE(ConvPath, tap_columns_1d_3d_asymmetric_long) {
       ops::conv2d(b, b.dyadic({1, 2, 12, 11}), b.dyadic({3, 2, 9, 9}), none, Shape{1}, Shape{2},
                   Shape{1}, int64_t{1})};
 }
+// Without gradients, an ungrouped kernel into at most 64 output channels (src/tensor/
+// convolution.cpp's pixel_major_product: the input padded channels-last, pixel-major columns):
+// stride 2 over a padded size that is no multiple of it (11x10), dilation with unequal padding
+// and exactly 64 output channels, 1-D and 3-D, a computed input (fused into the padding copy),
+// float64; 65 output channels take windows_product's channel-major columns.
+PARITY_CASE(ConvPath, pixel_major_columns) {
+  auto none = typename B::T{};
+  return std::vector{
+      ops::conv2d(b, b.dyadic({2, 6, 9, 8}), b.dyadic({5, 6, 3, 3}), b.randn({5}), Shape{2},
+                  Shape{1}, Shape{1}, int64_t{1}),
+      ops::conv2d(b, b.dyadic({1, 8, 7, 10}), b.dyadic({64, 8, 3, 2}), b.randn({64}), Shape{1},
+                  Shape{2, 1}, Shape{2}, int64_t{1}),
+      ops::conv1d(b, b.dyadic({2, 5, 13}), b.dyadic({3, 5, 4}), none, Shape{3}, Shape{2}, Shape{1},
+                  int64_t{1}),
+      ops::conv3d(b, b.dyadic({1, 6, 4, 5, 6}).tanh(), b.dyadic({4, 6, 2, 3, 2}), b.randn({4}),
+                  Shape{1, 2, 1}, Shape{1, 0, 1}, Shape{1}, int64_t{1}),
+      ops::conv2d(b, b.randn({1, 7, 6, 5}, b.f64), b.randn({2, 7, 3, 3}, b.f64),
+                  b.randn({2}, b.f64), Shape{1}, Shape{1}, Shape{1}, int64_t{1}),
+      ops::conv2d(b, b.dyadic({1, 6, 6, 5}), b.dyadic({65, 6, 3, 3}), none, Shape{1}, Shape{1},
+                  Shape{1}, int64_t{1})};
+}
 // Without gradients, few input channels (a network's stem: the weight times the stacked taps,
 // src/tensor/convolution.cpp's few_channels_product): images whose pixel count is no multiple of
 // 16 (31x8 and, at batch 3, 15x4: one spare row each, cut off again; 17x15: too many spare rows,
