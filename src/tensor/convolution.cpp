@@ -200,19 +200,21 @@ constexpr int64_t kMaxPixelMajorChannels = 64;
 
 // An ungrouped kernel of more than one tap into few output channels, with pixel-major columns:
 // x zero-padded and channels-last [N, *S', C] (one copy, reading x once), its taps stacked into
-// cols [N L, K C] (copies of whole C-float runs, no masks), times W^T [K C, OC] (the weight's
-// taps outside its channels, one small copy) -> [N L, OC], viewed as [N, 1, OC, *O]. The product
-// then reads each row of cols in place, along k; the channel-major cols [C K, N L] of
-// windows_product need a transposing pack of every row block, which with few output channels
-// (one or two column tiles) is paid back by little work. S' is padded on past the last window to
-// whole strides, so that split_input has no ends to copy. Measured against windows_product, 3x3
-// convolutions (bench_conv_paired with DEBUG=2, medians of 5 rounds, Xeon with AMX): 64 -> 64
-// channels at 56x56 avx512 2.76 -> 2.26 ms (the copies 0.50 -> 0.09 + 0.34 + 0.02 ms, the
-// product 2.22 -> 1.65 ms), at batch 8 28.8 -> 27.0 ms; avx2 4.07 -> 3.48 ms, batch 8 40.1 ->
-// 36.5 ms; SqueezeNet's 16 -> 64 at 55x55 avx512 0.74 -> 0.62 ms, avx2 0.79 -> 0.77 ms. From 128
-// output channels on, even or worse (128 -> 128 at 28x28: avx512 2.15 -> 2.30 ms, avx2 3.05 ->
-// 2.99 ms; 64 -> 128 stride 2: 1.18 -> 1.33 ms, avx2 1.69 -> 1.75 ms), and a large weight's copy
-// would come on every call (512 -> 512 at 7x7: 1.5 ms).
+// cols [N, L, K C] (copies of whole C-float runs, no masks), times W^T [K C, OC] (the weight's
+// taps outside its channels, one small copy) -> [N, L, OC], viewed as [N, 1, OC, *O]. The product
+// reads each row of cols in place, along k, where windows_product's channel-major cols [C K, N L]
+// need a transposing pack of every row block, paid back by little work with few output channels
+// (one or two column tiles). It is batched over the images, so that it stores NCHW itself at any
+// batch (the small weight packed once per image). S' runs on past the last window to whole
+// strides, so that split_input has no ends to copy. Against windows_product, 3x3 convolutions
+// (bench_conv_paired with DEBUG=2, medians of 5 rounds, Xeon with AMX), 64 -> 64 channels at
+// 56x56: avx512 2.76 -> 2.26 ms (the copies 0.50 -> 0.09 + 0.34 + 0.02 ms, the product 2.22 ->
+// 1.65 ms), at batch 8 28.8 -> 24.9 ms (the consumer's transposing 2.6 ms gone; one product over
+// the N L rows left that permute to it); avx2 4.07 -> 3.48 ms, batch 8 40.1 -> 37.1 ms (36.5 with
+// one product and the consumer's permute). SqueezeNet's 16 -> 64 at 55x55: avx512 0.74 -> 0.62 ms,
+// avx2 0.79 -> 0.77 ms. From 128 output channels on, even or worse (128 -> 128 at 28x28:
+// avx512 2.15 -> 2.30 ms, avx2 3.05 -> 2.99 ms; 64 -> 128 at stride 2: 1.18 -> 1.33 ms, avx2 1.69
+// -> 1.75 ms), and a large weight's copy would come on every call (512 -> 512 at 7x7: 1.5 ms).
 Tensor pixel_major_product(const Tensor& x, const Tensor& w, const Taps& g) {
   const int64_t N = x.size(0), C = x.size(1), OC = w.size(0), n = x.dim() - 2;
   const int64_t K = product(g.kernel), L = product(g.out);
@@ -241,7 +243,7 @@ Tensor pixel_major_product(const Tensor& x, const Tensor& w, const Taps& g) {
   Tensor wt = w.reshape({OC, C, K}).permute({0, 2, 1}).reshape({OC, K * C}).t();
   Shape out = {N, 1, OC};
   out.insert(out.end(), g.out.begin(), g.out.end());
-  return cols.matmul(wt).reshape({N, L, OC}).permute({0, 2, 1}).reshape(out);
+  return cols.reshape({N, L, K * C}).matmul(wt).permute({0, 2, 1}).reshape(out);
 }
 
 // A kernel of more than one tap: im2col cols [G, N L, Cg K] times W^T [G, Cg K, OCg] ->
