@@ -133,6 +133,10 @@ std::vector<Case> cases() {
       short_case("mbv3 stem b1 r_16_12544_27", 1, 16, 12544, 27),
       short_case("mbv3 stem b8 r_8_16_12544_27", 8, 16, 12544, 27),
       short_case("resnet stem b1 r_64_12544_147", 1, 64, 12544, 147),
+      // 3x3 convolutions' channel-major cols^T W^T past 64 output channels: ResNet's 28x28x128
+      // at batch 8, SqueezeNet's 27x27 Fire expansion (32 -> 128 channels).
+      conv_case("conv b8 r_6272_128_1152", 6272, 128, 1152),
+      conv_case("squeezenet b1 r_729_128_288", 729, 128, 288),
   };
 }
 

@@ -263,6 +263,7 @@ void split_k_rows(const Product& f, TileDraft& d) {
 }
 
 RowPanel row_panel(const Product& f, const TileDraft& d);
+bool cols_outer(const Product& f, const TileDraft& d);
 
 // A blocked reduce that the rules above cut into rb row blocks, each packing the whole column
 // operand, where cb column blocks would re-read less of the row operand, per k step
@@ -393,12 +394,22 @@ void broadcast_panel(const Product& f, TileDraft& d) {
 // another line (ResNet's 28x28x128 3x3 convolution at batch 1, cols^T W^T with 3136-byte steps:
 // 0.89x the kernel's time, AVX2, one thread, paired in bench_panel_plans). The PPO step's weight
 // gradients (dz^T h, 512-byte steps) still read in place.
+// Under AVX-512's 64-column tiles outside the rows over a blocked reduce (tile_panel_block),
+// rows less than a page apart are read in place: each column tile's pass visits every row tile
+// of the block before the next one, so the panel kept nothing in L1 between a tile's column
+// tiles and cost a pass of its own. bench_panel_plans, 5 paired rounds, 1 / 2 threads: 784 x 128
+// x 1152 (ResNet's 128-channel 3x3 convolution at 28x28, 3136-byte steps, 64-deep blocks) 0.89x /
+// 0.94x the time; at batch 8 (6272 rows, 25 KiB steps) 1.08x / 0.99x, so packed there; avx2's
+// 256-deep blocks with the rows outside 1.12x / 1.14x at 784 rows.
 RowPanel row_panel(const Product& f, const TileDraft& d) {
   if (d.bcast) return RowPanel::Broadcast;
-  bool far = false;
+  bool far = false, page = false;
   for (auto* r : f.p.rows)
-    if (r->kind == Expr::Kind::Load && std::abs(r->view.strides[f.p.red]) * f.es >= 2048)
+    if (r->kind == Expr::Kind::Load && std::abs(r->view.strides[f.p.red]) * f.es >= 2048) {
       far = true;
+      page = page || std::abs(r->view.strides[f.p.red]) * f.es >= 4096;
+    }
+  if (far && !page && streams_columns(f, d) && d.kc < f.kk && cols_outer(f, d)) far = false;
   return (!f.p.rows_direct || far) && !f.p.rows.empty() ? RowPanel::Scalar : RowPanel::None;
 }
 

@@ -491,4 +491,33 @@ TEST(KernelPlan, TiedRegisterTilesTakeMoreAccumulators) {
   EXPECT_EQ(p.illegal(grad, xeon), "") << p.str();
 }
 
+// A 3x3 convolution's channel-major cols^T W^T past 64 output channels (plan_heuristic.cpp's
+// row_panel): AVX-512's column tiles outside the rows over 64-deep blocks read rows less than a
+// page apart in place (28x28: 3136-byte steps), and pack rows a page or more apart (batch 8:
+// 25 KiB steps); AVX2's rows outside pack them at either batch.
+TEST(KernelPlan, FarRowsWithinAPageAreReadInPlaceUnderColumnsOutside) {
+  manual_seed(12);
+  const auto cols_wt = [](int64_t rows) {
+    return kernel_named({matmul(input({1152, rows}).t(), input({128, 1152}).t())},
+                        "r_" + std::to_string(rows) + "_128_1152");
+  };
+  const schedule::Kernel b1 = cols_wt(784), b8 = cols_wt(6272);
+  const codegen::Target xeon = codegen::make_target(Isa::Avx512, 48 << 10, 2 << 20, 32 << 20);
+  const codegen::Target zen3 = codegen::make_target(Isa::Avx2, 32 << 10, 512 << 10, 32 << 20);
+  auto tile = [](const schedule::Kernel& k, const codegen::Target& t) {
+    const KernelPlan p = codegen::plan(k, t);
+    EXPECT_EQ(p.kind(), PlanKind::Tile) << p.str();
+    EXPECT_EQ(p.illegal(k, t), "") << k.name() << ": " << p.str();
+    return p.kind() == PlanKind::Tile ? std::get<codegen::TilePlan>(p.layout) : codegen::TilePlan{};
+  };
+  const codegen::TilePlan in_place = tile(b1, xeon);
+  EXPECT_TRUE(in_place.cols_outer) << KernelPlan{in_place}.str();
+  EXPECT_GT(in_place.block_k, 0) << KernelPlan{in_place}.str();
+  EXPECT_EQ(in_place.row_panel, codegen::RowPanel::None) << KernelPlan{in_place}.str();
+  EXPECT_EQ(tile(b8, xeon).row_panel, codegen::RowPanel::Scalar)
+      << KernelPlan{tile(b8, xeon)}.str();
+  for (const schedule::Kernel* k : {&b1, &b8})
+    EXPECT_EQ(tile(*k, zen3).row_panel, codegen::RowPanel::Scalar) << k->name();
+}
+
 }  // namespace
