@@ -394,13 +394,10 @@ void broadcast_panel(const Product& f, TileDraft& d) {
 // another line (ResNet's 28x28x128 3x3 convolution at batch 1, cols^T W^T with 3136-byte steps:
 // 0.89x the kernel's time, AVX2, one thread, paired in bench_panel_plans). The PPO step's weight
 // gradients (dz^T h, 512-byte steps) still read in place.
-// Under AVX-512's 64-column tiles outside the rows over a blocked reduce (tile_panel_block),
-// rows less than a page apart are read in place: each column tile's pass visits every row tile
-// of the block before the next one, so the panel kept nothing in L1 between a tile's column
-// tiles and cost a pass of its own. bench_panel_plans, 5 paired rounds, 1 / 2 threads: 784 x 128
-// x 1152 (ResNet's 128-channel 3x3 convolution at 28x28, 3136-byte steps, 64-deep blocks) 0.89x /
-// 0.94x the time; at batch 8 (6272 rows, 25 KiB steps) 1.08x / 0.99x, so packed there; avx2's
-// 256-deep blocks with the rows outside 1.12x / 1.14x at 784 rows.
+// Under AVX-512's column tiles outside a blocked reduce (tile_panel_block), rows less than a page
+// apart are read in place: each column pass visits all the block's row tiles, so the panel kept
+// nothing in L1 and cost a pass. bench_panel_plans, 5 rounds, 1 / 2 threads: 784 x 128 x 1152
+// (3136-byte steps) 0.89x / 0.94x; at batch 8 (25 KiB steps) 1.08x / 0.99x; avx2 1.12x / 1.14x.
 RowPanel row_panel(const Product& f, const TileDraft& d) {
   if (d.bcast) return RowPanel::Broadcast;
   bool far = false, page = false;
@@ -431,13 +428,10 @@ RowPanel row_panel(const Product& f, const TileDraft& d) {
 // rows 0.82x / 0.86x, 128 rows 0.96x / 0.98x, 64 rows at batch 8 0.50x / 0.59x; the 7x7 stem's W
 // cols (K = 147) 0.79x / 0.82x. Short reduces keep their rows outside (K = 16 to 24 ran 1.17-1.41x
 // the time with columns outside, ResNet's 64 -> 256 expansion 1.04x, 1.64x at batch 8).
-// There a packed tile's panel may fill two thirds of L1: the study's forward x W^T (K = 128, a
-// 32 KiB panel per 64-column tile) on a 48 KiB L1 then reads each panel from L1 for the block's
-// 16 row tiles, where rows outside alternated two panels from L2. Xeon with AMX, avx512: the
-// generated kernel alone 0.96x the time (1 thread, 4 alternated runs); bench_step_products,
-// medians of 9 rounds, before -> after: x W^T 2.06-2.11 -> 2.05 ms (1 thread), 1.06 -> 1.03 ms
-// (2 threads); tanh(x W^T + b) 2.51-2.58 -> 2.46 ms, 1.31 -> 1.23 ms. A 32 KiB L1 keeps rows
-// outside.
+// There a packed panel may fill 2/3 of L1: the study's x W^T (K = 128, 32 KiB panels) on a 48
+// KiB L1 reads each from L1 for the block's row tiles, where rows outside alternated two from L2
+// (bench_step_products, avx512: x W^T 2.06-2.11 -> 2.05 ms at 1 thread, 1.06 -> 1.03 ms at 2;
+// tanh(x W^T + b) 2.51-2.58 -> 2.46 ms, 1.31 -> 1.23 ms). A 32 KiB L1 keeps rows outside.
 bool cols_outer(const Product& f, const TileDraft& d) {
   if (d.tile_panel) return true;
   const bool streams = streams_columns(f, d);

@@ -424,6 +424,14 @@ TEST(KernelPlan, WideColumnTilesBlockTheReduceForL1AndGoOutside) {
   }
 }
 
+// k's plan on t, a legal tile plan (a default TilePlan, after the failures, where it is not).
+codegen::TilePlan tile(const schedule::Kernel& k, const codegen::Target& t) {
+  const KernelPlan p = codegen::plan(k, t);
+  EXPECT_EQ(p.kind(), PlanKind::Tile) << p.str();
+  EXPECT_EQ(p.illegal(k, t), "") << k.name() << ": " << p.str();
+  return p.kind() == PlanKind::Tile ? std::get<codegen::TilePlan>(p.layout) : codegen::TilePlan{};
+}
+
 // Read in place, AVX-512's 64-column tiles over a reduce that is one block go outside the rows
 // where the column tiles' data outgrows half of L1 (plan_heuristic.cpp's cols_outer): ResNet-50's
 // 1x1 reductions (W x: 64 rows, 3136 columns, K = 256) and the 7x7 stem's W cols (K = 147). A
@@ -437,12 +445,6 @@ TEST(KernelPlan, WideColumnTilesInPlaceGoOutsideForADeepReduce) {
   const schedule::Kernel shallow =
       kernel_named({matmul(input({96, 16}), input({16, 12544}))}, "r_96_12544_16");
   const codegen::Target xeon = codegen::make_target(Isa::Avx512, 48 << 10, 2 << 20, 32 << 20);
-  auto tile = [](const schedule::Kernel& k, const codegen::Target& t) {
-    const KernelPlan p = codegen::plan(k, t);
-    EXPECT_EQ(p.kind(), PlanKind::Tile) << p.str();
-    EXPECT_EQ(p.illegal(k, t), "") << k.name() << ": " << p.str();
-    return p.kind() == PlanKind::Tile ? std::get<codegen::TilePlan>(p.layout) : codegen::TilePlan{};
-  };
   for (const schedule::Kernel* k : {&reduce, &stem}) {
     const codegen::TilePlan p = tile(*k, xeon);
     EXPECT_FALSE(p.pack_cols) << k->name() << ": " << KernelPlan{p}.str();
@@ -504,12 +506,6 @@ TEST(KernelPlan, FarRowsWithinAPageAreReadInPlaceUnderColumnsOutside) {
   const schedule::Kernel b1 = cols_wt(784), b8 = cols_wt(6272);
   const codegen::Target xeon = codegen::make_target(Isa::Avx512, 48 << 10, 2 << 20, 32 << 20);
   const codegen::Target zen3 = codegen::make_target(Isa::Avx2, 32 << 10, 512 << 10, 32 << 20);
-  auto tile = [](const schedule::Kernel& k, const codegen::Target& t) {
-    const KernelPlan p = codegen::plan(k, t);
-    EXPECT_EQ(p.kind(), PlanKind::Tile) << p.str();
-    EXPECT_EQ(p.illegal(k, t), "") << k.name() << ": " << p.str();
-    return p.kind() == PlanKind::Tile ? std::get<codegen::TilePlan>(p.layout) : codegen::TilePlan{};
-  };
   const codegen::TilePlan in_place = tile(b1, xeon);
   EXPECT_TRUE(in_place.cols_outer) << KernelPlan{in_place}.str();
   EXPECT_GT(in_place.block_k, 0) << KernelPlan{in_place}.str();
